@@ -1,0 +1,40 @@
+//! # ballast-core
+//!
+//! Balls-into-bins allocation processes (One-Choice, d-Choice, (1+β), Quantile, thresholds,
+//! Mean-Thinning) in the sequential and batched settings, with unit or exponential weights,
+//! simulated exactly by the *bin engine* (one load per bin).
+//!
+//! A run is described by plain data ([`RunSpec`]); [`simulate`] matches on it once and then
+//! runs a monomorphised loop. Randomness is always passed in, so a run is reproducible from
+//! its seed alone.
+//!
+//! ```
+//! use ballast_core::{simulate, sim_rng, ProcessSpec, RunSpec};
+//!
+//! // Two-Choice, n = 1000 bins, m = 100 000 balls.
+//! let spec = RunSpec::new(ProcessSpec::DChoice { d: 2 }, 1000, 100_000);
+//! let out = simulate(&spec, &mut sim_rng(7)).unwrap();
+//! assert!(out.final_gap > 0.0 && out.final_gap < 10.0);
+//!
+//! // (1+β) in batches of b = 10 n, observed at every batch end.
+//! let spec = RunSpec::new(ProcessSpec::OnePlusBeta { beta: 0.5 }, 1000, 100_000).batched(10_000);
+//! let out = simulate(&spec, &mut sim_rng(7)).unwrap();
+//! assert!(out.max_gap >= out.final_gap);
+//! ```
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+
+pub mod engine;
+mod error;
+pub mod loads;
+mod outcome;
+pub mod process;
+pub mod rng;
+mod spec;
+
+pub use engine::{simulate, simulate_seeded};
+pub use error::Error;
+pub use loads::{gap_unit, LoadState, UnitLoads, WeightedLoads};
+pub use outcome::RunOutcome;
+pub use rng::{derive_seed, sim_rng, SimRng};
+pub use spec::{ProcessSpec, RunSpec, Setting, TieBreak, Weights};

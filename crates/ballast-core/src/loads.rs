@@ -1,0 +1,361 @@
+//! Load state of the bin engine: integer loads for unit balls, shifted `f64` loads for
+//! weighted balls.
+//!
+//! Both states answer the questions processes ask ([`LoadState`]): a bin's load, whether it is
+//! below the average, and how many bins are heavier (for ranks). Both keep a running maximum,
+//! so the gap `max − W/n` costs O(1) at every observation point.
+
+use std::collections::VecDeque;
+
+use rand::RngCore;
+use rand_distr::{Distribution, Exp1};
+
+/// The exact gap `max − W/n` for integer loads, computed as `(n·max − W)/n` in 128-bit
+/// integers, so it stays exact however large `W` grows.
+pub fn gap_unit(max: u64, total: u64, n: u64) -> f64 {
+    let num = i128::from(n) * i128::from(max) - i128::from(total);
+    num as f64 / n as f64
+}
+
+/// What processes may read from a load state.
+pub trait LoadState {
+    /// Load type (compared with `<`).
+    type Load: Copy + PartialOrd;
+    /// What one ball adds (nothing for unit balls, a weight otherwise).
+    type Inc: Copy;
+    /// Number of bins.
+    fn n(&self) -> usize;
+    /// Load of bin `i`.
+    fn load(&self, i: usize) -> Self::Load;
+    /// `x_i < W/n` (`strict`) or `x_i <= W/n`.
+    fn below_average(&self, i: usize, strict: bool) -> bool;
+    /// `x_i <= f`.
+    fn at_most(&self, i: usize, f: f64) -> bool;
+    /// Number of bins strictly heavier than bin `i` and number with exactly its load.
+    fn heavier_and_equal(&self, i: usize) -> (u64, u64);
+    /// Draws the increment of the next ball (its weight).
+    fn draw_inc<R: RngCore + ?Sized>(&self, rng: &mut R) -> Self::Inc;
+    /// Adds one ball to bin `i`.
+    fn add(&mut self, i: usize, inc: Self::Inc);
+    /// Current gap `max − W/n`.
+    fn gap(&self) -> f64;
+    /// Largest and smallest load (the minimum costs O(n)).
+    fn max_min(&self) -> (f64, f64);
+    /// The `k`-th largest load (1-based) and the highest bin index that is still among the
+    /// `k` heaviest when ties are ordered by index: the frozen rank cut of a batch. O(n).
+    fn rank_cut(&self, k: u64) -> (Self::Load, usize);
+}
+
+/// Integer loads (unit balls), with an optional histogram of load levels for rank queries.
+#[derive(Clone, Debug)]
+pub struct UnitLoads {
+    loads: Vec<u32>,
+    total: u64,
+    max: u32,
+    /// `levels[j]` = number of bins with load `lo + j`; maintained only when ranks are needed.
+    levels: Option<(u32, VecDeque<u64>)>,
+}
+
+impl UnitLoads {
+    /// `n` empty bins; `with_levels` keeps the level histogram for sequential rank queries.
+    pub fn new(n: usize, with_levels: bool) -> Self {
+        let levels = with_levels.then(|| (0, VecDeque::from(vec![n as u64])));
+        Self {
+            loads: vec![0; n],
+            total: 0,
+            max: 0,
+            levels,
+        }
+    }
+
+    /// The loads.
+    pub fn loads(&self) -> &[u32] {
+        &self.loads
+    }
+}
+
+impl LoadState for UnitLoads {
+    type Load = u32;
+    type Inc = ();
+
+    #[inline]
+    fn n(&self) -> usize {
+        self.loads.len()
+    }
+    #[inline]
+    fn load(&self, i: usize) -> u32 {
+        self.loads[i]
+    }
+    #[inline]
+    fn below_average(&self, i: usize, strict: bool) -> bool {
+        let lhs = self.loads.len() as u128 * u128::from(self.loads[i]);
+        let w = u128::from(self.total);
+        if strict {
+            lhs < w
+        } else {
+            lhs <= w
+        }
+    }
+    #[inline]
+    fn at_most(&self, i: usize, f: f64) -> bool {
+        f64::from(self.loads[i]) <= f
+    }
+    fn heavier_and_equal(&self, i: usize) -> (u64, u64) {
+        let x = self.loads[i];
+        match &self.levels {
+            Some((lo, counts)) => {
+                let j = (x - lo) as usize;
+                (counts.iter().skip(j + 1).sum(), counts[j])
+            }
+            None => {
+                let (mut a, mut c) = (0, 0);
+                for &y in &self.loads {
+                    a += u64::from(y > x);
+                    c += u64::from(y == x);
+                }
+                (a, c)
+            }
+        }
+    }
+    #[inline]
+    fn draw_inc<R: RngCore + ?Sized>(&self, _rng: &mut R) {}
+    #[inline]
+    fn add(&mut self, i: usize, _inc: ()) {
+        let v = self.loads[i] + 1;
+        self.loads[i] = v;
+        self.total += 1;
+        if v > self.max {
+            self.max = v;
+        }
+        if let Some((lo, counts)) = &mut self.levels {
+            let j = (v - 1 - *lo) as usize;
+            counts[j] -= 1;
+            if j + 1 == counts.len() {
+                counts.push_back(0);
+            }
+            counts[j + 1] += 1;
+            while counts.front() == Some(&0) {
+                counts.pop_front();
+                *lo += 1;
+            }
+        }
+    }
+    #[inline]
+    fn gap(&self) -> f64 {
+        gap_unit(u64::from(self.max), self.total, self.loads.len() as u64)
+    }
+    fn max_min(&self) -> (f64, f64) {
+        let min = self.loads.iter().copied().min().unwrap_or(0);
+        (f64::from(self.max), f64::from(min))
+    }
+    fn rank_cut(&self, k: u64) -> (u32, usize) {
+        rank_cut_by(&self.loads, k)
+    }
+}
+
+/// Shared rank-cut computation: the `k`-th largest value and the index cut among its ties.
+fn rank_cut_by<T: Copy + PartialOrd>(loads: &[T], k: u64) -> (T, usize) {
+    let n = loads.len();
+    let k = (k.clamp(1, n as u64)) as usize;
+    let mut copy: Vec<T> = loads.to_vec();
+    // Descending order: the k-th largest sits at position k − 1.
+    let (_, kth, _) = copy.select_nth_unstable_by(k - 1, |a, b| {
+        b.partial_cmp(a).unwrap_or(std::cmp::Ordering::Equal)
+    });
+    let thr = *kth;
+    let above = loads.iter().filter(|&&y| y > thr).count();
+    let mut need = k - above; // how many tied bins (lowest indices first) are heavy
+    let mut cut = 0;
+    for (i, &y) in loads.iter().enumerate() {
+        if y == thr {
+            need -= 1;
+            if need == 0 {
+                cut = i;
+                break;
+            }
+        }
+    }
+    (thr, cut)
+}
+
+/// Real-valued loads (weighted balls), stored relative to a base so that the gap stays
+/// accurate when the total weight `W` is huge.
+///
+/// Loads are `base + rel[i]`; `rel_total = W − n·base` is kept with Neumaier's compensated
+/// summation. Whenever the average exceeds the base by 1024, the integer part of the excess
+/// is moved into `base` (O(n), once per 1024·n weight).
+#[derive(Clone, Debug)]
+pub struct WeightedLoads {
+    rel: Vec<f64>,
+    base: f64,
+    rel_total: f64,
+    comp: f64,
+    max_rel: f64,
+    mean_weight: f64,
+}
+
+impl WeightedLoads {
+    /// `n` empty bins; balls have i.i.d. Exp weights with mean `mean_weight`.
+    pub fn new(n: usize, mean_weight: f64) -> Self {
+        Self {
+            rel: vec![0.0; n],
+            base: 0.0,
+            rel_total: 0.0,
+            comp: 0.0,
+            max_rel: 0.0,
+            mean_weight,
+        }
+    }
+
+    /// Total weight `W` (approximately, as `n·base + rel_total`).
+    pub fn total(&self) -> f64 {
+        self.rel.len() as f64 * self.base + self.rel_total + self.comp
+    }
+
+    #[inline]
+    fn avg_rel(&self) -> f64 {
+        (self.rel_total + self.comp) / self.rel.len() as f64
+    }
+
+    fn rebase(&mut self) {
+        let shift = self.avg_rel().floor();
+        if shift <= 0.0 {
+            return;
+        }
+        for x in &mut self.rel {
+            *x -= shift;
+        }
+        self.max_rel -= shift;
+        self.base += shift;
+        self.rel_total -= shift * self.rel.len() as f64;
+    }
+}
+
+impl LoadState for WeightedLoads {
+    type Load = f64;
+    type Inc = f64;
+
+    #[inline]
+    fn n(&self) -> usize {
+        self.rel.len()
+    }
+    #[inline]
+    fn load(&self, i: usize) -> f64 {
+        self.rel[i]
+    }
+    #[inline]
+    fn below_average(&self, i: usize, strict: bool) -> bool {
+        let avg = self.avg_rel();
+        if strict {
+            self.rel[i] < avg
+        } else {
+            self.rel[i] <= avg
+        }
+    }
+    #[inline]
+    fn at_most(&self, i: usize, f: f64) -> bool {
+        self.rel[i] <= f - self.base
+    }
+    fn heavier_and_equal(&self, i: usize) -> (u64, u64) {
+        let x = self.rel[i];
+        let (mut a, mut c) = (0, 0);
+        for &y in &self.rel {
+            a += u64::from(y > x);
+            c += u64::from(y == x);
+        }
+        (a, c)
+    }
+    #[inline]
+    fn draw_inc<R: RngCore + ?Sized>(&self, rng: &mut R) -> f64 {
+        let e: f64 = Exp1.sample(rng);
+        self.mean_weight * e
+    }
+    #[inline]
+    fn add(&mut self, i: usize, w: f64) {
+        let v = self.rel[i] + w;
+        self.rel[i] = v;
+        if v > self.max_rel {
+            self.max_rel = v;
+        }
+        // Neumaier compensated summation of the total.
+        let t = self.rel_total + w;
+        if self.rel_total.abs() >= w.abs() {
+            self.comp += (self.rel_total - t) + w;
+        } else {
+            self.comp += (w - t) + self.rel_total;
+        }
+        self.rel_total = t;
+        if self.rel_total > 1024.0 * self.rel.len() as f64 {
+            self.rebase();
+        }
+    }
+    #[inline]
+    fn gap(&self) -> f64 {
+        self.max_rel - self.avg_rel()
+    }
+    fn max_min(&self) -> (f64, f64) {
+        let min = self.rel.iter().copied().fold(f64::INFINITY, f64::min);
+        (self.base + self.max_rel, self.base + min)
+    }
+    fn rank_cut(&self, k: u64) -> (f64, usize) {
+        rank_cut_by(&self.rel, k)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unit_gap_is_exact_for_huge_totals() {
+        let n = 3u64;
+        let total = 3 * (1u64 << 60) + 1;
+        // max = avg + 2/3 exactly
+        assert_eq!(gap_unit((1 << 60) + 1, total, n), 2.0 / 3.0);
+    }
+
+    #[test]
+    fn levels_track_heavier_and_equal() {
+        let mut s = UnitLoads::new(4, true);
+        for &i in &[0, 0, 1, 2, 0] {
+            s.add(i, ());
+        }
+        // loads = [3, 1, 1, 0]
+        assert_eq!(s.heavier_and_equal(0), (0, 1));
+        assert_eq!(s.heavier_and_equal(1), (1, 2));
+        assert_eq!(s.heavier_and_equal(3), (3, 1));
+        let plain = {
+            let mut p = UnitLoads::new(4, false);
+            for &i in &[0, 0, 1, 2, 0] {
+                p.add(i, ());
+            }
+            p
+        };
+        for i in 0..4 {
+            assert_eq!(plain.heavier_and_equal(i), s.heavier_and_equal(i));
+        }
+        assert_eq!(s.gap(), 3.0 - 5.0 / 4.0);
+    }
+
+    #[test]
+    fn rank_cut_orders_ties_by_index() {
+        let loads = [2u32, 5, 2, 2, 7];
+        // heaviest first: 7 (4), 5 (1), then ties at 2 in index order 0, 2, 3
+        assert_eq!(rank_cut_by(&loads, 1), (7, 4));
+        assert_eq!(rank_cut_by(&loads, 3), (2, 0));
+        assert_eq!(rank_cut_by(&loads, 4), (2, 2));
+        assert_eq!(rank_cut_by(&loads, 5), (2, 3));
+    }
+
+    #[test]
+    fn weighted_gap_survives_rebasing() {
+        let mut s = WeightedLoads::new(2, 1.0);
+        for _ in 0..5000 {
+            s.add(0, 1.0);
+            s.add(1, 1.0);
+        }
+        s.add(0, 0.5);
+        assert!((s.gap() - 0.25).abs() < 1e-9);
+        assert!((s.total() - 10000.5).abs() < 1e-9);
+    }
+}

@@ -1,0 +1,34 @@
+//! What one run reports.
+
+/// Per-run metrics (SPEC.md §6). Gaps are `max load − W/n`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RunOutcome {
+    /// Gap at the end of the run.
+    pub final_gap: f64,
+    /// Largest gap over the observation points (batch ends in the batched setting; the
+    /// `observe_every` points and the end in the sequential setting).
+    pub max_gap: f64,
+    /// Gap at each observation point, in order, when the spec asks for it (else empty).
+    pub trajectory: Vec<f64>,
+    /// Largest load at the end.
+    pub max_load: f64,
+    /// Smallest load at the end.
+    pub min_load: f64,
+    /// Number of balls allocated.
+    pub balls: u64,
+    /// Number of bin samples drawn.
+    pub samples: u64,
+    /// Number of observation points.
+    pub observations: u64,
+}
+
+impl RunOutcome {
+    /// Bin samples per ball (1 for One-Choice, d for d-Choice, 1 + β for (1+β) on average).
+    pub fn samples_per_ball(&self) -> f64 {
+        if self.balls == 0 {
+            0.0
+        } else {
+            self.samples as f64 / self.balls as f64
+        }
+    }
+}

@@ -1,0 +1,276 @@
+//! Plain-data descriptions of a run: which process, which setting, which weights.
+//!
+//! These types are the boundary between configuration (the runner, the CLI) and the
+//! engines. They carry no behaviour beyond validation; [`crate::simulate`] matches on them
+//! once per run and then enters a monomorphised hot loop.
+
+use crate::Error;
+
+/// An allocation process (SPEC.md §2). Every comparing process also takes a [`TieBreak`].
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum ProcessSpec {
+    /// One uniform sample; the ball goes there.
+    OneChoice,
+    /// `d` uniform samples; the ball goes to a least loaded one.
+    DChoice {
+        /// Number of samples, at least 1.
+        d: u32,
+    },
+    /// With probability `beta` a Two-Choice step, otherwise a One-Choice step.
+    OnePlusBeta {
+        /// Probability of taking a second sample, in `[0, 1]`.
+        beta: f64,
+    },
+    /// Sample `i1`; if it is among the `ceil(delta * n)` heaviest bins (by rank), the ball goes
+    /// to a fresh sample without comparison, else to `i1`.
+    Quantile {
+        /// Fraction of bins counted as heavy, in `[0, 1]`.
+        delta: f64,
+    },
+    /// With probability `eta` a Quantile(`delta`) step, else a One-Choice step.
+    MixedQuantile {
+        /// Quantile fraction, in `[0, 1]`.
+        delta: f64,
+        /// Probability of a Quantile step, in `[0, 1]`.
+        eta: f64,
+    },
+    /// Sample `i1`; accept it if its load is at most `f`, else the ball goes to a fresh sample.
+    Threshold {
+        /// Absolute load threshold.
+        f: f64,
+    },
+    /// Sample `i1`; accept it if underloaded (`x < W/n`, or `x <= W/n` when not strict),
+    /// else the ball goes to a fresh sample.
+    MeanThinning {
+        /// `true`: accept only `x < W/n` (the default); `false`: accept `x <= W/n`.
+        strict: bool,
+    },
+}
+
+impl ProcessSpec {
+    /// The snake_case kind name used in configs and on the command line.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Self::OneChoice => "one_choice",
+            Self::DChoice { .. } => "d_choice",
+            Self::OnePlusBeta { .. } => "one_plus_beta",
+            Self::Quantile { .. } => "quantile",
+            Self::MixedQuantile { .. } => "mixed_quantile",
+            Self::Threshold { .. } => "threshold",
+            Self::MeanThinning { .. } => "mean_thinning",
+        }
+    }
+
+    /// Checks parameter ranges.
+    pub fn validate(&self) -> Result<(), Error> {
+        fn unit_interval(name: &'static str, v: f64) -> Result<(), Error> {
+            if (0.0..=1.0).contains(&v) {
+                Ok(())
+            } else {
+                Err(Error::invalid(name, v, "a number in [0, 1]"))
+            }
+        }
+        match *self {
+            Self::OneChoice | Self::MeanThinning { .. } => Ok(()),
+            Self::DChoice { d } => {
+                if (1..=1024).contains(&d) {
+                    Ok(())
+                } else {
+                    Err(Error::invalid("d", d, "an integer in 1..=1024"))
+                }
+            }
+            Self::OnePlusBeta { beta } => unit_interval("beta", beta),
+            Self::Quantile { delta } => unit_interval("delta", delta),
+            Self::MixedQuantile { delta, eta } => {
+                unit_interval("delta", delta)?;
+                unit_interval("eta", eta)
+            }
+            Self::Threshold { f } => {
+                if f.is_finite() {
+                    Ok(())
+                } else {
+                    Err(Error::invalid("f", f, "a finite number"))
+                }
+            }
+        }
+    }
+
+    /// Whether the process compares loads of several samples, so that a [`TieBreak`] applies.
+    pub fn compares(&self) -> bool {
+        matches!(self, Self::DChoice { d } if *d > 1) || matches!(self, Self::OnePlusBeta { .. })
+    }
+}
+
+/// How a comparing process chooses among sampled bins of equal (least) load.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum TieBreak {
+    /// Uniformly at random among the tied samples (counted with multiplicity).
+    #[default]
+    Random,
+    /// The earliest tied sample. For i.i.d. samples this has the same law as `Random`.
+    First,
+    /// The tied bin with the lowest index.
+    LowestIndex,
+    /// The authors' batched code: loads sorted heaviest first, ties in index order, and the
+    /// largest sampled *position* wins. Equivalently: the tied bin with the highest index.
+    Position,
+}
+
+impl TieBreak {
+    /// All rules with their names, for listings and error messages.
+    pub const ALL: [(&'static str, TieBreak); 4] = [
+        ("random", TieBreak::Random),
+        ("first", TieBreak::First),
+        ("lowest_index", TieBreak::LowestIndex),
+        ("position", TieBreak::Position),
+    ];
+
+    /// The snake_case name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Random => "random",
+            Self::First => "first",
+            Self::LowestIndex => "lowest_index",
+            Self::Position => "position",
+        }
+    }
+
+    /// Parses a snake_case name.
+    pub fn from_name(s: &str) -> Result<Self, Error> {
+        Self::ALL
+            .iter()
+            .find(|(n, _)| *n == s)
+            .map(|(_, t)| *t)
+            .ok_or_else(|| {
+                Error::invalid(
+                    "tie_break",
+                    s,
+                    "one of random, first, lowest_index, position",
+                )
+            })
+    }
+}
+
+/// When decisions see the loads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Setting {
+    /// Every decision sees the current loads.
+    Sequential,
+    /// Balls arrive in batches of `b`; decisions use the loads (and ranks) frozen at the start
+    /// of the batch; the gap is observed at every batch end.
+    Batched {
+        /// Balls per batch, at least 1.
+        b: u64,
+    },
+}
+
+/// Ball weights.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Weights {
+    /// Every ball has weight 1 (integer loads).
+    Unit,
+    /// I.i.d. exponential weights with the given mean, drawn after the bin choice.
+    Exp {
+        /// Mean weight, positive and finite.
+        mean: f64,
+    },
+}
+
+impl Weights {
+    /// Short name for metadata (`unit` or `exp`).
+    pub fn name(&self) -> &'static str {
+        match self {
+            Self::Unit => "unit",
+            Self::Exp { .. } => "exp",
+        }
+    }
+}
+
+/// Everything that defines one simulated run, except the random seed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunSpec {
+    /// Number of bins, at least 1.
+    pub n: u64,
+    /// Number of balls.
+    pub m: u64,
+    /// The allocation rule.
+    pub process: ProcessSpec,
+    /// Tie-breaking rule for comparing processes.
+    pub tie_break: TieBreak,
+    /// Sequential or batched.
+    pub setting: Setting,
+    /// Ball weights.
+    pub weights: Weights,
+    /// Sequential setting only: also observe the gap every this many balls (the end of the
+    /// run is always an observation point). `None` observes only at the end.
+    pub observe_every: Option<u64>,
+    /// Keep the gap at every observation point in [`crate::RunOutcome::trajectory`].
+    pub record_trajectory: bool,
+}
+
+impl RunSpec {
+    /// A sequential, unit-weight run with random ties.
+    pub fn new(process: ProcessSpec, n: u64, m: u64) -> Self {
+        Self {
+            n,
+            m,
+            process,
+            tie_break: TieBreak::Random,
+            setting: Setting::Sequential,
+            weights: Weights::Unit,
+            observe_every: None,
+            record_trajectory: false,
+        }
+    }
+
+    /// Builder: batched setting with batch size `b`.
+    pub fn batched(mut self, b: u64) -> Self {
+        self.setting = Setting::Batched { b };
+        self
+    }
+
+    /// Builder: tie-breaking rule.
+    pub fn tie_break(mut self, t: TieBreak) -> Self {
+        self.tie_break = t;
+        self
+    }
+
+    /// Builder: weights.
+    pub fn weights(mut self, w: Weights) -> Self {
+        self.weights = w;
+        self
+    }
+
+    /// Checks every parameter; the engines assume a validated spec.
+    pub fn validate(&self) -> Result<(), Error> {
+        if self.n == 0 || self.n > u64::from(u32::MAX) {
+            return Err(Error::invalid("n", self.n, "an integer in 1..=4294967295"));
+        }
+        if matches!(self.weights, Weights::Unit) && self.m > u64::from(u32::MAX) {
+            return Err(Error::invalid(
+                "m",
+                self.m,
+                "at most 4294967295 for unit weights (loads are 32-bit)",
+            ));
+        }
+        if let Setting::Batched { b } = self.setting {
+            if b == 0 {
+                return Err(Error::invalid("b", b, "an integer >= 1"));
+            }
+        }
+        if let Weights::Exp { mean } = self.weights {
+            if !(mean.is_finite() && mean > 0.0) {
+                return Err(Error::invalid(
+                    "weights.mean",
+                    mean,
+                    "a positive finite number",
+                ));
+            }
+        }
+        if self.observe_every == Some(0) {
+            return Err(Error::invalid("observe_every", 0, "an integer >= 1"));
+        }
+        self.process.validate()
+    }
+}
