@@ -1,0 +1,87 @@
+//! Benchmarks of the ballast engines (criterion, `cargo bench -p ballast-benches`).
+//!
+//! The library part only holds the benchmark cases, so that they are documented and
+//! checked like any other code; `benches/bin_engine.rs` times them.
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+
+use ballast_core::{ProcessSpec, RunSpec, TieBreak};
+
+/// One timed case: a full run of `spec` (allocating its load array included).
+#[derive(Clone, Debug)]
+pub struct Case {
+    /// Benchmark id within the group, e.g. `two_choice/n=1e4/seq`.
+    pub id: String,
+    /// What one iteration simulates.
+    pub spec: RunSpec,
+}
+
+/// Formats a power of ten compactly (`10000` → `1e4`).
+fn short(x: u64) -> String {
+    let mut e = 0;
+    let mut v = x;
+    while v >= 10 && v % 10 == 0 {
+        v /= 10;
+        e += 1;
+    }
+    if e >= 3 {
+        format!("{v}e{e}")
+    } else {
+        x.to_string()
+    }
+}
+
+/// The cases of the `bin_engine` group: One-Choice and Two-Choice at n = 10⁴ (m = 5·10⁶) and
+/// n = 10⁷ (m = 2·10⁷), sequential and batched with b = n; (1+β) with β = 0.5 and Three-Choice
+/// with position ties, batched at n = 10⁴. Each iteration takes roughly 10–500 ms.
+pub fn bin_engine_cases() -> Vec<Case> {
+    let mut cases = Vec::new();
+    let sizes = [(10_000u64, 5_000_000u64), (10_000_000, 20_000_000)];
+    for (name, process) in [
+        ("one_choice", ProcessSpec::OneChoice),
+        ("two_choice", ProcessSpec::DChoice { d: 2 }),
+    ] {
+        for (n, m) in sizes {
+            let seq = RunSpec::new(process.clone(), n, m);
+            cases.push(Case {
+                id: format!("{name}/n={}/seq", short(n)),
+                spec: seq.clone(),
+            });
+            cases.push(Case {
+                id: format!("{name}/n={}/batch=n", short(n)),
+                spec: seq.batched(n),
+            });
+        }
+    }
+    let (n, m) = sizes[0];
+    cases.push(Case {
+        id: format!("one_plus_beta_0.5/n={}/batch=n", short(n)),
+        spec: RunSpec::new(ProcessSpec::OnePlusBeta { beta: 0.5 }, n, m).batched(n),
+    });
+    cases.push(Case {
+        id: format!("three_choice_position/n={}/batch=n", short(n)),
+        spec: RunSpec::new(ProcessSpec::DChoice { d: 3 }, n, m)
+            .batched(n)
+            .tie_break(TieBreak::Position),
+    });
+    cases
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cases_are_valid_and_unique() {
+        let cases = bin_engine_cases();
+        assert_eq!(cases.len(), 10);
+        for c in &cases {
+            c.spec.validate().unwrap();
+        }
+        let mut ids: Vec<&str> = cases.iter().map(|c| c.id.as_str()).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        assert_eq!(ids.len(), cases.len());
+        assert_eq!(short(10_000_000), "1e7");
+    }
+}

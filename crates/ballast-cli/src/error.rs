@@ -1,0 +1,68 @@
+//! Input errors and exit codes.
+//!
+//! Anything the user can fix by changing the command line or a config is a [`BadInput`] and
+//! ends the program with exit code 2 (clap's own usage errors use 2 as well); any other
+//! failure exits with 1.
+
+use std::fmt;
+
+/// Exit code for bad input (usage, parameters, configs).
+pub const EXIT_BAD_INPUT: i32 = 2;
+/// Exit code for any other failure.
+pub const EXIT_FAILURE: i32 = 1;
+
+/// An error caused by the user's input; its message names the field and the allowed values.
+#[derive(Debug)]
+pub struct BadInput(String);
+
+impl BadInput {
+    /// A bad-input error with the given message.
+    pub fn new(msg: impl Into<String>) -> Self {
+        Self(msg.into())
+    }
+}
+
+impl fmt::Display for BadInput {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for BadInput {}
+
+/// The command-line flag that sets a core field, for error messages.
+fn flag_of(field: &str) -> Option<&'static str> {
+    Some(match field {
+        "n" => "--n",
+        "m" => "--m",
+        "b" => "--batch",
+        "tie_break" => "--tie-break",
+        "weights.mean" => "--weight-mean",
+        "d" => "--param d=VALUE",
+        "beta" => "--param beta=VALUE",
+        "delta" => "--param delta=VALUE",
+        "eta" => "--param eta=VALUE",
+        "f" => "--param f=VALUE",
+        _ => return None,
+    })
+}
+
+/// Turns a validation error of `ballast-core` into a [`BadInput`] that also names the flag.
+pub fn from_core(e: ballast_core::Error) -> BadInput {
+    match &e {
+        ballast_core::Error::Invalid { field, .. } => match flag_of(field) {
+            Some(flag) => BadInput::new(format!("{e} (set by {flag})")),
+            None => BadInput::new(e.to_string()),
+        },
+        _ => BadInput::new(e.to_string()),
+    }
+}
+
+/// The exit code for an error: 2 when it is (or wraps) bad input, else 1.
+pub fn exit_code(e: &anyhow::Error) -> i32 {
+    if e.chain().any(|c| c.is::<BadInput>()) {
+        EXIT_BAD_INPUT
+    } else {
+        EXIT_FAILURE
+    }
+}

@@ -1,0 +1,55 @@
+//! `ballast`: the command line of the ballast balls-into-bins laboratory.
+//!
+//! - `ballast simulate --process KIND [--param k=v]... --n N --m M [--batch B] [--runs R] ...`:
+//!   ad-hoc runs with a summary (or one JSON object with `--json`);
+//! - `ballast run CONFIG.toml [--quick] [--out DIR] [--threads N]`: one experiment config
+//!   through `ballast-runner`;
+//! - `ballast list`: processes, parameters, tie-breaking rules, settings, weights, items.
+//!
+//! Bad input exits with code 2 and a message naming the field and the allowed values.
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+
+mod error;
+mod list;
+mod process;
+mod run;
+mod simulate;
+mod stats;
+
+use clap::{Parser, Subcommand};
+
+/// Balls-into-bins laboratory: simulate allocation processes and reproduce published results.
+#[derive(Debug, Parser)]
+#[command(name = "ballast", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// Subcommands.
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Simulate one process: gap mean ± stderr, distribution, samples and ns per ball.
+    Simulate(simulate::SimulateArgs),
+    /// Run one experiment config (TOML) and write its outputs.
+    Run(run::RunArgs),
+    /// List processes with their parameters, tie-breaking rules, settings, weights and items.
+    List,
+}
+
+fn main() {
+    let cli = Cli::parse();
+    let result = match &cli.command {
+        Command::Simulate(args) => simulate::main(args),
+        Command::Run(args) => run::main(args),
+        Command::List => {
+            print!("{}", list::render());
+            Ok(())
+        }
+    };
+    if let Err(e) = result {
+        eprintln!("error: {e:#}");
+        std::process::exit(error::exit_code(&e));
+    }
+}
