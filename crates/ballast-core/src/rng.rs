@@ -65,7 +65,7 @@ pub fn sim_rng(seed: u64) -> SimRng {
 /// rejection: exact, one 32-bit draw in the common case.
 #[inline]
 pub fn below<R: RngCore + ?Sized>(rng: &mut R, n: u64) -> u64 {
-    debug_assert!(n >= 1 && n <= 1 << 32);
+    debug_assert!((1..=1 << 32).contains(&n));
     if n == 1 << 32 {
         return u64::from(rng.next_u32());
     }

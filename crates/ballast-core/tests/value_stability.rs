@@ -1,0 +1,113 @@
+//! Value-stability: the first choices of every process for a fixed seed, pinned as literals.
+//!
+//! A change to any of these arrays changes published results: it is a value-breaking change
+//! and must be recorded in CHANGELOG.md ("Value-breaking changes").
+
+use ballast_core::loads::{LoadState, UnitLoads};
+use ballast_core::process::{
+    Accept, Ctx, DChoice, MixedQuantile, OneChoice, OnePlusBeta, Ranks, Rule, Thinning, TwoChoice,
+};
+use ballast_core::{sim_rng, simulate_seeded, ProcessSpec, RunSpec, TieBreak, Weights};
+
+/// The bins of the first 12 balls of a sequential run with n = 10 and seed 2024.
+fn first_choices<P: Rule>(rule: P) -> Vec<usize> {
+    let n = 10;
+    let mut s = UnitLoads::new(n, true);
+    let mut rng = sim_rng(2024);
+    let mut ctx = Ctx::new(n);
+    let ranks = if rule.uses_ranks() {
+        Ranks::Live {
+            k: (rule.heavy_fraction() * n as f64).ceil() as u64,
+        }
+    } else {
+        Ranks::Unused
+    };
+    (0..12)
+        .map(|_| {
+            let i = rule.choose(&s, &ranks, &mut rng, &mut ctx);
+            s.add(i, ());
+            i
+        })
+        .collect()
+}
+
+#[test]
+fn first_choices_are_pinned() {
+    let got = [
+        first_choices(OneChoice),
+        first_choices(TwoChoice {
+            tie: TieBreak::Random,
+        }),
+        first_choices(TwoChoice {
+            tie: TieBreak::Position,
+        }),
+        first_choices(DChoice {
+            d: 3,
+            tie: TieBreak::Random,
+        }),
+        first_choices(OnePlusBeta {
+            beta: 0.5,
+            tie: TieBreak::Random,
+        }),
+        first_choices(MixedQuantile {
+            delta: 0.5,
+            eta: 0.5,
+        }),
+        first_choices(Thinning {
+            accept: Accept::AtMost(0.0),
+        }),
+        first_choices(Thinning {
+            accept: Accept::BelowAverage { strict: true },
+        }),
+    ];
+    let pinned: Vec<Vec<usize>> = PINNED.iter().map(|a| a.to_vec()).collect();
+    assert_eq!(got.to_vec(), pinned, "{got:?}");
+}
+
+const PINNED: [[usize; 12]; 8] = [
+    [7, 5, 2, 3, 6, 2, 7, 7, 8, 9, 3, 1],
+    [5, 6, 7, 8, 1, 4, 0, 0, 3, 2, 8, 7],
+    [7, 3, 6, 7, 9, 1, 8, 0, 8, 6, 2, 8],
+    [5, 2, 4, 3, 7, 0, 1, 2, 6, 3, 8, 9],
+    [2, 7, 8, 4, 0, 3, 2, 0, 2, 6, 4, 3],
+    [2, 3, 3, 8, 8, 7, 1, 5, 6, 4, 1, 0],
+    [7, 5, 2, 3, 6, 7, 8, 9, 1, 4, 0, 0],
+    [5, 2, 3, 6, 7, 8, 9, 1, 4, 0, 0, 6],
+];
+
+#[test]
+fn whole_runs_are_pinned() {
+    // Gaps of complete runs exercise the engines (sequential, batched, weighted).
+    let specs = [
+        RunSpec::new(ProcessSpec::DChoice { d: 2 }, 100, 10_000),
+        RunSpec::new(ProcessSpec::DChoice { d: 3 }, 100, 10_000)
+            .batched(500)
+            .tie_break(TieBreak::Position),
+        RunSpec::new(
+            ProcessSpec::MixedQuantile {
+                delta: 0.5,
+                eta: 0.6,
+            },
+            100,
+            10_000,
+        )
+        .batched(300),
+        RunSpec::new(ProcessSpec::OnePlusBeta { beta: 0.5 }, 100, 10_000)
+            .weights(Weights::Exp { mean: 1.0 }),
+    ];
+    let got: Vec<String> = specs
+        .iter()
+        .map(|s| {
+            let o = simulate_seeded(s, 99).expect("valid");
+            format!("{:.6}/{:.6}/{}", o.final_gap, o.max_gap, o.samples)
+        })
+        .collect();
+    assert_eq!(got, PINNED_RUNS, "{got:?}");
+}
+
+const PINNED_RUNS: [&str; 4] = [
+    "2.000000/2.000000/20000",
+    "18.000000/18.000000/30000",
+    "12.000000/12.000000/12975",
+    "10.269553/10.269553/14922",
+];
