@@ -12,10 +12,7 @@ fn main() -> Result<(), ballast_core::Error> {
         let b = k * n;
         let m = (1000 / k) * b; // about n^2 balls in floor(1000/k) batches, as in the papers
         let mut means = Vec::new();
-        for process in [
-            ProcessSpec::DChoice { d: 2 },
-            ProcessSpec::OnePlusBeta { beta: 0.5 },
-        ] {
+        for process in [ProcessSpec::DChoice { d: 2 }, ProcessSpec::OnePlusBeta { beta: 0.5 }] {
             let spec = RunSpec::new(process, n, m).batched(b);
             let mut total = 0.0;
             for r in 0..runs {

@@ -11,7 +11,8 @@ use rand::RngCore;
 use crate::loads::{LoadState, UnitLoads, WeightedLoads};
 use crate::outcome::RunOutcome;
 use crate::process::{
-    Accept, Ctx, DChoice, MixedQuantile, OneChoice, OnePlusBeta, Ranks, Rule, Thinning, TwoChoice,
+    Accept, Ctx, DChoice, MixedQuantile, Noisy, OneChoice, OnePlusBeta, Ranks, Rule, Thinning,
+    TwoChoice,
 };
 use crate::rng::sim_rng;
 use crate::{Error, ProcessSpec, RunSpec, Setting, Weights};
@@ -22,10 +23,8 @@ use crate::{Error, ProcessSpec, RunSpec, Setting, Weights};
 pub fn simulate<R: RngCore + ?Sized>(spec: &RunSpec, rng: &mut R) -> Result<RunOutcome, Error> {
     spec.validate()?;
     let n = spec.n as usize;
-    let uses_ranks = matches!(
-        spec.process,
-        ProcessSpec::Quantile { .. } | ProcessSpec::MixedQuantile { .. }
-    );
+    let uses_ranks =
+        matches!(spec.process, ProcessSpec::Quantile { .. } | ProcessSpec::MixedQuantile { .. });
     let sequential = matches!(spec.setting, Setting::Sequential);
     match spec.weights {
         Weights::Unit => {
@@ -59,22 +58,17 @@ fn dispatch<S: LoadState, R: RngCore + ?Sized>(
         ProcessSpec::MixedQuantile { delta, eta } => {
             run_rule(spec, state, MixedQuantile { delta, eta }, rng)
         }
-        ProcessSpec::Threshold { f } => run_rule(
-            spec,
-            state,
-            Thinning {
-                accept: Accept::AtMost(f),
-            },
-            rng,
-        ),
-        ProcessSpec::MeanThinning { strict } => run_rule(
-            spec,
-            state,
-            Thinning {
-                accept: Accept::BelowAverage { strict },
-            },
-            rng,
-        ),
+        ProcessSpec::Threshold { f } => {
+            run_rule(spec, state, Thinning { accept: Accept::AtMost(f) }, rng)
+        }
+        ProcessSpec::GBounded { g } => run_rule(spec, state, Noisy::GBounded { g }, rng),
+        ProcessSpec::GMyopic { g } => run_rule(spec, state, Noisy::GMyopic { g }, rng),
+        ProcessSpec::SigmaNoisyLoad { sigma, truncate } => {
+            run_rule(spec, state, Noisy::SigmaNoisyLoad { sigma, truncate }, rng)
+        }
+        ProcessSpec::MeanThinning { strict } => {
+            run_rule(spec, state, Thinning { accept: Accept::BelowAverage { strict } }, rng)
+        }
     }
 }
 
@@ -99,7 +93,7 @@ impl Observer {
 }
 
 /// The generic hot loop for one rule and one load state.
-pub fn run_rule<S, P, R>(spec: &RunSpec, mut state: S, rule: P, rng: &mut R) -> RunOutcome
+pub fn run_rule<S, P, R>(spec: &RunSpec, mut state: S, mut rule: P, rng: &mut R) -> RunOutcome
 where
     S: LoadState,
     P: Rule,
@@ -107,28 +101,28 @@ where
 {
     let n = state.n();
     let mut ctx = Ctx::new(n);
-    let mut obs = Observer {
-        record: spec.record_trajectory,
-        max_gap: 0.0,
-        trajectory: Vec::new(),
-        count: 0,
-    };
-    let k_heavy = || (rule.heavy_fraction() * n as f64).ceil() as u64;
+    let mut obs =
+        Observer { record: spec.record_trajectory, max_gap: 0.0, trajectory: Vec::new(), count: 0 };
+    let k_heavy_value = (rule.heavy_fraction() * n as f64).ceil() as u64;
+    let k_heavy = || k_heavy_value;
     match spec.setting {
         Setting::Sequential => {
-            let ranks = if rule.uses_ranks() {
-                Ranks::Live { k: k_heavy() }
-            } else {
-                Ranks::Unused
-            };
+            let ranks =
+                if rule.uses_ranks() { Ranks::Live { k: k_heavy() } } else { Ranks::Unused };
             let every = spec.observe_every.unwrap_or(spec.m).max(1);
             let mut done = 0u64;
             while done < spec.m {
                 let chunk = every.min(spec.m - done);
-                for _ in 0..chunk {
-                    let i = rule.choose(&state, &ranks, rng, &mut ctx);
-                    let inc = state.draw_inc(rng);
-                    state.add(i, inc);
+                let mut placed = 0u64;
+                while placed < chunk {
+                    let p = rule.place(&state, &ranks, rng, &mut ctx);
+                    // Multi-ball steps are truncated at the end of the run (m is exact).
+                    let k = u64::from(p.balls).min(spec.m - done - placed);
+                    for _ in 0..k {
+                        let inc = state.draw_inc(rng);
+                        state.add(p.bin, inc);
+                    }
+                    placed += k;
                 }
                 done += chunk;
                 obs.observe(state.gap());
@@ -151,10 +145,13 @@ where
                     Ranks::Unused
                 };
                 pending.clear();
-                for _ in 0..size {
-                    let i = rule.choose(&state, &ranks, rng, &mut ctx);
-                    let inc = state.draw_inc(rng);
-                    pending.push((i as u32, inc));
+                while (pending.len() as u64) < size {
+                    let p = rule.place(&state, &ranks, rng, &mut ctx);
+                    let k = u64::from(p.balls).min(size - pending.len() as u64);
+                    for _ in 0..k {
+                        let inc = state.draw_inc(rng);
+                        pending.push((p.bin as u32, inc));
+                    }
                 }
                 for &(i, inc) in &pending {
                     state.add(i as usize, inc);

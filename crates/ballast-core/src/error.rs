@@ -24,10 +24,6 @@ pub enum Error {
 impl Error {
     /// Shorthand for [`Error::Invalid`].
     pub fn invalid(field: &'static str, value: impl Display, allowed: &'static str) -> Self {
-        Self::Invalid {
-            field,
-            value: value.to_string(),
-            allowed,
-        }
+        Self::Invalid { field, value: value.to_string(), allowed }
     }
 }

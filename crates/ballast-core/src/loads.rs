@@ -20,7 +20,7 @@ pub fn gap_unit(max: u64, total: u64, n: u64) -> f64 {
 /// What processes may read from a load state.
 pub trait LoadState {
     /// Load type (compared with `<`).
-    type Load: Copy + PartialOrd;
+    type Load: Copy + PartialOrd + Into<f64>;
     /// What one ball adds (nothing for unit balls, a weight otherwise).
     type Inc: Copy;
     /// Number of bins.
@@ -60,12 +60,7 @@ impl UnitLoads {
     /// `n` empty bins; `with_levels` keeps the level histogram for sequential rank queries.
     pub fn new(n: usize, with_levels: bool) -> Self {
         let levels = with_levels.then(|| (0, VecDeque::from(vec![n as u64])));
-        Self {
-            loads: vec![0; n],
-            total: 0,
-            max: 0,
-            levels,
-        }
+        Self { loads: vec![0; n], total: 0, max: 0, levels }
     }
 
     /// The loads.
@@ -197,14 +192,7 @@ pub struct WeightedLoads {
 impl WeightedLoads {
     /// `n` empty bins; balls have i.i.d. Exp weights with mean `mean_weight`.
     pub fn new(n: usize, mean_weight: f64) -> Self {
-        Self {
-            rel: vec![0.0; n],
-            base: 0.0,
-            rel_total: 0.0,
-            comp: 0.0,
-            max_rel: 0.0,
-            mean_weight,
-        }
+        Self { rel: vec![0.0; n], base: 0.0, rel_total: 0.0, comp: 0.0, max_rel: 0.0, mean_weight }
     }
 
     /// Total weight `W` (approximately, as `n·base + rel_total`).

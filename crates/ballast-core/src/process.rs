@@ -6,6 +6,7 @@
 //! sample counter.
 
 use rand::RngCore;
+use rand_distr::{Distribution, StandardNormal};
 
 use crate::loads::LoadState;
 use crate::rng::{below, bernoulli, Bits};
@@ -25,13 +26,7 @@ pub struct Ctx {
 impl Ctx {
     /// Context for `n` bins (`1 <= n <= 2^32 − 1`).
     pub fn new(n: usize) -> Self {
-        Self {
-            n: n as u32,
-            half: 0,
-            has_half: false,
-            bits: Bits::default(),
-            samples: 0,
-        }
+        Self { n: n as u32, half: 0, has_half: false, bits: Bits::default(), samples: 0 }
     }
 
     /// Number of bins.
@@ -117,7 +112,26 @@ impl<L: Copy + PartialOrd> Ranks<L> {
     }
 }
 
-/// An allocation rule.
+/// Where the balls of one step go: `balls` balls into `bin`. Single-ball processes always
+/// return `balls = 1`; multi-ball processes (Twinning, Packing) return more.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Placement {
+    /// Receiving bin.
+    pub bin: usize,
+    /// Number of balls placed there in this step.
+    pub balls: u32,
+}
+
+impl Placement {
+    /// One ball into `bin`.
+    #[inline]
+    pub fn one(bin: usize) -> Self {
+        Self { bin, balls: 1 }
+    }
+}
+
+/// An allocation rule. Rules may keep state between steps (a cache, for Memory), hence
+/// `&mut self`; everything random comes from `rng` and `ctx`.
 pub trait Rule {
     /// Whether the rule asks [`Ranks`] questions (the engine then maintains them).
     fn uses_ranks(&self) -> bool {
@@ -127,14 +141,14 @@ pub trait Rule {
     fn heavy_fraction(&self) -> f64 {
         0.0
     }
-    /// The bin of the next ball.
-    fn choose<S: LoadState, R: RngCore + ?Sized>(
-        &self,
+    /// The bin (and number of balls) of the next step.
+    fn place<S: LoadState, R: RngCore + ?Sized>(
+        &mut self,
         s: &S,
         ranks: &Ranks<S::Load>,
         rng: &mut R,
         ctx: &mut Ctx,
-    ) -> usize;
+    ) -> Placement;
 }
 
 /// Least loaded of `d` samples, ties by `tie`.
@@ -160,11 +174,7 @@ pub fn least_of<S: LoadState, R: RngCore + ?Sized>(
             match tie {
                 TieBreak::Random => {
                     ties += 1;
-                    let replace = if ties == 2 {
-                        ctx.coin(rng)
-                    } else {
-                        below(rng, ties) == 0
-                    };
+                    let replace = if ties == 2 { ctx.coin(rng) } else { below(rng, ties) == 0 };
                     if replace {
                         best = j;
                     }
@@ -184,14 +194,14 @@ pub struct OneChoice;
 
 impl Rule for OneChoice {
     #[inline]
-    fn choose<S: LoadState, R: RngCore + ?Sized>(
-        &self,
+    fn place<S: LoadState, R: RngCore + ?Sized>(
+        &mut self,
         _s: &S,
         _r: &Ranks<S::Load>,
         rng: &mut R,
         ctx: &mut Ctx,
-    ) -> usize {
-        ctx.sample(rng)
+    ) -> Placement {
+        Placement::one(ctx.sample(rng))
     }
 }
 
@@ -206,14 +216,14 @@ pub struct DChoice {
 
 impl Rule for DChoice {
     #[inline]
-    fn choose<S: LoadState, R: RngCore + ?Sized>(
-        &self,
+    fn place<S: LoadState, R: RngCore + ?Sized>(
+        &mut self,
         s: &S,
         _r: &Ranks<S::Load>,
         rng: &mut R,
         ctx: &mut Ctx,
-    ) -> usize {
-        least_of(s, self.d, self.tie, rng, ctx)
+    ) -> Placement {
+        Placement::one(least_of(s, self.d, self.tie, rng, ctx))
     }
 }
 
@@ -226,14 +236,14 @@ pub struct TwoChoice {
 
 impl Rule for TwoChoice {
     #[inline]
-    fn choose<S: LoadState, R: RngCore + ?Sized>(
-        &self,
+    fn place<S: LoadState, R: RngCore + ?Sized>(
+        &mut self,
         s: &S,
         _r: &Ranks<S::Load>,
         rng: &mut R,
         ctx: &mut Ctx,
-    ) -> usize {
-        least_of(s, 2, self.tie, rng, ctx)
+    ) -> Placement {
+        Placement::one(least_of(s, 2, self.tie, rng, ctx))
     }
 }
 
@@ -248,18 +258,18 @@ pub struct OnePlusBeta {
 
 impl Rule for OnePlusBeta {
     #[inline]
-    fn choose<S: LoadState, R: RngCore + ?Sized>(
-        &self,
+    fn place<S: LoadState, R: RngCore + ?Sized>(
+        &mut self,
         s: &S,
         _r: &Ranks<S::Load>,
         rng: &mut R,
         ctx: &mut Ctx,
-    ) -> usize {
-        if bernoulli(rng, self.beta) {
+    ) -> Placement {
+        Placement::one(if bernoulli(rng, self.beta) {
             least_of(s, 2, self.tie, rng, ctx)
         } else {
             ctx.sample(rng)
-        }
+        })
     }
 }
 
@@ -282,22 +292,18 @@ impl Rule for MixedQuantile {
         self.delta
     }
     #[inline]
-    fn choose<S: LoadState, R: RngCore + ?Sized>(
-        &self,
+    fn place<S: LoadState, R: RngCore + ?Sized>(
+        &mut self,
         s: &S,
         ranks: &Ranks<S::Load>,
         rng: &mut R,
         ctx: &mut Ctx,
-    ) -> usize {
+    ) -> Placement {
         if self.eta < 1.0 && !bernoulli(rng, self.eta) {
-            return ctx.sample(rng);
+            return Placement::one(ctx.sample(rng));
         }
         let i1 = ctx.sample(rng);
-        if ranks.is_heavy(s, i1, rng) {
-            ctx.sample(rng)
-        } else {
-            i1
-        }
+        Placement::one(if ranks.is_heavy(s, i1, rng) { ctx.sample(rng) } else { i1 })
     }
 }
 
@@ -322,22 +328,105 @@ pub struct Thinning {
 
 impl Rule for Thinning {
     #[inline]
-    fn choose<S: LoadState, R: RngCore + ?Sized>(
-        &self,
+    fn place<S: LoadState, R: RngCore + ?Sized>(
+        &mut self,
         s: &S,
         _r: &Ranks<S::Load>,
         rng: &mut R,
         ctx: &mut Ctx,
-    ) -> usize {
+    ) -> Placement {
         let i1 = ctx.sample(rng);
         let ok = match self.accept {
             Accept::AtMost(f) => s.at_most(i1, f),
             Accept::BelowAverage { strict } => s.below_average(i1, strict),
         };
-        if ok {
-            i1
-        } else {
-            ctx.sample(rng)
-        }
+        Placement::one(if ok { i1 } else { ctx.sample(rng) })
+    }
+}
+
+/// Noisy two-sample comparisons (Los & Sauerwald, PODC 2022): two samples, and a rule that
+/// sometimes gets the comparison wrong.
+#[derive(Clone, Copy, Debug)]
+pub enum Noisy {
+    /// g-Bounded: if the loads differ by more than `g` the lighter bin gets the ball;
+    /// otherwise an adversary gives it to the heavier (exact tie: the second sample).
+    GBounded {
+        /// Tolerance.
+        g: f64,
+    },
+    /// g-Myopic: if the loads differ by at most `g` a fair coin decides, else the lighter.
+    GMyopic {
+        /// Tolerance.
+        g: f64,
+    },
+    /// σ-Noisy-Load: compare `x + N(0, σ²)` with fresh noise per sample; the lighter
+    /// estimate wins, ties (possible after truncation) to the first sample.
+    SigmaNoisyLoad {
+        /// Noise standard deviation.
+        sigma: f64,
+        /// Truncate each estimate towards zero to an integer before comparing (the
+        /// authors' program does this).
+        truncate: bool,
+    },
+}
+
+impl Rule for Noisy {
+    #[inline]
+    fn place<S: LoadState, R: RngCore + ?Sized>(
+        &mut self,
+        s: &S,
+        _r: &Ranks<S::Load>,
+        rng: &mut R,
+        ctx: &mut Ctx,
+    ) -> Placement {
+        let i1 = ctx.sample(rng);
+        let i2 = ctx.sample(rng);
+        let (x1, x2): (f64, f64) = (s.load(i1).into(), s.load(i2).into());
+        let lighter_first = x1 < x2;
+        let bin = match *self {
+            Noisy::GBounded { g } => {
+                if (x1 - x2).abs() > g {
+                    if lighter_first {
+                        i1
+                    } else {
+                        i2
+                    }
+                } else if x1 > x2 {
+                    // The adversary reverses the decision: the heavier sample gets the ball.
+                    i1
+                } else {
+                    // Lighter first sample, or an exact tie: the second sample.
+                    i2
+                }
+            }
+            Noisy::GMyopic { g } => {
+                if (x1 - x2).abs() <= g {
+                    if ctx.coin(rng) {
+                        i1
+                    } else {
+                        i2
+                    }
+                } else if lighter_first {
+                    i1
+                } else {
+                    i2
+                }
+            }
+            Noisy::SigmaNoisyLoad { sigma, truncate } => {
+                let z1: f64 = StandardNormal.sample(rng);
+                let z2: f64 = StandardNormal.sample(rng);
+                let (mut e1, mut e2) = (x1 + sigma * z1, x2 + sigma * z2);
+                if truncate {
+                    e1 = e1.trunc();
+                    e2 = e2.trunc();
+                }
+                if e1 <= e2 {
+                    i1
+                } else {
+                    i2
+                }
+            }
+        };
+        Placement::one(bin)
     }
 }

@@ -133,20 +133,13 @@ mod tests {
     fn derive_seed_is_pinned() {
         // Value stability of seed derivation version 1.
         assert_eq!(SEED_DERIVATION_VERSION, 1);
-        let got = [
-            derive_seed(0, &[]),
-            derive_seed(7, &[1, 2, 3]),
-            derive_seed(7, &[1, 2, 4]),
-        ];
+        let got = [derive_seed(0, &[]), derive_seed(7, &[1, 2, 3]), derive_seed(7, &[1, 2, 4])];
         assert_eq!(got, PINNED_SEEDS);
         assert_ne!(derive_seed(7, &[1, 2]), derive_seed(7, &[2, 1]));
     }
 
-    const PINNED_SEEDS: [u64; 3] = [
-        12919007564854608273,
-        8085826249011672892,
-        11155471085767549232,
-    ];
+    const PINNED_SEEDS: [u64; 3] =
+        [12919007564854608273, 8085826249011672892, 11155471085767549232];
 
     #[test]
     fn below_is_in_range_and_covers() {

@@ -46,6 +46,24 @@ pub enum ProcessSpec {
         /// `true`: accept only `x < W/n` (the default); `false`: accept `x <= W/n`.
         strict: bool,
     },
+    /// Two samples; if their loads differ by more than `g` the lighter gets the ball, otherwise
+    /// an adversary gives it to the heavier (exact tie: the second sample).
+    GBounded {
+        /// Tolerance, `>= 0`.
+        g: f64,
+    },
+    /// Two samples; if their loads differ by at most `g` a fair coin decides, else the lighter.
+    GMyopic {
+        /// Tolerance, `>= 0`.
+        g: f64,
+    },
+    /// Two samples compared through `x + N(0, σ²)` (fresh noise per sample per step).
+    SigmaNoisyLoad {
+        /// Noise standard deviation, `>= 0`.
+        sigma: f64,
+        /// Truncate each estimate to an integer before comparing, as the authors' code does.
+        truncate: bool,
+    },
 }
 
 impl ProcessSpec {
@@ -59,6 +77,9 @@ impl ProcessSpec {
             Self::MixedQuantile { .. } => "mixed_quantile",
             Self::Threshold { .. } => "threshold",
             Self::MeanThinning { .. } => "mean_thinning",
+            Self::GBounded { .. } => "g_bounded",
+            Self::GMyopic { .. } => "g_myopic",
+            Self::SigmaNoisyLoad { .. } => "sigma_noisy_load",
         }
     }
 
@@ -69,6 +90,13 @@ impl ProcessSpec {
                 Ok(())
             } else {
                 Err(Error::invalid(name, v, "a number in [0, 1]"))
+            }
+        }
+        fn non_negative(name: &'static str, v: f64) -> Result<(), Error> {
+            if v.is_finite() && v >= 0.0 {
+                Ok(())
+            } else {
+                Err(Error::invalid(name, v, "a finite number >= 0"))
             }
         }
         match *self {
@@ -86,6 +114,8 @@ impl ProcessSpec {
                 unit_interval("delta", delta)?;
                 unit_interval("eta", eta)
             }
+            Self::GBounded { g } | Self::GMyopic { g } => non_negative("g", g),
+            Self::SigmaNoisyLoad { sigma, .. } => non_negative("sigma", sigma),
             Self::Threshold { f } => {
                 if f.is_finite() {
                     Ok(())
@@ -138,17 +168,9 @@ impl TieBreak {
 
     /// Parses a snake_case name.
     pub fn from_name(s: &str) -> Result<Self, Error> {
-        Self::ALL
-            .iter()
-            .find(|(n, _)| *n == s)
-            .map(|(_, t)| *t)
-            .ok_or_else(|| {
-                Error::invalid(
-                    "tie_break",
-                    s,
-                    "one of random, first, lowest_index, position",
-                )
-            })
+        Self::ALL.iter().find(|(n, _)| *n == s).map(|(_, t)| *t).ok_or_else(|| {
+            Error::invalid("tie_break", s, "one of random, first, lowest_index, position")
+        })
     }
 }
 
@@ -261,11 +283,7 @@ impl RunSpec {
         }
         if let Weights::Exp { mean } = self.weights {
             if !(mean.is_finite() && mean > 0.0) {
-                return Err(Error::invalid(
-                    "weights.mean",
-                    mean,
-                    "a positive finite number",
-                ));
+                return Err(Error::invalid("weights.mean", mean, "a positive finite number"));
             }
         }
         if self.observe_every == Some(0) {

@@ -25,19 +25,18 @@ fn descending(n: usize) -> UnitLoads {
     s
 }
 
-fn choice_counts<P: Rule>(s: &UnitLoads, rule: &P, draws: usize, seed: u64) -> Vec<u64> {
+fn choice_counts<P: Rule + Clone>(s: &UnitLoads, rule: &P, draws: usize, seed: u64) -> Vec<u64> {
     let mut rng = sim_rng(seed);
     let mut ctx = Ctx::new(s.n());
     let ranks = if rule.uses_ranks() {
-        Ranks::Live {
-            k: (rule.heavy_fraction() * s.n() as f64).ceil() as u64,
-        }
+        Ranks::Live { k: (rule.heavy_fraction() * s.n() as f64).ceil() as u64 }
     } else {
         Ranks::Unused
     };
+    let mut rule = rule.clone();
     let mut counts = vec![0u64; s.n()];
     for _ in 0..draws {
-        counts[rule.choose(s, &ranks, &mut rng, &mut ctx)] += 1;
+        counts[rule.place(s, &ranks, &mut rng, &mut ctx).bin] += 1;
     }
     counts
 }
@@ -46,17 +45,8 @@ fn choice_counts<P: Rule>(s: &UnitLoads, rule: &P, draws: usize, seed: u64) -> V
 fn two_choice_sends_rank_i_with_probability_2i_minus_1_over_n_squared() {
     let n = 10;
     let s = descending(n);
-    let counts = choice_counts(
-        &s,
-        &TwoChoice {
-            tie: TieBreak::Random,
-        },
-        200_000,
-        11,
-    );
-    let probs: Vec<f64> = (1..=n)
-        .map(|i| (2 * i - 1) as f64 / (n * n) as f64)
-        .collect();
+    let counts = choice_counts(&s, &TwoChoice { tie: TieBreak::Random }, 200_000, 11);
+    let probs: Vec<f64> = (1..=n).map(|i| (2 * i - 1) as f64 / (n * n) as f64).collect();
     let (stat, df) = chi2_gof(&counts, &probs);
     assert!(stat < chi2_critical(df), "chi2 = {stat:.1}, df = {df}");
 }
@@ -66,15 +56,7 @@ fn d_choice_rank_law_for_d_3() {
     // Lightest of 3 uniform ranks is rank i with probability (i^3 - (i-1)^3) / n^3.
     let n = 8;
     let s = descending(n);
-    let counts = choice_counts(
-        &s,
-        &DChoice {
-            d: 3,
-            tie: TieBreak::Random,
-        },
-        200_000,
-        12,
-    );
+    let counts = choice_counts(&s, &DChoice { d: 3, tie: TieBreak::Random }, 200_000, 12);
     let probs: Vec<f64> = (1..=n)
         .map(|i| ((i * i * i) - (i - 1) * (i - 1) * (i - 1)) as f64 / (n * n * n) as f64)
         .collect();
@@ -87,46 +69,20 @@ fn random_ties_are_uniform_and_position_ties_favour_late_positions() {
     let n = 10;
     let s = UnitLoads::new(n, false); // all loads 0: every comparison ties
     let uniform = vec![1.0 / n as f64; n];
-    let counts = choice_counts(
-        &s,
-        &TwoChoice {
-            tie: TieBreak::Random,
-        },
-        100_000,
-        13,
-    );
+    let counts = choice_counts(&s, &TwoChoice { tie: TieBreak::Random }, 100_000, 13);
     let (stat, df) = chi2_gof(&counts, &uniform);
     assert!(stat < chi2_critical(df), "random ties: chi2 = {stat:.1}");
     // SPEC.md: in the first batch the position rule sends a ball to position i (0-based)
     // with probability (2i+1)/n^2.
-    let counts = choice_counts(
-        &s,
-        &TwoChoice {
-            tie: TieBreak::Position,
-        },
-        100_000,
-        14,
-    );
-    let probs: Vec<f64> = (0..n)
-        .map(|i| (2 * i + 1) as f64 / (n * n) as f64)
-        .collect();
+    let counts = choice_counts(&s, &TwoChoice { tie: TieBreak::Position }, 100_000, 14);
+    let probs: Vec<f64> = (0..n).map(|i| (2 * i + 1) as f64 / (n * n) as f64).collect();
     let (stat, df) = chi2_gof(&counts, &probs);
     assert!(stat < chi2_critical(df), "position ties: chi2 = {stat:.1}");
     // lowest_index is the mirror image.
-    let counts = choice_counts(
-        &s,
-        &TwoChoice {
-            tie: TieBreak::LowestIndex,
-        },
-        100_000,
-        15,
-    );
+    let counts = choice_counts(&s, &TwoChoice { tie: TieBreak::LowestIndex }, 100_000, 15);
     let mirrored: Vec<f64> = probs.iter().rev().copied().collect();
     let (stat, df) = chi2_gof(&counts, &mirrored);
-    assert!(
-        stat < chi2_critical(df),
-        "lowest_index ties: chi2 = {stat:.1}"
-    );
+    assert!(stat < chi2_critical(df), "lowest_index ties: chi2 = {stat:.1}");
 }
 
 #[test]
@@ -134,15 +90,7 @@ fn one_plus_beta_mixes_one_and_two_choice() {
     let n = 10;
     let beta = 0.3;
     let s = descending(n);
-    let counts = choice_counts(
-        &s,
-        &OnePlusBeta {
-            beta,
-            tie: TieBreak::Random,
-        },
-        200_000,
-        16,
-    );
+    let counts = choice_counts(&s, &OnePlusBeta { beta, tie: TieBreak::Random }, 200_000, 16);
     let probs: Vec<f64> = (1..=n)
         .map(|i| (1.0 - beta) / n as f64 + beta * (2 * i - 1) as f64 / (n * n) as f64)
         .collect();
@@ -160,10 +108,7 @@ fn quantile_reallocates_from_heavy_bins_with_random_rank_ties() {
             s.add(i, ());
         }
     }
-    let rule = MixedQuantile {
-        delta: 0.5,
-        eta: 1.0,
-    };
+    let rule = MixedQuantile { delta: 0.5, eta: 1.0 };
     let counts = choice_counts(&s, &rule, 300_000, 17);
     // P(ball -> j) = P(i1 = j, j light) + P(i1 heavy) / n. Expected heavy mass = 3/6.
     let p_light = [0.0, 1.0 / 3.0, 1.0 / 3.0, 1.0 / 3.0, 1.0, 1.0];
@@ -190,10 +135,7 @@ fn assert_same_law(a: &RunSpec, b: &RunSpec, what: &str) {
     let ha = gap_hist(a, runs, 101, 0, 40);
     let hb = gap_hist(b, runs, 202, 0, 40);
     let (stat, df) = chi2_two_sample(&ha, &hb);
-    assert!(
-        stat < chi2_critical(df),
-        "{what}: chi2 = {stat:.1}, df = {df}\n{ha:?}\n{hb:?}"
-    );
+    assert!(stat < chi2_critical(df), "{what}: chi2 = {stat:.1}, df = {df}\n{ha:?}\n{hb:?}");
 }
 
 #[test]
@@ -201,10 +143,7 @@ fn batched_with_b_1_equals_sequential() {
     for process in [
         ProcessSpec::DChoice { d: 2 },
         ProcessSpec::OnePlusBeta { beta: 0.5 },
-        ProcessSpec::MixedQuantile {
-            delta: 0.5,
-            eta: 0.7,
-        },
+        ProcessSpec::MixedQuantile { delta: 0.5, eta: 0.7 },
         ProcessSpec::MeanThinning { strict: true },
     ] {
         let seq = RunSpec::new(process.clone(), 20, 200);
@@ -238,10 +177,7 @@ fn batched_position_ties_differ_from_random_ties() {
     let ha = gap_hist(&random, 3000, 5, 0, 40);
     let hb = gap_hist(&pos, 3000, 6, 0, 40);
     let (stat, df) = chi2_two_sample(&ha, &hb);
-    assert!(
-        stat > chi2_critical(df),
-        "test has no power here: chi2 = {stat:.1}"
-    );
+    assert!(stat > chi2_critical(df), "test has no power here: chi2 = {stat:.1}");
 }
 
 #[test]
@@ -253,10 +189,8 @@ fn weighted_batched_with_b_1_equals_sequential() {
     let gaps = |spec: &RunSpec, seed| {
         histogram(
             (0..runs).map(|r| {
-                simulate_seeded(spec, derive_seed(seed, &[r]))
-                    .expect("valid")
-                    .final_gap
-                    .ceil() as i64
+                simulate_seeded(spec, derive_seed(seed, &[r])).expect("valid").final_gap.ceil()
+                    as i64
             }),
             0,
             20,
@@ -349,10 +283,90 @@ fn simulated_max_load_matches_exact_law_on_small_systems() {
         *o_cat.last_mut().expect("some category") += o_acc;
         *p_cat.last_mut().expect("some category") += p_acc;
         let (stat, df) = chi2_gof(&o_cat, &p_cat);
-        assert!(
-            stat < chi2_critical(df),
-            "{}: chi2 = {stat:.1}, df = {df}",
-            process.kind()
-        );
+        assert!(stat < chi2_critical(df), "{}: chi2 = {stat:.1}, df = {df}", process.kind());
     }
+}
+
+/// Law of the bin chosen by a two-sample rule on `loads`, by enumerating the n² ordered sample
+/// pairs; `decide(x1, x2)` is the probability that the first sample gets the ball.
+fn two_sample_law(loads: &[u32], decide: impl Fn(f64, f64) -> f64) -> Vec<f64> {
+    let n = loads.len();
+    let mut p = vec![0.0; n];
+    for i1 in 0..n {
+        for i2 in 0..n {
+            let q = decide(f64::from(loads[i1]), f64::from(loads[i2]));
+            p[i1] += q / (n * n) as f64;
+            p[i2] += (1.0 - q) / (n * n) as f64;
+        }
+    }
+    p
+}
+
+fn unit_state(loads: &[u32]) -> UnitLoads {
+    let mut s = UnitLoads::new(loads.len(), false);
+    for (i, &x) in loads.iter().enumerate() {
+        for _ in 0..x {
+            s.add(i, ());
+        }
+    }
+    s
+}
+
+#[test]
+fn noisy_comparisons_follow_their_rules() {
+    use ballast_core::process::Noisy;
+    use statrs::distribution::{ContinuousCDF, Normal};
+    let loads = [0u32, 1, 2, 4, 7, 7];
+    let s = unit_state(&loads);
+    let g = 2.0;
+    let cases: Vec<(&str, Noisy, Box<dyn Fn(f64, f64) -> f64>)> = vec![
+        (
+            "g_bounded",
+            Noisy::GBounded { g },
+            // Lighter wins beyond g; within g the heavier wins; exact tie: second sample.
+            Box::new(move |x1, x2| {
+                if (x1 - x2).abs() > g {
+                    f64::from(u8::from(x1 < x2))
+                } else {
+                    f64::from(u8::from(x1 > x2))
+                }
+            }),
+        ),
+        (
+            "g_myopic",
+            Noisy::GMyopic { g },
+            Box::new(
+                move |x1, x2| {
+                    if (x1 - x2).abs() <= g {
+                        0.5
+                    } else {
+                        f64::from(u8::from(x1 < x2))
+                    }
+                },
+            ),
+        ),
+        (
+            "sigma_noisy_load",
+            Noisy::SigmaNoisyLoad { sigma: 1.5, truncate: false },
+            // P(x1 + σZ1 <= x2 + σZ2) = Φ((x2 − x1) / (σ√2)).
+            Box::new(|x1, x2| Normal::new(0.0, 1.5 * 2f64.sqrt()).expect("sd > 0").cdf(x2 - x1)),
+        ),
+    ];
+    for (seed, (name, rule, decide)) in cases.into_iter().enumerate() {
+        let counts = choice_counts(&s, &rule, 200_000, 300 + seed as u64);
+        let probs = two_sample_law(&loads, decide);
+        let (stat, df) = chi2_gof(&counts, &probs);
+        assert!(stat < chi2_critical(df), "{name}: chi2 = {stat:.1}, df = {df}");
+    }
+}
+
+#[test]
+fn noise_free_limits_equal_two_choice() {
+    // g = 0 Myopic and σ = 0 noisy comparisons are Two-Choice (ties: coin / first sample,
+    // both uniform among i.i.d. samples); checked on the max-load law of whole runs.
+    let two = RunSpec::new(ProcessSpec::DChoice { d: 2 }, 20, 200);
+    let myopic = RunSpec::new(ProcessSpec::GMyopic { g: 0.0 }, 20, 200);
+    let sigma = RunSpec::new(ProcessSpec::SigmaNoisyLoad { sigma: 0.0, truncate: true }, 20, 200);
+    assert_same_law(&two, &myopic, "g_myopic g = 0");
+    assert_same_law(&two, &sigma, "sigma_noisy_load sigma = 0");
 }

@@ -12,9 +12,7 @@ pub const ALPHA: f64 = 0.001;
 
 /// Critical value of the chi-square distribution with `df` degrees of freedom at [`ALPHA`].
 pub fn chi2_critical(df: usize) -> f64 {
-    ChiSquared::new(df as f64)
-        .expect("df > 0")
-        .inverse_cdf(1.0 - ALPHA)
+    ChiSquared::new(df as f64).expect("df > 0").inverse_cdf(1.0 - ALPHA)
 }
 
 /// Pearson's goodness-of-fit statistic of observed counts against expected probabilities.

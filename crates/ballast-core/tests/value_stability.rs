@@ -5,26 +5,25 @@
 
 use ballast_core::loads::{LoadState, UnitLoads};
 use ballast_core::process::{
-    Accept, Ctx, DChoice, MixedQuantile, OneChoice, OnePlusBeta, Ranks, Rule, Thinning, TwoChoice,
+    Accept, Ctx, DChoice, MixedQuantile, Noisy, OneChoice, OnePlusBeta, Ranks, Rule, Thinning,
+    TwoChoice,
 };
 use ballast_core::{sim_rng, simulate_seeded, ProcessSpec, RunSpec, TieBreak, Weights};
 
 /// The bins of the first 12 balls of a sequential run with n = 10 and seed 2024.
-fn first_choices<P: Rule>(rule: P) -> Vec<usize> {
+fn first_choices<P: Rule>(mut rule: P) -> Vec<usize> {
     let n = 10;
     let mut s = UnitLoads::new(n, true);
     let mut rng = sim_rng(2024);
     let mut ctx = Ctx::new(n);
     let ranks = if rule.uses_ranks() {
-        Ranks::Live {
-            k: (rule.heavy_fraction() * n as f64).ceil() as u64,
-        }
+        Ranks::Live { k: (rule.heavy_fraction() * n as f64).ceil() as u64 }
     } else {
         Ranks::Unused
     };
     (0..12)
         .map(|_| {
-            let i = rule.choose(&s, &ranks, &mut rng, &mut ctx);
+            let i = rule.place(&s, &ranks, &mut rng, &mut ctx).bin;
             s.add(i, ());
             i
         })
@@ -35,36 +34,22 @@ fn first_choices<P: Rule>(rule: P) -> Vec<usize> {
 fn first_choices_are_pinned() {
     let got = [
         first_choices(OneChoice),
-        first_choices(TwoChoice {
-            tie: TieBreak::Random,
-        }),
-        first_choices(TwoChoice {
-            tie: TieBreak::Position,
-        }),
-        first_choices(DChoice {
-            d: 3,
-            tie: TieBreak::Random,
-        }),
-        first_choices(OnePlusBeta {
-            beta: 0.5,
-            tie: TieBreak::Random,
-        }),
-        first_choices(MixedQuantile {
-            delta: 0.5,
-            eta: 0.5,
-        }),
-        first_choices(Thinning {
-            accept: Accept::AtMost(0.0),
-        }),
-        first_choices(Thinning {
-            accept: Accept::BelowAverage { strict: true },
-        }),
+        first_choices(TwoChoice { tie: TieBreak::Random }),
+        first_choices(TwoChoice { tie: TieBreak::Position }),
+        first_choices(DChoice { d: 3, tie: TieBreak::Random }),
+        first_choices(OnePlusBeta { beta: 0.5, tie: TieBreak::Random }),
+        first_choices(MixedQuantile { delta: 0.5, eta: 0.5 }),
+        first_choices(Thinning { accept: Accept::AtMost(0.0) }),
+        first_choices(Thinning { accept: Accept::BelowAverage { strict: true } }),
+        first_choices(Noisy::GBounded { g: 1.0 }),
+        first_choices(Noisy::GMyopic { g: 1.0 }),
+        first_choices(Noisy::SigmaNoisyLoad { sigma: 1.0, truncate: true }),
     ];
     let pinned: Vec<Vec<usize>> = PINNED.iter().map(|a| a.to_vec()).collect();
     assert_eq!(got.to_vec(), pinned, "{got:?}");
 }
 
-const PINNED: [[usize; 12]; 8] = [
+const PINNED: [[usize; 12]; 11] = [
     [7, 5, 2, 3, 6, 2, 7, 7, 8, 9, 3, 1],
     [5, 6, 7, 8, 1, 4, 0, 0, 3, 2, 8, 7],
     [7, 3, 6, 7, 9, 1, 8, 0, 8, 6, 2, 8],
@@ -73,6 +58,9 @@ const PINNED: [[usize; 12]; 8] = [
     [2, 3, 3, 8, 8, 7, 1, 5, 6, 4, 1, 0],
     [7, 5, 2, 3, 6, 7, 8, 9, 1, 4, 0, 0],
     [5, 2, 3, 6, 7, 8, 9, 1, 4, 0, 0, 6],
+    [5, 3, 2, 7, 9, 3, 4, 0, 0, 6, 3, 7],
+    [7, 2, 7, 9, 3, 8, 0, 8, 3, 2, 8, 5],
+    [7, 7, 8, 6, 5, 2, 4, 1, 3, 4, 3, 4],
 ];
 
 #[test]
@@ -83,15 +71,7 @@ fn whole_runs_are_pinned() {
         RunSpec::new(ProcessSpec::DChoice { d: 3 }, 100, 10_000)
             .batched(500)
             .tie_break(TieBreak::Position),
-        RunSpec::new(
-            ProcessSpec::MixedQuantile {
-                delta: 0.5,
-                eta: 0.6,
-            },
-            100,
-            10_000,
-        )
-        .batched(300),
+        RunSpec::new(ProcessSpec::MixedQuantile { delta: 0.5, eta: 0.6 }, 100, 10_000).batched(300),
         RunSpec::new(ProcessSpec::OnePlusBeta { beta: 0.5 }, 100, 10_000)
             .weights(Weights::Exp { mean: 1.0 }),
     ];
