@@ -319,7 +319,8 @@ fn noisy_comparisons_follow_their_rules() {
     let loads = [0u32, 1, 2, 4, 7, 7];
     let s = unit_state(&loads);
     let g = 2.0;
-    let cases: Vec<(&str, Noisy, Box<dyn Fn(f64, f64) -> f64>)> = vec![
+    type Decide = Box<dyn Fn(f64, f64) -> f64>;
+    let cases: Vec<(&str, Noisy, Decide)> = vec![
         (
             "g_bounded",
             Noisy::GBounded { g },
