@@ -21,6 +21,16 @@ use crate::{Error, ProcessSpec, RunSpec, Setting, Weights};
 ///
 /// Errors only when the spec is invalid ([`RunSpec::validate`]).
 pub fn simulate<R: RngCore + ?Sized>(spec: &RunSpec, rng: &mut R) -> Result<RunOutcome, Error> {
+    simulate_observed(spec, rng, &mut ())
+}
+
+/// Runs `spec` like [`simulate`], calling `observer`'s hooks after every ball and at every
+/// observation point.
+pub fn simulate_observed<R: RngCore + ?Sized, O: Observer>(
+    spec: &RunSpec,
+    rng: &mut R,
+    observer: &mut O,
+) -> Result<RunOutcome, Error> {
     spec.validate()?;
     let n = spec.n as usize;
     let uses_ranks =
@@ -29,9 +39,9 @@ pub fn simulate<R: RngCore + ?Sized>(spec: &RunSpec, rng: &mut R) -> Result<RunO
     match spec.weights {
         Weights::Unit => {
             let state = UnitLoads::new(n, uses_ranks && sequential);
-            Ok(dispatch(spec, state, rng))
+            Ok(dispatch(spec, state, rng, observer))
         }
-        Weights::Exp { mean } => Ok(dispatch(spec, WeightedLoads::new(n, mean), rng)),
+        Weights::Exp { mean } => Ok(dispatch(spec, WeightedLoads::new(n, mean), rng, observer)),
     }
 }
 
@@ -40,48 +50,82 @@ pub fn simulate_seeded(spec: &RunSpec, seed: u64) -> Result<RunOutcome, Error> {
     simulate(spec, &mut sim_rng(seed))
 }
 
-fn dispatch<S: LoadState, R: RngCore + ?Sized>(
+fn dispatch<S: LoadState, R: RngCore + ?Sized, O: Observer>(
     spec: &RunSpec,
     state: S,
     rng: &mut R,
+    observer: &mut O,
 ) -> RunOutcome {
     let tie = spec.tie_break;
     match spec.process {
-        ProcessSpec::OneChoice => run_rule(spec, state, OneChoice, rng),
-        ProcessSpec::DChoice { d: 1 } => run_rule(spec, state, OneChoice, rng),
-        ProcessSpec::DChoice { d: 2 } => run_rule(spec, state, TwoChoice { tie }, rng),
-        ProcessSpec::DChoice { d } => run_rule(spec, state, DChoice { d, tie }, rng),
-        ProcessSpec::OnePlusBeta { beta } => run_rule(spec, state, OnePlusBeta { beta, tie }, rng),
+        ProcessSpec::OneChoice => run_rule_observed(spec, state, OneChoice, rng, observer),
+        ProcessSpec::DChoice { d: 1 } => run_rule_observed(spec, state, OneChoice, rng, observer),
+        ProcessSpec::DChoice { d: 2 } => {
+            run_rule_observed(spec, state, TwoChoice { tie }, rng, observer)
+        }
+        ProcessSpec::DChoice { d } => {
+            run_rule_observed(spec, state, DChoice { d, tie }, rng, observer)
+        }
+        ProcessSpec::OnePlusBeta { beta } => {
+            run_rule_observed(spec, state, OnePlusBeta { beta, tie }, rng, observer)
+        }
         ProcessSpec::Quantile { delta } => {
-            run_rule(spec, state, MixedQuantile { delta, eta: 1.0 }, rng)
+            run_rule_observed(spec, state, MixedQuantile { delta, eta: 1.0 }, rng, observer)
         }
         ProcessSpec::MixedQuantile { delta, eta } => {
-            run_rule(spec, state, MixedQuantile { delta, eta }, rng)
+            run_rule_observed(spec, state, MixedQuantile { delta, eta }, rng, observer)
         }
         ProcessSpec::Threshold { f } => {
-            run_rule(spec, state, Thinning { accept: Accept::AtMost(f) }, rng)
+            run_rule_observed(spec, state, Thinning { accept: Accept::AtMost(f) }, rng, observer)
         }
-        ProcessSpec::GBounded { g } => run_rule(spec, state, Noisy::GBounded { g }, rng),
-        ProcessSpec::GMyopic { g } => run_rule(spec, state, Noisy::GMyopic { g }, rng),
+        ProcessSpec::GBounded { g } => {
+            run_rule_observed(spec, state, Noisy::GBounded { g }, rng, observer)
+        }
+        ProcessSpec::GMyopic { g } => {
+            run_rule_observed(spec, state, Noisy::GMyopic { g }, rng, observer)
+        }
         ProcessSpec::SigmaNoisyLoad { sigma, truncate } => {
-            run_rule(spec, state, Noisy::SigmaNoisyLoad { sigma, truncate }, rng)
+            run_rule_observed(spec, state, Noisy::SigmaNoisyLoad { sigma, truncate }, rng, observer)
         }
-        ProcessSpec::MeanThinning { strict } => {
-            run_rule(spec, state, Thinning { accept: Accept::BelowAverage { strict } }, rng)
-        }
+        ProcessSpec::MeanThinning { strict } => run_rule_observed(
+            spec,
+            state,
+            Thinning { accept: Accept::BelowAverage { strict } },
+            rng,
+            observer,
+        ),
     }
 }
 
+/// Hooks called by the engines, for instrumentation such as potential functions.
+///
+/// All methods default to doing nothing; the engine is generic over the observer, so the
+/// unit observer `()` costs nothing in the hot loop. Methods are generic over the load state,
+/// so one observer works with unit and weighted balls.
+pub trait Observer {
+    /// After one ball of weight `weight` was added to `bin` (its load in `state` includes the
+    /// ball). In the batched setting this is called while the batch is applied at its end.
+    #[inline]
+    fn on_ball<S: LoadState>(&mut self, _state: &S, _bin: usize, _weight: f64) {}
+    /// At every observation point (batch ends; `observe_every` points and the end of a
+    /// sequential run), after the gap was recorded.
+    #[inline]
+    fn on_observation<S: LoadState>(&mut self, _state: &S) {}
+}
+
+impl Observer for () {}
+
 /// Gap bookkeeping at observation points.
-struct Observer {
+struct GapTracker {
     record: bool,
     max_gap: f64,
     trajectory: Vec<f64>,
     count: u64,
 }
 
-impl Observer {
-    fn observe(&mut self, gap: f64) {
+impl GapTracker {
+    fn observe<S: LoadState, O: Observer>(&mut self, state: &S, observer: &mut O) {
+        let gap = state.gap();
         if self.count == 0 || gap > self.max_gap {
             self.max_gap = gap;
         }
@@ -89,64 +133,83 @@ impl Observer {
         if self.record {
             self.trajectory.push(gap);
         }
+        observer.on_observation(state);
     }
 }
 
-/// The generic hot loop for one rule and one load state.
-pub fn run_rule<S, P, R>(spec: &RunSpec, mut state: S, mut rule: P, rng: &mut R) -> RunOutcome
+/// The generic hot loop for one rule and one load state, without instrumentation.
+pub fn run_rule<S, P, R>(spec: &RunSpec, state: S, rule: P, rng: &mut R) -> RunOutcome
 where
     S: LoadState,
     P: Rule,
     R: RngCore + ?Sized,
 {
+    run_rule_observed(spec, state, rule, rng, &mut ())
+}
+
+/// The generic hot loop for one rule and one load state, calling `observer`'s hooks.
+pub fn run_rule_observed<S, P, R, O>(
+    spec: &RunSpec,
+    mut state: S,
+    mut rule: P,
+    rng: &mut R,
+    observer: &mut O,
+) -> RunOutcome
+where
+    S: LoadState,
+    P: Rule,
+    R: RngCore + ?Sized,
+    O: Observer,
+{
     let n = state.n();
+    let m = spec.m;
     let mut ctx = Ctx::new(n);
-    let mut obs =
-        Observer { record: spec.record_trajectory, max_gap: 0.0, trajectory: Vec::new(), count: 0 };
-    let k_heavy_value = (rule.heavy_fraction() * n as f64).ceil() as u64;
-    let k_heavy = || k_heavy_value;
+    let mut gaps = GapTracker {
+        record: spec.record_trajectory,
+        max_gap: 0.0,
+        trajectory: Vec::new(),
+        count: 0,
+    };
+    let k_heavy = (rule.heavy_fraction() * n as f64).ceil() as u64;
     match spec.setting {
         Setting::Sequential => {
-            let ranks =
-                if rule.uses_ranks() { Ranks::Live { k: k_heavy() } } else { Ranks::Unused };
-            let every = spec.observe_every.unwrap_or(spec.m).max(1);
+            let ranks = if rule.uses_ranks() { Ranks::Live { k: k_heavy } } else { Ranks::Unused };
+            let every = spec.observe_every.unwrap_or(m).max(1);
+            let mut next_obs = every.min(m);
             let mut done = 0u64;
-            while done < spec.m {
-                let chunk = every.min(spec.m - done);
-                let mut placed = 0u64;
-                while placed < chunk {
-                    let p = rule.place(&state, &ranks, rng, &mut ctx);
-                    // Multi-ball steps are truncated at the end of the run (m is exact).
-                    let k = u64::from(p.balls).min(spec.m - done - placed);
-                    for _ in 0..k {
-                        let inc = state.draw_inc(rng);
-                        state.add(p.bin, inc);
-                    }
-                    placed += k;
+            while done < m {
+                let p = rule.place(&state, &ranks, rng, &mut ctx);
+                // Multi-ball steps are truncated at the end of the run, so exactly m balls.
+                let k = u64::from(p.balls).min(m - done);
+                for _ in 0..k {
+                    let inc = state.draw_inc(rng);
+                    state.add(p.bin, inc);
+                    observer.on_ball(&state, p.bin, S::weight(inc));
                 }
-                done += chunk;
-                obs.observe(state.gap());
+                done += k;
+                if done >= next_obs {
+                    gaps.observe(&state, observer);
+                    while next_obs <= done && next_obs < m {
+                        next_obs = (next_obs + every).min(m);
+                    }
+                }
             }
         }
         Setting::Batched { b } => {
-            let mut pending: Vec<(u32, S::Inc)> = Vec::with_capacity(b.min(spec.m) as usize);
+            let mut pending: Vec<(u32, S::Inc)> = Vec::with_capacity(b.min(m) as usize);
             let mut done = 0u64;
-            while done < spec.m {
-                let size = b.min(spec.m - done);
-                let ranks = if rule.uses_ranks() {
-                    let k = k_heavy();
-                    if k == 0 {
-                        Ranks::Unused
-                    } else {
-                        let (threshold, cut) = state.rank_cut(k);
-                        Ranks::Frozen { threshold, cut }
-                    }
+            while done < m {
+                let size = b.min(m - done);
+                let ranks = if rule.uses_ranks() && k_heavy > 0 {
+                    let (threshold, cut) = state.rank_cut(k_heavy);
+                    Ranks::Frozen { threshold, cut }
                 } else {
                     Ranks::Unused
                 };
                 pending.clear();
                 while (pending.len() as u64) < size {
                     let p = rule.place(&state, &ranks, rng, &mut ctx);
+                    // A multi-ball step is truncated at the batch end.
                     let k = u64::from(p.balls).min(size - pending.len() as u64);
                     for _ in 0..k {
                         let inc = state.draw_inc(rng);
@@ -155,24 +218,25 @@ where
                 }
                 for &(i, inc) in &pending {
                     state.add(i as usize, inc);
+                    observer.on_ball(&state, i as usize, S::weight(inc));
                 }
                 done += size;
-                obs.observe(state.gap());
+                gaps.observe(&state, observer);
             }
         }
     }
-    if spec.m == 0 {
-        obs.observe(state.gap());
+    if m == 0 {
+        gaps.observe(&state, observer);
     }
     let (max_load, min_load) = state.max_min();
     RunOutcome {
         final_gap: state.gap(),
-        max_gap: obs.max_gap,
-        trajectory: obs.trajectory,
+        max_gap: gaps.max_gap,
+        trajectory: gaps.trajectory,
         max_load,
         min_load,
         balls: spec.m,
         samples: ctx.samples,
-        observations: obs.count,
+        observations: gaps.count,
     }
 }

@@ -32,7 +32,7 @@ pub mod process;
 pub mod rng;
 mod spec;
 
-pub use engine::{simulate, simulate_seeded};
+pub use engine::{simulate, simulate_observed, simulate_seeded, Observer};
 pub use error::Error;
 pub use loads::{gap_unit, LoadState, UnitLoads, WeightedLoads};
 pub use outcome::RunOutcome;

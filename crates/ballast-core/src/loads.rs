@@ -35,6 +35,12 @@ pub trait LoadState {
     fn heavier_and_equal(&self, i: usize) -> (u64, u64);
     /// Draws the increment of the next ball (its weight).
     fn draw_inc<R: RngCore + ?Sized>(&self, rng: &mut R) -> Self::Inc;
+    /// The weight of an increment, as `f64` (1 for unit balls).
+    fn weight(inc: Self::Inc) -> f64;
+    /// Normalised load `y_i = x_i − W/n`, computed without cancellation against a huge `W`.
+    fn normalized(&self, i: usize) -> f64;
+    /// Total weight `W`.
+    fn total(&self) -> f64;
     /// Adds one ball to bin `i`.
     fn add(&mut self, i: usize, inc: Self::Inc);
     /// Current gap `max − W/n`.
@@ -114,6 +120,17 @@ impl LoadState for UnitLoads {
     }
     #[inline]
     fn draw_inc<R: RngCore + ?Sized>(&self, _rng: &mut R) {}
+    #[inline]
+    fn weight(_inc: ()) -> f64 {
+        1.0
+    }
+    #[inline]
+    fn normalized(&self, i: usize) -> f64 {
+        gap_unit(u64::from(self.loads[i]), self.total, self.loads.len() as u64)
+    }
+    fn total(&self) -> f64 {
+        self.total as f64
+    }
     #[inline]
     fn add(&mut self, i: usize, _inc: ()) {
         let v = self.loads[i] + 1;
@@ -195,11 +212,6 @@ impl WeightedLoads {
         Self { rel: vec![0.0; n], base: 0.0, rel_total: 0.0, comp: 0.0, max_rel: 0.0, mean_weight }
     }
 
-    /// Total weight `W` (approximately, as `n·base + rel_total`).
-    pub fn total(&self) -> f64 {
-        self.rel.len() as f64 * self.base + self.rel_total + self.comp
-    }
-
     #[inline]
     fn avg_rel(&self) -> f64 {
         (self.rel_total + self.comp) / self.rel.len() as f64
@@ -252,6 +264,17 @@ impl LoadState for WeightedLoads {
             c += u64::from(y == x);
         }
         (a, c)
+    }
+    #[inline]
+    fn weight(inc: f64) -> f64 {
+        inc
+    }
+    #[inline]
+    fn normalized(&self, i: usize) -> f64 {
+        self.rel[i] - self.avg_rel()
+    }
+    fn total(&self) -> f64 {
+        self.rel.len() as f64 * self.base + self.rel_total + self.comp
     }
     #[inline]
     fn draw_inc<R: RngCore + ?Sized>(&self, rng: &mut R) -> f64 {
