@@ -1,0 +1,429 @@
+//! Experiment configuration files: the TOML schema (serde, `deny_unknown_fields`) and its
+//! validation into an [`Experiment`]. The format is documented in the crate root.
+
+use std::collections::BTreeMap;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+use ballast_core::{ProcessSpec, TieBreak};
+use serde::Deserialize;
+use toml::Spanned;
+
+use crate::formula::Formula;
+use crate::plan::{build_plan, Plan};
+use crate::Error;
+
+type SFormula = Spanned<Formula>;
+
+/// The top level of an experiment file.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawConfig {
+    pub title: String,
+    #[serde(default)]
+    pub notes: String,
+    pub seed: u64,
+    pub runs: Spanned<u64>,
+    pub x: RawAxis,
+    #[serde(default)]
+    pub y_label: Option<String>,
+    pub grid: BTreeMap<String, Spanned<toml::Value>>,
+    #[serde(default)]
+    pub point: RawPoint,
+    pub series: Vec<Spanned<RawSeries>>,
+    #[serde(default, rename = "reference")]
+    pub references: Vec<RawReference>,
+    #[serde(default)]
+    pub quick: Option<RawQuick>,
+    #[serde(default)]
+    pub report: RawReport,
+}
+
+/// `[x]`: which grid variable is the x axis.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawAxis {
+    pub variable: Spanned<String>,
+    #[serde(default)]
+    pub label: Option<String>,
+}
+
+/// `[point]` (and per-series overrides): how n, b, batches and m follow from the grid.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawPoint {
+    pub n: Option<SFormula>,
+    pub b: Option<SFormula>,
+    pub batches: Option<SFormula>,
+    pub m: Option<SFormula>,
+}
+
+/// The setting of a series, when it overrides `[point]`.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum SettingKind {
+    Sequential,
+    Batched,
+}
+
+/// Which per-run statistic a series reports.
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Statistic {
+    /// Per run the largest gap over the observation points (batch ends), averaged over runs.
+    #[default]
+    MaxGap,
+    /// Gap at the end of the run, averaged over runs.
+    FinalGap,
+    /// After every batch, the running maximum of the gap, averaged over runs (one row per
+    /// batch; the x axis becomes the batch index).
+    RunningMaxGap,
+}
+
+impl Statistic {
+    /// The snake_case name used in CSV files.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::MaxGap => "max_gap",
+            Self::FinalGap => "final_gap",
+            Self::RunningMaxGap => "running_max_gap",
+        }
+    }
+
+    /// A human description for axis labels and reports.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Self::MaxGap => "max gap over batch ends (mean over runs)",
+            Self::FinalGap => "gap at the end (mean over runs)",
+            Self::RunningMaxGap => "running max gap (mean over runs)",
+        }
+    }
+}
+
+/// A process as written in a config: `{ kind = "one_plus_beta", beta = 0.5 }`. (Fields are
+/// not `Spanned`: serde buffers internally tagged enums, which loses spans; errors point at
+/// the process table instead.)
+#[derive(Clone, Debug, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub(crate) enum RawProcess {
+    OneChoice,
+    TwoChoice,
+    ThreeChoice,
+    DChoice {
+        d: Formula,
+    },
+    OnePlusBeta {
+        beta: Formula,
+    },
+    Quantile {
+        delta: Formula,
+    },
+    MixedQuantile {
+        delta: Formula,
+        eta: Formula,
+    },
+    Threshold {
+        f: Formula,
+    },
+    MeanThinning {
+        #[serde(default = "yes")]
+        strict: bool,
+    },
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// Ball weights as written in a config.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub(crate) enum RawWeights {
+    Unit,
+    Exp {
+        #[serde(default = "one")]
+        mean: f64,
+    },
+}
+
+fn one() -> f64 {
+    1.0
+}
+
+/// One `[[series]]` entry.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawSeries {
+    pub name: String,
+    pub process: Spanned<RawProcess>,
+    #[serde(default)]
+    pub tie_break: Option<Spanned<String>>,
+    #[serde(default)]
+    pub weights: Option<RawWeights>,
+    #[serde(default)]
+    pub statistic: Statistic,
+    #[serde(default)]
+    pub reference: Option<String>,
+    #[serde(default)]
+    pub setting: Option<SettingKind>,
+    #[serde(default)]
+    pub b: Option<SFormula>,
+    #[serde(default)]
+    pub batches: Option<SFormula>,
+    #[serde(default)]
+    pub m: Option<SFormula>,
+}
+
+/// One `[[reference]]` entry.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawReference {
+    pub file: String,
+    pub label: String,
+}
+
+/// `[quick]`: the scaled-down variant.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawQuick {
+    #[serde(default)]
+    pub runs: Option<Spanned<u64>>,
+    #[serde(default)]
+    pub grid: BTreeMap<String, Spanned<toml::Value>>,
+    #[serde(default)]
+    pub point: RawPoint,
+}
+
+/// How the Markdown report lays out the comparison.
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Layout {
+    /// A figure: one section per series.
+    #[default]
+    Figure,
+    /// A table: additionally one wide table, ours beside the reference, one row per grid
+    /// point and two columns per series.
+    Table,
+}
+
+/// `[report]`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawReport {
+    #[serde(default)]
+    pub layout: Layout,
+}
+
+/// A validated experiment: one figure or table of a paper.
+#[derive(Debug)]
+pub struct Experiment {
+    pub(crate) id: String,
+    pub(crate) path: PathBuf,
+    pub(crate) source: String,
+    pub(crate) sha256: String,
+    pub(crate) raw: RawConfig,
+}
+
+/// Converts a byte offset into 1-based (line, column).
+pub(crate) fn line_col(src: &str, offset: usize) -> (usize, usize) {
+    let offset = offset.min(src.len());
+    let before = &src[..offset];
+    let line = before.matches('\n').count() + 1;
+    let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line, col)
+}
+
+/// Collects located messages for one configuration file.
+pub(crate) struct Problems<'a> {
+    path: &'a Path,
+    src: &'a str,
+    pub(crate) list: Vec<String>,
+}
+
+impl<'a> Problems<'a> {
+    pub(crate) fn new(path: &'a Path, src: &'a str) -> Self {
+        Self { path, src, list: Vec::new() }
+    }
+
+    pub(crate) fn at(&mut self, span: Option<Range<usize>>, msg: impl AsRef<str>) {
+        let loc = match span {
+            Some(s) => {
+                let (l, c) = line_col(self.src, s.start);
+                format!("{}:{l}:{c}", self.path.display())
+            }
+            None => self.path.display().to_string(),
+        };
+        let m = format!("{loc}: {}", msg.as_ref());
+        if !self.list.contains(&m) {
+            self.list.push(m);
+        }
+    }
+
+    pub(crate) fn into_result(self) -> Result<(), Error> {
+        if self.list.is_empty() {
+            Ok(())
+        } else {
+            Err(Error::Config { path: self.path.to_path_buf(), errors: self.list })
+        }
+    }
+}
+
+/// The item id `<paper>/<item>` of `configs/<paper>/<item>.toml`.
+pub(crate) fn id_from_path(path: &Path) -> String {
+    let item = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    match path.parent().and_then(|p| p.file_name()) {
+        Some(paper) => format!("{}/{item}", paper.to_string_lossy()),
+        None => item,
+    }
+}
+
+impl Experiment {
+    /// Reads and validates `configs/<paper>/<item>.toml`; the id is `<paper>/<item>`.
+    ///
+    /// Validation evaluates every formula and checks every point of both the full and the
+    /// quick plan with `RunSpec::validate`, so a returned experiment can be run.
+    pub fn from_path(path: &Path) -> Result<Self, Error> {
+        let source = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        Self::parse(&id_from_path(path), path, &source)
+    }
+
+    /// Parses and validates a config from text; `path` is only used in messages and metadata.
+    ///
+    /// ```
+    /// # use std::path::Path;
+    /// let toml = r#"
+    /// title = "Two-Choice vs One-Choice, batched"
+    /// seed = 1
+    /// runs = 10
+    /// x = { variable = "k", label = "b/n" }
+    /// grid = { k = [1, 2, 4] }
+    /// point = { n = 100, b = "k*n", batches = 10 }
+    ///
+    /// [[series]]
+    /// name = "Two-Choice"
+    /// process = { kind = "two_choice" }
+    ///
+    /// [[series]]
+    /// name = "(1+beta)"
+    /// process = { kind = "one_plus_beta", beta = "min(1, sqrt(n/b*ln(n)))" }
+    /// "#;
+    /// let exp = ballast_runner::Experiment::parse("demo/fig1", Path::new("fig1.toml"), toml).unwrap();
+    /// assert_eq!(exp.id(), "demo/fig1");
+    /// assert_eq!(exp.plan(false).unwrap().points.len(), 6);
+    /// ```
+    pub fn parse(id: &str, path: &Path, source: &str) -> Result<Self, Error> {
+        use sha2::Digest;
+        let raw: RawConfig = toml::from_str(source).map_err(|e| {
+            let mut p = Problems::new(path, source);
+            p.at(e.span(), e.message().trim_end());
+            Error::Config { path: path.to_path_buf(), errors: p.list }
+        })?;
+        let sha256 = format!("{:x}", sha2::Sha256::digest(source.as_bytes()));
+        let exp = Self {
+            id: id.to_string(),
+            path: path.to_path_buf(),
+            source: source.to_string(),
+            sha256,
+            raw,
+        };
+        exp.plan(false)?;
+        if exp.raw.quick.is_some() {
+            exp.plan(true)?;
+        }
+        Ok(exp)
+    }
+
+    /// The item id, `<paper>/<item>`.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// The paper part of the id.
+    pub fn paper(&self) -> &str {
+        self.id.split_once('/').map_or("", |(p, _)| p)
+    }
+
+    /// The item part of the id.
+    pub fn item(&self) -> &str {
+        self.id.rsplit_once('/').map_or(self.id.as_str(), |(_, i)| i)
+    }
+
+    /// The title line of the config.
+    pub fn title(&self) -> &str {
+        &self.raw.title
+    }
+
+    /// The config file path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// SHA-256 of the config file's bytes, hex.
+    pub fn sha256(&self) -> &str {
+        &self.sha256
+    }
+
+    /// The master seed.
+    pub fn seed(&self) -> u64 {
+        self.raw.seed
+    }
+
+    /// Expands the grid into the plan (full scale, or the `[quick]` variant), validating every
+    /// point.
+    pub fn plan(&self, quick: bool) -> Result<Plan, Error> {
+        let mut problems = Problems::new(&self.path, &self.source);
+        let plan = build_plan(&self.raw, quick, &mut problems);
+        problems.into_result()?;
+        Ok(plan)
+    }
+}
+
+/// Resolves a process for one point; `vars` holds the grid variables and n, b, batches, m.
+pub(crate) fn resolve_process(
+    p: &RawProcess,
+    vars: &[(&str, f64)],
+    ctx: &str,
+) -> Result<ProcessSpec, String> {
+    let ev = |f: &Formula, field: &str| -> Result<f64, String> {
+        f.eval(vars).map_err(|e| format!("{ctx}: `{field}`: {e}"))
+    };
+    Ok(match p {
+        RawProcess::OneChoice => ProcessSpec::OneChoice,
+        RawProcess::TwoChoice => ProcessSpec::DChoice { d: 2 },
+        RawProcess::ThreeChoice => ProcessSpec::DChoice { d: 3 },
+        RawProcess::DChoice { d } => {
+            let v = ev(d, "d")?;
+            if v.fract() != 0.0 || !(1.0..=1024.0).contains(&v) {
+                return Err(format!(
+                    "{ctx}: invalid value {v} for `d`: expected an integer in 1..=1024"
+                ));
+            }
+            ProcessSpec::DChoice { d: v as u32 }
+        }
+        RawProcess::OnePlusBeta { beta } => ProcessSpec::OnePlusBeta { beta: ev(beta, "beta")? },
+        RawProcess::Quantile { delta } => ProcessSpec::Quantile { delta: ev(delta, "delta")? },
+        RawProcess::MixedQuantile { delta, eta } => {
+            ProcessSpec::MixedQuantile { delta: ev(delta, "delta")?, eta: ev(eta, "eta")? }
+        }
+        RawProcess::Threshold { f } => ProcessSpec::Threshold { f: ev(f, "f")? },
+        RawProcess::MeanThinning { strict } => ProcessSpec::MeanThinning { strict: *strict },
+    })
+}
+
+/// Parses a tie-breaking rule name, reporting the allowed names on error.
+pub(crate) fn resolve_tie_break(
+    t: &Option<Spanned<String>>,
+    problems: &mut Problems<'_>,
+    ctx: &str,
+) -> TieBreak {
+    match t {
+        None => TieBreak::Random,
+        Some(s) => match TieBreak::from_name(s.get_ref()) {
+            Ok(t) => t,
+            Err(e) => {
+                problems.at(Some(s.span()), format!("{ctx}: {e}"));
+                TieBreak::Random
+            }
+        },
+    }
+}

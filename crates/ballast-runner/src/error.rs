@@ -1,0 +1,62 @@
+//! The error type of `ballast-runner`.
+
+use std::path::PathBuf;
+
+/// Errors from loading, validating, running or writing an experiment.
+///
+/// Configuration problems are collected, so one [`Error::Config`] lists every problem found in
+/// a file (each message names the file, the line and column where known, the field, and the
+/// allowed values).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A file or directory could not be read or written.
+    #[error("{path}: {source}")]
+    Io {
+        /// The path involved.
+        path: PathBuf,
+        /// The underlying I/O error.
+        source: std::io::Error,
+    },
+    /// The experiment configuration is malformed or invalid.
+    #[error("invalid experiment config {}:\n{}", .path.display(), .errors.join("\n"))]
+    Config {
+        /// The configuration file.
+        path: PathBuf,
+        /// One message per problem, each starting with `file:line:column:` where known.
+        errors: Vec<String>,
+    },
+    /// A reference CSV is missing or malformed.
+    #[error("reference {}: {message}", .path.display())]
+    Reference {
+        /// The reference file.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
+    /// The simulation engine refused or failed a run.
+    #[error("simulation of {what}: {source}")]
+    Simulation {
+        /// Which series and point.
+        what: String,
+        /// The engine's error.
+        source: ballast_core::Error,
+    },
+    /// An output could not be produced (figure rendering, serialisation).
+    #[error("output {}: {message}", .path.display())]
+    Output {
+        /// The output file.
+        path: PathBuf,
+        /// What went wrong.
+        message: String,
+    },
+    /// The thread pool could not be built.
+    #[error("thread pool: {0}")]
+    ThreadPool(String),
+}
+
+impl Error {
+    pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        Self::Io { path: path.into(), source }
+    }
+}

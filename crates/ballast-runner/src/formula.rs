@@ -1,0 +1,175 @@
+//! Parameter formulas: numbers or expressions such as `min(1, 0.7*sqrt(n/b*ln(n)))`,
+//! evaluated with the [`evalexpr`] crate.
+//!
+//! All arithmetic is real-valued: integer literals are turned into floats before evaluation,
+//! so `1/2` is `0.5` (plain `evalexpr` would divide integers). Functions: `ln`, `log2`,
+//! `log10`, `exp`, `sqrt`, `abs`, `pow(x, y)`, `min(a, b, …)`, `max(a, b, …)`, `floor`,
+//! `ceil`, `round`; `^` is exponentiation; `pi` and `e` are predefined. Variables are the grid
+//! variables of the experiment and, once computed, `n`, `b`, `batches` and `m`.
+
+use std::fmt;
+
+use evalexpr::{
+    ContextWithMutableFunctions, ContextWithMutableVariables, DefaultNumericTypes, Function,
+    HashMapContext, Node, Operator, Value,
+};
+use serde::de::{self, Deserializer, Visitor};
+use serde::Deserialize;
+
+/// A number or an expression string, as written in a config.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Formula {
+    src: String,
+}
+
+impl Formula {
+    /// A formula from its source text.
+    pub fn new(src: impl Into<String>) -> Self {
+        Self { src: src.into() }
+    }
+
+    /// The source text.
+    pub fn source(&self) -> &str {
+        &self.src
+    }
+
+    /// Evaluates the formula with the given variables (name, value).
+    ///
+    /// ```
+    /// use ballast_runner::formula::Formula;
+    /// let f = Formula::new("min(1, 0.7*sqrt(n/b*ln(n)))");
+    /// let beta = f.eval(&[("n", 10_000.0), ("b", 200_000.0)]).unwrap();
+    /// assert!((beta - 0.4750298297).abs() < 1e-9);
+    /// assert_eq!(Formula::new("floor(1000/k)").eval(&[("k", 3.0)]).unwrap(), 333.0);
+    /// assert_eq!(Formula::new("1/2").eval(&[]).unwrap(), 0.5);
+    /// ```
+    pub fn eval(&self, vars: &[(&str, f64)]) -> Result<f64, String> {
+        eval(&self.src, vars)
+    }
+}
+
+impl fmt::Display for Formula {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.src)
+    }
+}
+
+impl<'de> Deserialize<'de> for Formula {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = Formula;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a number or a formula string such as \"min(1, sqrt(n/b*ln(n)))\"")
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Formula, E> {
+                Ok(Formula::new(v.to_string()))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Formula, E> {
+                Ok(Formula::new(v.to_string()))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Formula, E> {
+                Ok(Formula::new(format!("{v:?}")))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Formula, E> {
+                if v.trim().is_empty() {
+                    return Err(E::invalid_value(de::Unexpected::Str(v), &self));
+                }
+                Ok(Formula::new(v))
+            }
+        }
+        deserializer.deserialize_any(V)
+    }
+}
+
+fn float_fn(f: fn(f64) -> f64) -> Function<DefaultNumericTypes> {
+    Function::new(move |arg: &Value<DefaultNumericTypes>| Ok(Value::Float(f(arg.as_number()?))))
+}
+
+fn floatify(node: &mut Node<DefaultNumericTypes>) {
+    if let Operator::Const { value } = node.operator_mut() {
+        if let Value::Int(i) = *value {
+            *value = Value::Float(i as f64);
+        }
+    }
+    for child in node.children_mut() {
+        floatify(child);
+    }
+}
+
+/// Evaluates `expr` with real arithmetic and the given variables.
+pub fn eval(expr: &str, vars: &[(&str, f64)]) -> Result<f64, String> {
+    let mut tree = evalexpr::build_operator_tree::<DefaultNumericTypes>(expr)
+        .map_err(|e| format!("cannot parse formula \"{expr}\": {e}"))?;
+    floatify(&mut tree);
+    let mut ctx = HashMapContext::<DefaultNumericTypes>::new();
+    let setup = |ctx: &mut HashMapContext<DefaultNumericTypes>| -> Result<(), evalexpr::EvalexprError<DefaultNumericTypes>> {
+        ctx.set_function("ln".into(), float_fn(f64::ln))?;
+        ctx.set_function("log2".into(), float_fn(f64::log2))?;
+        ctx.set_function("log10".into(), float_fn(f64::log10))?;
+        ctx.set_function("exp".into(), float_fn(f64::exp))?;
+        ctx.set_function("sqrt".into(), float_fn(f64::sqrt))?;
+        ctx.set_function("abs".into(), float_fn(f64::abs))?;
+        ctx.set_function(
+            "pow".into(),
+            Function::new(|arg: &Value<DefaultNumericTypes>| {
+                let t = arg.as_fixed_len_tuple(2)?;
+                Ok(Value::Float(t[0].as_number()?.powf(t[1].as_number()?)))
+            }),
+        )?;
+        ctx.set_value("pi".into(), Value::Float(std::f64::consts::PI))?;
+        ctx.set_value("e".into(), Value::Float(std::f64::consts::E))?;
+        for (name, v) in vars {
+            ctx.set_value((*name).to_string(), Value::Float(*v))?;
+        }
+        Ok(())
+    };
+    setup(&mut ctx).map_err(|e| format!("formula \"{expr}\": {e}"))?;
+    if let Some(unknown) = tree
+        .iter_read_variable_identifiers()
+        .find(|id| !vars.iter().any(|(n, _)| n == id) && *id != "pi" && *id != "e")
+    {
+        let known: Vec<&str> = vars.iter().map(|(n, _)| *n).collect();
+        return Err(format!(
+            "formula \"{expr}\" uses unknown variable `{unknown}`; known here: {}",
+            if known.is_empty() { "none".to_string() } else { known.join(", ") }
+        ));
+    }
+    let v = tree
+        .eval_number_with_context(&ctx)
+        .map_err(|e| format!("cannot evaluate formula \"{expr}\": {e}"))?;
+    if v.is_nan() {
+        return Err(format!("formula \"{expr}\" evaluates to NaN"));
+    }
+    Ok(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use approx::assert_relative_eq;
+
+    #[test]
+    fn formulas_of_the_papers() {
+        let beta = |n: f64, b: f64| eval("min(1, 0.7*sqrt(n/b*ln(n)))", &[("n", n), ("b", b)]);
+        assert_relative_eq!(beta(1e4, 2e5).unwrap(), 0.4750298297, epsilon = 1e-9);
+        assert_relative_eq!(beta(1e5, 8e6).unwrap(), 0.2655497476, epsilon = 1e-9);
+        assert_eq!(beta(1e3, 1e3).unwrap(), 1.0);
+        let eta = eval("min(1, sqrt((n/b)*ln(n)))", &[("n", 1e4), ("b", 5e5)]).unwrap();
+        assert_relative_eq!(eta, 0.4291932053, epsilon = 1e-9);
+        assert_eq!(eval("floor(1000/k)", &[("k", 7.0)]).unwrap(), 142.0);
+        assert_eq!(eval("k*n", &[("k", 7.0), ("n", 1000.0)]).unwrap(), 7000.0);
+        assert_eq!(eval("1/2", &[]).unwrap(), 0.5);
+        assert_eq!(eval("2^10", &[]).unwrap(), 1024.0);
+        assert_eq!(eval("max(1, 2, 3)", &[]).unwrap(), 3.0);
+        assert_relative_eq!(eval("1/ln(n)", &[("n", 1000.0)]).unwrap(), 1.0 / 1000f64.ln());
+    }
+
+    #[test]
+    fn formula_errors_are_clear() {
+        let e = eval("k*q", &[("k", 1.0)]).unwrap_err();
+        assert!(e.contains("unknown variable `q`") && e.contains("known here: k"), "{e}");
+        let e = eval("min(1,", &[]).unwrap_err();
+        assert!(e.contains("cannot parse"), "{e}");
+    }
+}

@@ -1,0 +1,146 @@
+//! # ballast-runner
+//!
+//! The experiment runner of ballast: a TOML config describing one figure or table of a paper
+//! → a validated [`Experiment`] → a [`Plan`] of points × runs → seeded runs in parallel
+//! (rayon) → sequential aggregation ([`stats::summarize`]) → comparison with the published
+//! numbers → outputs `<out>/<paper>/<item>.{csv,json,svg,md}` ([`ItemResult::write`]).
+//!
+//! ## Config format (`configs/<paper>/<item>.toml`, item id `<paper>/<item>`)
+//!
+//! ```toml
+//! title = "Gap vs b/n (Figure 8.1)"   # caption of the figure and report
+//! seed  = 20220328                     # master seed
+//! runs  = 100                          # independent runs per point
+//! notes = "free text copied into the report (known disagreements, reconstructed rules)"
+//!
+//! x    = { variable = "k", label = "b/n" }    # which grid variable is the x axis
+//! grid = { k = { from = 1, to = 50 } }        # cartesian product; lists work too: [1, 2, 5]
+//!
+//! [point]                     # how a grid point becomes n, b and m (numbers or formulas)
+//! n       = 1000              # bins (default: the grid variable `n`)
+//! b       = "k * n"           # batch size; omit it for the sequential setting
+//! batches = "floor(1000/k)"   # number of batches; or give `m` (balls) instead
+//!
+//! [[series]]
+//! name      = "Three-Choice"                # also the series name looked up in the references
+//! process   = { kind = "three_choice" }
+//! tie_break = "position"                    # random (default) | first | lowest_index | position
+//!
+//! [[series]]
+//! name    = "(1+beta) beta=0.5"
+//! process = { kind = "one_plus_beta", beta = 0.5 }
+//!
+//! [[series]]
+//! name      = "One-Choice with m=b balls"
+//! process   = { kind = "one_choice" }
+//! batches   = 1                             # per-series override of b / batches / m
+//! statistic = "final_gap"                   # max_gap (default) | final_gap | running_max_gap
+//!
+//! [[reference]]                # published numbers, relative to the repository's reference/
+//! file  = "batched22_fig8_1_paper.csv"      # the first one decides the verdict
+//! label = "published"
+//!
+//! [quick]                      # the scaled-down variant (`--quick`): seconds, for tests and CI
+//! runs = 3
+//! grid = { k = [1, 10, 50] }   # replaces the listed grid variables
+//! point = { batches = 20 }     # overrides [point] entries
+//!
+//! [report]
+//! layout = "figure"            # or "table": adds one wide table, ours beside the reference
+//! ```
+//!
+//! - **process kinds**: `one_choice`, `two_choice`, `three_choice`, `d_choice {d}`,
+//!   `one_plus_beta {beta}`, `quantile {delta}`, `mixed_quantile {delta, eta}`,
+//!   `threshold {f}`, `mean_thinning {strict = true}`. Series may also set
+//!   `weights = { kind = "exp", mean = 1 }` (default `{ kind = "unit" }`), `setting =
+//!   "sequential" | "batched"`, and `reference = "other name"` (`""`: no reference).
+//! - **formulas**: any number may be a string formula over the grid variables and `n`, `b`,
+//!   `batches`, `m` (computed in that order), evaluated by [`evalexpr`] with real arithmetic
+//!   (`1/2` is 0.5); functions `ln log2 log10 exp sqrt abs pow min max floor ceil round`,
+//!   constants `pi e`, `^` for powers. Example: `beta = "min(1, 0.7*sqrt(n/b*ln(n)))"`.
+//! - **statistics**: `max_gap` = per run the largest gap over batch ends, mean over runs (what
+//!   the batched papers plot); `final_gap` = gap at the end; `running_max_gap` = the running
+//!   maximum after every batch (one row per batch, x = batch index).
+//! - **references**: rows are matched by (series name, n, x). Each output row carries the
+//!   reference value and z = (ours − ref)/sqrt(se_ours² + se_ref²), se_ref = our sd /
+//!   sqrt(reference runs).
+//! - **seeds**: run r of point p (points numbered series-major, then the grid in sorted
+//!   variable order with x innermost) uses `derive_seed(seed, &[hash_str(id), p, r])`: results
+//!   do not depend on the thread count.
+//! - **strictness**: unknown fields, unknown process kinds, out-of-range values (β ∉ [0, 1],
+//!   n = 0, b = 0, …) are errors naming the file, line and column, the field and the allowed
+//!   values. Every point is validated before anything runs.
+//!
+//! ## Example
+//!
+//! ```
+//! use std::path::Path;
+//! use ballast_runner::{Experiment, RunOptions, run_experiment};
+//!
+//! let toml = r#"
+//! title = "Two-Choice, batched"
+//! seed = 7
+//! runs = 4
+//! x = { variable = "k", label = "b/n" }
+//! grid = { k = [1, 2] }
+//! point = { n = 100, b = "k*n", batches = 5 }
+//! [[series]]
+//! name = "Two-Choice"
+//! process = { kind = "two_choice" }
+//! "#;
+//! let exp = Experiment::parse("demo/two", Path::new("two.toml"), toml)?;
+//! let mut opts = RunOptions::new("reference");
+//! opts.progress = false;
+//! let result = run_experiment(&exp, &opts)?;
+//! assert_eq!(result.rows.len(), 2);
+//! assert!(result.to_csv().starts_with("series,n,b,m,x,statistic,value,stderr,runs,reference,z\n"));
+//!
+//! // A bad value is reported with its place, its field and the allowed values.
+//! let bad = toml.replace("two_choice\" }", "one_plus_beta\", beta = 1.5 }");
+//! let err = Experiment::parse("demo/two", Path::new("two.toml"), &bad).unwrap_err().to_string();
+//! assert!(err.contains("two.toml:10:") && err.contains("`beta`") && err.contains("[0, 1]"), "{err}");
+//! # Ok::<(), ballast_runner::Error>(())
+//! ```
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+
+mod config;
+mod error;
+pub mod formula;
+mod output;
+mod plan;
+mod reference;
+mod run;
+pub mod stats;
+mod svg;
+pub mod tolerance;
+
+use std::path::{Path, PathBuf};
+
+pub use config::{Experiment, Layout, Statistic};
+pub use error::Error;
+pub use output::Verdict;
+pub use plan::{Plan, PlanPoint, PlanSeries};
+pub use reference::{RefPoint, ReferenceTable};
+pub use run::{run_experiment, Comparison, ItemResult, Metadata, Row, RunOptions, ROUNDING};
+
+/// Lists the experiments under `configs_dir` as (`<paper>/<item>`, path), sorted by id, from
+/// the files `configs_dir/<paper>/<item>.toml`.
+pub fn discover(configs_dir: &Path) -> Result<Vec<(String, PathBuf)>, Error> {
+    let read = |d: &Path| std::fs::read_dir(d).map_err(|e| Error::io(d, e));
+    let mut out = Vec::new();
+    for paper in read(configs_dir)? {
+        let paper = paper.map_err(|e| Error::io(configs_dir, e))?.path();
+        if !paper.is_dir() {
+            continue;
+        }
+        for item in read(&paper)? {
+            let item = item.map_err(|e| Error::io(&paper, e))?.path();
+            if item.extension().is_some_and(|e| e == "toml") {
+                out.push((config::id_from_path(&item), item));
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
+}

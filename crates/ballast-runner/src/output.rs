@@ -1,0 +1,371 @@
+//! Writing an [`ItemResult`]: tidy CSV, JSON metadata, SVG figure and Markdown report, each
+//! rendered in memory first, then written to a temporary file and renamed into place.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use crate::run::{ItemResult, Row};
+use crate::tolerance::{allowed_outliers, Z_MEAN_OFFSET, Z_OUTLIER};
+use crate::{config::Layout, Error};
+
+fn num(v: f64) -> String {
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        format!("{}", v as i64)
+    } else {
+        format!("{v}")
+    }
+}
+
+fn label_key(label: &str) -> String {
+    label
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '_' })
+        .collect()
+}
+
+/// The agreement of one series with one reference.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Verdict {
+    /// Points with a reference value (and a defined z).
+    pub points: usize,
+    /// Points with |z| > [`Z_OUTLIER`].
+    pub outliers: usize,
+    /// Largest |z|.
+    pub max_abs_z: f64,
+    /// Mean z (sign: ours above the reference when positive).
+    pub mean_z: f64,
+}
+
+impl Verdict {
+    /// Computes the verdict of `series` against reference number `r`.
+    pub fn of(rows: &[Row], series: &str, r: usize) -> Self {
+        let zs: Vec<f64> = rows
+            .iter()
+            .filter(|row| row.series == series)
+            .filter_map(|row| row.refs.get(r).cloned().flatten().and_then(|c| c.z))
+            .collect();
+        let points = zs.len();
+        Self {
+            points,
+            outliers: zs.iter().filter(|z| z.abs() > Z_OUTLIER).count(),
+            max_abs_z: zs.iter().fold(0.0, |m, z| m.max(z.abs())),
+            mean_z: if points == 0 { 0.0 } else { zs.iter().sum::<f64>() / points as f64 },
+        }
+    }
+
+    /// `true` when the outliers are within [`allowed_outliers`].
+    pub fn agrees(&self) -> bool {
+        self.outliers <= allowed_outliers(self.points)
+    }
+
+    /// Whether the mean z shows a systematic offset ([`Z_MEAN_OFFSET`]).
+    pub fn offset(&self) -> bool {
+        self.mean_z.abs() * (self.points as f64).sqrt() > Z_MEAN_OFFSET
+    }
+
+    /// One word: `agrees`, `agrees (offset)`, `disagrees`, or `no reference`.
+    pub fn word(&self) -> &'static str {
+        match (self.points, self.agrees(), self.offset()) {
+            (0, _, _) => "no reference",
+            (_, true, false) => "agrees",
+            (_, true, true) => "agrees (offset)",
+            (_, false, _) => "disagrees",
+        }
+    }
+
+    /// A one-line summary.
+    pub fn line(&self) -> String {
+        if self.points == 0 {
+            return "no reference points".to_string();
+        }
+        format!(
+            "**{}**: {} points, {} with |z| > {Z_OUTLIER} (allowed {}), max |z| {:.1}, mean z {:+.2}",
+            self.word(),
+            self.points,
+            self.outliers,
+            allowed_outliers(self.points),
+            self.max_abs_z,
+            self.mean_z
+        )
+    }
+}
+
+/// A row of the wide table: (grid values other than x, as bits), n, x in millionths.
+type CellKey = (Vec<(String, u64)>, u64, i64);
+
+impl ItemResult {
+    /// The paper and item parts of the id.
+    fn parts(&self) -> (&str, &str) {
+        self.meta.item.split_once('/').unwrap_or(("", self.meta.item.as_str()))
+    }
+
+    fn group_columns(&self) -> Vec<String> {
+        let mut cols: Vec<String> = Vec::new();
+        for r in &self.rows {
+            for (k, _) in &r.group {
+                if k != "n" && !cols.contains(k) {
+                    cols.push(k.clone());
+                }
+            }
+        }
+        cols
+    }
+
+    /// The tidy CSV: one row per series and point.
+    pub fn to_csv(&self) -> String {
+        let groups = self.group_columns();
+        let mut head: Vec<String> = vec!["series".into()];
+        head.extend(groups.iter().cloned());
+        head.extend(
+            ["n", "b", "m", "x", "statistic", "value", "stderr", "runs", "reference", "z"]
+                .map(String::from),
+        );
+        for l in self.ref_labels.iter().skip(1) {
+            head.push(format!("reference_{}", label_key(l)));
+            head.push(format!("z_{}", label_key(l)));
+        }
+        let mut w = csv::WriterBuilder::new()
+            .terminator(csv::Terminator::Any(b'\n'))
+            .from_writer(Vec::new());
+        // Writing to a Vec cannot fail.
+        let _ = w.write_record(&head);
+        for r in &self.rows {
+            let mut rec: Vec<String> = vec![r.series.clone()];
+            for g in &groups {
+                rec.push(
+                    r.group.iter().find(|(k, _)| k == g).map(|(_, v)| num(*v)).unwrap_or_default(),
+                );
+            }
+            rec.push(r.n.to_string());
+            rec.push(r.b.map(|b| b.to_string()).unwrap_or_default());
+            rec.push(r.m.to_string());
+            rec.push(num(r.x));
+            rec.push(r.statistic.name().to_string());
+            rec.push(format!("{:.6}", r.summary.mean));
+            rec.push(format!("{:.6}", r.summary.stderr));
+            rec.push(r.summary.runs.to_string());
+            for c in &r.refs {
+                match c {
+                    Some(c) => {
+                        rec.push(num(c.value));
+                        rec.push(c.z.map(|z| format!("{z:.3}")).unwrap_or_default());
+                    }
+                    None => {
+                        rec.push(String::new());
+                        rec.push(String::new());
+                    }
+                }
+            }
+            if r.refs.is_empty() {
+                rec.push(String::new());
+                rec.push(String::new());
+            }
+            let _ = w.write_record(&rec);
+        }
+        String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
+    }
+
+    /// The JSON document: `{ "metadata": …, "rows": … }` (rows carry the distributions).
+    pub fn to_json(&self) -> Result<String, serde_json::Error> {
+        let doc = serde_json::json!({ "metadata": self.meta, "rows": self.rows });
+        serde_json::to_string_pretty(&doc).map(|s| s + "\n")
+    }
+
+    /// The Markdown report.
+    pub fn to_report(&self) -> String {
+        let (_, item) = self.parts();
+        let m = &self.meta;
+        let mut s = String::new();
+        let _ = writeln!(s, "# {}: {}\n", m.item, m.title);
+        let _ = writeln!(
+            s,
+            "Produced by `{}`{}; config `{}` (sha256 `{}`), seed {}, {} runs per point, {} points, \
+             {} balls in {:.1} s on {} threads, git `{}`. Figure: [{item}.svg]({item}.svg), data: \
+             [{item}.csv]({item}.csv), metadata: [{item}.json]({item}.json).\n",
+            m.command,
+            if m.quick { " (**quick** variant: scaled down, not comparable with the paper)" } else { "" },
+            m.config_path,
+            &m.config_sha256[..m.config_sha256.len().min(12)],
+            m.seed,
+            m.runs,
+            m.points,
+            m.balls_simulated,
+            m.wall_time_s,
+            m.threads,
+            m.git_revision
+        );
+        // Verdicts.
+        let _ = writeln!(s, "## Verdict\n");
+        if self.ref_labels.is_empty() {
+            let _ = writeln!(s, "No reference values configured.\n");
+        } else {
+            let verdicts: Vec<Verdict> =
+                self.series.iter().map(|n| Verdict::of(&self.rows, n, 0)).collect();
+            let compared: Vec<&Verdict> = verdicts.iter().filter(|v| v.points > 0).collect();
+            let bad = compared.iter().filter(|v| !v.agrees()).count();
+            let overall = if compared.is_empty() {
+                "no reference points matched (the quick variant usually has none)".to_string()
+            } else if bad == 0 {
+                format!(
+                    "**agrees** with `{}` in all {} compared series",
+                    self.ref_labels[0],
+                    compared.len()
+                )
+            } else {
+                format!(
+                    "**disagrees** with `{}` in {bad} of {} compared series",
+                    self.ref_labels[0],
+                    compared.len()
+                )
+            };
+            let _ = writeln!(s, "Overall: {overall}.\n");
+            for name in &self.series {
+                let _ = writeln!(s, "- {name}:");
+                for (ri, l) in self.ref_labels.iter().enumerate() {
+                    let _ =
+                        writeln!(s, "  - vs `{l}`: {}", Verdict::of(&self.rows, name, ri).line());
+                }
+            }
+            let _ = writeln!(
+                s,
+                "\nz = (ours − reference) / sqrt(se_ours² + se_ref²). The papers publish no standard \
+                 errors, so se_ref is estimated from our own runs: se_ref = sd_ours / sqrt(reference \
+                 runs). (The reference README notes that the authors' raw output and the published \
+                 figure, two runs of the same experiment, differ by up to about 2 gap units.) A series \
+                 agrees when at most max(1, ⌈1% of its points⌉) have |z| > {Z_OUTLIER}; \"offset\" flags \
+                 |mean z|·sqrt(points) > {Z_MEAN_OFFSET}. Distributions in the JSON round gaps up.\n"
+            );
+        }
+        if !self.notes.trim().is_empty() {
+            let _ = writeln!(s, "## Notes\n\n{}\n", self.notes.trim());
+        }
+        if self.layout == Layout::Table {
+            self.wide_table(&mut s);
+        }
+        let _ = writeln!(s, "## Values\n");
+        for name in &self.series {
+            let rows: Vec<&Row> = self.rows.iter().filter(|r| &r.series == name).collect();
+            let Some(first) = rows.first() else { continue };
+            let _ = writeln!(s, "### {name}\n\nstatistic: `{}`\n", first.statistic.name());
+            let mut head = String::from("| n | b | batches | ");
+            let _ = write!(head, "{} | ours ± se |", self.x_label);
+            for l in &self.ref_labels {
+                let _ = write!(head, " {l} | z |");
+            }
+            let _ = writeln!(s, "{head}");
+            let _ = writeln!(s, "|{}", "---|".repeat(5 + 2 * self.ref_labels.len()));
+            for r in rows {
+                let batches =
+                    r.b.map(|b| r.m.div_ceil(b.max(1)).to_string()).unwrap_or_else(|| "–".into());
+                let _ = write!(
+                    s,
+                    "| {} | {} | {batches} | {} | {:.2} ± {:.2} |",
+                    r.n,
+                    r.b.map(|b| b.to_string()).unwrap_or_else(|| "–".into()),
+                    num(r.x),
+                    r.summary.mean,
+                    r.summary.stderr
+                );
+                for c in &r.refs {
+                    match c {
+                        Some(c) => {
+                            let z = c.z.map(|z| format!("{z:+.1}")).unwrap_or_else(|| "–".into());
+                            let flag = if c.z.is_some_and(|z| z.abs() > Z_OUTLIER) {
+                                " **!**"
+                            } else {
+                                ""
+                            };
+                            let _ = write!(s, " {} | {z}{flag} |", num(c.value));
+                        }
+                        None => {
+                            let _ = write!(s, " – | – |");
+                        }
+                    }
+                }
+                let _ = writeln!(s);
+            }
+            let _ = writeln!(s);
+        }
+        s
+    }
+
+    /// Rows = (group, x), two columns per series: ours and the first reference.
+    fn wide_table(&self, s: &mut String) {
+        let refl = self.ref_labels.first().map_or("reference", String::as_str);
+        let _ = writeln!(s, "## Table: ours (mean ± se) beside `{refl}`\n");
+        let mut keys: Vec<CellKey> = Vec::new();
+        let mut cells: BTreeMap<(usize, String), &Row> = BTreeMap::new();
+        for r in &self.rows {
+            let g: Vec<(String, u64)> =
+                r.group.iter().map(|(k, v)| (k.clone(), v.to_bits())).collect();
+            let key = (g, r.n, (r.x * 1e6).round() as i64);
+            let idx = match keys.iter().position(|k| *k == key) {
+                Some(i) => i,
+                None => {
+                    keys.push(key);
+                    keys.len() - 1
+                }
+            };
+            cells.insert((idx, r.series.clone()), r);
+        }
+        let mut head = format!("| n | {} |", self.x_label);
+        for name in &self.series {
+            let _ = write!(head, " {name}: ours | {refl} |");
+        }
+        let _ = writeln!(s, "{head}");
+        let _ = writeln!(s, "|{}", "---|".repeat(2 + 2 * self.series.len()));
+        for (i, (_, n, x)) in keys.iter().enumerate() {
+            let _ = write!(s, "| {n} | {} |", num(*x as f64 / 1e6));
+            for name in &self.series {
+                match cells.get(&(i, name.clone())) {
+                    Some(r) => {
+                        let rv = r.refs.first().cloned().flatten();
+                        let reference =
+                            rv.as_ref().map(|c| num(c.value)).unwrap_or_else(|| "–".into());
+                        let flag = rv
+                            .and_then(|c| c.z)
+                            .filter(|z| z.abs() > Z_OUTLIER)
+                            .map_or("", |_| " **!**");
+                        let _ = write!(
+                            s,
+                            " {:.2} ± {:.2}{flag} | {reference} |",
+                            r.summary.mean, r.summary.stderr
+                        );
+                    }
+                    None => {
+                        let _ = write!(s, " – | – |");
+                    }
+                }
+            }
+            let _ = writeln!(s);
+        }
+        let _ = writeln!(s, "\n**!** marks |z| > {Z_OUTLIER}.\n");
+    }
+
+    /// Writes `<out_dir>/<paper>/<item>.{csv,json,svg,md}` and returns the paths. Everything
+    /// is rendered before the first file is written; each file goes to a temporary name and is
+    /// then renamed, so no half-written file is ever visible.
+    pub fn write(&self, out_dir: &Path) -> Result<Vec<PathBuf>, Error> {
+        let (paper, item) = self.parts();
+        let dir = out_dir.join(paper);
+        let json = self.to_json().map_err(|e| Error::Output {
+            path: dir.join(format!("{item}.json")),
+            message: e.to_string(),
+        })?;
+        let svg = crate::svg::render(self)
+            .map_err(|message| Error::Output { path: dir.join(format!("{item}.svg")), message })?;
+        let files =
+            [("csv", self.to_csv()), ("json", json), ("svg", svg), ("md", self.to_report())];
+        std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+        let mut written = Vec::new();
+        for (ext, content) in files {
+            let path = dir.join(format!("{item}.{ext}"));
+            let tmp = dir.join(format!(".{item}.{ext}.tmp"));
+            std::fs::write(&tmp, content).map_err(|e| Error::io(&tmp, e))?;
+            std::fs::rename(&tmp, &path).map_err(|e| Error::io(&path, e))?;
+            written.push(path);
+        }
+        Ok(written)
+    }
+}

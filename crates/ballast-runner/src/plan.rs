@@ -1,0 +1,406 @@
+//! The plan of an experiment: the grid expanded into points (series × grid values), each with
+//! a validated [`RunSpec`], and the seed of every (point, run) unit.
+
+use std::collections::{BTreeMap, HashSet};
+use std::ops::Range;
+
+use ballast_core::rng::{derive_seed, hash_str};
+use ballast_core::{RunSpec, Setting, Weights};
+use toml::Spanned;
+
+use crate::config::{
+    resolve_process, resolve_tie_break, Problems, RawConfig, RawPoint, RawWeights, SettingKind,
+    Statistic,
+};
+use crate::formula::Formula;
+
+/// One point of the plan: a series at one combination of grid values.
+#[derive(Clone, Debug)]
+pub struct PlanPoint {
+    /// Index of the series in the config.
+    pub series: usize,
+    /// Grid variable values at this point, in grid order (sorted names).
+    pub grid: Vec<(String, f64)>,
+    /// The x-axis value.
+    pub x: f64,
+    /// Number of bins.
+    pub n: u64,
+    /// Batch size (`None` in the sequential setting).
+    pub b: Option<u64>,
+    /// Number of balls.
+    pub m: u64,
+    /// The run specification (validated).
+    pub spec: RunSpec,
+}
+
+/// A series of the plan.
+#[derive(Clone, Debug)]
+pub struct PlanSeries {
+    /// Display name.
+    pub name: String,
+    /// The statistic it reports.
+    pub statistic: Statistic,
+    /// The series name to look up in the reference CSVs (`None`: no reference).
+    pub reference: Option<String>,
+}
+
+/// The expanded experiment: points × runs.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    /// Series, in config order.
+    pub series: Vec<PlanSeries>,
+    /// Points, series-major; within a series the grid in lexicographic order of the
+    /// variable names with the x variable innermost.
+    pub points: Vec<PlanPoint>,
+    /// Independent runs per point.
+    pub runs: u64,
+    /// The x-axis grid variable.
+    pub x_variable: String,
+    /// The grid variables other than x (they split a series into several lines).
+    pub group_variables: Vec<String>,
+}
+
+impl Plan {
+    /// The seed of run `run` of point `point` of item `item_id`:
+    /// `derive_seed(master, &[hash_str(item_id), point, run])`. It depends on nothing else
+    /// (not on threads, scheduling, or the other points).
+    pub fn unit_seed(master: u64, item_id: &str, point: usize, run: u64) -> u64 {
+        derive_seed(master, &[hash_str(item_id), point as u64, run])
+    }
+
+    /// Total number of balls over all units.
+    pub fn total_balls(&self) -> u128 {
+        self.points.iter().map(|p| u128::from(p.m) * u128::from(self.runs)).sum()
+    }
+}
+
+const GRID_HELP: &str =
+    "expected a non-empty list of numbers such as [1, 2, 5] or a range { from = 1, to = 50, step = 1 }";
+
+fn grid_values(v: &Spanned<toml::Value>) -> Result<Vec<f64>, String> {
+    let num = |x: &toml::Value| match x {
+        toml::Value::Integer(i) => Some(*i as f64),
+        toml::Value::Float(f) => Some(*f),
+        _ => None,
+    };
+    match v.get_ref() {
+        toml::Value::Array(a) if !a.is_empty() => {
+            a.iter().map(|x| num(x).ok_or_else(|| GRID_HELP.to_string())).collect()
+        }
+        toml::Value::Table(t) => {
+            if let Some(k) = t.keys().find(|k| !["from", "to", "step"].contains(&k.as_str())) {
+                return Err(format!("unknown field `{k}`, expected `from`, `to` or `step`"));
+            }
+            let get = |k: &str| t.get(k).and_then(num);
+            let (Some(from), Some(to)) = (get("from"), get("to")) else {
+                return Err(GRID_HELP.to_string());
+            };
+            let step = get("step").unwrap_or(1.0);
+            if step.is_nan() || step <= 0.0 || to < from || (to - from) / step > 1e6 {
+                return Err(format!(
+                    "invalid range from {from} to {to} step {step}: expected from <= to and step > 0"
+                ));
+            }
+            let count = ((to - from) / step + 1e-9).floor() as usize + 1;
+            Ok((0..count).map(|i| from + step * i as f64).collect())
+        }
+        _ => Err(GRID_HELP.to_string()),
+    }
+}
+
+/// A non-negative integer from a formula value.
+fn count(v: f64, field: &str) -> Result<u64, String> {
+    let r = v.round();
+    if v.is_finite() && r >= 0.0 && (v - r).abs() <= 1e-9 * r.max(1.0) && r < 1.8e19 {
+        Ok(r as u64)
+    } else {
+        Err(format!("invalid value {v} for `{field}`: expected a non-negative integer"))
+    }
+}
+
+fn fmt_num(v: f64) -> String {
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        format!("{}", v as i64)
+    } else {
+        format!("{v}")
+    }
+}
+
+pub(crate) fn build_plan(raw: &RawConfig, quick: bool, problems: &mut Problems<'_>) -> Plan {
+    let empty = Default::default();
+    let q = if quick { raw.quick.as_ref() } else { None };
+    let runs_sp = q.and_then(|q| q.runs.as_ref()).unwrap_or(&raw.runs);
+    let runs = *runs_sp.get_ref();
+    if runs == 0 {
+        problems.at(Some(runs_sp.span()), "invalid value 0 for `runs`: expected an integer >= 1");
+    }
+    // Grid, with quick overrides.
+    let mut grid: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+    for (name, v) in &raw.grid {
+        match grid_values(v) {
+            Ok(vals) => {
+                grid.insert(name.clone(), vals);
+            }
+            Err(e) => problems.at(Some(v.span()), format!("grid variable `{name}`: {e}")),
+        }
+    }
+    for (name, v) in q.map_or(&empty, |q| &q.grid) {
+        if !raw.grid.contains_key(name) {
+            let known: Vec<&str> = raw.grid.keys().map(String::as_str).collect();
+            problems.at(
+                Some(v.span()),
+                format!(
+                    "quick.grid: unknown grid variable `{name}`, expected one of: {}",
+                    known.join(", ")
+                ),
+            );
+            continue;
+        }
+        match grid_values(v) {
+            Ok(vals) => {
+                grid.insert(name.clone(), vals);
+            }
+            Err(e) => problems.at(Some(v.span()), format!("quick.grid variable `{name}`: {e}")),
+        }
+    }
+    for name in grid.keys() {
+        if ["b", "batches", "m", "pi", "e"].contains(&name.as_str()) {
+            problems.at(
+                None,
+                format!(
+                    "grid variable `{name}`: reserved name (b, batches, m, pi and e are computed)"
+                ),
+            );
+        }
+    }
+    let x_variable = raw.x.variable.get_ref().clone();
+    if !grid.contains_key(&x_variable) {
+        let known: Vec<&str> = grid.keys().map(String::as_str).collect();
+        problems.at(
+            Some(raw.x.variable.span()),
+            format!(
+                "x.variable: `{x_variable}` is not a grid variable, expected one of: {}",
+                known.join(", ")
+            ),
+        );
+    }
+    let group_variables: Vec<String> = grid.keys().filter(|k| **k != x_variable).cloned().collect();
+    // Combinations: group variables outer (sorted), x innermost.
+    let mut order: Vec<&String> = group_variables.iter().collect();
+    if grid.contains_key(&x_variable) {
+        order.push(&x_variable);
+    }
+    let mut combos: Vec<Vec<f64>> = vec![Vec::new()];
+    for name in &order {
+        let vals = &grid[*name];
+        combos = combos
+            .into_iter()
+            .flat_map(|c| {
+                vals.iter().map(move |v| {
+                    let mut c = c.clone();
+                    c.push(*v);
+                    c
+                })
+            })
+            .collect();
+    }
+    // `[point]` with quick overrides.
+    let mut point: RawPoint = raw.point.clone();
+    if let Some(q) = q {
+        let qp = q.point.clone();
+        point.n = qp.n.or(point.n);
+        point.b = qp.b.or(point.b);
+        if qp.batches.is_some() || qp.m.is_some() {
+            point.batches = qp.batches;
+            point.m = qp.m;
+        }
+    }
+
+    let mut names = HashSet::new();
+    let mut series = Vec::new();
+    let mut points = Vec::new();
+    let mut reported: HashSet<(usize, String)> = HashSet::new();
+    if raw.series.is_empty() {
+        problems.at(None, "no [[series]]: expected at least one");
+    }
+    for (si, s_sp) in raw.series.iter().enumerate() {
+        let s = s_sp.get_ref();
+        if !names.insert(s.name.clone()) {
+            problems.at(Some(s_sp.span()), format!("series `{}`: duplicate name", s.name));
+        }
+        series.push(PlanSeries {
+            name: s.name.clone(),
+            statistic: s.statistic,
+            reference: match s.reference.as_deref() {
+                Some("") => None,
+                Some(r) => Some(r.to_string()),
+                None => Some(s.name.clone()),
+            },
+        });
+        let sctx = format!("series `{}`", s.name);
+        let tie_break = resolve_tie_break(&s.tie_break, problems, &sctx);
+        let weights = match s.weights {
+            None | Some(RawWeights::Unit) => Weights::Unit,
+            Some(RawWeights::Exp { mean }) => Weights::Exp { mean },
+        };
+        let default_n = Spanned::new(0..0, Formula::new("n"));
+        let n_f = point.n.as_ref().unwrap_or(&default_n);
+        let b_f = s.b.as_ref().or(point.b.as_ref());
+        let (batches_f, m_f) = if s.batches.is_some() || s.m.is_some() {
+            (s.batches.as_ref(), s.m.as_ref())
+        } else {
+            (point.batches.as_ref(), point.m.as_ref())
+        };
+        let batched = match s.setting {
+            Some(SettingKind::Sequential) => false,
+            Some(SettingKind::Batched) => true,
+            None => b_f.is_some(),
+        };
+        let span_of = |f: Option<&Spanned<Formula>>| f.map(|f| f.span()).filter(|r| *r != (0..0));
+        let mut fail = |key: &str, span: Option<Range<usize>>, msg: String| {
+            if reported.insert((si, key.to_string())) {
+                problems.at(span.or(Some(s_sp.span())), msg);
+            }
+        };
+        if batched && b_f.is_none() {
+            fail(
+                "b",
+                None,
+                format!("{sctx}: setting = \"batched\" needs `b` (in [point] or the series)"),
+            );
+            continue;
+        }
+        match (batches_f, m_f) {
+            (Some(_), Some(_)) => {
+                fail("m", span_of(m_f), format!("{sctx}: set either `batches` or `m`, not both"));
+                continue;
+            }
+            (None, None) => {
+                fail("m", None, format!("{sctx}: the number of balls is not set: give `m` or `batches` in [point] or the series"));
+                continue;
+            }
+            (Some(_), None) if !batched => {
+                fail(
+                    "m",
+                    span_of(batches_f),
+                    format!("{sctx}: `batches` needs the batched setting; give `m` instead"),
+                );
+                continue;
+            }
+            _ => {}
+        }
+        for combo in &combos {
+            let gvals: Vec<(String, f64)> =
+                order.iter().map(|s| (*s).clone()).zip(combo.iter().copied()).collect();
+            let x = gvals.iter().find(|(k, _)| *k == x_variable).map_or(f64::NAN, |(_, v)| *v);
+            let at = gvals
+                .iter()
+                .map(|(k, v)| format!("{k} = {}", fmt_num(*v)))
+                .collect::<Vec<_>>()
+                .join(", ");
+            let ctx = format!("{sctx} at {at}");
+            let mut vars: Vec<(&str, f64)> = gvals.iter().map(|(k, v)| (k.as_str(), *v)).collect();
+            let mut eval_count =
+                |f: &Spanned<Formula>, field: &str, vars: &[(&str, f64)]| -> Option<u64> {
+                    match f.get_ref().eval(vars).and_then(|v| count(v, field)) {
+                        Ok(v) => Some(v),
+                        Err(e) => {
+                            fail(field, span_of(Some(f)), format!("{ctx}: `{field}`: {e}"));
+                            None
+                        }
+                    }
+                };
+            let Some(n) = eval_count(n_f, "n", &vars) else { continue };
+            vars.retain(|(k, _)| *k != "n");
+            vars.push(("n", n as f64));
+            let b = match (batched, b_f) {
+                (true, Some(f)) => match eval_count(f, "b", &vars) {
+                    Some(b) => Some(b),
+                    None => continue,
+                },
+                _ => None,
+            };
+            if let Some(b) = b {
+                vars.push(("b", b as f64));
+            }
+            let (batches, m) = if let Some(f) = batches_f {
+                let Some(k) = eval_count(f, "batches", &vars) else { continue };
+                (k, k.saturating_mul(b.unwrap_or(1)))
+            } else if let Some(f) = m_f {
+                let Some(m) = eval_count(f, "m", &vars) else { continue };
+                (b.map_or(1, |b| if b == 0 { 0 } else { m.div_ceil(b) }), m)
+            } else {
+                continue;
+            };
+            vars.push(("batches", batches as f64));
+            vars.push(("m", m as f64));
+            let process = match resolve_process(s.process.get_ref(), &vars, &ctx) {
+                Ok(p) => p,
+                Err(msg) => {
+                    fail("process", Some(s.process.span()), msg);
+                    continue;
+                }
+            };
+            let spec = RunSpec {
+                n,
+                m,
+                process,
+                tie_break,
+                setting: match b {
+                    Some(b) => Setting::Batched { b },
+                    None => Setting::Sequential,
+                },
+                weights,
+                observe_every: None,
+                record_trajectory: s.statistic == Statistic::RunningMaxGap,
+            };
+            if let Err(e) = spec.validate() {
+                let (key, span) = match &e {
+                    ballast_core::Error::Invalid { field, .. } => {
+                        let span = match *field {
+                            "n" => span_of(Some(n_f)),
+                            "b" => span_of(b_f),
+                            "m" => span_of(batches_f.or(m_f)),
+                            _ => Some(s.process.span()),
+                        };
+                        (field.to_string(), span)
+                    }
+                    _ => ("other".to_string(), None),
+                };
+                fail(&key, span, format!("{ctx}: {e}"));
+                continue;
+            }
+            if s.statistic == Statistic::RunningMaxGap && b.is_none() {
+                fail(
+                    "statistic",
+                    None,
+                    format!("{sctx}: statistic = \"running_max_gap\" needs the batched setting"),
+                );
+                continue;
+            }
+            points.push(PlanPoint { series: si, grid: gvals, x, n, b, m, spec });
+        }
+    }
+    Plan { series, points, runs, x_variable, group_variables }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unit_seeds_depend_on_point_and_run_only() {
+        let a = Plan::unit_seed(7, "batched22/fig8_1", 3, 4);
+        assert_eq!(a, Plan::unit_seed(7, "batched22/fig8_1", 3, 4));
+        assert_ne!(a, Plan::unit_seed(7, "batched22/fig8_1", 4, 3));
+        assert_ne!(a, Plan::unit_seed(7, "tower23/table6_5", 3, 4));
+    }
+
+    #[test]
+    fn grid_ranges() {
+        let v = toml::from_str::<toml::Table>("a = { from = 1, to = 50 }\nb = [1, 2.5]").unwrap();
+        let g = |k: &str| grid_values(&Spanned::new(0..0, v[k].clone()));
+        assert_eq!(g("a").unwrap().len(), 50);
+        assert_eq!(g("b").unwrap(), vec![1.0, 2.5]);
+    }
+}

@@ -1,0 +1,249 @@
+//! `cargo xtask`: project automation for ballast (the only script language of the repository).
+//!
+//! - `cargo xtask reproduce <selector>... [--quick] [--out DIR] [--threads N]`: run the
+//!   experiments of `configs/<paper>/<item>.toml` and write `<out>/<paper>/<item>.{csv,json,svg,md}`.
+//!   A selector is a full id (`batched22/fig8_1`), a bare item name (`fig8_1`: every item of
+//!   that name), a paper (`tower23`) or `all`. An unknown selector or an invalid config exits
+//!   with code 2 before anything runs or is written.
+//! - `cargo xtask bench [selector...]`: wall time of `reproduce --quick` per item, as a table.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use ballast_runner::{discover, run_experiment, Experiment, RunOptions, Verdict};
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(name = "cargo xtask", about = "ballast project automation")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Reproduce figures and tables of the papers (configs/<paper>/<item>.toml).
+    Reproduce {
+        /// Item ids (`batched22/fig8_1`), bare item names (`fig8_1`), papers (`tower23`) or `all`.
+        #[arg(required = true)]
+        selectors: Vec<String>,
+        /// Run the scaled-down `[quick]` variant (seconds per item).
+        #[arg(long)]
+        quick: bool,
+        /// Output directory (default: `results/` in the repository).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Worker threads (default: one per core).
+        #[arg(long, default_value_t = 0)]
+        threads: usize,
+    },
+    /// Time whole items: wall time of `reproduce --quick` per item (default: all items).
+    Bench {
+        /// Selectors as for `reproduce` (default `all`).
+        selectors: Vec<String>,
+        /// Worker threads (default: one per core).
+        #[arg(long, default_value_t = 0)]
+        threads: usize,
+    },
+}
+
+/// An error that ends the program with exit code 2 (bad input: selector or config).
+#[derive(Debug)]
+struct UsageError(String);
+
+impl std::fmt::Display for UsageError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for UsageError {}
+
+fn repo_root() -> PathBuf {
+    // xtask/ lives directly under the repository root.
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map_or_else(|| PathBuf::from("."), Path::to_path_buf)
+}
+
+/// Resolves selectors to (id, path), in the order of the discovered ids, without duplicates.
+fn select(all: &[(String, PathBuf)], selectors: &[String]) -> Result<Vec<(String, PathBuf)>> {
+    let mut chosen: Vec<bool> = vec![false; all.len()];
+    let mut unknown = Vec::new();
+    for sel in selectors {
+        let sel = sel.trim_end_matches(".toml");
+        let hits: Vec<usize> = all
+            .iter()
+            .enumerate()
+            .filter(|(_, (id, _))| {
+                let (paper, item) = id.split_once('/').unwrap_or(("", id.as_str()));
+                sel == "all" || id == sel || item == sel || paper == sel
+            })
+            .map(|(i, _)| i)
+            .collect();
+        if hits.is_empty() {
+            unknown.push(sel.to_string());
+        }
+        if !sel.contains('/') && sel != "all" && hits.len() > 1 {
+            let ids: Vec<&str> = hits.iter().map(|&i| all[i].0.as_str()).collect();
+            eprintln!("`{sel}` selects {}", ids.join(", "));
+        }
+        for i in hits {
+            chosen[i] = true;
+        }
+    }
+    if !unknown.is_empty() {
+        let valid: Vec<&str> = all.iter().map(|(id, _)| id.as_str()).collect();
+        let mut papers: Vec<&str> =
+            valid.iter().filter_map(|id| id.split_once('/').map(|(p, _)| p)).collect();
+        papers.dedup();
+        return Err(UsageError(format!(
+            "unknown selector{} {}\nvalid: all, papers ({}), items ({})",
+            if unknown.len() > 1 { "s" } else { "" },
+            unknown.iter().map(|s| format!("`{s}`")).collect::<Vec<_>>().join(", "),
+            papers.join(", "),
+            valid.join(", ")
+        ))
+        .into());
+    }
+    Ok(all.iter().zip(chosen).filter(|(_, c)| *c).map(|(e, _)| e.clone()).collect())
+}
+
+/// Loads (and so validates, every point of the full and quick plans) all selected configs.
+fn load(items: &[(String, PathBuf)], root: &Path) -> Result<Vec<Experiment>> {
+    let mut exps = Vec::new();
+    let mut errors = Vec::new();
+    for (_, path) in items {
+        let rel = path.strip_prefix(root).unwrap_or(path);
+        match Experiment::from_path(rel) {
+            Ok(e) => exps.push(e),
+            Err(e) => errors.push(e.to_string()),
+        }
+    }
+    if errors.is_empty() {
+        Ok(exps)
+    } else {
+        Err(UsageError(errors.join("\n")).into())
+    }
+}
+
+fn command_line() -> String {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    format!("cargo xtask {}", args.join(" "))
+}
+
+fn reproduce(
+    selectors: &[String],
+    quick: bool,
+    out: Option<PathBuf>,
+    threads: usize,
+) -> Result<()> {
+    let root = repo_root();
+    // Relative config paths in the metadata: run from the repository root.
+    std::env::set_current_dir(&root).with_context(|| format!("cd {}", root.display()))?;
+    let all = discover(Path::new("configs"))?;
+    let items = select(&all, selectors)?;
+    let exps = load(&items, &root)?;
+    let out = out.unwrap_or_else(|| PathBuf::from("results"));
+    let mut opts = RunOptions::new("reference");
+    opts.quick = quick;
+    opts.threads = threads;
+    opts.command = Some(command_line());
+    for exp in &exps {
+        eprintln!("{}{} …", exp.id(), if quick { " (quick)" } else { "" });
+        let t = Instant::now();
+        let result = run_experiment(exp, &opts).with_context(|| format!("running {}", exp.id()))?;
+        let files = result.write(&out).with_context(|| format!("writing {}", exp.id()))?;
+        let verdicts: Vec<String> = result
+            .series
+            .iter()
+            .map(|s| format!("{s}: {}", Verdict::of(&result.rows, s, 0).word()))
+            .collect();
+        eprintln!("  {:.1} s; {}", t.elapsed().as_secs_f64(), verdicts.join("; "));
+        for f in files {
+            println!("{}", f.display());
+        }
+    }
+    Ok(())
+}
+
+fn bench(selectors: &[String], threads: usize) -> Result<()> {
+    let root = repo_root();
+    std::env::set_current_dir(&root).with_context(|| format!("cd {}", root.display()))?;
+    let all = discover(Path::new("configs"))?;
+    let sel = if selectors.is_empty() { vec!["all".to_string()] } else { selectors.to_vec() };
+    let exps = load(&select(&all, &sel)?, &root)?;
+    let mut opts = RunOptions::new("reference");
+    opts.quick = true;
+    opts.threads = threads;
+    opts.progress = false;
+    opts.command = Some(command_line());
+    println!("| item | points | runs | balls | wall s | ns/ball (wall × threads) |");
+    println!("|---|---|---|---|---|---|");
+    let mut total = 0.0;
+    for exp in &exps {
+        let t = Instant::now();
+        let r = run_experiment(exp, &opts).with_context(|| format!("running {}", exp.id()))?;
+        let wall = t.elapsed().as_secs_f64();
+        total += wall;
+        let ns = wall * 1e9 * r.meta.threads as f64 / (r.meta.balls_simulated.max(1) as f64);
+        println!(
+            "| {} | {} | {} | {} | {wall:.2} | {ns:.1} |",
+            exp.id(),
+            r.meta.points,
+            r.meta.runs,
+            r.meta.balls_simulated
+        );
+    }
+    println!("\ntotal {total:.2} s (quick variants, outputs not written)");
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let res = match cli.command {
+        Command::Reproduce { selectors, quick, out, threads } => {
+            reproduce(&selectors, quick, out, threads)
+        }
+        Command::Bench { selectors, threads } => bench(&selectors, threads),
+    };
+    match res {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            let usage = e.downcast_ref::<UsageError>().is_some()
+                || e.downcast_ref::<ballast_runner::Error>()
+                    .is_some_and(|e| matches!(e, ballast_runner::Error::Config { .. }));
+            ExitCode::from(if usage { 2 } else { 1 })
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ids() -> Vec<(String, PathBuf)> {
+        ["batched22/fig8_1", "filling22/fig8_1", "tower23/table6_5"]
+            .iter()
+            .map(|s| (s.to_string(), PathBuf::from(format!("configs/{s}.toml"))))
+            .collect()
+    }
+
+    #[test]
+    fn selectors() {
+        let names = |sel: &[&str]| -> Vec<String> {
+            let sel: Vec<String> = sel.iter().map(|s| s.to_string()).collect();
+            select(&ids(), &sel).unwrap().into_iter().map(|(id, _)| id).collect()
+        };
+        assert_eq!(names(&["fig8_1"]), ["batched22/fig8_1", "filling22/fig8_1"]);
+        assert_eq!(names(&["tower23"]), ["tower23/table6_5"]);
+        assert_eq!(names(&["batched22/fig8_1", "fig8_1"]).len(), 2);
+        assert_eq!(names(&["all"]).len(), 3);
+        let e = select(&ids(), &["fig9".to_string()]).unwrap_err();
+        assert!(e.downcast_ref::<UsageError>().is_some());
+        assert!(e.to_string().contains("tower23/table6_5"), "{e}");
+    }
+}
