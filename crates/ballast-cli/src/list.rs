@@ -35,33 +35,6 @@ pub fn find_configs_dir() -> Option<PathBuf> {
     built.is_dir().then_some(built)
 }
 
-/// Item ids (`<paper>/<item>`, i.e. the path below `configs/` without `.toml`), sorted.
-pub fn item_ids(configs: &Path) -> Vec<String> {
-    fn walk(dir: &Path, root: &Path, out: &mut Vec<String>) {
-        let Ok(entries) = std::fs::read_dir(dir) else {
-            return;
-        };
-        for e in entries.flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                walk(&p, root, out);
-            } else if p.extension().is_some_and(|x| x == "toml") {
-                if let Ok(rel) = p.with_extension("").strip_prefix(root) {
-                    let parts: Vec<String> = rel
-                        .components()
-                        .map(|c| c.as_os_str().to_string_lossy().into_owned())
-                        .collect();
-                    out.push(parts.join("/"));
-                }
-            }
-        }
-    }
-    let mut out = Vec::new();
-    walk(configs, configs, &mut out);
-    out.sort();
-    out
-}
-
 /// The full listing as text.
 pub fn render() -> String {
     let mut s = String::new();
@@ -69,17 +42,8 @@ pub fn render() -> String {
     for k in KINDS {
         let _ = writeln!(s, "  {:<15} {}", k.name, k.doc);
         for p in k.params {
-            let default = p
-                .default
-                .map(|d| format!(", default {d}"))
-                .unwrap_or_default();
-            let _ = writeln!(
-                s,
-                "      {:<8} {} ({}{default})",
-                p.name,
-                p.doc,
-                p.ty.describe()
-            );
+            let default = p.default.map(|d| format!(", default {d}")).unwrap_or_default();
+            let _ = writeln!(s, "      {:<8} {} ({}{default})", p.name, p.doc, p.ty.describe());
         }
     }
     let _ = writeln!(s, "\nTie-breaking rules (--tie-break RULE):");
@@ -87,11 +51,7 @@ pub fn render() -> String {
         let _ = writeln!(s, "  {:<15} {}", name, tie_break_doc(t));
     }
     let _ = writeln!(s, "\nSettings:");
-    let _ = writeln!(
-        s,
-        "  {:<15} every decision sees the current loads (default)",
-        "sequential"
-    );
+    let _ = writeln!(s, "  {:<15} every decision sees the current loads (default)", "sequential");
     let _ = writeln!(
         s,
         "  {:<15} batches of b balls decide on the loads frozen at the batch start (--batch B, B >= 1)",
@@ -105,15 +65,17 @@ pub fn render() -> String {
         "exp{mean}"
     );
     let _ = writeln!(s, "\nEngines (--engine):");
-    let _ = writeln!(
-        s,
-        "  {:<15} the best exact engine (currently the bin engine)",
-        "auto"
-    );
+    let _ = writeln!(s, "  {:<15} the best exact engine (currently the bin engine)", "auto");
     let _ = writeln!(s, "  {:<15} one load per bin", "bins");
     match find_configs_dir() {
         Some(dir) => {
-            let ids = item_ids(&dir);
+            let ids: Vec<String> = match ballast_runner::discover(&dir) {
+                Ok(items) => items.into_iter().map(|(id, _)| id).collect(),
+                Err(e) => {
+                    let _ = writeln!(s, "\nItems: cannot read {}: {e}", dir.display());
+                    return s;
+                }
+            };
             let _ = writeln!(
                 s,
                 "\nItems ({}, run with `ballast run` or `cargo xtask reproduce`):",
@@ -131,25 +93,4 @@ pub fn render() -> String {
         }
     }
     s
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn item_ids_from_paths() {
-        let dir = std::env::temp_dir().join(format!("ballast-list-test-{}", std::process::id()));
-        std::fs::create_dir_all(dir.join("paper_a")).unwrap();
-        std::fs::create_dir_all(dir.join("paper_b")).unwrap();
-        std::fs::write(dir.join("paper_a/fig1.toml"), "").unwrap();
-        std::fs::write(dir.join("paper_b/table2.toml"), "").unwrap();
-        std::fs::write(dir.join("paper_b/notes.md"), "").unwrap();
-        let ids = item_ids(&dir);
-        std::fs::remove_dir_all(&dir).unwrap();
-        assert_eq!(
-            ids,
-            vec!["paper_a/fig1".to_owned(), "paper_b/table2".to_owned()]
-        );
-    }
 }

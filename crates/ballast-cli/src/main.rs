@@ -15,7 +15,6 @@ mod list;
 mod process;
 mod run;
 mod simulate;
-mod stats;
 
 use clap::{Parser, Subcommand};
 

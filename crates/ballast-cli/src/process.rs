@@ -89,12 +89,8 @@ const ETA: ParamDef = ParamDef {
     default: None,
     doc: "probability of a Quantile step (else One-Choice)",
 };
-const F: ParamDef = ParamDef {
-    name: "f",
-    ty: ParamType::Real,
-    default: None,
-    doc: "absolute load threshold",
-};
+const F: ParamDef =
+    ParamDef { name: "f", ty: ParamType::Real, default: None, doc: "absolute load threshold" };
 const STRICT: ParamDef = ParamDef {
     name: "strict",
     ty: ParamType::Bool,
@@ -104,26 +100,10 @@ const STRICT: ParamDef = ParamDef {
 
 /// Every process kind the command line accepts.
 pub const KINDS: &[KindDef] = &[
-    KindDef {
-        name: "one_choice",
-        params: &[],
-        doc: "one sample; the ball goes there",
-    },
-    KindDef {
-        name: "two_choice",
-        params: &[],
-        doc: "d_choice with d = 2",
-    },
-    KindDef {
-        name: "three_choice",
-        params: &[],
-        doc: "d_choice with d = 3",
-    },
-    KindDef {
-        name: "d_choice",
-        params: &[D],
-        doc: "d samples; ball to a least loaded one",
-    },
+    KindDef { name: "one_choice", params: &[], doc: "one sample; the ball goes there" },
+    KindDef { name: "two_choice", params: &[], doc: "d_choice with d = 2" },
+    KindDef { name: "three_choice", params: &[], doc: "d_choice with d = 3" },
+    KindDef { name: "d_choice", params: &[D], doc: "d samples; ball to a least loaded one" },
     KindDef {
         name: "one_plus_beta",
         params: &[BETA],
@@ -307,32 +287,19 @@ pub fn resolve(kind_name: &str, raw_params: &[String]) -> Result<ResolvedProcess
         "three_choice" => ProcessSpec::DChoice { d: 3 },
         "d_choice" => ProcessSpec::DChoice { d: int("d") },
         "one_plus_beta" => ProcessSpec::OnePlusBeta { beta: real("beta") },
-        "quantile" => ProcessSpec::Quantile {
-            delta: real("delta"),
-        },
-        "mixed_quantile" => ProcessSpec::MixedQuantile {
-            delta: real("delta"),
-            eta: real("eta"),
-        },
+        "quantile" => ProcessSpec::Quantile { delta: real("delta") },
+        "mixed_quantile" => ProcessSpec::MixedQuantile { delta: real("delta"), eta: real("eta") },
         "threshold" => ProcessSpec::Threshold { f: real("f") },
-        "mean_thinning" => ProcessSpec::MeanThinning {
-            strict: boolean("strict"),
-        },
+        "mean_thinning" => ProcessSpec::MeanThinning { strict: boolean("strict") },
         other => unreachable!("kind {other} listed in KINDS but not mapped"),
     };
 
-    let mut params: BTreeMap<String, Value> = given
-        .into_iter()
-        .map(|(k, v)| (k.to_owned(), v.to_json()))
-        .collect();
+    let mut params: BTreeMap<String, Value> =
+        given.into_iter().map(|(k, v)| (k.to_owned(), v.to_json())).collect();
     if let ProcessSpec::DChoice { d } = spec {
         params.insert("d".to_owned(), Value::from(d));
     }
-    Ok(ResolvedProcess {
-        name: kind.name,
-        spec,
-        params,
-    })
+    Ok(ResolvedProcess { name: kind.name, spec, params })
 }
 
 #[cfg(test)]
@@ -359,10 +326,7 @@ mod tests {
         let e = resolve("one_plus_beta", &[]).unwrap_err().to_string();
         assert!(e.contains("beta"), "{e}");
         let e = resolve("one_choice", &p(&["d=2"])).unwrap_err().to_string();
-        assert!(
-            e.contains("unknown parameter `d`") && e.contains("none"),
-            "{e}"
-        );
+        assert!(e.contains("unknown parameter `d`") && e.contains("none"), "{e}");
         let e = resolve("nope", &[]).unwrap_err().to_string();
         assert!(e.contains("one_plus_beta"), "{e}");
         let e = resolve("d_choice", &p(&["d=0"])).unwrap_err().to_string();

@@ -17,7 +17,7 @@ use serde_json::Value;
 
 use crate::error::{from_core, BadInput};
 use crate::process;
-use crate::stats::{summarize, Summary};
+use ballast_runner::stats::{summarize, Rounding, Summary};
 
 /// Ball weight distributions on the command line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -141,9 +141,7 @@ fn build_spec(args: &SimulateArgs) -> Result<(RunSpec, process::ResolvedProcess)
     }
     let weights = match args.weights {
         WeightsArg::Unit => Weights::Unit,
-        WeightsArg::Exp => Weights::Exp {
-            mean: args.weight_mean,
-        },
+        WeightsArg::Exp => Weights::Exp { mean: args.weight_mean },
     };
     let spec = RunSpec {
         n: args.n,
@@ -212,8 +210,8 @@ pub fn report(args: &SimulateArgs) -> anyhow::Result<SimulateReport> {
             Weights::Exp { mean } => Some(mean),
             _ => None,
         },
-        gap: summarize(&gaps),
-        max_gap: summarize(&max_gaps),
+        gap: summarize(&gaps, Rounding::Ceil),
+        max_gap: summarize(&max_gaps, Rounding::Ceil),
         samples_per_ball: per_ball(samples as f64),
         ns_per_ball: per_ball(busy.as_nanos() as f64),
         wall_s: wall.as_secs_f64(),
@@ -222,10 +220,7 @@ pub fn report(args: &SimulateArgs) -> anyhow::Result<SimulateReport> {
 
 /// Formats a distribution as `value: fraction` pairs.
 fn format_distribution(d: &BTreeMap<i64, f64>) -> String {
-    d.iter()
-        .map(|(k, v)| format!("{k}: {v:.3}"))
-        .collect::<Vec<_>>()
-        .join(", ")
+    d.iter().map(|(k, v)| format!("{k}: {v:.3}")).collect::<Vec<_>>().join(", ")
 }
 
 /// The human-readable summary.
@@ -251,29 +246,12 @@ pub fn render_human(r: &SimulateReport) -> String {
         r.process, r.n, r.m, r.runs, r.seed, r.engine, r.tie_break
     );
     let _ = writeln!(s, "{:<14}{:.4} ± {:.4}", "gap", r.gap.mean, r.gap.stderr);
-    let _ = writeln!(
-        s,
-        "{:<14}{:.4} ± {:.4}",
-        "max_gap", r.max_gap.mean, r.max_gap.stderr
-    );
-    let _ = writeln!(
-        s,
-        "{:<14}{}",
-        "ceil(gap)",
-        format_distribution(&r.gap.distribution)
-    );
-    let _ = writeln!(
-        s,
-        "{:<14}{}",
-        "ceil(max_gap)",
-        format_distribution(&r.max_gap.distribution)
-    );
+    let _ = writeln!(s, "{:<14}{:.4} ± {:.4}", "max_gap", r.max_gap.mean, r.max_gap.stderr);
+    let _ = writeln!(s, "{:<14}{}", "ceil(gap)", format_distribution(&r.gap.distribution));
+    let _ = writeln!(s, "{:<14}{}", "ceil(max_gap)", format_distribution(&r.max_gap.distribution));
     let _ = writeln!(s, "{:<14}{:.4}", "samples/ball", r.samples_per_ball);
-    let _ = writeln!(
-        s,
-        "{:<14}{:.2}  (simulation time summed over runs)",
-        "ns/ball", r.ns_per_ball
-    );
+    let _ =
+        writeln!(s, "{:<14}{:.2}  (simulation time summed over runs)", "ns/ball", r.ns_per_ball);
     let _ = writeln!(s, "{:<14}{:.3} s", "wall", r.wall_s);
     s
 }
@@ -282,10 +260,7 @@ pub fn render_human(r: &SimulateReport) -> String {
 pub fn main(args: &SimulateArgs) -> anyhow::Result<()> {
     let r = report(args)?;
     if args.json {
-        println!(
-            "{}",
-            serde_json::to_string(&r).context("serialising the report")?
-        );
+        println!("{}", serde_json::to_string(&r).context("serialising the report")?);
     } else {
         print!("{}", render_human(&r));
     }

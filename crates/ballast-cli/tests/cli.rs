@@ -23,28 +23,42 @@ fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
-/// Runs `simulate --json` and parses its single JSON object.
-fn simulate_json(args: &[&str], envs: &[(&str, &str)]) -> Value {
+/// Runs `simulate --json` and returns its single line of output.
+fn simulate_text(args: &[&str], envs: &[(&str, &str)]) -> String {
     let mut all = vec!["simulate", "--json"];
     all.extend_from_slice(args);
     let o = ballast(&all, envs);
     assert!(o.status.success(), "ballast {all:?} failed: {}", stderr(&o));
     let text = stdout(&o);
-    assert_eq!(
-        text.lines().count(),
-        1,
-        "expected one JSON line, got {text}"
-    );
-    serde_json::from_str(&text).expect("valid JSON")
+    assert_eq!(text.lines().count(), 1, "expected one JSON line, got {text}");
+    text
 }
 
-/// The JSON output with the timing fields removed, serialised again (key order preserved by
-/// the parse-print round trip of the same bytes).
-fn without_timing(mut v: Value) -> Value {
-    let obj = v.as_object_mut().expect("object");
-    assert!(obj.remove("ns_per_ball").is_some());
-    assert!(obj.remove("wall_s").is_some());
-    v
+/// Runs `simulate --json` and parses its single JSON object.
+fn simulate_json(args: &[&str], envs: &[(&str, &str)]) -> Value {
+    serde_json::from_str(&simulate_text(args, envs)).expect("valid JSON")
+}
+
+/// The raw JSON text without the timing fields, which come last.
+fn without_timing(text: &str) -> &str {
+    let cut = text.find(",\"ns_per_ball\":").expect("ns_per_ball present");
+    let rest = &text[cut..];
+    assert!(rest.contains(",\"wall_s\":"), "timing fields not last: {rest}");
+    assert_eq!(rest.matches(':').count(), 2, "fields after the timing fields: {rest}");
+    &text[..cut]
+}
+
+/// The keys of every `"distribution":{...}` object, in output order.
+fn distribution_keys(text: &str) -> Vec<Vec<i64>> {
+    text.split("\"distribution\":{")
+        .skip(1)
+        .map(|part| {
+            let body = &part[..part.find('}').unwrap()];
+            body.split(',')
+                .map(|kv| kv.split(':').next().unwrap().trim_matches('"').parse().unwrap())
+                .collect()
+        })
+        .collect()
 }
 
 #[test]
@@ -65,34 +79,34 @@ fn json_is_deterministic_across_repeats_and_threads() {
         "--seed",
         "11",
     ];
-    let a = without_timing(simulate_json(&args, &[]));
-    let b = without_timing(simulate_json(&args, &[]));
-    let c = without_timing(simulate_json(&args, &[("RAYON_NUM_THREADS", "1")]));
-    let d = without_timing(simulate_json(
-        &[&args[..], &["--threads", "3"]].concat(),
+    let a = simulate_text(&args, &[]);
+    let b = simulate_text(&args, &[]);
+    let c = simulate_text(&args, &[("RAYON_NUM_THREADS", "1")]);
+    let d = simulate_text(&[&args[..], &["--threads", "3"]].concat(), &[]);
+    assert_eq!(without_timing(&a), without_timing(&b));
+    assert_eq!(without_timing(&a), without_timing(&c));
+    assert_eq!(without_timing(&a), without_timing(&d));
+}
+
+#[test]
+fn distribution_keys_are_in_numeric_order() {
+    // One-Choice with an average load of 30 on 100 bins: gaps around 10-20, so the keys
+    // mix one- and two-digit numbers and a string sort would misorder them.
+    let text = simulate_text(
+        &["--process", "one_choice", "--n", "100", "--m", "3000", "--runs", "40"],
         &[],
-    ));
-    assert_eq!(a, b);
-    assert_eq!(a, c);
-    assert_eq!(a, d);
-    // Compare the bytes too, not only the parsed values.
-    let s = serde_json::to_string(&a).unwrap();
-    assert_eq!(s, serde_json::to_string(&c).unwrap());
+    );
+    let keys = distribution_keys(&text);
+    assert_eq!(keys.len(), 2);
+    for k in keys {
+        assert!(k.windows(2).all(|w| w[0] < w[1]), "keys not in numeric order: {k:?}");
+    }
 }
 
 #[test]
 fn json_has_the_documented_fields() {
     let v = simulate_json(
-        &[
-            "--process",
-            "two_choice",
-            "--n",
-            "100",
-            "--m",
-            "1000",
-            "--runs",
-            "3",
-        ],
+        &["--process", "two_choice", "--n", "100", "--m", "1000", "--runs", "3"],
         &[],
     );
     for key in [
@@ -154,10 +168,7 @@ fn two_choice_gap_matches_the_known_value() {
         &[],
     );
     let mean = v["gap"]["mean"].as_f64().unwrap();
-    assert!(
-        (1.5..=4.0).contains(&mean),
-        "two_choice gap mean {mean} outside [1.5, 4]"
-    );
+    assert!((1.5..=4.0).contains(&mean), "two_choice gap mean {mean} outside [1.5, 4]");
     assert_eq!(v["runs"], 20);
     assert_eq!(v["seed"], 7);
 }
@@ -193,17 +204,7 @@ fn batched_and_weighted_runs_work() {
 #[test]
 fn human_output_has_the_summary() {
     let o = ballast(
-        &[
-            "simulate",
-            "--process",
-            "one_choice",
-            "--n",
-            "100",
-            "--m",
-            "10000",
-            "--runs",
-            "4",
-        ],
+        &["simulate", "--process", "one_choice", "--n", "100", "--m", "10000", "--runs", "4"],
         &[],
     );
     assert!(o.status.success(), "{}", stderr(&o));
@@ -249,15 +250,9 @@ fn assert_bad_input(args: &[&str], needles: &[&str]) {
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(2), "ballast {args:?}: stderr {err}");
     assert!(o.stdout.is_empty(), "ballast {args:?} printed to stdout");
-    assert!(
-        !err.contains("panicked"),
-        "ballast {args:?} panicked: {err}"
-    );
+    assert!(!err.contains("panicked"), "ballast {args:?} panicked: {err}");
     for n in needles {
-        assert!(
-            err.contains(n),
-            "ballast {args:?}: `{n}` not in stderr: {err}"
-        );
+        assert!(err.contains(n), "ballast {args:?}: `{n}` not in stderr: {err}");
     }
 }
 
@@ -285,18 +280,9 @@ fn unknown_and_missing_params_list_allowed_ones() {
         &sim(&["--process", "one_plus_beta", "--param", "gamma=1"]),
         &["gamma", "allowed parameters", "beta"],
     );
-    assert_bad_input(
-        &sim(&["--process", "two_choice", "--param", "d=3"]),
-        &["`d`", "none"],
-    );
-    assert_bad_input(
-        &sim(&["--process", "d_choice", "--param", "d=zero"]),
-        &["`d`", "integer"],
-    );
-    assert_bad_input(
-        &sim(&["--process", "quantile", "--param", "delta"]),
-        &["key=value", "delta"],
-    );
+    assert_bad_input(&sim(&["--process", "two_choice", "--param", "d=3"]), &["`d`", "none"]);
+    assert_bad_input(&sim(&["--process", "d_choice", "--param", "d=zero"]), &["`d`", "integer"]);
+    assert_bad_input(&sim(&["--process", "quantile", "--param", "delta"]), &["key=value", "delta"]);
 }
 
 #[test]
@@ -310,14 +296,7 @@ fn beta_outside_unit_interval() {
         &["beta", "[0, 1]"],
     );
     assert_bad_input(
-        &sim(&[
-            "--process",
-            "mixed_quantile",
-            "--param",
-            "delta=0.5",
-            "--param",
-            "eta=2",
-        ]),
+        &sim(&["--process", "mixed_quantile", "--param", "delta=0.5", "--param", "eta=2"]),
         &["eta", "[0, 1]"],
     );
 }
@@ -325,21 +304,10 @@ fn beta_outside_unit_interval() {
 #[test]
 fn zero_bins_and_zero_batch() {
     assert_bad_input(
-        &[
-            "simulate",
-            "--process",
-            "one_choice",
-            "--n",
-            "0",
-            "--m",
-            "10",
-        ],
+        &["simulate", "--process", "one_choice", "--n", "0", "--m", "10"],
         &["`n`", "--n", "1..="],
     );
-    assert_bad_input(
-        &sim(&["--process", "one_choice", "--batch", "0"]),
-        &["--batch", ">= 1"],
-    );
+    assert_bad_input(&sim(&["--process", "one_choice", "--batch", "0"]), &["--batch", ">= 1"]);
 }
 
 #[test]
@@ -353,22 +321,9 @@ fn bad_tie_break_and_other_flags() {
         &["--weights", "unit", "exp"],
     );
     assert_bad_input(
-        &sim(&[
-            "--process",
-            "one_choice",
-            "--weights",
-            "exp",
-            "--weight-mean",
-            "0",
-        ]),
+        &sim(&["--process", "one_choice", "--weights", "exp", "--weight-mean", "0"]),
         &["weights.mean", "positive"],
     );
-    assert_bad_input(
-        &sim(&["--process", "one_choice", "--runs", "0"]),
-        &["--runs"],
-    );
-    assert_bad_input(
-        &["simulate", "--process", "one_choice", "--n", "10"],
-        &["--m"],
-    );
+    assert_bad_input(&sim(&["--process", "one_choice", "--runs", "0"]), &["--runs"]);
+    assert_bad_input(&["simulate", "--process", "one_choice", "--n", "10"], &["--m"]);
 }
