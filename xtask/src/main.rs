@@ -2,7 +2,7 @@
 //!
 //! - `cargo xtask reproduce <selector>... [--quick] [--out DIR] [--threads N]`: run the
 //!   experiments of `configs/<paper>/<item>.toml` and write `<out>/<paper>/<item>.{csv,json,svg,md}`.
-//!   A selector is a full id (`batched22/fig8_1`), a bare item name (`fig8_1`: every item of
+//!   (`--quick` defaults to `target/xtask-quick/`.) A selector is a full id (`batched22/fig8_1`), a bare item name (`fig8_1`: every item of
 //!   that name), a paper (`tower23`) or `all`. An unknown selector or an invalid config exits
 //!   with code 2 before anything runs or is written.
 //! - `cargo xtask bench [selector...]`: wall time of `reproduce --quick` per item, as a table.
@@ -32,12 +32,19 @@ enum Command {
         /// Run the scaled-down `[quick]` variant (seconds per item).
         #[arg(long)]
         quick: bool,
-        /// Output directory (default: `results/` in the repository).
+        /// Output directory (default: `results/`; with `--quick`: `target/xtask-quick/`, so a
+        /// quick run never overwrites the committed full-scale results).
         #[arg(long)]
         out: Option<PathBuf>,
         /// Worker threads (default: one per core).
         #[arg(long, default_value_t = 0)]
         threads: usize,
+    },
+    /// Rewrite `<out>/README.md`, the index of the results (also done by `reproduce`).
+    Index {
+        /// Results directory (default: `results/` in the repository).
+        #[arg(long)]
+        out: Option<PathBuf>,
     },
     /// Time whole items: wall time of `reproduce --quick` per item (default: all items).
     Bench {
@@ -146,7 +153,8 @@ fn reproduce(
     let all = discover(Path::new("configs"))?;
     let items = select(&all, selectors)?;
     let exps = load(&items, &root)?;
-    let out = out.unwrap_or_else(|| PathBuf::from("results"));
+    let out =
+        out.unwrap_or_else(|| PathBuf::from(if quick { "target/xtask-quick" } else { "results" }));
     let mut opts = RunOptions::new("reference");
     opts.quick = quick;
     opts.threads = threads;
@@ -166,7 +174,78 @@ fn reproduce(
             println!("{}", f.display());
         }
     }
+    let index = write_index(&out)?;
+    println!("{}", index.display());
     Ok(())
+}
+
+/// One entry of the results index, read back from an item's report.
+struct IndexEntry {
+    id: String,
+    title: String,
+    overall: String,
+    quick: bool,
+}
+
+fn read_entry(md: &Path, id: String) -> Result<IndexEntry> {
+    let text = std::fs::read_to_string(md).with_context(|| format!("reading {}", md.display()))?;
+    let title = text
+        .lines()
+        .next()
+        .and_then(|l| l.split_once(": "))
+        .map(|(_, t)| t.trim().to_string())
+        .unwrap_or_default();
+    let overall = text
+        .lines()
+        .find_map(|l| l.strip_prefix("Overall: "))
+        .unwrap_or("no reference")
+        .trim_end_matches('.')
+        .to_string();
+    let quick = text.contains("(**quick** variant");
+    Ok(IndexEntry { id, title, overall, quick })
+}
+
+/// Writes `<out>/README.md`: one line per item report found under `<out>/<paper>/`.
+fn write_index(out: &Path) -> Result<PathBuf> {
+    let mut entries = Vec::new();
+    for paper in std::fs::read_dir(out).with_context(|| format!("reading {}", out.display()))? {
+        let paper = paper?.path();
+        if !paper.is_dir() {
+            continue;
+        }
+        for f in std::fs::read_dir(&paper)? {
+            let f = f?.path();
+            if f.extension().is_some_and(|e| e == "md") {
+                let p =
+                    paper.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+                let i = f.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+                entries.push(read_entry(&f, format!("{p}/{i}"))?);
+            }
+        }
+    }
+    entries.sort_by(|a, b| a.id.cmp(&b.id));
+    let mut s = String::from(
+        "# Results\n\nCommitted outputs of `cargo xtask reproduce <id>` (regenerate with that command; \
+         `cargo xtask index` rewrites this file). Each item has a tidy CSV, JSON metadata (command, \
+         config hash, seed, git revision), an SVG figure and a Markdown report comparing every value \
+         with the published one.\n\n| item | what | figure | report | verdict |\n|---|---|---|---|---|\n",
+    );
+    for e in &entries {
+        s.push_str(&format!(
+            "| `{}` | {} | [svg]({}.svg) | [report]({}.md) | {}{} |\n",
+            e.id,
+            e.title.replace('|', "\\|"),
+            e.id,
+            e.id,
+            e.overall.replace('|', "\\|"),
+            if e.quick { " (quick run)" } else { "" }
+        ));
+    }
+    let path = out.join("README.md");
+    let tmp = out.join(".README.md.tmp");
+    std::fs::write(&tmp, s).with_context(|| format!("writing {}", tmp.display()))?;
+    std::fs::rename(&tmp, &path).with_context(|| format!("writing {}", path.display()))?;
+    Ok(path)
 }
 
 fn bench(selectors: &[String], threads: usize) -> Result<()> {
@@ -208,6 +287,11 @@ fn main() -> ExitCode {
             reproduce(&selectors, quick, out, threads)
         }
         Command::Bench { selectors, threads } => bench(&selectors, threads),
+        Command::Index { out } => {
+            let root = repo_root();
+            write_index(&out.unwrap_or_else(|| root.join("results")))
+                .map(|p| println!("{}", p.display()))
+        }
     };
     match res {
         Ok(()) => ExitCode::SUCCESS,
