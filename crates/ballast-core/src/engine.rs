@@ -11,8 +11,8 @@ use rand::RngCore;
 use crate::loads::{LoadState, UnitLoads, WeightedLoads};
 use crate::outcome::RunOutcome;
 use crate::process::{
-    Accept, Ctx, DChoice, MixedQuantile, Noisy, OneChoice, OnePlusBeta, Ranks, Rule, Thinning,
-    TwoChoice,
+    Accept, AlwaysGoLeft, CachePolicy, Ctx, DChoice, Filling, Memory, MixedQuantile, Noisy,
+    OneChoice, OnePlusBeta, Ranks, Rule, Thinning, TightCount, TightPacking, TwoChoice,
 };
 use crate::rng::sim_rng;
 use crate::{Error, ProcessSpec, RunSpec, Setting, Weights};
@@ -38,7 +38,10 @@ pub fn simulate_observed<R: RngCore + ?Sized, O: Observer>(
     let sequential = matches!(spec.setting, Setting::Sequential);
     match spec.weights {
         Weights::Unit => {
-            let state = UnitLoads::new(n, uses_ranks && sequential);
+            let mut state = UnitLoads::new(n, uses_ranks && sequential);
+            if matches!(spec.process, ProcessSpec::TightPacking { .. }) {
+                state = state.with_min_set();
+            }
             Ok(dispatch(spec, state, rng, observer))
         }
         Weights::Exp { mean } => Ok(dispatch(spec, WeightedLoads::new(n, mean), rng, observer)),
@@ -86,6 +89,34 @@ fn dispatch<S: LoadState, R: RngCore + ?Sized, O: Observer>(
         }
         ProcessSpec::SigmaNoisyLoad { sigma, truncate } => {
             run_rule_observed(spec, state, Noisy::SigmaNoisyLoad { sigma, truncate }, rng, observer)
+        }
+        ProcessSpec::RelativeThreshold { f } => run_rule_observed(
+            spec,
+            state,
+            Thinning { accept: Accept::BelowAveragePlus(f) },
+            rng,
+            observer,
+        ),
+        ProcessSpec::Twinning => run_rule_observed(spec, state, Filling::Twinning, rng, observer),
+        ProcessSpec::Packing { offset } => {
+            run_rule_observed(spec, state, Filling::Packing { offset }, rng, observer)
+        }
+        ProcessSpec::TightPacking { offset, balls } => {
+            let count = balls.map_or(TightCount::AsPacking { offset }, TightCount::Fixed);
+            run_rule_observed(spec, state, TightPacking::new(count), rng, observer)
+        }
+        ProcessSpec::Memory { d, k } => run_rule_observed(
+            spec,
+            state,
+            Memory::new(d, CachePolicy::LeastLoaded { k }),
+            rng,
+            observer,
+        ),
+        ProcessSpec::Caching { d } => {
+            run_rule_observed(spec, state, Memory::new(d, CachePolicy::LastReceiver), rng, observer)
+        }
+        ProcessSpec::AlwaysGoLeft { d } => {
+            run_rule_observed(spec, state, AlwaysGoLeft { d }, rng, observer)
         }
         ProcessSpec::MeanThinning { strict } => run_rule_observed(
             spec,

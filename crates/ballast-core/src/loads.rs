@@ -50,6 +50,64 @@ pub trait LoadState {
     /// The `k`-th largest load (1-based) and the highest bin index that is still among the
     /// `k` heaviest when ties are ordered by index: the frozen rank cut of a batch. O(n).
     fn rank_cut(&self, k: u64) -> (Self::Load, usize);
+    /// A uniformly random least loaded bin. The default scans all bins (O(n)); states that
+    /// serve water-filling processes override it with an O(1) structure.
+    fn least_loaded<R: RngCore + ?Sized>(&self, rng: &mut R) -> usize {
+        let mut best = 0;
+        let mut ties = 0u64;
+        for i in 0..self.n() {
+            if i == 0 || self.load(i) < self.load(best) {
+                best = i;
+                ties = 1;
+            } else if self.load(i) == self.load(best) {
+                ties += 1;
+                if crate::rng::below(rng, ties) == 0 {
+                    best = i;
+                }
+            }
+        }
+        best
+    }
+}
+
+/// The bins at the minimum load, with O(1) removal (swap-remove with a position index) and an
+/// O(n) rebuild when the minimum rises: O(1) amortised per ball, since the minimum rises at
+/// most m/n times.
+#[derive(Clone, Debug)]
+struct MinSet {
+    level: u32,
+    bins: Vec<u32>,
+    pos: Vec<u32>,
+}
+
+impl MinSet {
+    const ABSENT: u32 = u32::MAX;
+
+    fn new(n: usize) -> Self {
+        Self { level: 0, bins: (0..n as u32).collect(), pos: (0..n as u32).collect() }
+    }
+
+    /// Bin `i` went from load `old` to `old + 1`.
+    fn raised(&mut self, i: usize, old: u32, loads: &[u32]) {
+        if old != self.level {
+            return;
+        }
+        let p = self.pos[i] as usize;
+        let last = self.bins.len() - 1;
+        self.bins.swap(p, last);
+        self.pos[self.bins[p] as usize] = p as u32;
+        self.bins.pop();
+        self.pos[i] = Self::ABSENT;
+        if self.bins.is_empty() {
+            self.level += 1;
+            for (j, &x) in loads.iter().enumerate() {
+                if x == self.level {
+                    self.pos[j] = self.bins.len() as u32;
+                    self.bins.push(j as u32);
+                }
+            }
+        }
+    }
 }
 
 /// Integer loads (unit balls), with an optional histogram of load levels for rank queries.
@@ -60,13 +118,31 @@ pub struct UnitLoads {
     max: u32,
     /// `levels[j]` = number of bins with load `lo + j`; maintained only when ranks are needed.
     levels: Option<(u32, VecDeque<u64>)>,
+    /// Bins at the minimum load; maintained only for water-filling processes.
+    min_set: Option<MinSet>,
 }
 
 impl UnitLoads {
     /// `n` empty bins; `with_levels` keeps the level histogram for sequential rank queries.
     pub fn new(n: usize, with_levels: bool) -> Self {
         let levels = with_levels.then(|| (0, VecDeque::from(vec![n as u64])));
-        Self { loads: vec![0; n], total: 0, max: 0, levels }
+        Self { loads: vec![0; n], total: 0, max: 0, levels, min_set: None }
+    }
+
+    /// Also maintain the set of least loaded bins, so [`LoadState::least_loaded`] is O(1).
+    pub fn with_min_set(mut self) -> Self {
+        let mut set = MinSet::new(0);
+        let min = self.loads.iter().copied().min().unwrap_or(0);
+        set.level = min;
+        set.pos = vec![MinSet::ABSENT; self.loads.len()];
+        for (j, &x) in self.loads.iter().enumerate() {
+            if x == min {
+                set.pos[j] = set.bins.len() as u32;
+                set.bins.push(j as u32);
+            }
+        }
+        self.min_set = Some(set);
+        self
     }
 
     /// The loads.
@@ -151,6 +227,9 @@ impl LoadState for UnitLoads {
                 *lo += 1;
             }
         }
+        if let Some(set) = &mut self.min_set {
+            set.raised(i, v - 1, &self.loads);
+        }
     }
     #[inline]
     fn gap(&self) -> f64 {
@@ -162,6 +241,22 @@ impl LoadState for UnitLoads {
     }
     fn rank_cut(&self, k: u64) -> (u32, usize) {
         rank_cut_by(&self.loads, k)
+    }
+    fn least_loaded<R: RngCore + ?Sized>(&self, rng: &mut R) -> usize {
+        match &self.min_set {
+            Some(set) => set.bins[crate::rng::below(rng, set.bins.len() as u64) as usize] as usize,
+            None => {
+                let min = self.loads.iter().copied().min().unwrap_or(0);
+                let count = self.loads.iter().filter(|&&x| x == min).count() as u64;
+                let target = crate::rng::below(rng, count);
+                self.loads
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, &x)| x == min)
+                    .nth(target as usize)
+                    .map_or(0, |(i, _)| i)
+            }
+        }
     }
 }
 
@@ -346,6 +441,30 @@ mod tests {
             assert_eq!(plain.heavier_and_equal(i), s.heavier_and_equal(i));
         }
         assert_eq!(s.gap(), 3.0 - 5.0 / 4.0);
+    }
+
+    #[test]
+    fn min_set_tracks_the_least_loaded_bins() {
+        let mut s = UnitLoads::new(5, false).with_min_set();
+        let mut rng = crate::rng::sim_rng(1);
+        for step in 0..40 {
+            let i = s.least_loaded(&mut rng);
+            let min = *s.loads().iter().min().expect("n > 0");
+            assert_eq!(s.loads()[i], min, "step {step}");
+            // add to the least loaded bin, and sometimes to bin 0 as well
+            s.add(i, ());
+            if step % 3 == 0 {
+                s.add(0, ());
+            }
+            let set = s.min_set.as_ref().expect("enabled");
+            let mut expect: Vec<u32> =
+                (0..5u32).filter(|&j| s.loads()[j as usize] == set.level).collect();
+            let mut got = set.bins.clone();
+            got.sort_unstable();
+            expect.sort_unstable();
+            assert_eq!(got, expect);
+            assert_eq!(set.level, *s.loads().iter().min().expect("n > 0"));
+        }
     }
 
     #[test]

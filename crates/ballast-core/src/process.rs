@@ -54,6 +54,14 @@ impl Ctx {
         }
     }
 
+    /// One uniform integer in `0..size` (`1 <= size <= 2^32`), counted as a bin sample (for
+    /// processes that sample within a group of bins).
+    #[inline]
+    pub fn sample_below<R: RngCore + ?Sized>(&mut self, rng: &mut R, size: u64) -> usize {
+        self.samples += 1;
+        below(rng, size) as usize
+    }
+
     /// A fair coin from the bit buffer.
     #[inline]
     pub fn coin<R: RngCore + ?Sized>(&mut self, rng: &mut R) -> bool {
@@ -317,6 +325,8 @@ pub enum Accept {
         /// Strict comparison.
         strict: bool,
     },
+    /// `x < W/n + f` (relative threshold).
+    BelowAveragePlus(f64),
 }
 
 /// Two-thinning: sample `i1`, keep it if accepted, else place the ball at a fresh sample.
@@ -339,6 +349,7 @@ impl Rule for Thinning {
         let ok = match self.accept {
             Accept::AtMost(f) => s.at_most(i1, f),
             Accept::BelowAverage { strict } => s.below_average(i1, strict),
+            Accept::BelowAveragePlus(f) => s.normalized(i1) < f,
         };
         Placement::one(if ok { i1 } else { ctx.sample(rng) })
     }
@@ -428,5 +439,222 @@ impl Rule for Noisy {
             }
         };
         Placement::one(bin)
+    }
+}
+
+/// `⌈W/n⌉` for unit loads (`W < 2^53`, so the `f64` total is exact).
+#[inline]
+fn ceil_average<S: LoadState>(s: &S) -> u64 {
+    let w = s.total() as u64;
+    let n = s.n() as u64;
+    w.div_ceil(n)
+}
+
+/// Filling processes of Los, Sauerwald and Sylvester ("The Power of Filling in Balanced
+/// Allocations"): one sample; an underloaded bin (`x < W/n`; a bin exactly at the average
+/// counts as overloaded) receives several balls at once.
+#[derive(Clone, Copy, Debug)]
+pub enum Filling {
+    /// Underloaded: 2 balls, else 1.
+    Twinning,
+    /// Underloaded: raise the bin to `⌈W/n⌉ + offset` (with offset 1 at least 2 balls), else
+    /// 1 ball.
+    Packing {
+        /// How far above the rounded-up average the bin is filled.
+        offset: u32,
+    },
+}
+
+impl Rule for Filling {
+    #[inline]
+    fn place<S: LoadState, R: RngCore + ?Sized>(
+        &mut self,
+        s: &S,
+        _r: &Ranks<S::Load>,
+        rng: &mut R,
+        ctx: &mut Ctx,
+    ) -> Placement {
+        let i = ctx.sample(rng);
+        if !s.below_average(i, true) {
+            return Placement::one(i);
+        }
+        let balls = match *self {
+            Filling::Twinning => 2,
+            Filling::Packing { offset } => {
+                let x: f64 = s.load(i).into();
+                (ceil_average(s) + u64::from(offset) - x as u64) as u32
+            }
+        };
+        Placement { bin: i, balls }
+    }
+}
+
+/// How many balls Tight-Packing allocates after an underloaded sample.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TightCount {
+    /// As many as Packing would put into the sampled bin: `⌈W/n⌉ + offset − x`.
+    AsPacking {
+        /// Packing's offset.
+        offset: u32,
+    },
+    /// A fixed number.
+    Fixed(u32),
+}
+
+/// Tight-Packing (reconstructed, SPEC.md §2): one sample; overloaded → 1 ball to it;
+/// underloaded → a number of balls ([`TightCount`]), each to a currently least loaded bin
+/// (water-filling; ties uniformly at random). Only the first ball of a round costs a sample.
+#[derive(Clone, Copy, Debug)]
+pub struct TightPacking {
+    /// Ball-count rule.
+    pub count: TightCount,
+    /// Balls of the current round still to place.
+    remaining: u32,
+}
+
+impl TightPacking {
+    /// A Tight-Packing rule with the given ball-count rule.
+    pub fn new(count: TightCount) -> Self {
+        Self { count, remaining: 0 }
+    }
+}
+
+impl Rule for TightPacking {
+    #[inline]
+    fn place<S: LoadState, R: RngCore + ?Sized>(
+        &mut self,
+        s: &S,
+        _r: &Ranks<S::Load>,
+        rng: &mut R,
+        ctx: &mut Ctx,
+    ) -> Placement {
+        if self.remaining > 0 {
+            self.remaining -= 1;
+            return Placement::one(s.least_loaded(rng));
+        }
+        let i = ctx.sample(rng);
+        if !s.below_average(i, true) {
+            return Placement::one(i);
+        }
+        let balls = match self.count {
+            TightCount::AsPacking { offset } => {
+                let x: f64 = s.load(i).into();
+                (ceil_average(s) + u64::from(offset) - x as u64) as u32
+            }
+            TightCount::Fixed(k) => k.max(1),
+        };
+        self.remaining = balls - 1;
+        Placement::one(s.least_loaded(rng))
+    }
+}
+
+/// What a memory-type rule keeps between balls.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CachePolicy {
+    /// Mitzenmacher–Prabhakar–Shah (d, k)-memory: the `k` least loaded candidates after
+    /// placing (ties uniformly at random).
+    LeastLoaded {
+        /// Cache size.
+        k: u32,
+    },
+    /// Caching: the bin that just received the ball.
+    LastReceiver,
+}
+
+/// Memory processes: `d` fresh samples plus the cached bins are the candidates; the ball goes
+/// to a least loaded candidate (ties uniformly at random); then the cache is updated.
+#[derive(Clone, Debug)]
+pub struct Memory {
+    /// Fresh samples per ball.
+    pub d: u32,
+    /// Cache policy.
+    pub policy: CachePolicy,
+    cache: Vec<usize>,
+    candidates: Vec<(usize, f64)>,
+}
+
+impl Memory {
+    /// A memory rule with an empty cache (the first ball sees only fresh samples).
+    pub fn new(d: u32, policy: CachePolicy) -> Self {
+        Self { d, policy, cache: Vec::new(), candidates: Vec::new() }
+    }
+}
+
+impl Rule for Memory {
+    fn place<S: LoadState, R: RngCore + ?Sized>(
+        &mut self,
+        s: &S,
+        _r: &Ranks<S::Load>,
+        rng: &mut R,
+        ctx: &mut Ctx,
+    ) -> Placement {
+        self.candidates.clear();
+        let push = |c: &mut Vec<(usize, f64)>, i: usize| {
+            if !c.iter().any(|&(j, _)| j == i) {
+                c.push((i, s.load(i).into()));
+            }
+        };
+        for _ in 0..self.d {
+            let i = ctx.sample(rng);
+            push(&mut self.candidates, i);
+        }
+        for &i in &self.cache {
+            push(&mut self.candidates, i);
+        }
+        // Shuffle, then a stable sort by load: ties end up in uniformly random order.
+        for j in (1..self.candidates.len()).rev() {
+            let r = below(rng, j as u64 + 1) as usize;
+            self.candidates.swap(j, r);
+        }
+        self.candidates.sort_by(|a, b| a.1.total_cmp(&b.1));
+        let bin = self.candidates[0].0;
+        match self.policy {
+            CachePolicy::LastReceiver => {
+                self.cache.clear();
+                self.cache.push(bin);
+            }
+            CachePolicy::LeastLoaded { k } => {
+                // Loads after placing: the receiver gained one ball. Re-sort stably, so tied
+                // candidates keep their random order.
+                self.candidates[0].1 += 1.0;
+                self.candidates.sort_by(|a, b| a.1.total_cmp(&b.1));
+                self.cache.clear();
+                self.cache.extend(self.candidates.iter().take(k as usize).map(|&(i, _)| i));
+            }
+        }
+        Placement::one(bin)
+    }
+}
+
+/// Vöcking's Always-Go-Left: the bins are split into `d` contiguous groups of sizes
+/// differing by at most one; one sample per group; the ball goes to a least loaded sample,
+/// ties to the leftmost group.
+#[derive(Clone, Copy, Debug)]
+pub struct AlwaysGoLeft {
+    /// Number of groups (and samples).
+    pub d: u32,
+}
+
+impl Rule for AlwaysGoLeft {
+    #[inline]
+    fn place<S: LoadState, R: RngCore + ?Sized>(
+        &mut self,
+        s: &S,
+        _r: &Ranks<S::Load>,
+        rng: &mut R,
+        ctx: &mut Ctx,
+    ) -> Placement {
+        let n = s.n() as u64;
+        let d = u64::from(self.d);
+        let mut best = 0;
+        for g in 0..d {
+            let lo = g * n / d;
+            let hi = (g + 1) * n / d;
+            let i = lo as usize + ctx.sample_below(rng, hi - lo);
+            if g == 0 || s.load(i) < s.load(best) {
+                best = i;
+            }
+        }
+        Placement::one(best)
     }
 }

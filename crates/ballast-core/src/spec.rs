@@ -64,6 +64,45 @@ pub enum ProcessSpec {
         /// Truncate each estimate to an integer before comparing, as the authors' code does.
         truncate: bool,
     },
+    /// Sample `i1`; accept it if `x < W/n + f`, else the ball goes to a fresh sample.
+    RelativeThreshold {
+        /// Offset from the average.
+        f: f64,
+    },
+    /// One sample; an underloaded bin gets 2 balls, otherwise 1 (unit weights).
+    Twinning,
+    /// One sample; an underloaded bin is raised to `⌈W/n⌉ + offset`, otherwise 1 ball (unit
+    /// weights). A bin exactly at the average counts as overloaded.
+    Packing {
+        /// Fill level above the rounded-up average (1 in the paper; 0 = fill to the average).
+        offset: u32,
+    },
+    /// Reconstructed Tight-Packing: one sample; overloaded → 1 ball to it; underloaded →
+    /// `balls` balls (default: as many as Packing would), each to a currently least loaded bin.
+    TightPacking {
+        /// Packing offset used by the default ball count.
+        offset: u32,
+        /// Fixed number of balls per underloaded sample instead of Packing's count.
+        balls: Option<u32>,
+    },
+    /// Mitzenmacher–Prabhakar–Shah (d, k)-memory: `d` fresh samples plus `k` cached bins; the
+    /// ball goes to a least loaded one; the cache keeps the `k` least loaded after placing.
+    Memory {
+        /// Fresh samples per ball, at least 1.
+        d: u32,
+        /// Cache size, at least 1.
+        k: u32,
+    },
+    /// Caching: `d` fresh samples plus the bin that received the previous ball.
+    Caching {
+        /// Fresh samples per ball, at least 1.
+        d: u32,
+    },
+    /// Vöcking's Always-Go-Left: `d` contiguous groups, one sample each, ties to the left.
+    AlwaysGoLeft {
+        /// Number of groups, `1 <= d <= n`.
+        d: u32,
+    },
 }
 
 impl ProcessSpec {
@@ -80,6 +119,13 @@ impl ProcessSpec {
             Self::GBounded { .. } => "g_bounded",
             Self::GMyopic { .. } => "g_myopic",
             Self::SigmaNoisyLoad { .. } => "sigma_noisy_load",
+            Self::RelativeThreshold { .. } => "relative_threshold",
+            Self::Twinning => "twinning",
+            Self::Packing { .. } => "packing",
+            Self::TightPacking { .. } => "tight_packing",
+            Self::Memory { .. } => "memory",
+            Self::Caching { .. } => "caching",
+            Self::AlwaysGoLeft { .. } => "always_go_left",
         }
     }
 
@@ -100,7 +146,44 @@ impl ProcessSpec {
             }
         }
         match *self {
-            Self::OneChoice | Self::MeanThinning { .. } => Ok(()),
+            Self::OneChoice | Self::MeanThinning { .. } | Self::Twinning => Ok(()),
+            Self::Packing { offset } | Self::TightPacking { offset, balls: None } => {
+                if offset <= 1_000_000 {
+                    Ok(())
+                } else {
+                    Err(Error::invalid("offset", offset, "an integer in 0..=1000000"))
+                }
+            }
+            Self::TightPacking { balls: Some(b), .. } => {
+                if (1..=1_000_000).contains(&b) {
+                    Ok(())
+                } else {
+                    Err(Error::invalid("balls", b, "an integer in 1..=1000000"))
+                }
+            }
+            Self::Memory { d, k } => {
+                if !(1..=1024).contains(&d) {
+                    Err(Error::invalid("d", d, "an integer in 1..=1024"))
+                } else if !(1..=1024).contains(&k) {
+                    Err(Error::invalid("k", k, "an integer in 1..=1024"))
+                } else {
+                    Ok(())
+                }
+            }
+            Self::Caching { d } | Self::AlwaysGoLeft { d } => {
+                if (1..=1024).contains(&d) {
+                    Ok(())
+                } else {
+                    Err(Error::invalid("d", d, "an integer in 1..=1024"))
+                }
+            }
+            Self::RelativeThreshold { f } => {
+                if f.is_finite() {
+                    Ok(())
+                } else {
+                    Err(Error::invalid("f", f, "a finite number"))
+                }
+            }
             Self::DChoice { d } => {
                 if (1..=1024).contains(&d) {
                     Ok(())
@@ -124,6 +207,19 @@ impl ProcessSpec {
                 }
             }
         }
+    }
+
+    /// Whether the process is defined for unit balls only (it counts balls to fill a bin, or
+    /// its cache rule needs the receiver's load after placing).
+    pub fn unit_weights_only(&self) -> bool {
+        matches!(
+            self,
+            Self::Packing { .. }
+                | Self::TightPacking { .. }
+                | Self::Memory { .. }
+                | Self::Twinning
+                | Self::Caching { .. }
+        )
     }
 
     /// Whether the process compares loads of several samples, so that a [`TieBreak`] applies.
@@ -284,6 +380,22 @@ impl RunSpec {
         if let Weights::Exp { mean } = self.weights {
             if !(mean.is_finite() && mean > 0.0) {
                 return Err(Error::invalid("weights.mean", mean, "a positive finite number"));
+            }
+        }
+        if self.process.unit_weights_only() && !matches!(self.weights, Weights::Unit) {
+            return Err(Error::invalid(
+                "weights",
+                self.weights.name(),
+                "unit for this process (it places whole balls to fill bins or caches by load)",
+            ));
+        }
+        if let ProcessSpec::AlwaysGoLeft { d } = self.process {
+            if u64::from(d) > self.n {
+                return Err(Error::invalid(
+                    "d",
+                    d,
+                    "at most n for always_go_left (one group per sample)",
+                ));
             }
         }
         if self.observe_every == Some(0) {
