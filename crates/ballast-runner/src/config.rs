@@ -23,6 +23,8 @@ pub(crate) struct RawConfig {
     #[serde(default)]
     pub notes: String,
     pub seed: u64,
+    #[serde(default)]
+    pub engine: Option<Spanned<String>>,
     pub runs: Spanned<u64>,
     pub x: RawAxis,
     #[serde(default)]

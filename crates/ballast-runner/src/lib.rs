@@ -10,6 +10,7 @@
 //! ```toml
 //! title = "Gap vs b/n (Figure 8.1)"   # caption of the figure and report
 //! seed  = 20220328                     # master seed
+//! engine = "bins"                      # bins (default) | levels | auto (ballast-core engines)
 //! runs  = 100                          # independent runs per point
 //! notes = "free text copied into the report (known disagreements, reconstructed rules)"
 //!

@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, HashSet};
 use std::ops::Range;
 
 use ballast_core::rng::{derive_seed, hash_str};
-use ballast_core::{RunSpec, Setting, Weights};
+use ballast_core::{Engine, RunSpec, Setting, Weights};
 use toml::Spanned;
 
 use crate::config::{
@@ -216,6 +216,14 @@ pub(crate) fn build_plan(raw: &RawConfig, quick: bool, problems: &mut Problems<'
         }
     }
 
+    // The committed results were made by the bin engine: it stays the default.
+    let engine = match &raw.engine {
+        None => Engine::Bins,
+        Some(e) => Engine::from_name(e.get_ref()).unwrap_or_else(|err| {
+            problems.at(Some(e.span()), err.to_string());
+            Engine::Bins
+        }),
+    };
     let mut names = HashSet::new();
     let mut series = Vec::new();
     let mut points = Vec::new();
@@ -342,9 +350,6 @@ pub(crate) fn build_plan(raw: &RawConfig, quick: bool, problems: &mut Problems<'
                 }
             };
             let spec = RunSpec {
-                n,
-                m,
-                process,
                 tie_break,
                 setting: match b {
                     Some(b) => Setting::Batched { b },
@@ -353,6 +358,8 @@ pub(crate) fn build_plan(raw: &RawConfig, quick: bool, problems: &mut Problems<'
                 weights,
                 observe_every: None,
                 record_trajectory: s.statistic == Statistic::RunningMaxGap,
+                engine,
+                ..RunSpec::new(process, n, m)
             };
             if let Err(e) = spec.validate() {
                 let (key, span) = match &e {

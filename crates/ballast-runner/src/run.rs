@@ -107,7 +107,7 @@ pub struct Metadata {
     pub crate_version: String,
     /// `git rev-parse HEAD` (with `+dirty` for uncommitted tracked changes), or `unknown`.
     pub git_revision: String,
-    /// Simulation engine.
+    /// Simulation engine(s) that ran the points (`bins`, `levels`, or both joined by `+`).
     pub engine: String,
     /// Whether the `[quick]` variant ran.
     pub quick: bool,
@@ -323,7 +323,16 @@ pub fn run_experiment(exp: &Experiment, opts: &RunOptions) -> Result<ItemResult,
         seed_scheme: "derive_seed(seed, [hash_str(item), point, run])".to_string(),
         crate_version: env!("CARGO_PKG_VERSION").to_string(),
         git_revision: git_revision(config_dir),
-        engine: "bins".to_string(),
+        engine: {
+            let mut names: Vec<&str> = plan
+                .points
+                .iter()
+                .map(|p| ballast_core::resolve_engine(&p.spec).map_or("bins", |e| e.name()))
+                .collect();
+            names.sort_unstable();
+            names.dedup();
+            names.join("+")
+        },
         quick: opts.quick,
         threads,
         runs,
