@@ -1,0 +1,367 @@
+//! Topologies as plain data ([`GraphKind`], the boundary to configs and the command line) and
+//! built graphs ([`Topology`]: the enum at the edge, matched once per run before the generic
+//! hot loop).
+
+use std::f64::consts::PI;
+use std::fmt;
+use std::path::PathBuf;
+use std::str::FromStr;
+
+use ballast_core::engine::Observer;
+use ballast_core::{RunOutcome, RunSpec};
+use rand::RngCore;
+
+use crate::analysis::{
+    components, degree_stats, is_bipartite, spectral_gap, DegreeStats, PowerIteration,
+    SpectralEstimate,
+};
+use crate::generate::{
+    cycle, erdos_renyi, hypercube, hypercube_dim, random_regular, star, torus, torus_side,
+    Connectivity, RegularParams,
+};
+use crate::graph::{Complete, Csr, Graph};
+use crate::io::{read_edge_list, EdgeListOptions};
+use crate::process::{simulate_graph_observed, GraphOptions};
+use crate::Error;
+
+/// A topology family; with a vertex count (and, for random families, randomness) it builds
+/// a [`Topology`] ([`GraphKind::build`]).
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum GraphKind {
+    /// The complete graph `K_n` (implicit, no loops).
+    Complete,
+    /// The cycle `C_n`, `n >= 3`.
+    Cycle,
+    /// The `dim`-dimensional torus; `n` must be a perfect `dim`-th power with side `>= 3`.
+    Torus {
+        /// Number of dimensions, at least 1.
+        dim: usize,
+    },
+    /// The hypercube; `n` must be a power of two.
+    Hypercube,
+    /// A uniform random simple `d`-regular graph (configuration model with rejection).
+    RandomRegular {
+        /// Degree.
+        d: usize,
+        /// Pairings to try before giving up.
+        max_attempts: u32,
+    },
+    /// Erdős–Rényi G(n, p), made connected as `connectivity` says (the giant component has
+    /// fewer than `n` vertices: the built graph's vertex count is authoritative).
+    ErdosRenyi {
+        /// Edge probability.
+        p: f64,
+        /// Giant component or resampling.
+        connectivity: Connectivity,
+    },
+    /// The star `K_{1, n−1}` (centre 0).
+    Star,
+    /// An edge-list file (see [`crate::io`]); `n` comes from the file.
+    File {
+        /// The file.
+        path: PathBuf,
+        /// Loop and duplicate policies.
+        options: EdgeListOptions,
+    },
+}
+
+impl GraphKind {
+    /// The snake_case kind name used in configs.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Self::Complete => "complete",
+            Self::Cycle => "cycle",
+            Self::Torus { .. } => "torus",
+            Self::Hypercube => "hypercube",
+            Self::RandomRegular { .. } => "random_regular",
+            Self::ErdosRenyi { .. } => "erdos_renyi",
+            Self::Star => "star",
+            Self::File { .. } => "file",
+        }
+    }
+
+    /// Whether building consumes randomness.
+    pub fn is_random(&self) -> bool {
+        matches!(self, Self::RandomRegular { .. } | Self::ErdosRenyi { .. })
+    }
+
+    /// Builds the graph on `n` vertices (`None` only for files, whose size is their own; a
+    /// given `n` must then match the file).
+    pub fn build<R: RngCore + ?Sized>(
+        &self,
+        n: Option<usize>,
+        rng: &mut R,
+    ) -> Result<Topology, Error> {
+        let need_n = || n.ok_or_else(|| Error::invalid("n", "none", "a vertex count"));
+        let store = match self {
+            Self::Complete => Store::Complete(Complete::new(need_n()?)?),
+            Self::Cycle => Store::Csr(cycle(need_n()?)?),
+            Self::Torus { dim } => {
+                let n = need_n()?;
+                Store::Csr(torus(*dim, torus_side(n, *dim)?)?)
+            }
+            Self::Hypercube => Store::Csr(hypercube(hypercube_dim(need_n()?)?)?),
+            Self::RandomRegular { d, max_attempts } => {
+                let p = RegularParams { n: need_n()?, d: *d, max_attempts: *max_attempts };
+                Store::Csr(random_regular(&p, rng)?)
+            }
+            Self::ErdosRenyi { p, connectivity } => {
+                Store::Csr(erdos_renyi(need_n()?, *p, *connectivity, rng)?)
+            }
+            Self::Star => Store::Csr(star(need_n()?)?),
+            Self::File { path, options } => {
+                let g = read_edge_list(path, options)?;
+                if let Some(n) = n {
+                    if n != g.n_vertices() {
+                        return Err(Error::Mismatch(format!(
+                            "n = {n} but {} has {} vertices",
+                            path.display(),
+                            g.n_vertices()
+                        )));
+                    }
+                }
+                Store::Csr(g)
+            }
+        };
+        Ok(Topology { kind: self.clone(), store })
+    }
+}
+
+impl fmt::Display for GraphKind {
+    /// The command-line shorthand (parsed back by [`FromStr`]).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Torus { dim } => write!(f, "torus:{dim}"),
+            Self::RandomRegular { d, .. } => write!(f, "regular:{d}"),
+            Self::ErdosRenyi { p, connectivity: Connectivity::GiantComponent } => {
+                write!(f, "gnp:{p}")
+            }
+            Self::ErdosRenyi { p, connectivity: Connectivity::Resample { .. } } => {
+                write!(f, "gnp:{p}:connected")
+            }
+            Self::File { path, .. } => write!(f, "file:{}", path.display()),
+            other => f.write_str(other.name()),
+        }
+    }
+}
+
+/// Attempts used by the shorthand `gnp:P:connected`.
+pub const CONNECTED_ATTEMPTS: u32 = 100;
+
+impl FromStr for GraphKind {
+    type Err = Error;
+
+    /// The command-line shorthand: `complete`, `cycle`, `torus` (2-dimensional) or
+    /// `torus:DIM`, `hypercube`, `star`, `regular:D` (random D-regular), `gnp:P` (G(n, P),
+    /// giant component), `gnp:P:connected` (G(n, P) resampled until connected, at most
+    /// [`CONNECTED_ATTEMPTS`] times), `file:PATH` (default [`EdgeListOptions`]).
+    fn from_str(s: &str) -> Result<Self, Error> {
+        const KNOWN: &str = "complete, cycle, torus[:DIM], hypercube, star, regular:D, \
+                             gnp:P[:connected], file:PATH";
+        if let Some(path) = s.strip_prefix("file:") {
+            if path.is_empty() {
+                return Err(Error::invalid("graph", s, "file:PATH with a non-empty path"));
+            }
+            return Ok(Self::File {
+                path: PathBuf::from(path),
+                options: EdgeListOptions::default(),
+            });
+        }
+        let parts: Vec<&str> = s.split(':').collect();
+        let int = |v: &str, what: &'static str| {
+            v.parse::<usize>().map_err(|_| Error::invalid(what, v, "a positive integer"))
+        };
+        Ok(match parts.as_slice() {
+            ["complete"] => Self::Complete,
+            ["cycle"] => Self::Cycle,
+            ["torus"] => Self::Torus { dim: 2 },
+            ["torus", dim] => Self::Torus { dim: int(dim, "dim")? },
+            ["hypercube"] => Self::Hypercube,
+            ["star"] => Self::Star,
+            ["regular", d] => Self::RandomRegular { d: int(d, "d")?, max_attempts: 1000 },
+            ["gnp", p, rest @ ..] => {
+                let p: f64 = p.parse().map_err(|_| Error::invalid("p", p, "a probability"))?;
+                let connectivity = match rest {
+                    [] => Connectivity::GiantComponent,
+                    ["connected"] => Connectivity::Resample { max_attempts: CONNECTED_ATTEMPTS },
+                    _ => return Err(Error::invalid("graph", s, "gnp:P or gnp:P:connected")),
+                };
+                Self::ErdosRenyi { p, connectivity }
+            }
+            _ => return Err(Error::invalid("graph", s, format!("one of {KNOWN}"))),
+        })
+    }
+}
+
+/// The storage behind a [`Topology`].
+#[derive(Clone, Debug)]
+pub enum Store {
+    /// The implicit complete graph.
+    Complete(Complete),
+    /// A materialised graph.
+    Csr(Csr),
+}
+
+/// How a spectral gap was obtained.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum SpectralGap {
+    /// A closed formula (complete graph, cycle, torus, hypercube, star).
+    Exact(f64),
+    /// Power iteration ([`crate::analysis::spectral_gap`]).
+    Estimated(SpectralEstimate),
+}
+
+impl SpectralGap {
+    /// The value of `λ₂`.
+    pub fn value(&self) -> f64 {
+        match self {
+            Self::Exact(v) => *v,
+            Self::Estimated(e) => e.gap,
+        }
+    }
+
+    /// A short description for metadata.
+    pub fn method(&self) -> String {
+        match self {
+            Self::Exact(_) => "exact formula".into(),
+            Self::Estimated(e) => format!(
+                "power iteration: {} iterations{}, residual {:.1e} (upper bound on λ₂)",
+                e.iterations,
+                if e.converged { "" } else { " (cap reached)" },
+                e.residual
+            ),
+        }
+    }
+}
+
+/// Metadata of a built topology.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GraphInfo {
+    /// The kind in command-line shorthand.
+    pub kind: String,
+    /// Number of vertices.
+    pub n_vertices: usize,
+    /// Number of edges.
+    pub n_edges: u64,
+    /// Degrees.
+    pub degree: DegreeStats,
+    /// Number of connected components.
+    pub components: usize,
+    /// Whether the graph is bipartite.
+    pub bipartite: bool,
+    /// Spectral gap `λ₂` of the normalised Laplacian.
+    pub spectral_gap: f64,
+    /// How it was obtained.
+    pub spectral_method: String,
+}
+
+/// A built graph with the family it came from.
+#[derive(Clone, Debug)]
+pub struct Topology {
+    kind: GraphKind,
+    store: Store,
+}
+
+impl Topology {
+    /// Wraps a graph built elsewhere (e.g. by a generator) under a kind.
+    pub fn from_csr(kind: GraphKind, csr: Csr) -> Self {
+        Self { kind, store: Store::Csr(csr) }
+    }
+
+    /// The family.
+    pub fn kind(&self) -> &GraphKind {
+        &self.kind
+    }
+
+    /// The storage.
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    /// Number of vertices (the `n` of runs on this graph).
+    pub fn n_vertices(&self) -> usize {
+        match &self.store {
+            Store::Complete(g) => g.n_vertices(),
+            Store::Csr(g) => g.n_vertices(),
+        }
+    }
+
+    /// Number of edges.
+    pub fn n_edges(&self) -> u64 {
+        match &self.store {
+            Store::Complete(g) => g.n_edges(),
+            Store::Csr(g) => g.n_edges(),
+        }
+    }
+
+    /// Runs `spec` on this graph ([`crate::simulate_graph`]); matches on the store once.
+    pub fn simulate<R: RngCore + ?Sized>(
+        &self,
+        spec: &RunSpec,
+        rng: &mut R,
+    ) -> Result<RunOutcome, Error> {
+        self.simulate_observed(spec, &GraphOptions::default(), rng, &mut ())
+    }
+
+    /// Runs `spec` on this graph with options and an observer.
+    pub fn simulate_observed<R: RngCore + ?Sized, O: Observer>(
+        &self,
+        spec: &RunSpec,
+        opts: &GraphOptions,
+        rng: &mut R,
+        observer: &mut O,
+    ) -> Result<RunOutcome, Error> {
+        match &self.store {
+            Store::Complete(g) => simulate_graph_observed(spec, g, opts, rng, observer),
+            Store::Csr(g) => simulate_graph_observed(spec, g, opts, rng, observer),
+        }
+    }
+
+    /// `λ₂` of the normalised Laplacian: the closed formula for the structured families,
+    /// power iteration otherwise.
+    pub fn spectral_gap(&self, opts: &PowerIteration) -> Result<SpectralGap, Error> {
+        let n = self.n_vertices() as f64;
+        let exact = match (&self.kind, &self.store) {
+            (GraphKind::Complete, _) => Some(n / (n - 1.0)),
+            (GraphKind::Cycle, _) => Some(1.0 - (2.0 * PI / n).cos()),
+            (GraphKind::Torus { dim }, _) => {
+                let side = torus_side(self.n_vertices(), *dim)? as f64;
+                Some((1.0 - (2.0 * PI / side).cos()) / *dim as f64)
+            }
+            (GraphKind::Hypercube, _) => Some(2.0 / n.log2()),
+            (GraphKind::Star, _) => Some(if self.n_vertices() == 2 { 2.0 } else { 1.0 }),
+            _ => None,
+        };
+        if let Some(v) = exact {
+            return Ok(SpectralGap::Exact(v));
+        }
+        match &self.store {
+            Store::Complete(g) => Ok(SpectralGap::Estimated(spectral_gap(g, opts)?)),
+            Store::Csr(g) => Ok(SpectralGap::Estimated(spectral_gap(g, opts)?)),
+        }
+    }
+
+    /// Metadata: sizes, degrees, components, bipartiteness and the spectral gap. O(edges)
+    /// plus the power iteration where no formula is known.
+    pub fn info(&self, opts: &PowerIteration) -> Result<GraphInfo, Error> {
+        let (degree, comps, bipartite) = match &self.store {
+            Store::Complete(g) => {
+                let d = g.n_vertices() - 1;
+                (DegreeStats { min: d, max: d, mean: d as f64 }, 1, g.n_vertices() == 2)
+            }
+            Store::Csr(g) => (degree_stats(g), components(g).count, is_bipartite(g)),
+        };
+        let gap = self.spectral_gap(opts)?;
+        Ok(GraphInfo {
+            kind: self.kind.to_string(),
+            n_vertices: self.n_vertices(),
+            n_edges: self.n_edges(),
+            degree,
+            components: comps,
+            bipartite,
+            spectral_gap: gap.value(),
+            spectral_method: gap.method(),
+        })
+    }
+}
