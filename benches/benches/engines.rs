@@ -1,24 +1,26 @@
-//! Criterion group `bin_engine`: whole runs of the bin engine, throughput in balls.
+//! Criterion groups `bin_engine` and `level_engine`: whole runs, throughput in balls.
 //!
-//! `cargo bench -p ballast-benches` (a few minutes on 2 cores). ns per ball = the reported
-//! time per iteration divided by the balls of the case (criterion prints it as
-//! `thrpt` in elements/s: ns/ball = 1e9 / thrpt).
+//! `cargo bench -p ballast-benches` (a few minutes on 2 cores; one group:
+//! `cargo bench -p ballast-benches -- bin_engine`). ns per ball = the time per iteration
+//! divided by the balls of the case; criterion prints the throughput `thrpt` in elements/s,
+//! so ns/ball = 1e9 / thrpt.
 
 use std::hint::black_box;
 use std::time::Duration;
 
-use ballast_benches::bin_engine_cases;
-use ballast_core::simulate_seeded;
+use ballast_benches::{engine_cases, Case};
+use ballast_core::{simulate_seeded, Engine};
 use criterion::{criterion_main, Criterion, SamplingMode, Throughput};
 
-fn bin_engine(c: &mut Criterion) {
-    let mut group = c.benchmark_group("bin_engine");
+/// Times every case in one group.
+fn group(c: &mut Criterion, name: &str, cases: Vec<Case>) {
+    let mut group = c.benchmark_group(name);
     // Iterations are long (10–500 ms): flat sampling, few samples.
     group.sampling_mode(SamplingMode::Flat);
     group.sample_size(10);
     group.warm_up_time(Duration::from_secs(1));
     group.measurement_time(Duration::from_secs(3));
-    for case in bin_engine_cases() {
+    for case in cases {
         group.throughput(Throughput::Elements(case.spec.m));
         let mut seed = 0u64;
         group.bench_function(case.id.as_str(), |b| {
@@ -32,10 +34,19 @@ fn bin_engine(c: &mut Criterion) {
     group.finish();
 }
 
+fn bin_engine(c: &mut Criterion) {
+    group(c, "bin_engine", engine_cases(Engine::Bins));
+}
+
+fn level_engine(c: &mut Criterion) {
+    group(c, "level_engine", engine_cases(Engine::Levels));
+}
+
 // `criterion_group!` generates an undocumented public function.
 #[allow(missing_docs)]
-mod group {
-    criterion::criterion_group!(benches, super::bin_engine);
+mod groups {
+    criterion::criterion_group!(benches, super::bin_engine, super::level_engine);
 }
-use group::benches;
+use groups::benches;
+
 criterion_main!(benches);

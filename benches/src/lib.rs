@@ -1,11 +1,12 @@
 //! Benchmarks of the ballast engines (criterion, `cargo bench -p ballast-benches`).
 //!
 //! The library part only holds the benchmark cases, so that they are documented and
-//! checked like any other code; `benches/bin_engine.rs` times them.
+//! checked like any other code; `benches/engines.rs` times them (groups `bin_engine` and
+//! `level_engine`).
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
-use ballast_core::{ProcessSpec, RunSpec, TieBreak};
+use ballast_core::{supported_engines, Engine, ProcessSpec, RunSpec, TieBreak};
 
 /// One timed case: a full run of `spec` (allocating its load array included).
 #[derive(Clone, Debug)]
@@ -31,39 +32,35 @@ fn short(x: u64) -> String {
     }
 }
 
-/// The cases of the `bin_engine` group: One-Choice and Two-Choice at n = 10⁴ (m = 5·10⁶) and
-/// n = 10⁷ (m = 2·10⁷), sequential and batched with b = n; (1+β) with β = 0.5 and Three-Choice
-/// with position ties, batched at n = 10⁴. Each iteration takes roughly 10–500 ms.
-pub fn bin_engine_cases() -> Vec<Case> {
+/// The cases of the engine groups, run on `engine`: One-Choice and Two-Choice at n = 10⁴
+/// (m = 5·10⁶) and n = 10⁷ (m = 2·10⁷), sequential and batched with b = n; (1+β) with
+/// β = 0.5 and Three-Choice with position ties, batched at n = 10⁴. Cases the engine cannot
+/// simulate exactly are left out. On the bin engine each iteration takes roughly 10–500 ms.
+pub fn engine_cases(engine: Engine) -> Vec<Case> {
     let mut cases = Vec::new();
     let sizes = [(10_000u64, 5_000_000u64), (10_000_000, 20_000_000)];
-    for (name, process) in [
-        ("one_choice", ProcessSpec::OneChoice),
-        ("two_choice", ProcessSpec::DChoice { d: 2 }),
-    ] {
+    for (name, process) in
+        [("one_choice", ProcessSpec::OneChoice), ("two_choice", ProcessSpec::DChoice { d: 2 })]
+    {
         for (n, m) in sizes {
-            let seq = RunSpec::new(process.clone(), n, m);
-            cases.push(Case {
-                id: format!("{name}/n={}/seq", short(n)),
-                spec: seq.clone(),
-            });
-            cases.push(Case {
-                id: format!("{name}/n={}/batch=n", short(n)),
-                spec: seq.batched(n),
-            });
+            let seq = RunSpec::new(process.clone(), n, m).engine(engine);
+            cases.push(Case { id: format!("{name}/n={}/seq", short(n)), spec: seq.clone() });
+            cases.push(Case { id: format!("{name}/n={}/batch=n", short(n)), spec: seq.batched(n) });
         }
     }
     let (n, m) = sizes[0];
     cases.push(Case {
         id: format!("one_plus_beta_0.5/n={}/batch=n", short(n)),
-        spec: RunSpec::new(ProcessSpec::OnePlusBeta { beta: 0.5 }, n, m).batched(n),
+        spec: RunSpec::new(ProcessSpec::OnePlusBeta { beta: 0.5 }, n, m).batched(n).engine(engine),
     });
     cases.push(Case {
         id: format!("three_choice_position/n={}/batch=n", short(n)),
         spec: RunSpec::new(ProcessSpec::DChoice { d: 3 }, n, m)
             .batched(n)
-            .tie_break(TieBreak::Position),
+            .tie_break(TieBreak::Position)
+            .engine(engine),
     });
+    cases.retain(|c| supported_engines(&c.spec).contains(&engine));
     cases
 }
 
@@ -73,10 +70,12 @@ mod tests {
 
     #[test]
     fn cases_are_valid_and_unique() {
-        let cases = bin_engine_cases();
+        let cases = engine_cases(Engine::Bins);
         assert_eq!(cases.len(), 10);
+        assert!(engine_cases(Engine::Levels).len() >= 8);
         for c in &cases {
             c.spec.validate().unwrap();
+            assert_eq!(c.spec.engine, Engine::Bins);
         }
         let mut ids: Vec<&str> = cases.iter().map(|c| c.id.as_str()).collect();
         ids.sort_unstable();

@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use ballast_core::TieBreak;
+use ballast_core::{Engine, TieBreak};
 
 use crate::process::KINDS;
 
@@ -42,7 +42,11 @@ pub fn render() -> String {
     for k in KINDS {
         let _ = writeln!(s, "  {:<15} {}", k.name, k.doc);
         for p in k.params {
-            let default = p.default.map(|d| format!(", default {d}")).unwrap_or_default();
+            let default = match (p.default, p.optional) {
+                (Some(d), _) => format!(", default {d}"),
+                (None, true) => ", optional".to_owned(),
+                (None, false) => String::new(),
+            };
             let _ = writeln!(s, "      {:<8} {} ({}{default})", p.name, p.doc, p.ty.describe());
         }
     }
@@ -65,8 +69,14 @@ pub fn render() -> String {
         "exp{mean}"
     );
     let _ = writeln!(s, "\nEngines (--engine):");
-    let _ = writeln!(s, "  {:<15} the best exact engine (currently the bin engine)", "auto");
-    let _ = writeln!(s, "  {:<15} one load per bin", "bins");
+    for (name, e) in Engine::ALL {
+        let doc = match e {
+            Engine::Auto => "the level engine where it is exact (and faster), else bins (default)",
+            Engine::Bins => "one load per bin: every process, setting and weight",
+            Engine::Levels => "bin counts per load level: unit weights, exchangeable processes",
+        };
+        let _ = writeln!(s, "  {name:<15} {doc}");
+    }
     match find_configs_dir() {
         Some(dir) => {
             let ids: Vec<String> = match ballast_runner::discover(&dir) {

@@ -25,6 +25,8 @@ pub enum ParamType {
     Unit,
     /// Any finite real number.
     Real,
+    /// A finite real number `>= 0`.
+    NonNeg,
     /// `true` or `false`.
     Bool,
 }
@@ -36,6 +38,7 @@ impl ParamType {
             Self::Int { lo, hi } => format!("integer in {lo}..={hi}"),
             Self::Unit => "number in [0, 1]".to_owned(),
             Self::Real => "finite number".to_owned(),
+            Self::NonNeg => "finite number >= 0".to_owned(),
             Self::Bool => "true or false".to_owned(),
         }
     }
@@ -48,8 +51,10 @@ pub struct ParamDef {
     pub name: &'static str,
     /// Accepted values.
     pub ty: ParamType,
-    /// Default value (as it would be written on the command line), if the parameter is optional.
+    /// Default value (as it would be written on the command line), if the parameter has one.
     pub default: Option<&'static str>,
+    /// The parameter may be left out even without a default (it then means "not set").
+    pub optional: bool,
     /// One-line meaning.
     pub doc: &'static str,
 }
@@ -69,33 +74,99 @@ const D: ParamDef = ParamDef {
     name: "d",
     ty: ParamType::Int { lo: 1, hi: 1024 },
     default: None,
+    optional: false,
     doc: "number of samples",
 };
 const BETA: ParamDef = ParamDef {
     name: "beta",
     ty: ParamType::Unit,
     default: None,
+    optional: false,
     doc: "probability of a second sample",
 };
 const DELTA: ParamDef = ParamDef {
     name: "delta",
     ty: ParamType::Unit,
     default: None,
+    optional: false,
     doc: "fraction of bins (by rank, heaviest first) counted as heavy",
 };
 const ETA: ParamDef = ParamDef {
     name: "eta",
     ty: ParamType::Unit,
     default: None,
+    optional: false,
     doc: "probability of a Quantile step (else One-Choice)",
 };
-const F: ParamDef =
-    ParamDef { name: "f", ty: ParamType::Real, default: None, doc: "absolute load threshold" };
+const F: ParamDef = ParamDef {
+    name: "f",
+    ty: ParamType::Real,
+    default: None,
+    optional: false,
+    doc: "absolute load threshold",
+};
 const STRICT: ParamDef = ParamDef {
     name: "strict",
     ty: ParamType::Bool,
     default: Some("true"),
+    optional: false,
     doc: "accept only x < W/n (false: x <= W/n)",
+};
+const G: ParamDef = ParamDef {
+    name: "g",
+    ty: ParamType::NonNeg,
+    default: None,
+    optional: false,
+    doc: "load difference up to which the comparison is unreliable",
+};
+const SIGMA: ParamDef = ParamDef {
+    name: "sigma",
+    ty: ParamType::NonNeg,
+    default: None,
+    optional: false,
+    doc: "standard deviation of the Gaussian noise on each load",
+};
+const TRUNCATE: ParamDef = ParamDef {
+    name: "truncate",
+    ty: ParamType::Bool,
+    default: Some("false"),
+    optional: false,
+    doc: "truncate each noisy estimate to an integer (the authors' code)",
+};
+const REL_F: ParamDef = ParamDef {
+    name: "f",
+    ty: ParamType::Real,
+    default: None,
+    optional: false,
+    doc: "offset from the average load W/n",
+};
+const OFFSET: ParamDef = ParamDef {
+    name: "offset",
+    ty: ParamType::Int { lo: 0, hi: 1_000_000 },
+    default: Some("1"),
+    optional: false,
+    doc: "fill level above the rounded-up average (0 = fill to the average)",
+};
+const TIGHT_BALLS: ParamDef = ParamDef {
+    name: "balls",
+    ty: ParamType::Int { lo: 1, hi: 1_000_000 },
+    default: None,
+    optional: true,
+    doc: "fixed balls per underloaded sample (default: as many as Packing would)",
+};
+const MEM_D: ParamDef = ParamDef {
+    name: "d",
+    ty: ParamType::Int { lo: 1, hi: 1024 },
+    default: Some("1"),
+    optional: false,
+    doc: "fresh samples per ball",
+};
+const MEM_K: ParamDef = ParamDef {
+    name: "k",
+    ty: ParamType::Int { lo: 1, hi: 1024 },
+    default: Some("1"),
+    optional: false,
+    doc: "cached bins",
 };
 
 /// Every process kind the command line accepts.
@@ -128,6 +199,56 @@ pub const KINDS: &[KindDef] = &[
         name: "mean_thinning",
         params: &[STRICT],
         doc: "sample i1; accept if underloaded (x < W/n), else ball to a fresh sample",
+    },
+    KindDef {
+        name: "g_bounded",
+        params: &[G],
+        doc: "two samples; loads differing by more than g: the lighter, else the heavier",
+    },
+    KindDef {
+        name: "g_myopic",
+        params: &[G],
+        doc: "two samples; loads differing by at most g: a fair coin, else the lighter",
+    },
+    KindDef {
+        name: "sigma_noisy_load",
+        params: &[SIGMA, TRUNCATE],
+        doc: "two samples compared through x + N(0, sigma^2); the lighter estimate wins",
+    },
+    KindDef {
+        name: "relative_threshold",
+        params: &[REL_F],
+        doc: "sample i1; accept if x < W/n + f, else ball to a fresh sample",
+    },
+    KindDef {
+        name: "twinning",
+        params: &[],
+        doc: "one sample; underloaded: 2 balls there, else 1 (unit weights)",
+    },
+    KindDef {
+        name: "packing",
+        params: &[OFFSET],
+        doc: "one sample; underloaded: raise it to ceil(W/n) + offset, else 1 ball (unit weights)",
+    },
+    KindDef {
+        name: "tight_packing",
+        params: &[OFFSET, TIGHT_BALLS],
+        doc: "reconstructed: one sample; underloaded: Packing's ball count, each to a least loaded bin",
+    },
+    KindDef {
+        name: "memory",
+        params: &[MEM_D, MEM_K],
+        doc: "d fresh samples plus k cached bins; ball to a least loaded; cache keeps the k least loaded",
+    },
+    KindDef {
+        name: "caching",
+        params: &[MEM_D],
+        doc: "d fresh samples plus the bin that received the previous ball",
+    },
+    KindDef {
+        name: "always_go_left",
+        params: &[D],
+        doc: "Voecking: d contiguous groups, one sample each, least loaded, ties to the left",
     },
 ];
 
@@ -188,7 +309,7 @@ fn parse_value(kind: &KindDef, def: &ParamDef, raw: &str) -> Result<ParamValue, 
                 Err(bad())
             }
         }
-        ParamType::Unit | ParamType::Real => {
+        ParamType::Unit | ParamType::Real | ParamType::NonNeg => {
             let v: f64 = raw.trim().parse().map_err(|_| bad())?;
             if !v.is_finite() {
                 return Err(bad());
@@ -254,6 +375,7 @@ pub fn resolve(kind_name: &str, raw_params: &[String]) -> Result<ResolvedProcess
                 Some(d) => {
                     given.insert(def.name, parse_value(kind, def, d)?);
                 }
+                None if def.optional => {}
                 None => {
                     return Err(BadInput::new(format!(
                         "process `{}` needs parameter `{}` (--param {}=VALUE, {}); allowed parameters: {}",
@@ -276,6 +398,10 @@ pub fn resolve(kind_name: &str, raw_params: &[String]) -> Result<ResolvedProcess
         Some(ParamValue::Real(v)) => *v,
         _ => unreachable!("parameter {k} resolved above"),
     };
+    let opt_int = |k: &str| match given.get(k) {
+        Some(ParamValue::Int(v)) => Some(*v),
+        _ => None,
+    };
     let boolean = |k: &str| match given.get(k) {
         Some(ParamValue::Bool(v)) => *v,
         _ => unreachable!("parameter {k} resolved above"),
@@ -291,6 +417,20 @@ pub fn resolve(kind_name: &str, raw_params: &[String]) -> Result<ResolvedProcess
         "mixed_quantile" => ProcessSpec::MixedQuantile { delta: real("delta"), eta: real("eta") },
         "threshold" => ProcessSpec::Threshold { f: real("f") },
         "mean_thinning" => ProcessSpec::MeanThinning { strict: boolean("strict") },
+        "g_bounded" => ProcessSpec::GBounded { g: real("g") },
+        "g_myopic" => ProcessSpec::GMyopic { g: real("g") },
+        "sigma_noisy_load" => {
+            ProcessSpec::SigmaNoisyLoad { sigma: real("sigma"), truncate: boolean("truncate") }
+        }
+        "relative_threshold" => ProcessSpec::RelativeThreshold { f: real("f") },
+        "twinning" => ProcessSpec::Twinning,
+        "packing" => ProcessSpec::Packing { offset: int("offset") },
+        "tight_packing" => {
+            ProcessSpec::TightPacking { offset: int("offset"), balls: opt_int("balls") }
+        }
+        "memory" => ProcessSpec::Memory { d: int("d"), k: int("k") },
+        "caching" => ProcessSpec::Caching { d: int("d") },
+        "always_go_left" => ProcessSpec::AlwaysGoLeft { d: int("d") },
         other => unreachable!("kind {other} listed in KINDS but not mapped"),
     };
 
@@ -342,7 +482,7 @@ mod tests {
                 .map(|d| {
                     let v = match d.ty {
                         ParamType::Int { lo, .. } => lo.to_string(),
-                        ParamType::Unit | ParamType::Real => "0.5".to_owned(),
+                        ParamType::Unit | ParamType::Real | ParamType::NonNeg => "0.5".to_owned(),
                         ParamType::Bool => "false".to_owned(),
                     };
                     format!("{}={v}", d.name)

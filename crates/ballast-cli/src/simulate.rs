@@ -9,7 +9,10 @@ use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
-use ballast_core::{derive_seed, simulate_seeded, RunOutcome, RunSpec, Setting, TieBreak, Weights};
+use ballast_core::{
+    derive_seed, resolve_engine, simulate_seeded, Engine, RunOutcome, RunSpec, Setting, TieBreak,
+    Weights,
+};
 use clap::{Args, ValueEnum};
 use rayon::prelude::*;
 use serde::Serialize;
@@ -31,10 +34,23 @@ pub enum WeightsArg {
 /// Simulation engines on the command line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum EngineArg {
-    /// The best exact engine for the process (currently always the bin engine).
+    /// The level engine where it is exact (and expected faster), else the bin engine.
     Auto,
-    /// The bin engine: one load per bin.
+    /// The bin engine: one load per bin; every process, setting and weight.
     Bins,
+    /// The level engine: bin counts per load level; unit weights, exchangeable processes.
+    Levels,
+}
+
+impl EngineArg {
+    /// The core's engine selector.
+    fn to_core(self) -> Engine {
+        match self {
+            Self::Auto => Engine::Auto,
+            Self::Bins => Engine::Bins,
+            Self::Levels => Engine::Levels,
+        }
+    }
 }
 
 /// Arguments of `ballast simulate`.
@@ -105,7 +121,7 @@ pub struct SimulateReport {
     pub runs: u64,
     /// Master seed.
     pub seed: u64,
-    /// Engine that actually ran.
+    /// Engine that actually ran (`bins` or `levels`; `auto` is resolved).
     pub engine: &'static str,
     /// Tie-breaking rule.
     pub tie_break: &'static str,
@@ -152,6 +168,7 @@ fn build_spec(args: &SimulateArgs) -> Result<(RunSpec, process::ResolvedProcess)
         weights,
         observe_every: args.observe_every,
         record_trajectory: false,
+        engine: args.engine.to_core(),
     };
     spec.validate().map_err(from_core)?;
     Ok((spec, proc_))
@@ -173,6 +190,7 @@ fn run_all(spec: &RunSpec, seed: u64, runs: u64) -> anyhow::Result<Vec<(RunOutco
 /// Runs the simulations and builds the report.
 pub fn report(args: &SimulateArgs) -> anyhow::Result<SimulateReport> {
     let (spec, proc_) = build_spec(args)?;
+    let engine = resolve_engine(&spec).map_err(from_core)?;
     let start = Instant::now();
     let results = match args.threads {
         Some(t) => rayon::ThreadPoolBuilder::new()
@@ -200,10 +218,7 @@ pub fn report(args: &SimulateArgs) -> anyhow::Result<SimulateReport> {
         observe_every: args.observe_every,
         runs: args.runs,
         seed: args.seed,
-        engine: match args.engine {
-            // The level engine is not implemented yet: auto means the bin engine.
-            EngineArg::Auto | EngineArg::Bins => "bins",
-        },
+        engine: engine.name(),
         tie_break: spec.tie_break.name(),
         weights: spec.weights.name(),
         weight_mean: match spec.weights {

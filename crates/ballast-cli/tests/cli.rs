@@ -63,29 +63,50 @@ fn distribution_keys(text: &str) -> Vec<Vec<i64>> {
 
 #[test]
 fn json_is_deterministic_across_repeats_and_threads() {
-    let args = [
-        "--process",
-        "one_plus_beta",
-        "--param",
-        "beta=0.5",
-        "--n",
-        "500",
-        "--m",
-        "50000",
-        "--batch",
-        "1000",
-        "--runs",
-        "8",
-        "--seed",
-        "11",
-    ];
-    let a = simulate_text(&args, &[]);
-    let b = simulate_text(&args, &[]);
-    let c = simulate_text(&args, &[("RAYON_NUM_THREADS", "1")]);
-    let d = simulate_text(&[&args[..], &["--threads", "3"]].concat(), &[]);
-    assert_eq!(without_timing(&a), without_timing(&b));
-    assert_eq!(without_timing(&a), without_timing(&c));
-    assert_eq!(without_timing(&a), without_timing(&d));
+    for engine in ["bins", "auto"] {
+        let args = [
+            "--process",
+            "one_plus_beta",
+            "--param",
+            "beta=0.5",
+            "--n",
+            "500",
+            "--m",
+            "50000",
+            "--batch",
+            "1000",
+            "--runs",
+            "8",
+            "--seed",
+            "11",
+            "--engine",
+            engine,
+        ];
+        let a = simulate_text(&args, &[]);
+        let b = simulate_text(&args, &[]);
+        let c = simulate_text(&args, &[("RAYON_NUM_THREADS", "1")]);
+        let d = simulate_text(&[&args[..], &["--threads", "3"]].concat(), &[]);
+        assert_eq!(without_timing(&a), without_timing(&b), "{engine}");
+        assert_eq!(without_timing(&a), without_timing(&c), "{engine}");
+        assert_eq!(without_timing(&a), without_timing(&d), "{engine}");
+    }
+}
+
+#[test]
+fn engine_is_recorded_as_resolved() {
+    let base = ["--process", "two_choice", "--n", "1000", "--m", "20000", "--batch", "1000"];
+    let bins = simulate_json(&[&base[..], &["--engine", "bins"]].concat(), &[]);
+    assert_eq!(bins["engine"], "bins");
+    let levels = simulate_json(&[&base[..], &["--engine", "levels"]].concat(), &[]);
+    assert_eq!(levels["engine"], "levels");
+    let auto = simulate_json(&base, &[]);
+    assert!(auto["engine"] == "bins" || auto["engine"] == "levels");
+    // The level engine needs unit weights: asking for it with Exp weights is bad input.
+    assert_bad_input(
+        &sim(&["--process", "two_choice", "--engine", "levels", "--weights", "exp"]),
+        &["level"],
+    );
+    assert_bad_input(&sim(&["--process", "two_choice", "--engine", "fast"]), &["--engine", "bins"]);
 }
 
 #[test]
@@ -132,7 +153,7 @@ fn json_has_the_documented_fields() {
     assert_eq!(v["params"]["d"], 2);
     assert_eq!(v["batch"], Value::Null);
     assert_eq!(v["seed"], 1);
-    assert_eq!(v["engine"], "bins");
+    assert!(v["engine"] == "bins" || v["engine"] == "levels", "{}", v["engine"]);
     assert_eq!(v["tie_break"], "random");
     assert_eq!(v["weights"], "unit");
     assert_eq!(v["samples_per_ball"], 2.0);
@@ -229,6 +250,16 @@ fn list_names_processes_params_and_rules() {
         "mixed_quantile",
         "threshold",
         "mean_thinning",
+        "g_bounded",
+        "g_myopic",
+        "sigma_noisy_load",
+        "relative_threshold",
+        "twinning",
+        "packing",
+        "tight_packing",
+        "memory",
+        "caching",
+        "always_go_left",
         "beta",
         "delta",
         "eta",
@@ -326,4 +357,45 @@ fn bad_tie_break_and_other_flags() {
     );
     assert_bad_input(&sim(&["--process", "one_choice", "--runs", "0"]), &["--runs"]);
     assert_bad_input(&["simulate", "--process", "one_choice", "--n", "10"], &["--m"]);
+}
+
+#[test]
+fn noisy_comparison_processes_run_and_validate() {
+    for (kind, param) in
+        [("g_bounded", "g=2"), ("g_myopic", "g=1.5"), ("sigma_noisy_load", "sigma=2")]
+    {
+        let v = simulate_json(
+            &["--process", kind, "--param", param, "--n", "100", "--m", "5000", "--runs", "2"],
+            &[],
+        );
+        assert_eq!(v["samples_per_ball"], 2.0, "{kind}");
+    }
+    assert_bad_input(&sim(&["--process", "g_bounded", "--param", "g=-1"]), &["`g`", ">= 0"]);
+    assert_bad_input(
+        &sim(&["--process", "sigma_noisy_load", "--param", "sigma=1", "--param", "truncate=yes"]),
+        &["truncate", "true or false"],
+    );
+}
+
+#[test]
+fn filling_and_memory_processes_run_and_validate() {
+    for (kind, params) in [
+        ("relative_threshold", vec!["f=1"]),
+        ("twinning", vec![]),
+        ("packing", vec![]),
+        ("tight_packing", vec!["balls=2"]),
+        ("memory", vec!["d=1", "k=1"]),
+        ("caching", vec![]),
+        ("always_go_left", vec!["d=2"]),
+    ] {
+        let mut args = vec!["--process", kind, "--n", "100", "--m", "5000", "--runs", "2"];
+        for p in &params {
+            args.extend_from_slice(&["--param", p]);
+        }
+        let v = simulate_json(&args, &[]);
+        assert_eq!(v["process"], kind);
+        assert_eq!(v["m"], 5000);
+    }
+    assert_bad_input(&sim(&["--process", "packing", "--weights", "exp"]), &["weights", "unit"]);
+    assert_bad_input(&sim(&["--process", "always_go_left", "--param", "d=11"]), &["`d`"]);
 }
