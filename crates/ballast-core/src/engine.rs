@@ -26,12 +26,19 @@ pub fn simulate<R: RngCore + ?Sized>(spec: &RunSpec, rng: &mut R) -> Result<RunO
 
 /// Runs `spec` like [`simulate`], calling `observer`'s hooks after every ball and at every
 /// observation point.
+///
+/// The engine is `spec.engine`, with `auto` resolved by [`crate::level::resolve_engine`];
+/// an explicit `levels` the level engine cannot simulate exactly is an
+/// [`Error::Unsupported`].
 pub fn simulate_observed<R: RngCore + ?Sized, O: Observer>(
     spec: &RunSpec,
     rng: &mut R,
     observer: &mut O,
 ) -> Result<RunOutcome, Error> {
     spec.validate()?;
+    if crate::level::resolve_engine(spec)? == crate::Engine::Levels {
+        return crate::level::simulate_levels(spec, rng, observer);
+    }
     let n = spec.n as usize;
     let uses_ranks =
         matches!(spec.process, ProcessSpec::Quantile { .. } | ProcessSpec::MixedQuantile { .. });
@@ -134,6 +141,9 @@ fn dispatch<S: LoadState, R: RngCore + ?Sized, O: Observer>(
 /// unit observer `()` costs nothing in the hot loop. Methods are generic over the load state,
 /// so one observer works with unit and weighted balls.
 pub trait Observer {
+    /// Whether [`Observer::on_ball`] does anything. The level engine applies a batch ball by
+    /// ball (O(b)) only for observers that set this; otherwise a batch costs O(levels).
+    const PER_BALL: bool = true;
     /// After one ball of weight `weight` was added to `bin` (its load in `state` includes the
     /// ball). In the batched setting this is called while the batch is applied at its end.
     #[inline]
@@ -144,7 +154,9 @@ pub trait Observer {
     fn on_observation<S: LoadState>(&mut self, _state: &S) {}
 }
 
-impl Observer for () {}
+impl Observer for () {
+    const PER_BALL: bool = false;
+}
 
 /// Gap bookkeeping at observation points.
 struct GapTracker {

@@ -2,7 +2,10 @@
 //!
 //! Balls-into-bins allocation processes (One-Choice, d-Choice, (1+β), Quantile, thresholds,
 //! Mean-Thinning) in the sequential and batched settings, with unit or exponential weights,
-//! simulated exactly by the *bin engine* (one load per bin).
+//! simulated exactly by the *bin engine* (one load per bin) or, for exchangeable unit-weight
+//! processes, the *level engine* ([`level`]: bin counts per load level, O(levels) memory and
+//! per-batch cost independent of n). [`RunSpec::engine`] chooses; `auto` (the default) picks
+//! the level engine where it is exact and faster ([`resolve_engine`]).
 //!
 //! A run is described by plain data ([`RunSpec`]); [`simulate`] matches on it once and then
 //! runs a monomorphised loop. Randomness is always passed in, so a run is reproducible from
@@ -26,6 +29,7 @@
 
 pub mod engine;
 mod error;
+pub mod level;
 pub mod loads;
 mod outcome;
 pub mod process;
@@ -34,7 +38,8 @@ mod spec;
 
 pub use engine::{simulate, simulate_observed, simulate_seeded, Observer};
 pub use error::Error;
+pub use level::{resolve_engine, supported_engines};
 pub use loads::{gap_unit, LoadState, UnitLoads, WeightedLoads};
 pub use outcome::RunOutcome;
 pub use rng::{derive_seed, sim_rng, SimRng};
-pub use spec::{ProcessSpec, RunSpec, Setting, TieBreak, Weights};
+pub use spec::{Engine, ProcessSpec, RunSpec, Setting, TieBreak, Weights};

@@ -325,6 +325,47 @@ pub struct RunSpec {
     pub observe_every: Option<u64>,
     /// Keep the gap at every observation point in [`crate::RunOutcome::trajectory`].
     pub record_trajectory: bool,
+    /// Simulation engine (default [`Engine::Auto`]).
+    pub engine: Engine,
+}
+
+/// Which engine simulates a run (DESIGN.md, "Two engines, one meaning"). Both are exact;
+/// they agree in distribution, not draw for draw.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Engine {
+    /// The level engine where it is exact and expected to be faster, else the bin engine:
+    /// see [`crate::level::resolve_engine`] for the rule.
+    #[default]
+    Auto,
+    /// One load per bin: every process, setting and weight.
+    Bins,
+    /// Bin counts per load level: unit weights and exchangeable processes
+    /// ([`crate::level::level_support`]); memory O(levels), not O(n).
+    Levels,
+}
+
+impl Engine {
+    /// All engines with their names.
+    pub const ALL: [(&'static str, Engine); 3] =
+        [("auto", Engine::Auto), ("bins", Engine::Bins), ("levels", Engine::Levels)];
+
+    /// The snake_case name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Auto => "auto",
+            Self::Bins => "bins",
+            Self::Levels => "levels",
+        }
+    }
+
+    /// Parses a name (`auto`, `bins`, `levels`).
+    pub fn from_name(s: &str) -> Result<Self, Error> {
+        Self::ALL
+            .iter()
+            .find(|(n, _)| *n == s)
+            .map(|(_, e)| *e)
+            .ok_or_else(|| Error::invalid("engine", s, "one of auto, bins, levels"))
+    }
 }
 
 impl RunSpec {
@@ -339,7 +380,14 @@ impl RunSpec {
             weights: Weights::Unit,
             observe_every: None,
             record_trajectory: false,
+            engine: Engine::Auto,
         }
+    }
+
+    /// Builder: simulation engine.
+    pub fn engine(mut self, e: Engine) -> Self {
+        self.engine = e;
+        self
     }
 
     /// Builder: batched setting with batch size `b`.
@@ -365,11 +413,15 @@ impl RunSpec {
         if self.n == 0 || self.n > u64::from(u32::MAX) {
             return Err(Error::invalid("n", self.n, "an integer in 1..=4294967295"));
         }
-        if matches!(self.weights, Weights::Unit) && self.m > u64::from(u32::MAX) {
+        if matches!(self.weights, Weights::Unit)
+            && self.m > u64::from(u32::MAX)
+            && crate::level::resolve_engine(self)? != Engine::Levels
+        {
             return Err(Error::invalid(
                 "m",
                 self.m,
-                "at most 4294967295 for unit weights (loads are 32-bit)",
+                "at most 4294967295 for unit weights on the bin engine (loads are 32-bit; the \
+                 level engine allows up to 2^53)",
             ));
         }
         if let Setting::Batched { b } = self.setting {

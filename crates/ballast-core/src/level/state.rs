@@ -244,6 +244,10 @@ impl LoadState for LevelLoads {
         let need = k - heavier;
         ((self.lo + j as u64) as f64, (first + need - 1) as usize)
     }
+    /// A uniform position of the lowest level: O(1).
+    fn least_loaded<R: RngCore + ?Sized>(&self, rng: &mut R) -> usize {
+        crate::rng::below(rng, self.cum[0]) as usize
+    }
 }
 
 #[cfg(test)]

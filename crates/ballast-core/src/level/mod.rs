@@ -1,0 +1,501 @@
+//! The level engine: exact simulation of exchangeable unit-weight processes from the number of
+//! bins at each load level (DESIGN.md, "Two engines, one meaning"; `notes/occupancy.md`).
+//!
+//! State: [`LevelLoads`], O(number of levels) memory whatever `n`.
+//!
+//! - **Sequential**: a uniform bin sample is a uniform *position* in the lightest-first
+//!   order, so the rules of [`crate::process`] run unchanged on the sorted view of
+//!   [`LevelLoads`]; d-Choice and (1+β) use the shortcut "the lightest of d uniform positions
+//!   is the smallest one" (one level lookup per ball), Quantile asks "is the position among
+//!   the ⌈δn⌉ last" instead of counting heavier bins. The chosen bin moves up one level:
+//!   O(1) after an O(levels) scan (O(log levels) binary search when there are many levels).
+//!   Every tie rule is accepted here: sequentially, all rules that choose among the sampled
+//!   bins of least load give the same law of the load histogram (DESIGN.md; tested), so the
+//!   sequential level engine simulates `first`, `lowest_index` and `position` exactly as far
+//!   as histogram statistics go.
+//! - **Batched**: per batch, the number of balls per class (level, or the heavy/light parts
+//!   of the level straddling a Quantile rank cut) is multinomial, and the receipts of the
+//!   bins of a class are occupancy counts ([`occupancy`]). Only `random` and `first` ties
+//!   keep the bins of a level exchangeable within a batch; `lowest_index` and `position`
+//!   are refused (use `engine = "bins"`).
+//!
+//! Refused (use the bin engine): weighted balls, and batched `lowest_index`/`position` ties
+//! for comparing processes. Observers receive a [`LevelLoads`] view whose bins are the
+//! sorted positions: symmetric statistics (potentials, gap, histogram) are exact, bin
+//! identity is not available. `on_ball` is called per ball in both settings (in a batch,
+//! ball by ball grouped by bin, at its end) unless the observer sets
+//! [`Observer::PER_BALL`] to `false`, which keeps batches O(levels).
+//!
+//! `engine = "auto"` ([`resolve_engine`]) picks the level engine when it is exact and one of:
+//! the setting is batched with at least [`AUTO_BATCH_MIN_BALLS`] balls per batch
+//! ([`AUTO_BATCH_MIN_BALLS_ONE_CHOICE`] for One-Choice, whose bin engine is the cheapest and
+//! whose level histogram the widest); the run is sequential with `n >=`
+//! [`AUTO_SEQUENTIAL_MIN_N`] (below, the bin engine's load array is cache-resident and as
+//! fast or faster); or `m` exceeds the bin engine's 32-bit loads. Otherwise the bin engine.
+//! The thresholds come from measurements on 2 cores (see the `level_engine` bench): a level
+//! batch costs O(levels) binomial draws and occupancy calls (~1–20 µs), the bin engine
+//! 5–25 ns per ball, so small batches stay on the bin engine.
+
+mod batch;
+pub mod occupancy;
+mod state;
+
+pub use state::LevelLoads;
+
+use rand::RngCore;
+
+use crate::loads::LoadState;
+use crate::outcome::RunOutcome;
+use crate::process::{
+    Accept, Ctx, Filling, Noisy, OneChoice, Placement, Ranks, Rule, Thinning, TightCount,
+    TightPacking,
+};
+use crate::rng::bernoulli;
+use crate::{Engine, Error, Observer, ProcessSpec, RunSpec, Setting, TieBreak, Weights};
+
+/// Sequential runs with at least this many bins go to the level engine under `auto`.
+pub const AUTO_SEQUENTIAL_MIN_N: u64 = 1 << 20;
+
+/// Batched runs with at least this many balls per batch go to the level engine under `auto`.
+pub const AUTO_BATCH_MIN_BALLS: u64 = 1 << 11;
+
+/// As [`AUTO_BATCH_MIN_BALLS`], for One-Choice.
+pub const AUTO_BATCH_MIN_BALLS_ONE_CHOICE: u64 = 1 << 15;
+
+/// Largest `m` of the level engine: loads stay exactly representable as `f64` in the
+/// [`LoadState`] view.
+pub const LEVEL_MAX_BALLS: u64 = 1 << 53;
+
+/// Whether the level engine can simulate `spec` exactly; the error says why not and names
+/// the alternative.
+pub fn level_support(spec: &RunSpec) -> Result<(), Error> {
+    if !matches!(spec.weights, Weights::Unit) {
+        return Err(Error::Unsupported(format!(
+            "the level engine needs unit weights (got weights = \"{}\"); use engine = \"bins\"",
+            spec.weights.name()
+        )));
+    }
+    if let Setting::Batched { .. } = spec.setting {
+        if spec.process.compares()
+            && matches!(spec.tie_break, TieBreak::LowestIndex | TieBreak::Position)
+        {
+            return Err(Error::Unsupported(format!(
+                "the level engine cannot break ties by \"{}\" within a batch (the same bins \
+                 win every tie, so bins of a level are not exchangeable); use engine = \
+                 \"bins\", or tie_break = \"random\"",
+                spec.tie_break.name()
+            )));
+        }
+    }
+    if spec.m > LEVEL_MAX_BALLS {
+        return Err(Error::invalid("m", spec.m, "at most 2^53 for the level engine"));
+    }
+    let batched = matches!(spec.setting, Setting::Batched { .. });
+    match spec.process {
+        // Decisions depend only on the loads (and ranks) of uniform samples.
+        ProcessSpec::OneChoice
+        | ProcessSpec::DChoice { .. }
+        | ProcessSpec::OnePlusBeta { .. }
+        | ProcessSpec::Quantile { .. }
+        | ProcessSpec::MixedQuantile { .. }
+        | ProcessSpec::Threshold { .. }
+        | ProcessSpec::MeanThinning { .. }
+        | ProcessSpec::RelativeThreshold { .. }
+        | ProcessSpec::GBounded { .. }
+        | ProcessSpec::GMyopic { .. }
+        | ProcessSpec::SigmaNoisyLoad { .. } => Ok(()),
+        // Multi-ball steps: exact sequentially; inside a batch the number of steps is random
+        // (a step may be cut at the batch end), which the batch step does not model.
+        ProcessSpec::Twinning | ProcessSpec::Packing { .. } | ProcessSpec::TightPacking { .. } => {
+            if batched {
+                Err(Error::Unsupported(format!(
+                    "the level engine simulates {} sequentially only (multi-ball steps inside \
+                     a batch are not modelled); use engine = \"bins\"",
+                    spec.process.kind()
+                )))
+            } else {
+                Ok(())
+            }
+        }
+        // Bin identity: a cache of bins, or bins split into groups by index.
+        ProcessSpec::Memory { .. }
+        | ProcessSpec::Caching { .. }
+        | ProcessSpec::AlwaysGoLeft { .. } => Err(Error::Unsupported(format!(
+            "{} remembers or groups particular bins, which the level engine's histogram does \
+                 not know; use engine = \"bins\"",
+            spec.process.kind()
+        ))),
+    }
+}
+
+/// Which settings the level engine supports for `process` (unit weights, random ties), for
+/// listings such as `ballast list`. The bin engine supports every process and setting.
+/// Other weights or tie rules may narrow it: see [`supported_engines`].
+pub fn level_settings(process: &ProcessSpec) -> LevelSettings {
+    let seq = RunSpec::new(process.clone(), 1, 0);
+    let bat = seq.clone().batched(1);
+    match (level_support(&seq).is_ok(), level_support(&bat).is_ok()) {
+        (true, true) => LevelSettings::SequentialAndBatched,
+        (true, false) => LevelSettings::SequentialOnly,
+        _ => LevelSettings::None,
+    }
+}
+
+/// Answer of [`level_settings`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LevelSettings {
+    /// Sequential and batched.
+    SequentialAndBatched,
+    /// Sequential only (multi-ball steps).
+    SequentialOnly,
+    /// Not at all (bin identity).
+    None,
+}
+
+impl LevelSettings {
+    /// Short text for listings: `"bins, levels"`, `"bins, levels (sequential)"` or `"bins"`.
+    pub fn engines_text(self) -> &'static str {
+        match self {
+            Self::SequentialAndBatched => "bins, levels",
+            Self::SequentialOnly => "bins, levels (sequential only)",
+            Self::None => "bins",
+        }
+    }
+}
+
+/// The concrete engines ([`Engine::Bins`], [`Engine::Levels`]) that can run `spec` exactly.
+pub fn supported_engines(spec: &RunSpec) -> Vec<Engine> {
+    let mut v = Vec::with_capacity(2);
+    let unit = matches!(spec.weights, Weights::Unit);
+    if !(unit && spec.m > u64::from(u32::MAX)) {
+        v.push(Engine::Bins);
+    }
+    if level_support(spec).is_ok() {
+        v.push(Engine::Levels);
+    }
+    v
+}
+
+/// The engine that runs `spec`: [`Engine::Bins`] or [`Engine::Levels`]. `auto` picks the
+/// level engine when it is exact and either batched with at least [`AUTO_BATCH_MIN_BALLS`]
+/// balls per batch ([`AUTO_BATCH_MIN_BALLS_ONE_CHOICE`] for One-Choice), sequential with
+/// `n >=` [`AUTO_SEQUENTIAL_MIN_N`], or `m` beyond the bin engine's 32-bit loads; an
+/// explicit `levels` that cannot be exact is an [`Error::Unsupported`].
+pub fn resolve_engine(spec: &RunSpec) -> Result<Engine, Error> {
+    match spec.engine {
+        Engine::Bins => Ok(Engine::Bins),
+        Engine::Levels => level_support(spec).map(|()| Engine::Levels),
+        Engine::Auto => {
+            if level_support(spec).is_err() {
+                return Ok(Engine::Bins);
+            }
+            let big_m = matches!(spec.weights, Weights::Unit) && spec.m > u64::from(u32::MAX);
+            let prefer = match spec.setting {
+                Setting::Batched { b } => {
+                    let one_choice = matches!(
+                        spec.process,
+                        ProcessSpec::OneChoice | ProcessSpec::DChoice { d: 1 }
+                    );
+                    b >= if one_choice {
+                        AUTO_BATCH_MIN_BALLS_ONE_CHOICE
+                    } else {
+                        AUTO_BATCH_MIN_BALLS
+                    }
+                }
+                Setting::Sequential => spec.n >= AUTO_SEQUENTIAL_MIN_N,
+            };
+            Ok(if prefer || big_m { Engine::Levels } else { Engine::Bins })
+        }
+    }
+}
+
+/// Runs a validated `spec` on the level engine (after [`level_support`]).
+pub(crate) fn simulate_levels<R: RngCore + ?Sized, O: Observer>(
+    spec: &RunSpec,
+    rng: &mut R,
+    observer: &mut O,
+) -> Result<RunOutcome, Error> {
+    level_support(spec)?;
+    let state = LevelLoads::new(spec.n);
+    Ok(match spec.setting {
+        Setting::Sequential => sequential(spec, state, rng, observer),
+        Setting::Batched { b } => batched(spec, b, state, rng, observer),
+    })
+}
+
+/// Sequential: the rules of [`crate::process`] on the sorted view, with sorted-view shortcuts.
+fn sequential<R: RngCore + ?Sized, O: Observer>(
+    spec: &RunSpec,
+    state: LevelLoads,
+    rng: &mut R,
+    observer: &mut O,
+) -> RunOutcome {
+    let n = spec.n;
+    let (s, r, o) = (state, rng, observer);
+    match spec.process {
+        ProcessSpec::OneChoice | ProcessSpec::DChoice { d: 1 } => run_seq(spec, s, OneChoice, r, o),
+        ProcessSpec::DChoice { d } => run_seq(spec, s, Sorted::DChoice { d }, r, o),
+        ProcessSpec::OnePlusBeta { beta } => run_seq(spec, s, Sorted::OnePlusBeta { beta }, r, o),
+        ProcessSpec::Quantile { delta } => {
+            let rule = Sorted::Quantile { heavy: heavy_count(delta, n), eta: 1.0, n };
+            run_seq(spec, s, rule, r, o)
+        }
+        ProcessSpec::MixedQuantile { delta, eta } => {
+            let rule = Sorted::Quantile { heavy: heavy_count(delta, n), eta, n };
+            run_seq(spec, s, rule, r, o)
+        }
+        ProcessSpec::Threshold { f } => {
+            run_seq(spec, s, Thinning { accept: Accept::AtMost(f) }, r, o)
+        }
+        ProcessSpec::MeanThinning { strict } => {
+            run_seq(spec, s, Thinning { accept: Accept::BelowAverage { strict } }, r, o)
+        }
+        ProcessSpec::RelativeThreshold { f } => {
+            run_seq(spec, s, Thinning { accept: Accept::BelowAveragePlus(f) }, r, o)
+        }
+        ProcessSpec::GBounded { g } => run_seq(spec, s, Noisy::GBounded { g }, r, o),
+        ProcessSpec::GMyopic { g } => run_seq(spec, s, Noisy::GMyopic { g }, r, o),
+        ProcessSpec::SigmaNoisyLoad { sigma, truncate } => {
+            run_seq(spec, s, Noisy::SigmaNoisyLoad { sigma, truncate }, r, o)
+        }
+        ProcessSpec::Twinning => run_seq(spec, s, Filling::Twinning, r, o),
+        ProcessSpec::Packing { offset } => run_seq(spec, s, Filling::Packing { offset }, r, o),
+        ProcessSpec::TightPacking { offset, balls } => {
+            let count = balls.map_or(TightCount::AsPacking { offset }, TightCount::Fixed);
+            run_seq(spec, s, TightPacking::new(count), r, o)
+        }
+        ProcessSpec::Memory { .. }
+        | ProcessSpec::Caching { .. }
+        | ProcessSpec::AlwaysGoLeft { .. } => {
+            unreachable!("refused by level_support")
+        }
+    }
+}
+
+/// The sequential loop: the same observation points, truncation of multi-ball steps and
+/// counters as the bin engine's [`crate::engine::run_rule_observed`], on a [`LevelLoads`].
+/// A multi-ball step raises one bin several levels (the sorted view relabels bins after
+/// every ball, so the bin is followed by its load, not its position).
+fn run_seq<P: Rule, R: RngCore + ?Sized, O: Observer>(
+    spec: &RunSpec,
+    mut st: LevelLoads,
+    mut rule: P,
+    rng: &mut R,
+    observer: &mut O,
+) -> RunOutcome {
+    let n = st.n();
+    let m = spec.m;
+    let mut ctx = Ctx::new(n);
+    let mut gaps = Gaps::new(spec.record_trajectory);
+    let ranks = if rule.uses_ranks() {
+        Ranks::Live { k: (rule.heavy_fraction() * n as f64).ceil() as u64 }
+    } else {
+        Ranks::Unused
+    };
+    let every = spec.observe_every.unwrap_or(m).max(1);
+    let mut next_obs = every.min(m);
+    let mut done = 0u64;
+    while done < m {
+        let p = rule.place(&st, &ranks, rng, &mut ctx);
+        let k = u64::from(p.balls).min(m - done);
+        let x = st.load_at(p.bin as u64);
+        for r in 0..k {
+            let pos = st.bump_load(x + r);
+            observer.on_ball(&st, pos as usize, 1.0);
+        }
+        done += k;
+        if done >= next_obs {
+            gaps.observe(&st, observer);
+            while next_obs <= done && next_obs < m {
+                next_obs = (next_obs + every).min(m);
+            }
+        }
+    }
+    if m == 0 {
+        gaps.observe(&st, observer);
+    }
+    gaps.outcome(&st, m, ctx.samples)
+}
+
+/// ⌈δn⌉ as the bin engine computes it.
+fn heavy_count(delta: f64, n: u64) -> u64 {
+    ((delta * n as f64).ceil() as u64).min(n)
+}
+
+/// Rules that rely on the sorted view of [`LevelLoads`] (position order = load order). Only
+/// ever instantiated with [`LevelLoads`]: on an unsorted load vector they would be wrong.
+#[derive(Clone, Copy, Debug)]
+enum Sorted {
+    /// Lightest of d samples = smallest of d uniform positions.
+    DChoice { d: u32 },
+    /// With probability β the smaller of two positions, else one position.
+    OnePlusBeta { beta: f64 },
+    /// Heavy = among the `heavy` last positions (a uniform position in the straddling level
+    /// is heavy with probability (heavy − heavier)/ties, as with live ranks).
+    Quantile { heavy: u64, eta: f64, n: u64 },
+}
+
+impl Rule for Sorted {
+    #[inline]
+    fn place<S: LoadState, R: RngCore + ?Sized>(
+        &mut self,
+        _s: &S,
+        _r: &Ranks<S::Load>,
+        rng: &mut R,
+        ctx: &mut Ctx,
+    ) -> Placement {
+        Placement::one(match *self {
+            Sorted::DChoice { d } => {
+                let mut best = ctx.sample(rng);
+                for _ in 1..d {
+                    best = best.min(ctx.sample(rng));
+                }
+                best
+            }
+            Sorted::OnePlusBeta { beta } => {
+                if bernoulli(rng, beta) {
+                    ctx.sample(rng).min(ctx.sample(rng))
+                } else {
+                    ctx.sample(rng)
+                }
+            }
+            Sorted::Quantile { heavy, eta, n } => {
+                if eta < 1.0 && !bernoulli(rng, eta) {
+                    ctx.sample(rng)
+                } else {
+                    let i1 = ctx.sample(rng);
+                    if i1 as u64 >= n - heavy {
+                        ctx.sample(rng)
+                    } else {
+                        i1
+                    }
+                }
+            }
+        })
+    }
+}
+
+/// The batched level step as a stand-alone object: a histogram and a process, advanced one
+/// batch at a time. [`crate::simulate`] uses the same step; this type is for experiments and
+/// tests that start from a given histogram.
+///
+/// ```
+/// use ballast_core::level::{LevelEngine, LevelLoads};
+/// use ballast_core::{sim_rng, ProcessSpec, RunSpec};
+///
+/// let spec = RunSpec::new(ProcessSpec::DChoice { d: 2 }, 1, 0).batched(1);
+/// // 10⁸ bins: 4·10⁷ at load 0, 6·10⁷ at load 1; one batch of 10⁸ balls.
+/// let start = LevelLoads::from_counts(0, &[40_000_000, 60_000_000]);
+/// let mut engine = LevelEngine::with_state(&spec, start).unwrap();
+/// engine.batch(100_000_000, &mut sim_rng(1));
+/// assert_eq!(engine.state().balls(), 160_000_000);
+/// assert_eq!(engine.samples(), 200_000_000);
+/// ```
+#[derive(Debug)]
+pub struct LevelEngine {
+    law: batch::Law,
+    batcher: batch::Batcher,
+    state: LevelLoads,
+    samples: u64,
+}
+
+impl LevelEngine {
+    /// Starts from the histogram `state`; only `spec`'s process, weights and tie rule matter
+    /// (they must be supported in the batched setting, [`level_support`]).
+    pub fn with_state(spec: &RunSpec, state: LevelLoads) -> Result<Self, Error> {
+        let mut probe = spec.clone();
+        probe.setting = Setting::Batched { b: 1 };
+        probe.m = 0;
+        probe.process.validate()?;
+        level_support(&probe)?;
+        Ok(Self {
+            law: batch::Law::new(&spec.process),
+            batcher: batch::Batcher::default(),
+            state,
+            samples: 0,
+        })
+    }
+
+    /// Allocates one batch of `b` balls, all deciding on the current histogram.
+    pub fn batch<R: RngCore + ?Sized>(&mut self, b: u64, rng: &mut R) {
+        self.samples += self.batcher.step(&self.law, &mut self.state, b, rng, &mut ());
+    }
+
+    /// The current histogram.
+    pub fn state(&self) -> &LevelLoads {
+        &self.state
+    }
+
+    /// Bin samples drawn so far.
+    pub fn samples(&self) -> u64 {
+        self.samples
+    }
+
+    /// Work counters of the occupancy sampler.
+    pub fn occupancy_stats(&self) -> occupancy::OccupancyStats {
+        self.batcher.occ.stats
+    }
+}
+
+/// Gap bookkeeping at batch ends (same semantics as the bin engine's).
+struct Gaps {
+    record: bool,
+    max_gap: f64,
+    trajectory: Vec<f64>,
+    count: u64,
+}
+
+impl Gaps {
+    fn new(record: bool) -> Self {
+        Self { record, max_gap: 0.0, trajectory: Vec::new(), count: 0 }
+    }
+
+    fn outcome(self, st: &LevelLoads, balls: u64, samples: u64) -> RunOutcome {
+        RunOutcome {
+            final_gap: st.gap_value(),
+            max_gap: self.max_gap,
+            trajectory: self.trajectory,
+            max_load: st.max_load() as f64,
+            min_load: st.min_load() as f64,
+            balls,
+            samples,
+            observations: self.count,
+        }
+    }
+
+    fn observe<O: Observer>(&mut self, st: &LevelLoads, observer: &mut O) {
+        let gap = st.gap_value();
+        if self.count == 0 || gap > self.max_gap {
+            self.max_gap = gap;
+        }
+        self.count += 1;
+        if self.record {
+            self.trajectory.push(gap);
+        }
+        observer.on_observation(st);
+    }
+}
+
+/// Batched: one multinomial-plus-occupancy step per batch.
+fn batched<R: RngCore + ?Sized, O: Observer>(
+    spec: &RunSpec,
+    b: u64,
+    mut st: LevelLoads,
+    rng: &mut R,
+    observer: &mut O,
+) -> RunOutcome {
+    let law = batch::Law::new(&spec.process);
+    let mut batcher = batch::Batcher::default();
+    let mut gaps = Gaps::new(spec.record_trajectory);
+    let (m, mut done, mut samples) = (spec.m, 0u64, 0u64);
+    while done < m {
+        let size = b.min(m - done);
+        samples += batcher.step(&law, &mut st, size, rng, observer);
+        done += size;
+        gaps.observe(&st, observer);
+    }
+    if m == 0 {
+        gaps.observe(&st, observer);
+    }
+    gaps.outcome(&st, m, samples)
+}
