@@ -1,0 +1,148 @@
+//! Repeated balls-into-bins (RBB): every non-empty bin releases one ball per round and the
+//! released balls are re-thrown, by One-Choice (the model of Becchetti et al. 2015 and of
+//! Los & Sauerwald 2023) or, as an option, by Greedy\[d\].
+
+use ballast_core::process::Ctx;
+use rand::Rng;
+
+use crate::error::{check_d, check_n};
+use crate::greedy::greedy;
+use crate::{DynLoads, Error, RoundMetrics, RoundProcess};
+
+/// Which loads the re-thrown balls of Greedy\[d\] RBB (`d >= 2`) compare. One-Choice reads no
+/// loads, so for `d = 1` both give the same process (the paper's).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum RethrowView {
+    /// The loads after this round's releases, updated as each re-thrown ball lands (the
+    /// balls are re-thrown one at a time, each seeing the ones before it). The default: the
+    /// natural sequential reading of "each released ball is re-thrown with d choices".
+    #[default]
+    AfterReleases,
+    /// The loads at the start of the round, before the releases, frozen for the whole round
+    /// (a batch, like the arrivals of leaky bins).
+    RoundStart,
+}
+
+impl RethrowView {
+    /// The snake_case name used in configs and CSV files.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::AfterReleases => "after_releases",
+            Self::RoundStart => "round_start",
+        }
+    }
+}
+
+/// Parameters of an RBB run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RbbConfig {
+    /// Number of bins.
+    pub n: usize,
+    /// Number of balls (`m <= 2^32 − 1`, and at most `2^32 − 1` per bin).
+    pub m: u64,
+    /// Greedy\[d\] samples per re-thrown ball (`d = 1`: One-Choice, the paper's).
+    pub d: u32,
+    /// Which loads the re-throws compare when `d >= 2`.
+    pub view: RethrowView,
+}
+
+impl RbbConfig {
+    /// One-Choice RBB with `n` bins and `m` balls.
+    pub fn one_choice(n: usize, m: u64) -> Self {
+        Self { n, m, d: 1, view: RethrowView::AfterReleases }
+    }
+
+    /// Greedy\[d\] RBB with the given view.
+    pub fn d_choice(n: usize, m: u64, d: u32, view: RethrowView) -> Self {
+        Self { n, m, d, view }
+    }
+
+    /// Checks the parameters.
+    pub fn validate(&self) -> Result<(), Error> {
+        check_n(self.n)?;
+        check_d(self.d)?;
+        if self.m > u64::from(u32::MAX) {
+            return Err(Error::invalid("m", self.m, "m <= 2^32 - 1"));
+        }
+        Ok(())
+    }
+}
+
+/// An RBB system, started from the uniform load vector (`m mod n` bins hold one extra ball).
+///
+/// Each [`RoundProcess::round`]: every non-empty bin releases one ball, then every released
+/// ball is re-thrown (see [`RethrowView`] for Greedy\[d\]). Cost per round: O(non-empty bins
+/// · d + max load).
+#[derive(Clone, Debug)]
+pub struct Rbb {
+    state: DynLoads,
+    d: u32,
+    view: RethrowView,
+    ctx: Ctx,
+    targets: Vec<u32>,
+}
+
+impl Rbb {
+    /// The uniform start (the configuration is validated).
+    pub fn new(cfg: &RbbConfig) -> Result<Self, Error> {
+        cfg.validate()?;
+        Ok(Self::from_state(DynLoads::uniform(cfg.n, cfg.m), cfg.d, cfg.view))
+    }
+
+    /// RBB from an arbitrary state.
+    pub fn from_state(state: DynLoads, d: u32, view: RethrowView) -> Self {
+        let n = state.n();
+        Self { state, d, view, ctx: Ctx::new(n), targets: Vec::new() }
+    }
+}
+
+impl RoundProcess for Rbb {
+    fn loads(&self) -> &[u32] {
+        self.state.loads()
+    }
+
+    fn check_state(&self) -> Result<(), String> {
+        self.state.check()
+    }
+
+    #[inline]
+    fn round<R: Rng + ?Sized>(&mut self, rng: &mut R) -> RoundMetrics {
+        let moved = if self.d == 1 {
+            let r = self.state.release_all();
+            for _ in 0..r {
+                let i = self.ctx.sample(rng);
+                self.state.add(i);
+            }
+            r
+        } else {
+            match self.view {
+                RethrowView::AfterReleases => {
+                    let r = self.state.release_all();
+                    for _ in 0..r {
+                        let i = greedy(self.state.loads(), self.d, rng, &mut self.ctx);
+                        self.state.add(i);
+                    }
+                    r
+                }
+                RethrowView::RoundStart => {
+                    self.targets.clear();
+                    for _ in 0..self.state.nonempty_count() {
+                        let i = greedy(self.state.loads(), self.d, rng, &mut self.ctx);
+                        self.targets.push(i as u32);
+                    }
+                    let r = self.state.release_all();
+                    for &i in &self.targets {
+                        self.state.add(i as usize);
+                    }
+                    r
+                }
+            }
+        };
+        RoundMetrics {
+            max_load: self.state.max(),
+            total_load: self.state.total(),
+            empty_bins: self.state.empty(),
+            moved,
+        }
+    }
+}

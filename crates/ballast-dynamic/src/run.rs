@@ -1,0 +1,105 @@
+//! Running a process over a [`Horizon`]: the [`RoundProcess`] trait, the plain-data
+//! [`DynamicSpec`] (matched once per run), and [`simulate`] / [`simulate_observed`].
+
+use rand::Rng;
+
+use crate::{
+    AzarConfig, Error, Horizon, InfiniteAzar, LeakyBins, LeakyConfig, Rbb, RbbConfig, RoundMetrics,
+    RunSummary, Tracker,
+};
+
+/// A round-based process: its state, and one round at a time.
+pub trait RoundProcess {
+    /// The current loads.
+    fn loads(&self) -> &[u32];
+    /// Verifies the state's invariants by an O(n) recomputation (for tests).
+    fn check_state(&self) -> Result<(), String>;
+    /// Simulates one round and reports its end-of-round metrics.
+    fn round<R: Rng + ?Sized>(&mut self, rng: &mut R) -> RoundMetrics;
+}
+
+/// Which process to run: the boundary between configuration and the simulation loops.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum DynamicSpec {
+    /// Leaky bins.
+    Leaky(LeakyConfig),
+    /// Repeated balls-into-bins.
+    Rbb(RbbConfig),
+    /// The infinite Azar process.
+    Azar(AzarConfig),
+}
+
+impl DynamicSpec {
+    /// The snake_case kind name used in configs.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Self::Leaky(_) => "leaky_bins",
+            Self::Rbb(_) => "rbb",
+            Self::Azar(_) => "infinite_azar",
+        }
+    }
+
+    /// Number of bins.
+    pub fn n(&self) -> usize {
+        match self {
+            Self::Leaky(c) => c.n,
+            Self::Rbb(c) => c.n,
+            Self::Azar(c) => c.n,
+        }
+    }
+
+    /// Checks the parameters.
+    pub fn validate(&self) -> Result<(), Error> {
+        match self {
+            Self::Leaky(c) => c.validate(),
+            Self::Rbb(c) => c.validate(),
+            Self::Azar(c) => c.validate(),
+        }
+    }
+}
+
+/// Runs `spec` over `horizon` and summarises the measured rounds.
+pub fn simulate<R: Rng + ?Sized>(
+    spec: &DynamicSpec,
+    horizon: &Horizon,
+    rng: &mut R,
+) -> Result<RunSummary, Error> {
+    simulate_observed(spec, horizon, rng, |_, _| {})
+}
+
+/// As [`simulate`], also calling `observe(round, metrics)` after every round (burn-in
+/// included; rounds count from 0).
+pub fn simulate_observed<R, F>(
+    spec: &DynamicSpec,
+    horizon: &Horizon,
+    rng: &mut R,
+    observe: F,
+) -> Result<RunSummary, Error>
+where
+    R: Rng + ?Sized,
+    F: FnMut(u64, &RoundMetrics),
+{
+    let tracker = Tracker::new(spec.n(), horizon)?;
+    Ok(match spec {
+        DynamicSpec::Leaky(c) => drive(LeakyBins::new(c)?, tracker, rng, observe),
+        DynamicSpec::Rbb(c) => drive(Rbb::new(c)?, tracker, rng, observe),
+        DynamicSpec::Azar(c) => drive(InfiniteAzar::new(c)?, tracker, rng, observe),
+    })
+}
+
+/// The monomorphised loop.
+fn drive<P, R, F>(mut p: P, mut tracker: Tracker, rng: &mut R, mut observe: F) -> RunSummary
+where
+    P: RoundProcess,
+    R: Rng + ?Sized,
+    F: FnMut(u64, &RoundMetrics),
+{
+    let total = tracker.total_rounds();
+    for t in 0..total {
+        let m = p.round(rng);
+        observe(t, &m);
+        tracker.observe(&m);
+    }
+    tracker.finish()
+}
