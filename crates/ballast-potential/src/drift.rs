@@ -96,12 +96,58 @@ pub struct DriftRow {
     pub sign: i8,
 }
 
+/// The level bins of one potential.
+#[derive(Clone, Debug, Default, PartialEq)]
+struct Bins {
+    /// Bin key → index into `accs`.
+    index: BTreeMap<i64, usize>,
+    accs: Vec<Acc>,
+    /// The last positive bin used: `(lo, hi, index)`, so that slowly moving levels skip the
+    /// logarithm and the map lookup.
+    last: Option<(f64, f64, usize)>,
+}
+
+impl Bins {
+    fn slot(&mut self, key: i64) -> usize {
+        let next = self.accs.len();
+        let i = *self.index.entry(key).or_insert(next);
+        if i == next {
+            self.accs.push(Acc::default());
+        }
+        i
+    }
+
+    /// The accumulator of level `v > 0` (bins `[10^{k/b}, 10^{(k+1)/b})`, the bounds being
+    /// the definition, so cached and fresh lookups agree).
+    fn positive(&mut self, v: f64, b: f64) -> &mut Acc {
+        if let Some((lo, hi, i)) = self.last {
+            if lo <= v && v < hi {
+                return &mut self.accs[i];
+            }
+        }
+        let mut k = (v.log10() * b).floor() as i64;
+        if v < bound(k, b) {
+            k -= 1;
+        } else if v >= bound(k + 1, b) {
+            k += 1;
+        }
+        let i = self.slot(k);
+        self.last = Some((bound(k, b), bound(k + 1, b), i));
+        &mut self.accs[i]
+    }
+}
+
+/// Lower end of level bin `k`.
+fn bound(k: i64, b: f64) -> f64 {
+    10f64.powf(k as f64 / b)
+}
+
 /// Drift statistics of several potentials; feed consecutive samples with [`Drift::push`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct Drift {
     specs: Vec<PotentialSpec>,
     bins_per_decade: u32,
-    bins: Vec<BTreeMap<i64, Acc>>,
+    bins: Vec<Bins>,
     prev: Option<(u64, Vec<f64>)>,
     skipped: u64,
 }
@@ -120,7 +166,7 @@ impl Drift {
         Ok(Self {
             specs: specs.to_vec(),
             bins_per_decade,
-            bins: vec![BTreeMap::new(); specs.len()],
+            bins: vec![Bins::default(); specs.len()],
             prev: None,
             skipped: 0,
         })
@@ -144,18 +190,17 @@ impl Drift {
         assert_eq!(values.len(), self.specs.len(), "one value per potential");
         if let Some((prev_ball, prev)) = &mut self.prev {
             let balls = ball.saturating_sub(*prev_ball);
-            for (p, (&v0, &v1)) in prev.iter().zip(values).enumerate() {
+            let b = f64::from(self.bins_per_decade);
+            for ((bins, &v0), &v1) in self.bins.iter_mut().zip(prev.iter()).zip(values) {
                 let change = v1 - v0;
                 if !(v0.is_finite() && change.is_finite()) || v0 < 0.0 {
                     self.skipped += 1;
-                    continue;
-                }
-                let (key, rel) = if v0 == 0.0 {
-                    (ZERO_BIN, f64::NAN)
+                } else if v0 == 0.0 {
+                    let i = bins.slot(ZERO_BIN);
+                    bins.accs[i].push(change, f64::NAN, balls);
                 } else {
-                    ((v0.log10() * f64::from(self.bins_per_decade)).floor() as i64, change / v0)
-                };
-                self.bins[p].entry(key).or_default().push(change, rel, balls);
+                    bins.positive(v0, b).push(change, change / v0, balls);
+                }
             }
             *prev_ball = ball;
             prev.clear();
@@ -178,8 +223,9 @@ impl Drift {
         assert_eq!(self.specs, other.specs, "same potentials");
         assert_eq!(self.bins_per_decade, other.bins_per_decade, "same binning");
         for (mine, theirs) in self.bins.iter_mut().zip(&other.bins) {
-            for (k, acc) in theirs {
-                mine.entry(*k).or_default().merge(acc);
+            for (&k, &j) in &theirs.index {
+                let i = mine.slot(k);
+                mine.accs[i].merge(&theirs.accs[j]);
             }
         }
         self.skipped += other.skipped;
@@ -190,12 +236,10 @@ impl Drift {
         let b = f64::from(self.bins_per_decade);
         let mut rows = Vec::new();
         for (spec, bins) in self.specs.iter().zip(&self.bins) {
-            for (&k, acc) in bins {
-                let (lo, hi) = if k == ZERO_BIN {
-                    (0.0, 0.0)
-                } else {
-                    (10f64.powf(k as f64 / b), 10f64.powf((k + 1) as f64 / b))
-                };
+            for (&k, &i) in &bins.index {
+                let acc = &bins.accs[i];
+                let (lo, hi) =
+                    if k == ZERO_BIN { (0.0, 0.0) } else { (bound(k, b), bound(k + 1, b)) };
                 let c = acc.count as f64;
                 let stderr = if acc.count > 1 { (acc.m2 / (c - 1.0) / c).sqrt() } else { f64::NAN };
                 let sign = if acc.count > 1 && acc.mean.abs() > 2.0 * stderr {
@@ -286,6 +330,30 @@ mod tests {
         assert!((r.stderr - 20.0).abs() < 1e-12); // sd of {−30, 10} = 28.28…, / √2 = 20
         assert_eq!((r.frac_up, r.frac_down, r.sign), (0.5, 0.5, 0));
         assert!(d.to_csv().lines().nth(3).unwrap().starts_with("quadratic,10,100,2,3,-10,"));
+    }
+
+    #[test]
+    fn cached_bins_agree_with_fresh_lookups() {
+        let b = 10u32;
+        let values = [1.0, 1.2, 1.25, 1.3, 100.0, 1.26, 10.0, 9.99, 10.0, 10.0, 0.5, 0.501];
+        let mut d = Drift::new(&[PotentialSpec::Quadratic], b).unwrap();
+        for (t, &v) in values.iter().enumerate() {
+            d.push(t as u64, &[v]);
+        }
+        // Brute force: the bin of each change's starting level, from the bounds.
+        let mut want: BTreeMap<i64, (u64, f64)> = BTreeMap::new();
+        for w in values.windows(2) {
+            let k = (-100..100).find(|&k| bound(k, 10.0) <= w[0] && w[0] < bound(k + 1, 10.0));
+            let e = want.entry(k.unwrap()).or_default();
+            e.0 += 1;
+            e.1 += w[1] - w[0];
+        }
+        let rows = d.rows();
+        assert_eq!(rows.len(), want.len());
+        for (r, (k, (count, sum))) in rows.iter().zip(want) {
+            assert_eq!((r.level_lo, r.samples), (bound(k, 10.0), count));
+            assert!((r.mean_change * r.samples as f64 - sum).abs() < 1e-9);
+        }
     }
 
     #[test]

@@ -70,9 +70,10 @@ impl Levels {
         }
     }
 
-    /// Lowest and highest level present (the highest may be empty right after growth).
-    pub(crate) fn range(&self) -> (u64, u64) {
-        (self.base + self.first as u64, self.base + self.counts.len() as u64 - 1)
+    /// The lowest level and the counts of the levels from it upwards (the last may be 0).
+    #[inline]
+    pub(crate) fn counts(&self) -> (u64, &[u64]) {
+        (self.base + self.first as u64, &self.counts[self.first..])
     }
 
     /// The non-empty levels with their counts, lowest first.
@@ -93,7 +94,7 @@ mod tests {
     #[test]
     fn tracks_moves_and_drops_empty_levels() {
         let mut h = Levels::from_loads([2u64, 2, 3].into_iter());
-        assert_eq!(h.range(), (2, 3));
+        assert_eq!(h.counts(), (2, &[2u64, 1][..]));
         assert!(h.move_up(3));
         assert!(h.move_up(4));
         assert!(!h.move_up(2), "no bin at level 1");
@@ -101,7 +102,7 @@ mod tests {
         assert_eq!(h.iter().collect::<Vec<_>>(), vec![(2, 1), (3, 1), (4, 1)]);
         assert!(h.move_up(3));
         assert_eq!(h.iter().collect::<Vec<_>>(), vec![(3, 2), (4, 1)]);
-        assert_eq!(h.range().0, 3);
+        assert_eq!(h.counts().0, 3);
         assert_eq!((h.count(2), h.count(3), h.count(4), h.count(5)), (0, 2, 1, 0));
     }
 

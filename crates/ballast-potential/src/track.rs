@@ -102,23 +102,31 @@ impl ExpSum {
 
     /// Unit mode: `(S, L)` with `Σ_i e^{a (x_i − q)} = e^{L}·S`, from the histogram.
     fn unit_sum(&self, u: &Unit) -> (f64, f64) {
-        let (lo, hi) = u.levels.range();
+        let (lo, counts) = u.levels.counts();
         let q = u.q as i64;
-        let edge = if self.a > 0.0 { hi } else { lo };
-        let m = self.a * (edge as i64 - q) as f64;
-        let mut s = Neumaier::default();
-        if m <= RESCALE_ABOVE {
-            for (level, count) in u.levels.iter() {
-                s.add(count as f64 * self.unit_term(level as i64 - q));
-            }
-            (s.value(), 0.0)
-        } else {
+        let k_lo = lo as i64 - q;
+        let k_hi = k_lo + counts.len() as i64 - 1;
+        let m = self.a * (if self.a > 0.0 { k_hi } else { k_lo }) as f64;
+        if m > RESCALE_ABOVE {
+            // Far beyond f64: relative to e^{L} (rare; one exp per level).
             let l = m - RESCALE_TO;
-            for (level, count) in u.levels.iter() {
-                s.add(count as f64 * (self.a * (level as i64 - q) as f64 - l).exp());
-            }
-            (s.value(), l)
+            let s = counts
+                .iter()
+                .zip(k_lo..)
+                .map(|(&c, k)| c as f64 * (self.a * k as f64 - l).exp())
+                .sum();
+            return (s, l);
         }
+        // All terms are positive and there are few of them: a plain sum is accurate to
+        // (number of levels)·ε.
+        let (t_lo, t_hi) = (k_lo + self.half, k_hi + self.half);
+        let s = if t_lo >= 0 && (t_hi as usize) < self.table.len() {
+            let table = &self.table[t_lo as usize..=t_hi as usize];
+            counts.iter().zip(table).map(|(&c, &t)| c as f64 * t).sum()
+        } else {
+            counts.iter().zip(k_lo..).map(|(&c, k)| c as f64 * self.unit_term(k)).sum()
+        };
+        (s, 0.0)
     }
 
     /// Unit mode: `ln Σ_i e^{a y_i}`.
@@ -281,13 +289,13 @@ impl Unit {
 
     fn quadratic(&self) -> f64 {
         let num = i128::from(self.n as i64) * self.sum_sq as i128 - i128::from(self.w).pow(2);
-        num as f64 / self.n as f64
+        i128_to_f64(num) / self.n as f64
     }
 
     fn absolute(&self) -> f64 {
         let num = i128::from(self.n) * i128::from(self.above_sum)
             - i128::from(self.above) * i128::from(self.w);
-        2.0 * num as f64 / self.n as f64
+        2.0 * i128_to_f64(num) / self.n as f64
     }
 }
 
@@ -587,6 +595,15 @@ impl Potentials {
             // Balls handled on the fast path all had weight 1.
             ((balls - self.slow_balls) as f64 + self.slow_weight_sum) / balls as f64
         }
+    }
+}
+
+/// `x as f64`, avoiding the slow 128-bit conversion when `x` fits 64 bits.
+#[inline]
+fn i128_to_f64(x: i128) -> f64 {
+    match i64::try_from(x) {
+        Ok(v) => v as f64,
+        Err(_) => x as f64,
     }
 }
 

@@ -1,13 +1,13 @@
 //! Incremental values equal the exact O(n) recomputation, for every potential, unit and
 //! Exp(1) weights, sequential and batched, Two-Choice and One-Choice (whose potentials grow
-//! without bound, exercising the log-scale and overflow paths). Tolerances:
-//! [`ballast_potential::tolerance`].
+//! without bound, exercising the log-scale and overflow paths), on the bin engine and (unit
+//! weights) the level engine. Tolerances: [`ballast_potential::tolerance`].
 //!
 //! The 10⁵-ball variants always run; the 10⁷-ball variants take a few seconds in release
 //! mode and are ignored by default: `cargo test -p ballast-potential --release -- --ignored`.
 
 use ballast_core::{
-    sim_rng, simulate_observed, LoadState, Observer, ProcessSpec, RunSpec, Weights,
+    sim_rng, simulate_observed, Engine, LoadState, Observer, ProcessSpec, RunSpec, Weights,
 };
 use ballast_potential::tolerance::{REAL_EXP_LN, REAL_REL, UNIT_EXACT_REL, UNIT_EXP_LN};
 use ballast_potential::{recompute, recompute_ln, PotentialSpec, Potentials};
@@ -72,10 +72,15 @@ fn check_all(n: u64, m: u64, checks_per_run: u64) {
     let specs = specs();
     let mut seed = 0;
     for process in [ProcessSpec::DChoice { d: 2 }, ProcessSpec::OneChoice] {
-        for weights in [Weights::Unit, Weights::Exp { mean: 1.0 }] {
+        let runs = [
+            (Weights::Unit, Engine::Bins),
+            (Weights::Unit, Engine::Levels),
+            (Weights::Exp { mean: 1.0 }, Engine::Bins),
+        ];
+        for (weights, engine) in runs {
             for batched in [false, true] {
                 seed += 1;
-                let mut spec = RunSpec::new(process.clone(), n, m).weights(weights);
+                let mut spec = RunSpec::new(process.clone(), n, m).weights(weights).engine(engine);
                 spec = if batched {
                     spec.batched(m / checks_per_run)
                 } else {
@@ -84,7 +89,7 @@ fn check_all(n: u64, m: u64, checks_per_run: u64) {
                 let mut check = Check::new(&specs);
                 simulate_observed(&spec, &mut sim_rng(seed), &mut check).unwrap();
                 let unit = weights == Weights::Unit;
-                let what = format!("{process:?} {weights:?} batched={batched}");
+                let what = format!("{process:?} {weights:?} {engine:?} batched={batched}");
                 assert_eq!(check.checks, checks_per_run, "{what}");
                 assert_eq!(check.unit_mode_seen, Some(unit), "{what}: tracker mode");
                 assert_eq!(check.pot.balls(), m);
