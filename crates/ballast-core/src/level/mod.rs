@@ -50,7 +50,7 @@ use crate::process::{
     Accept, Ctx, Filling, Noisy, OneChoice, Placement, Ranks, Rule, Thinning, TightCount,
     TightPacking,
 };
-use crate::rng::bernoulli;
+use crate::rng::{below, below_from_word, bernoulli};
 use crate::{Engine, Error, Observer, ProcessSpec, RunSpec, Setting, TieBreak, Weights};
 
 /// Sequential runs with at least this many bins go to the level engine under `auto`.
@@ -234,7 +234,7 @@ fn sequential<R: RngCore + ?Sized, O: Observer>(
     let (s, r, o) = (state, rng, observer);
     match spec.process {
         ProcessSpec::OneChoice | ProcessSpec::DChoice { d: 1 } => run_seq(spec, s, OneChoice, r, o),
-        ProcessSpec::DChoice { d } => run_seq(spec, s, Sorted::DChoice { d }, r, o),
+        ProcessSpec::DChoice { d } => run_seq_d_choice(spec, s, d, r, o),
         ProcessSpec::OnePlusBeta { beta } => run_seq(spec, s, Sorted::OnePlusBeta { beta }, r, o),
         ProcessSpec::Quantile { delta } => {
             let rule = Sorted::Quantile { heavy: heavy_count(delta, n), eta: 1.0, n };
@@ -317,6 +317,57 @@ fn run_seq<P: Rule, R: RngCore + ?Sized, O: Observer>(
     gaps.outcome(&st, m, ctx.samples)
 }
 
+/// Sequential d-Choice, the hot path: the lightest of d uniform positions is the smallest,
+/// so one level lookup per ball; two positions per 64-bit draw (Lemire on each half, exact:
+/// a rejected half is replaced by a fresh bounded draw). Same observation points and
+/// counters as [`run_seq`] (samples = d per ball).
+fn run_seq_d_choice<R: RngCore + ?Sized, O: Observer>(
+    spec: &RunSpec,
+    mut st: LevelLoads,
+    d: u32,
+    rng: &mut R,
+    observer: &mut O,
+) -> RunOutcome {
+    let n = st.bins();
+    let n32 = n as u32;
+    let m = spec.m;
+    let mut gaps = Gaps::new(spec.record_trajectory);
+    let every = spec.observe_every.unwrap_or(m).max(1);
+    let mut next_obs = every.min(m);
+    let mut done = 0u64;
+    let position = |word: u32, rng: &mut R| -> u64 {
+        match below_from_word(word, n32) {
+            Some(p) => u64::from(p),
+            None => below(rng, n),
+        }
+    };
+    while done < m {
+        let mut p = u64::MAX;
+        let mut left = d;
+        while left >= 2 {
+            let w = rng.next_u64();
+            p = p.min(position(w as u32, rng)).min(position((w >> 32) as u32, rng));
+            left -= 2;
+        }
+        if left == 1 {
+            p = p.min(position(rng.next_u32(), rng));
+        }
+        let pos = st.bump(st.level_of(p));
+        observer.on_ball(&st, pos as usize, 1.0);
+        done += 1;
+        if done >= next_obs {
+            gaps.observe(&st, observer);
+            while next_obs <= done && next_obs < m {
+                next_obs = (next_obs + every).min(m);
+            }
+        }
+    }
+    if m == 0 {
+        gaps.observe(&st, observer);
+    }
+    gaps.outcome(&st, m, m * u64::from(d))
+}
+
 /// ⌈δn⌉ as the bin engine computes it.
 fn heavy_count(delta: f64, n: u64) -> u64 {
     ((delta * n as f64).ceil() as u64).min(n)
@@ -326,8 +377,6 @@ fn heavy_count(delta: f64, n: u64) -> u64 {
 /// ever instantiated with [`LevelLoads`]: on an unsorted load vector they would be wrong.
 #[derive(Clone, Copy, Debug)]
 enum Sorted {
-    /// Lightest of d samples = smallest of d uniform positions.
-    DChoice { d: u32 },
     /// With probability β the smaller of two positions, else one position.
     OnePlusBeta { beta: f64 },
     /// Heavy = among the `heavy` last positions (a uniform position in the straddling level
@@ -345,13 +394,6 @@ impl Rule for Sorted {
         ctx: &mut Ctx,
     ) -> Placement {
         Placement::one(match *self {
-            Sorted::DChoice { d } => {
-                let mut best = ctx.sample(rng);
-                for _ in 1..d {
-                    best = best.min(ctx.sample(rng));
-                }
-                best
-            }
             Sorted::OnePlusBeta { beta } => {
                 if bernoulli(rng, beta) {
                     ctx.sample(rng).min(ctx.sample(rng))
