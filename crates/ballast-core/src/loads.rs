@@ -145,6 +145,27 @@ impl UnitLoads {
         self
     }
 
+    /// Level histogram and minimum set after bin `i` rose to `v` (off the hot path).
+    #[cold]
+    #[inline(never)]
+    fn add_extras(&mut self, i: usize, v: u32) {
+        if let Some((lo, counts)) = &mut self.levels {
+            let j = (v - 1 - *lo) as usize;
+            counts[j] -= 1;
+            if j + 1 == counts.len() {
+                counts.push_back(0);
+            }
+            counts[j + 1] += 1;
+            while counts.front() == Some(&0) {
+                counts.pop_front();
+                *lo += 1;
+            }
+        }
+        if let Some(set) = &mut self.min_set {
+            set.raised(i, v - 1, &self.loads);
+        }
+    }
+
     /// The loads.
     pub fn loads(&self) -> &[u32] {
         &self.loads
@@ -208,27 +229,14 @@ impl LoadState for UnitLoads {
         self.total as f64
     }
     #[inline]
+    #[inline(always)]
     fn add(&mut self, i: usize, _inc: ()) {
         let v = self.loads[i] + 1;
         self.loads[i] = v;
         self.total += 1;
-        if v > self.max {
-            self.max = v;
-        }
-        if let Some((lo, counts)) = &mut self.levels {
-            let j = (v - 1 - *lo) as usize;
-            counts[j] -= 1;
-            if j + 1 == counts.len() {
-                counts.push_back(0);
-            }
-            counts[j + 1] += 1;
-            while counts.front() == Some(&0) {
-                counts.pop_front();
-                *lo += 1;
-            }
-        }
-        if let Some(set) = &mut self.min_set {
-            set.raised(i, v - 1, &self.loads);
+        self.max = self.max.max(v);
+        if self.levels.is_some() | self.min_set.is_some() {
+            self.add_extras(i, v);
         }
     }
     #[inline]

@@ -35,7 +35,7 @@ impl Ctx {
     }
 
     /// One uniform bin. Each 64-bit draw feeds two 32-bit Lemire samples.
-    #[inline]
+    #[inline(always)]
     pub fn sample<R: RngCore + ?Sized>(&mut self, rng: &mut R) -> usize {
         self.samples += 1;
         loop {
@@ -60,6 +60,12 @@ impl Ctx {
     pub fn sample_below<R: RngCore + ?Sized>(&mut self, rng: &mut R, size: u64) -> usize {
         self.samples += 1;
         below(rng, size) as usize
+    }
+
+    /// A fair coin consumed only when `cond` holds (see [`Bits::coin_if`]).
+    #[inline(always)]
+    pub fn coin_if<R: RngCore + ?Sized>(&mut self, cond: bool, rng: &mut R) -> bool {
+        self.bits.coin_if(cond, rng)
     }
 
     /// A fair coin from the bit buffer.
@@ -243,7 +249,7 @@ pub struct TwoChoice {
 }
 
 impl Rule for TwoChoice {
-    #[inline]
+    #[inline(always)]
     fn place<S: LoadState, R: RngCore + ?Sized>(
         &mut self,
         s: &S,
@@ -251,7 +257,27 @@ impl Rule for TwoChoice {
         rng: &mut R,
         ctx: &mut Ctx,
     ) -> Placement {
-        Placement::one(least_of(s, 2, self.tie, rng, ctx))
+        Placement::one(if self.tie == TieBreak::Random {
+            two_random(s, rng, ctx)
+        } else {
+            least_of(s, 2, self.tie, rng, ctx)
+        })
+    }
+}
+
+/// Two-Choice with random ties, branch-free: the same random stream and the same choices as
+/// [`least_of`] with `d = 2` (a tie consumes one coin, the second sample wins on heads).
+#[inline(always)]
+pub fn two_random<S: LoadState, R: RngCore + ?Sized>(s: &S, rng: &mut R, ctx: &mut Ctx) -> usize {
+    let a = ctx.sample(rng);
+    let b = ctx.sample(rng);
+    let (la, lb) = (s.load(a), s.load(b));
+    let eq = lb == la;
+    let take_b = (lb < la) | ctx.coin_if(eq, rng);
+    if take_b {
+        b
+    } else {
+        a
     }
 }
 
@@ -273,10 +299,12 @@ impl Rule for OnePlusBeta {
         rng: &mut R,
         ctx: &mut Ctx,
     ) -> Placement {
-        Placement::one(if bernoulli(rng, self.beta) {
-            least_of(s, 2, self.tie, rng, ctx)
-        } else {
+        Placement::one(if !bernoulli(rng, self.beta) {
             ctx.sample(rng)
+        } else if self.tie == TieBreak::Random {
+            two_random(s, rng, ctx)
+        } else {
+            least_of(s, 2, self.tie, rng, ctx)
         })
     }
 }

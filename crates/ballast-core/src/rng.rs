@@ -123,6 +123,22 @@ impl Bits {
         self.left -= 1;
         b
     }
+
+    /// A fair bit that is consumed only when `cond` holds (else `false` and nothing is
+    /// consumed): the same stream as calling [`Bits::coin`] under `if cond`, without a
+    /// data-dependent branch, so tie-breaking does not cost a branch misprediction.
+    #[inline(always)]
+    pub fn coin_if<R: RngCore + ?Sized>(&mut self, cond: bool, rng: &mut R) -> bool {
+        if cond & (self.left == 0) {
+            self.word = rng.next_u64();
+            self.left = 64;
+        }
+        let c = u32::from(cond);
+        let b = cond & (self.word & 1 == 1);
+        self.word >>= c;
+        self.left -= c;
+        b
+    }
 }
 
 #[cfg(test)]
