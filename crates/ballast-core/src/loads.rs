@@ -228,7 +228,6 @@ impl LoadState for UnitLoads {
     fn total(&self) -> f64 {
         self.total as f64
     }
-    #[inline]
     #[inline(always)]
     fn add(&mut self, i: usize, _inc: ()) {
         let v = self.loads[i] + 1;
