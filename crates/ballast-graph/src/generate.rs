@@ -10,6 +10,7 @@ use rand::RngCore;
 
 use crate::analysis::components;
 use crate::graph::{Csr, Graph};
+use crate::lattice::{Hypercube, Torus};
 use crate::Error;
 
 fn check_n(n: usize, min: usize) -> Result<(), Error> {
@@ -19,43 +20,19 @@ fn check_n(n: usize, min: usize) -> Result<(), Error> {
     Ok(())
 }
 
-/// The cycle `C_n` (`n >= 3`): edges `{i, i + 1 mod n}`. 2-regular; bipartite iff `n` is even.
+/// The cycle `C_n` (`n >= 3`): edges `{i, i + 1 mod n}`, materialised from the implicit
+/// [`Torus::cycle`]. 2-regular; bipartite iff `n` is even.
 pub fn cycle(n: usize) -> Result<Csr, Error> {
     check_n(n, 3)?;
-    let adjacency: Vec<u32> =
-        (0..n).flat_map(|i| [((i + n - 1) % n) as u32, ((i + 1) % n) as u32]).collect();
-    Ok(Csr::from_regular_lists(n, 2, adjacency))
+    Csr::from_neighbors(&Torus::cycle(n)?)
 }
 
 /// The `dim`-dimensional torus with `side` vertices per axis (`side >= 3`, so no parallel
-/// edges): `n = side^dim` vertices, vertex `v = Σ x_a · side^a` joined to `x_a ± 1 mod side`
-/// on every axis. `2·dim`-regular; bipartite iff `side` is even.
+/// edges), materialised from the implicit [`Torus`]: `n = side^dim` vertices, vertex
+/// `v = Σ x_a · side^a` joined to `x_a ± 1 mod side` on every axis. `2·dim`-regular;
+/// bipartite iff `side` is even.
 pub fn torus(dim: usize, side: usize) -> Result<Csr, Error> {
-    if dim == 0 || dim > 32 {
-        return Err(Error::invalid("dim", dim, "an integer in 1..=32"));
-    }
-    if side < 3 {
-        return Err(Error::invalid("side", side, "an integer >= 3 (smaller sides repeat edges)"));
-    }
-    let n = (side as u128).checked_pow(dim as u32).filter(|&n| n <= u128::from(u32::MAX));
-    let Some(n) = n else {
-        return Err(Error::TooLarge(format!("{side}^{dim} vertices (at most {})", u32::MAX)));
-    };
-    let n = n as usize;
-    let deg = 2 * dim;
-    let mut adjacency = Vec::with_capacity(n * deg);
-    for v in 0..n {
-        let mut stride = 1usize;
-        for _ in 0..dim {
-            let x = (v / stride) % side;
-            let down = if x == 0 { v + (side - 1) * stride } else { v - stride };
-            let up = if x == side - 1 { v - (side - 1) * stride } else { v + stride };
-            adjacency.push(down as u32);
-            adjacency.push(up as u32);
-            stride *= side;
-        }
-    }
-    Ok(Csr::from_regular_lists(n, deg, adjacency))
+    Csr::from_neighbors(&Torus::new(dim, side)?)
 }
 
 /// The side of a `dim`-dimensional torus with exactly `n` vertices, if `n` is a perfect
@@ -73,16 +50,11 @@ pub fn torus_side(n: usize, dim: usize) -> Result<usize, Error> {
     Err(Error::invalid("n", n, format!("a perfect {dim}-th power for a {dim}-dimensional torus")))
 }
 
-/// The hypercube `Q_dim` (`1 <= dim <= 31`): `2^dim` vertices, `u ~ v` iff they differ in
-/// one bit. `dim`-regular, bipartite.
+/// The hypercube `Q_dim` (`1 <= dim <= 31`), materialised from the implicit
+/// [`Hypercube`]: `2^dim` vertices, `u ~ v` iff they differ in one bit. `dim`-regular,
+/// bipartite.
 pub fn hypercube(dim: usize) -> Result<Csr, Error> {
-    if !(1..=31).contains(&dim) {
-        return Err(Error::invalid("dim", dim, "an integer in 1..=31"));
-    }
-    let n = 1usize << dim;
-    let adjacency: Vec<u32> =
-        (0..n).flat_map(|v| (0..dim).map(move |i| (v ^ (1 << i)) as u32)).collect();
-    Ok(Csr::from_regular_lists(n, dim, adjacency))
+    Csr::from_neighbors(&Hypercube::new(dim)?)
 }
 
 /// The dimension of a hypercube with exactly `n` vertices, if `n` is a power of two `>= 2`.

@@ -125,6 +125,36 @@ impl Csr {
         Ok(Self { offsets, targets, n_edges: edges.len() as u64, sampler })
     }
 
+    /// Materialises any graph given by neighbour lists (for example an implicit lattice),
+    /// keeping each vertex's neighbour order. The lists must be symmetric, as the
+    /// [`Neighbors`] contract says.
+    pub fn from_neighbors<G: Neighbors + ?Sized>(g: &G) -> Result<Self, Error> {
+        let n = g.n_vertices();
+        if n > u32::MAX as usize {
+            return Err(Error::TooLarge(format!("{n} vertices (at most {})", u32::MAX)));
+        }
+        let arcs: u64 = (0..n).map(|v| g.degree(v) as u64).sum();
+        if arcs > u64::from(u32::MAX) {
+            return Err(Error::TooLarge(format!("{arcs} arcs (at most {})", u32::MAX)));
+        }
+        let mut offsets = Vec::with_capacity(n + 1);
+        let mut targets = Vec::with_capacity(arcs as usize);
+        offsets.push(0u32);
+        for v in 0..n {
+            targets.extend(g.neighbors(v).map(|w| w as u32));
+            offsets.push(targets.len() as u32);
+        }
+        let d0 = offsets.get(1).copied().unwrap_or(0);
+        let regular = n > 0 && (0..n).all(|v| offsets[v + 1] - offsets[v] == d0);
+        let mut csr =
+            Self { offsets, targets, n_edges: arcs / 2, sampler: Sampler::Regular { d: d0 } };
+        if !regular {
+            let edges = csr.edges().map(|(u, v)| [u, v]).collect();
+            csr.sampler = Sampler::Arcs { edges };
+        }
+        Ok(csr)
+    }
+
     /// Builds a `d`-regular graph from its neighbour lists: `adjacency[v * d..(v + 1) * d]`
     /// lists the neighbours of `v`. The caller guarantees symmetry (used by generators).
     pub(crate) fn from_regular_lists(n: usize, d: usize, adjacency: Vec<u32>) -> Self {
@@ -208,7 +238,8 @@ impl SampleEdge for Csr {
                     if let (Some(u), Some(j)) =
                         (below_from_word(w as u32, n), below_from_word((w >> 32) as u32, *d))
                     {
-                        let v = self.targets[(self.offsets[u as usize] + j) as usize];
+                        // Regular: the list of u starts at u·d (no dependent offsets load).
+                        let v = self.targets[(u as usize) * (*d as usize) + j as usize];
                         return (u as usize, v as usize);
                     }
                 }

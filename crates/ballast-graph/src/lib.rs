@@ -4,7 +4,8 @@
 //! ball samples an edge), and the off-line d-choice optimum.
 //!
 //! - Capabilities as small traits ([`Graph`], [`Neighbors`], [`SampleEdge`]) over a CSR
-//!   store ([`Csr`]) and the implicit complete graph ([`Complete`]).
+//!   store ([`Csr`]) and implicit graphs that compute their neighbours: the complete graph
+//!   ([`Complete`]), tori and cycles ([`Torus`]) and hypercubes ([`Hypercube`]).
 //! - Generators ([`generate`]): cycle, d-dimensional torus, hypercube, star, random
 //!   d-regular (configuration model with rejection), Erdős–Rényi G(n, p) (giant component or
 //!   resampled until connected); an edge-list loader for users' own topologies ([`io`]).
@@ -44,6 +45,7 @@ mod error;
 pub mod generate;
 mod graph;
 pub mod io;
+mod lattice;
 pub mod offline;
 pub mod process;
 mod topology;
@@ -51,6 +53,7 @@ mod topology;
 pub use analysis::{PowerIteration, SpectralEstimate};
 pub use error::Error;
 pub use graph::{Complete, Csr, Graph, Neighbors, SampleEdge};
+pub use lattice::{Hypercube, Slots, Torus};
 pub use process::{simulate_graph, simulate_graph_observed, GraphOptions, OneStep};
 pub use topology::{GraphInfo, GraphKind, SpectralGap, Store, Topology, CONNECTED_ATTEMPTS};
 

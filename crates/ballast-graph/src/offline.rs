@@ -10,7 +10,7 @@
 //! lower bound, so every unit of flow found at a lower `L` is kept:
 //!
 //! 1. Greedy: each ball, in order, to a least loaded of its bins (first on ties). This is
-//!    the on-line Greedy[d] process; its max load is reported.
+//!    the on-line Greedy\[d\] process; its max load is reported.
 //! 2. Lower bound: the balls and bins of every connected component of the choice
 //!    (hyper)graph must balance inside it, so `L ≥ ⌈balls(C) / bins(C)⌉` for every
 //!    component `C` (union-find).
@@ -117,7 +117,7 @@ pub struct OfflineOptimum {
     pub max_load: u32,
     /// The component lower bound the search started from.
     pub lower_bound: u32,
-    /// Maximum load of the greedy (on-line Greedy[d], first-choice ties) start.
+    /// Maximum load of the greedy (on-line Greedy\[d\], first-choice ties) start.
     pub greedy_max_load: u32,
     /// An optimal assignment: ball `i` goes to bin `assignment[i]`.
     pub assignment: Vec<u32>,

@@ -16,11 +16,11 @@ use crate::analysis::{
     SpectralEstimate,
 };
 use crate::generate::{
-    cycle, erdos_renyi, hypercube, hypercube_dim, random_regular, star, torus, torus_side,
-    Connectivity, RegularParams,
+    erdos_renyi, hypercube_dim, random_regular, star, torus_side, Connectivity, RegularParams,
 };
 use crate::graph::{Complete, Csr, Graph};
 use crate::io::{read_edge_list, EdgeListOptions};
+use crate::lattice::{Hypercube, Torus};
 use crate::process::{simulate_graph_observed, GraphOptions};
 use crate::Error;
 
@@ -96,12 +96,12 @@ impl GraphKind {
         let need_n = || n.ok_or_else(|| Error::invalid("n", "none", "a vertex count"));
         let store = match self {
             Self::Complete => Store::Complete(Complete::new(need_n()?)?),
-            Self::Cycle => Store::Csr(cycle(need_n()?)?),
+            Self::Cycle => Store::Torus(Torus::cycle(need_n()?)?),
             Self::Torus { dim } => {
                 let n = need_n()?;
-                Store::Csr(torus(*dim, torus_side(n, *dim)?)?)
+                Store::Torus(Torus::new(*dim, torus_side(n, *dim)?)?)
             }
-            Self::Hypercube => Store::Csr(hypercube(hypercube_dim(need_n()?)?)?),
+            Self::Hypercube => Store::Hypercube(Hypercube::new(hypercube_dim(need_n()?)?)?),
             Self::RandomRegular { d, max_attempts } => {
                 let p = RegularParams { n: need_n()?, d: *d, max_attempts: *max_attempts };
                 Store::Csr(random_regular(&p, rng)?)
@@ -199,8 +199,25 @@ impl FromStr for GraphKind {
 pub enum Store {
     /// The implicit complete graph.
     Complete(Complete),
+    /// An implicit torus or cycle.
+    Torus(Torus),
+    /// An implicit hypercube.
+    Hypercube(Hypercube),
     /// A materialised graph.
     Csr(Csr),
+}
+
+/// Calls `$body` with `$g` bound to the concrete graph of a [`Store`]: one match, then
+/// monomorphised code.
+macro_rules! with_graph {
+    ($store:expr, $g:ident => $body:expr) => {
+        match $store {
+            Store::Complete($g) => $body,
+            Store::Torus($g) => $body,
+            Store::Hypercube($g) => $body,
+            Store::Csr($g) => $body,
+        }
+    };
 }
 
 /// How a spectral gap was obtained.
@@ -281,17 +298,22 @@ impl Topology {
 
     /// Number of vertices (the `n` of runs on this graph).
     pub fn n_vertices(&self) -> usize {
-        match &self.store {
-            Store::Complete(g) => g.n_vertices(),
-            Store::Csr(g) => g.n_vertices(),
-        }
+        with_graph!(&self.store, g => g.n_vertices())
     }
 
     /// Number of edges.
     pub fn n_edges(&self) -> u64 {
+        with_graph!(&self.store, g => g.n_edges())
+    }
+
+    /// The graph as a [`Csr`] (materialising implicit stores; the complete graph only for
+    /// small `n`).
+    pub fn to_csr(&self) -> Result<Csr, Error> {
         match &self.store {
-            Store::Complete(g) => g.n_edges(),
-            Store::Csr(g) => g.n_edges(),
+            Store::Complete(g) => g.to_csr(),
+            Store::Torus(g) => Csr::from_neighbors(g),
+            Store::Hypercube(g) => Csr::from_neighbors(g),
+            Store::Csr(g) => Ok(g.clone()),
         }
     }
 
@@ -312,10 +334,7 @@ impl Topology {
         rng: &mut R,
         observer: &mut O,
     ) -> Result<RunOutcome, Error> {
-        match &self.store {
-            Store::Complete(g) => simulate_graph_observed(spec, g, opts, rng, observer),
-            Store::Csr(g) => simulate_graph_observed(spec, g, opts, rng, observer),
-        }
+        with_graph!(&self.store, g => simulate_graph_observed(spec, g, opts, rng, observer))
     }
 
     /// `λ₂` of the normalised Laplacian: the closed formula for the structured families,
@@ -336,10 +355,7 @@ impl Topology {
         if let Some(v) = exact {
             return Ok(SpectralGap::Exact(v));
         }
-        match &self.store {
-            Store::Complete(g) => Ok(SpectralGap::Estimated(spectral_gap(g, opts)?)),
-            Store::Csr(g) => Ok(SpectralGap::Estimated(spectral_gap(g, opts)?)),
-        }
+        with_graph!(&self.store, g => Ok(SpectralGap::Estimated(spectral_gap(g, opts)?)))
     }
 
     /// Metadata: sizes, degrees, components, bipartiteness and the spectral gap. O(edges)
@@ -350,6 +366,8 @@ impl Topology {
                 let d = g.n_vertices() - 1;
                 (DegreeStats { min: d, max: d, mean: d as f64 }, 1, g.n_vertices() == 2)
             }
+            Store::Torus(g) => (degree_stats(g), components(g).count, is_bipartite(g)),
+            Store::Hypercube(g) => (degree_stats(g), components(g).count, is_bipartite(g)),
             Store::Csr(g) => (degree_stats(g), components(g).count, is_bipartite(g)),
         };
         let gap = self.spectral_gap(opts)?;

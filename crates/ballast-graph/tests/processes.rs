@@ -21,8 +21,8 @@ use ballast_core::{derive_seed, sim_rng, simulate, ProcessSpec, RunSpec, TieBrea
 use ballast_graph::generate::{cycle, torus};
 use ballast_graph::process::EdgeTwoChoice;
 use ballast_graph::{
-    simulate_graph, simulate_graph_observed, Complete, Csr, Error, Graph, GraphOptions, OneStep,
-    SampleEdge,
+    simulate_graph, simulate_graph_observed, Complete, Csr, Error, Graph, GraphKind, GraphOptions,
+    OneStep, SampleEdge, Store,
 };
 use common::{chi2_critical, chi2_two_sample, histogram};
 
@@ -158,6 +158,19 @@ fn one_choice_on_vertices_is_core_one_choice_draw_for_draw() {
     let a = simulate_graph(&spec, &g, &mut sim_rng(9)).unwrap();
     let b = run_rule(&spec, WeightedLoads::new(100, 1.0), OneChoice, &mut sim_rng(9));
     assert_eq!(a, b);
+}
+
+#[test]
+fn implicit_and_materialised_topologies_run_identically() {
+    let spec = RunSpec::new(TWO, 4096, 40_960).batched(1000);
+    for kind in ["cycle", "torus:2", "torus:3", "hypercube"] {
+        let t = kind.parse::<GraphKind>().unwrap().build(Some(4096), &mut sim_rng(1)).unwrap();
+        assert!(!matches!(t.store(), Store::Csr(_)), "{kind} should be implicit");
+        let csr = t.to_csr().unwrap();
+        let a = t.simulate(&spec, &mut sim_rng(5)).unwrap();
+        let b = simulate_graph(&spec, &csr, &mut sim_rng(5)).unwrap();
+        assert_eq!(a, b, "{kind}");
+    }
 }
 
 #[test]
