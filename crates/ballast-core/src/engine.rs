@@ -36,6 +36,9 @@ pub fn simulate_observed<R: RngCore + ?Sized, O: Observer>(
     observer: &mut O,
 ) -> Result<RunOutcome, Error> {
     spec.validate()?;
+    if let ProcessSpec::Equalize { d } = spec.process {
+        return crate::czumaj::simulate_equalize(spec, d, rng);
+    }
     if crate::level::resolve_engine(spec)? == crate::Engine::Levels {
         return crate::level::simulate_levels(spec, rng, observer);
     }
@@ -122,6 +125,16 @@ fn dispatch<S: LoadState, R: RngCore + ?Sized, O: Observer>(
         ProcessSpec::Caching { d } => {
             run_rule_observed(spec, state, Memory::new(d, CachePolicy::LastReceiver), rng, observer)
         }
+        ProcessSpec::Adaptive { tau, cap } => run_rule_observed(
+            spec,
+            state,
+            crate::czumaj::Adaptive { tau, cap: cap.unwrap_or(u32::MAX) },
+            rng,
+            observer,
+        ),
+        ProcessSpec::Equalize { .. } => {
+            unreachable!("equalize runs in czumaj::simulate_equalize (checked in simulate)")
+        }
         ProcessSpec::AlwaysGoLeft { d } => {
             run_rule_observed(spec, state, AlwaysGoLeft { d }, rng, observer)
         }
@@ -207,6 +220,8 @@ where
     let n = state.n();
     let m = spec.m;
     let mut ctx = Ctx::new(n);
+    let mut steps = 0u64;
+    let mut per_step: Vec<u64> = Vec::new();
     let mut gaps = GapTracker {
         record: spec.record_trajectory,
         max_gap: 0.0,
@@ -221,7 +236,12 @@ where
             let mut next_obs = every.min(m);
             let mut done = 0u64;
             while done < m {
+                let before = ctx.samples;
                 let p = rule.place(&state, &ranks, rng, &mut ctx);
+                steps += 1;
+                if P::TRACK_SAMPLES {
+                    record_samples(&mut per_step, ctx.samples - before);
+                }
                 // Multi-ball steps are truncated at the end of the run, so exactly m balls.
                 let k = u64::from(p.balls).min(m - done);
                 for _ in 0..k {
@@ -251,7 +271,12 @@ where
                 };
                 pending.clear();
                 while (pending.len() as u64) < size {
+                    let before = ctx.samples;
                     let p = rule.place(&state, &ranks, rng, &mut ctx);
+                    steps += 1;
+                    if P::TRACK_SAMPLES {
+                        record_samples(&mut per_step, ctx.samples - before);
+                    }
                     // A multi-ball step is truncated at the batch end.
                     let k = u64::from(p.balls).min(size - pending.len() as u64);
                     for _ in 0..k {
@@ -281,5 +306,18 @@ where
         balls: spec.m,
         samples: ctx.samples,
         observations: gaps.count,
+        steps,
+        samples_per_step: per_step,
+        moved: 0,
     }
+}
+
+/// Adds one step with `k` samples to the histogram.
+#[inline]
+fn record_samples(hist: &mut Vec<u64>, k: u64) {
+    let k = k as usize;
+    if k >= hist.len() {
+        hist.resize(k + 1, 0);
+    }
+    hist[k] += 1;
 }

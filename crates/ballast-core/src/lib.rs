@@ -27,6 +27,7 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+pub mod czumaj;
 pub mod engine;
 mod error;
 pub mod level;
@@ -36,6 +37,7 @@ pub mod process;
 pub mod rng;
 mod spec;
 
+pub use czumaj::Tau;
 pub use engine::{simulate, simulate_observed, simulate_seeded, Observer};
 pub use error::Error;
 pub use level::{resolve_engine, supported_engines};

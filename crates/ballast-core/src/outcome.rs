@@ -20,9 +20,25 @@ pub struct RunOutcome {
     pub samples: u64,
     /// Number of observation points.
     pub observations: u64,
+    /// Number of allocation steps (rounds): one per sample decision, so `balls / steps` is
+    /// the mean number of balls a step places (above 1 for Twinning and Packing). Counted by
+    /// the bin engine; 0 where an engine does not count steps (the level engine).
+    pub steps: u64,
+    /// Histogram of bin samples (probes) per step, `samples_per_step[k]` = number of steps
+    /// that drew `k` samples; filled for processes whose probe count varies (adaptive
+    /// probing), empty otherwise.
+    pub samples_per_step: Vec<u64>,
+    /// Balls that changed bin (reallocation processes; 0 otherwise).
+    pub moved: u64,
 }
 
 impl RunOutcome {
+    /// Largest number of samples drawn in one step, when [`RunOutcome::samples_per_step`]
+    /// is filled.
+    pub fn max_samples_per_step(&self) -> Option<usize> {
+        self.samples_per_step.iter().rposition(|&c| c > 0)
+    }
+
     /// Bin samples per ball (1 for One-Choice, d for d-Choice, 1 + β for (1+β) on average).
     pub fn samples_per_ball(&self) -> f64 {
         if self.balls == 0 {

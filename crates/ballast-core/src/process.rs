@@ -147,6 +147,9 @@ impl Placement {
 /// An allocation rule. Rules may keep state between steps (a cache, for Memory), hence
 /// `&mut self`; everything random comes from `rng` and `ctx`.
 pub trait Rule {
+    /// Whether the engine should record the histogram of samples per step
+    /// ([`crate::RunOutcome::samples_per_step`]); a compile-time switch, free when off.
+    const TRACK_SAMPLES: bool = false;
     /// Whether the rule asks [`Ranks`] questions (the engine then maintains them).
     fn uses_ranks(&self) -> bool {
         false

@@ -103,6 +103,20 @@ pub enum ProcessSpec {
         /// Number of groups, `1 <= d <= n`.
         d: u32,
     },
+    /// Czumaj–Stemann adaptive probing: probe uniform bins one at a time, keep the least
+    /// loaded, stop when its load is below `tau` at the current probe count or at `cap` probes.
+    Adaptive {
+        /// Threshold sequence.
+        tau: crate::czumaj::Tau,
+        /// Probe cap (`None`: unbounded; then `tau` must eventually stop the probing).
+        cap: Option<u32>,
+    },
+    /// Czumaj–Stemann reallocation: `d` samples; the new ball and all balls of the distinct
+    /// sampled bins are spread over them as evenly as possible (sequential, unit balls).
+    Equalize {
+        /// Number of samples, at least 1.
+        d: u32,
+    },
 }
 
 impl ProcessSpec {
@@ -126,6 +140,8 @@ impl ProcessSpec {
             Self::Memory { .. } => "memory",
             Self::Caching { .. } => "caching",
             Self::AlwaysGoLeft { .. } => "always_go_left",
+            Self::Adaptive { .. } => "adaptive",
+            Self::Equalize { .. } => "equalize",
         }
     }
 
@@ -170,7 +186,21 @@ impl ProcessSpec {
                     Ok(())
                 }
             }
-            Self::Caching { d } | Self::AlwaysGoLeft { d } => {
+            Self::Adaptive { tau, cap } => {
+                tau.validate()?;
+                match cap {
+                    Some(c) if !(1..=1_000_000).contains(&c) => {
+                        Err(Error::invalid("cap", c, "an integer in 1..=1000000"))
+                    }
+                    None if tau.per_probe <= 0.0 => Err(Error::invalid(
+                        "cap",
+                        "none",
+                        "a probe cap, unless tau grows with the probe count (per_probe > 0)",
+                    )),
+                    _ => Ok(()),
+                }
+            }
+            Self::Caching { d } | Self::AlwaysGoLeft { d } | Self::Equalize { d } => {
                 if (1..=1024).contains(&d) {
                     Ok(())
                 } else {
@@ -219,6 +249,7 @@ impl ProcessSpec {
                 | Self::Memory { .. }
                 | Self::Twinning
                 | Self::Caching { .. }
+                | Self::Equalize { .. }
         )
     }
 

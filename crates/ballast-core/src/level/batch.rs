@@ -63,7 +63,9 @@ impl Law {
             | ProcessSpec::TightPacking { .. }
             | ProcessSpec::Memory { .. }
             | ProcessSpec::Caching { .. }
-            | ProcessSpec::AlwaysGoLeft { .. } => unreachable!("refused by level_support"),
+            | ProcessSpec::AlwaysGoLeft { .. }
+            | ProcessSpec::Adaptive { .. }
+            | ProcessSpec::Equalize { .. } => unreachable!("refused by level_support"),
         }
     }
 }

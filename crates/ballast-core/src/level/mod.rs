@@ -125,6 +125,13 @@ pub fn level_support(spec: &RunSpec) -> Result<(), Error> {
                  not know; use engine = \"bins\"",
             spec.process.kind()
         ))),
+        // Czumaj–Stemann processes: probe histograms and reallocation are bin-engine only.
+        ProcessSpec::Adaptive { .. } | ProcessSpec::Equalize { .. } => {
+            Err(Error::Unsupported(format!(
+                "{} is simulated by the bin engine only; use engine = \"bins\"",
+                spec.process.kind()
+            )))
+        }
     }
 }
 
@@ -266,7 +273,9 @@ fn sequential<R: RngCore + ?Sized, O: Observer>(
         }
         ProcessSpec::Memory { .. }
         | ProcessSpec::Caching { .. }
-        | ProcessSpec::AlwaysGoLeft { .. } => {
+        | ProcessSpec::AlwaysGoLeft { .. }
+        | ProcessSpec::Adaptive { .. }
+        | ProcessSpec::Equalize { .. } => {
             unreachable!("refused by level_support")
         }
     }
@@ -502,6 +511,7 @@ impl Gaps {
             balls,
             samples,
             observations: self.count,
+            ..RunOutcome::default()
         }
     }
 
