@@ -13,9 +13,10 @@
 //!   endpoint of a uniform edge, i.e. a vertex drawn proportionally to its degree.
 //!
 //! Bounded integers are drawn exactly with Lemire's multiply-shift and rejection
-//! ([`ballast_core::rng::below`], [`ballast_core::rng::below_from_word`]), never by modulo.
+//! ([`ballast_core::rng::below_from_word`] on 32-bit halves of one 64-bit draw), never by
+//! modulo.
 
-use ballast_core::rng::{below, below_from_word};
+use ballast_core::rng::below_from_word;
 use rand::RngCore;
 
 use crate::Error;
@@ -319,9 +320,17 @@ impl Neighbors for Complete {
 impl SampleEdge for Complete {
     #[inline]
     fn sample_edge<R: RngCore + ?Sized>(&self, rng: &mut R) -> (usize, usize) {
-        let u = below(rng, self.n as u64) as usize;
-        let v = below(rng, self.n as u64 - 1) as usize;
-        (u, if v >= u { v + 1 } else { v })
+        // u uniform over n and v uniform over the n − 1 others, from the two 32-bit halves of
+        // one word (both accepted, or a fresh word).
+        let n = self.n as u32;
+        loop {
+            let w = rng.next_u64();
+            if let (Some(u), Some(v)) =
+                (below_from_word(w as u32, n), below_from_word((w >> 32) as u32, n - 1))
+            {
+                return (u as usize, if v >= u { v as usize + 1 } else { v as usize });
+            }
+        }
     }
 }
 

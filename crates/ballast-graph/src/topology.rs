@@ -281,7 +281,9 @@ pub struct Topology {
 }
 
 impl Topology {
-    /// Wraps a graph built elsewhere (e.g. by a generator) under a kind.
+    /// Wraps a graph built elsewhere (e.g. by a generator) under a kind. The kind must
+    /// describe the graph: for the structured kinds [`Topology::spectral_gap`] reports the
+    /// closed form of that family without looking at the edges.
     pub fn from_csr(kind: GraphKind, csr: Csr) -> Self {
         Self { kind, store: Store::Csr(csr) }
     }
