@@ -36,6 +36,9 @@ pub fn simulate_observed<R: RngCore + ?Sized, O: Observer>(
     observer: &mut O,
 ) -> Result<RunOutcome, Error> {
     spec.validate()?;
+    if let Setting::Delay { tau, mode } = spec.setting {
+        return crate::delay::simulate_delay(spec, tau, mode, rng);
+    }
     if let ProcessSpec::Equalize { d } = spec.process {
         return crate::czumaj::simulate_equalize(spec, d, rng);
     }
@@ -258,6 +261,7 @@ where
                 }
             }
         }
+        Setting::Delay { .. } => unreachable!("the delay setting runs in delay::simulate_delay"),
         Setting::Batched { b } => {
             let mut pending: Vec<(u32, S::Inc)> = Vec::with_capacity(b.min(m) as usize);
             let mut done = 0u64;

@@ -28,6 +28,7 @@
 #![forbid(unsafe_code)]
 
 pub mod czumaj;
+pub mod delay;
 pub mod engine;
 mod error;
 pub mod level;
@@ -38,6 +39,7 @@ pub mod rng;
 mod spec;
 
 pub use czumaj::Tau;
+pub use delay::DelayMode;
 pub use engine::{simulate, simulate_observed, simulate_seeded, Observer};
 pub use error::Error;
 pub use level::{resolve_engine, supported_engines};

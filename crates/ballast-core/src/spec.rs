@@ -312,6 +312,14 @@ pub enum Setting {
         /// Balls per batch, at least 1.
         b: u64,
     },
+    /// Each sampled bin reports its load from one of the last `tau` steps
+    /// ([`crate::delay`]); observations as in the sequential setting.
+    Delay {
+        /// Window length in steps, at least 1 (1 = current loads).
+        tau: u64,
+        /// How the step is chosen.
+        mode: crate::delay::DelayMode,
+    },
 }
 
 /// Ball weights.
@@ -458,6 +466,18 @@ impl RunSpec {
         if let Setting::Batched { b } = self.setting {
             if b == 0 {
                 return Err(Error::invalid("b", b, "an integer >= 1"));
+            }
+        }
+        if let Setting::Delay { tau, .. } = self.setting {
+            if !(1..=1 << 32).contains(&tau) {
+                return Err(Error::invalid("tau", tau, "an integer in 1..=4294967296"));
+            }
+            if !matches!(self.weights, Weights::Unit) {
+                return Err(Error::invalid(
+                    "weights",
+                    self.weights.name(),
+                    "unit in the delay setting",
+                ));
             }
         }
         if let Weights::Exp { mean } = self.weights {

@@ -19,8 +19,11 @@
 //!   keep the bins of a level exchangeable within a batch; `lowest_index` and `position`
 //!   are refused (use `engine = "bins"`).
 //!
-//! Refused (use the bin engine): weighted balls, and batched `lowest_index`/`position` ties
-//! for comparing processes. Observers receive a [`LevelLoads`] view whose bins are the
+//! Refused (use the bin engine): weighted balls; batched `lowest_index`/`position` ties for
+//! comparing processes; batched multi-ball processes (twinning, packing, tight_packing);
+//! processes that remember or group particular bins (memory, caching, always_go_left);
+//! batches of more than [`LEVEL_MAX_BATCH_PER_BIN`] balls per bin (the dense histogram
+//! could span that many levels). Observers receive a [`LevelLoads`] view whose bins are the
 //! sorted positions: symmetric statistics (potentials, gap, histogram) are exact, bin
 //! identity is not available. `on_ball` is called per ball in both settings (in a batch,
 //! ball by ball grouped by bin, at its end) unless the observer sets
@@ -62,6 +65,9 @@ pub const AUTO_BATCH_MIN_BALLS: u64 = 1 << 11;
 /// As [`AUTO_BATCH_MIN_BALLS`], for One-Choice.
 pub const AUTO_BATCH_MIN_BALLS_ONE_CHOICE: u64 = 1 << 15;
 
+/// Largest batch size per bin (`b / n`) of the level engine.
+pub const LEVEL_MAX_BATCH_PER_BIN: u64 = 1 << 16;
+
 /// Largest `m` of the level engine: loads stay exactly representable as `f64` in the
 /// [`LoadState`] view.
 pub const LEVEL_MAX_BALLS: u64 = 1 << 53;
@@ -75,7 +81,18 @@ pub fn level_support(spec: &RunSpec) -> Result<(), Error> {
             spec.weights.name()
         )));
     }
-    if let Setting::Batched { .. } = spec.setting {
+    if let Setting::Batched { b } = spec.setting {
+        // The histogram is dense between the smallest and largest load, and a batch can
+        // spread loads by about b/n levels (Two-Choice on 2 bins alternates which one gets
+        // most of a batch): keep that span bounded.
+        if b / spec.n > LEVEL_MAX_BATCH_PER_BIN {
+            return Err(Error::Unsupported(format!(
+                "the level engine keeps one count per load level, and batches of b = {b} on \
+                 n = {} bins (more than {LEVEL_MAX_BATCH_PER_BIN} balls per bin) could spread \
+                 the loads over as many levels; use engine = \"bins\"",
+                spec.n
+            )));
+        }
         if spec.process.compares()
             && matches!(spec.tie_break, TieBreak::LowestIndex | TieBreak::Position)
         {
@@ -89,6 +106,11 @@ pub fn level_support(spec: &RunSpec) -> Result<(), Error> {
     }
     if spec.m > LEVEL_MAX_BALLS {
         return Err(Error::invalid("m", spec.m, "at most 2^53 for the level engine"));
+    }
+    if matches!(spec.setting, Setting::Delay { .. }) {
+        return Err(Error::Unsupported(
+            "the delay setting needs each bin's arrival history: use engine = \"bins\"".into(),
+        ));
     }
     let batched = matches!(spec.setting, Setting::Batched { .. });
     match spec.process {
@@ -210,6 +232,7 @@ pub fn resolve_engine(spec: &RunSpec) -> Result<Engine, Error> {
                     }
                 }
                 Setting::Sequential => spec.n >= AUTO_SEQUENTIAL_MIN_N,
+                Setting::Delay { .. } => unreachable!("refused by level_support"),
             };
             Ok(if prefer || big_m { Engine::Levels } else { Engine::Bins })
         }
@@ -227,6 +250,7 @@ pub(crate) fn simulate_levels<R: RngCore + ?Sized, O: Observer>(
     Ok(match spec.setting {
         Setting::Sequential => sequential(spec, state, rng, observer),
         Setting::Batched { b } => batched(spec, b, state, rng, observer),
+        Setting::Delay { .. } => unreachable!("refused by level_support"),
     })
 }
 

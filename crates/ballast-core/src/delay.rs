@@ -1,0 +1,198 @@
+//! The `delay{tau, mode}` setting (SPEC.md §3): every sampled bin reports one of its loads
+//! from the last τ steps instead of its current load.
+//!
+//! - `random`: the reported load is the bin's load at a uniformly random step of the window
+//!   (`x_i(t − s)`, `s` uniform in `0..τ`, drawn afresh for every sample);
+//! - `adversarial` (Two-Choice only): an adversary picks, within each sample's window, the
+//!   reported loads that reverse Two-Choice's decision where possible: the currently lighter
+//!   sample reports its current (largest) load, the heavier one its oldest (smallest) load of
+//!   the window, and the ball goes to the one reporting less (ties uniformly at random).
+//!
+//! Loads in the past are reconstructed exactly from the arrival history: every bin links its
+//! arrivals within the window (most recent first), so `x_i(t − s)` costs O(1 + arrivals of
+//! bin i in the last s steps), O(1 + τ/n) on average. Unit weights, bin engine only.
+
+use rand::RngCore;
+
+use crate::process::Ctx;
+use crate::rng::below;
+use crate::{loads::gap_unit, Error, ProcessSpec, RunOutcome, RunSpec};
+
+/// How a sampled bin's reported load is chosen from its window.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DelayMode {
+    /// A uniformly random step of the last τ.
+    Random,
+    /// The step that reverses Two-Choice's decision where possible.
+    Adversarial,
+}
+
+impl DelayMode {
+    /// The snake_case name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Random => "random",
+            Self::Adversarial => "adversarial",
+        }
+    }
+
+    /// Parses `random` or `adversarial`.
+    pub fn from_name(s: &str) -> Result<Self, Error> {
+        match s {
+            "random" => Ok(Self::Random),
+            "adversarial" => Ok(Self::Adversarial),
+            _ => Err(Error::invalid("mode", s, "one of random, adversarial")),
+        }
+    }
+}
+
+const NONE: u64 = u64::MAX;
+
+/// Loads plus the arrival history of the last τ steps.
+struct History {
+    loads: Vec<u32>,
+    /// Step of the most recent arrival at each bin (`NONE` if never).
+    last: Vec<u64>,
+    /// `prev[t mod τ]`: the step of the previous arrival at the bin that received ball `t`.
+    prev: Vec<u64>,
+    tau: u64,
+}
+
+impl History {
+    /// Load of bin `i` before step `t − s` (that is, after `t − s` balls), `s < τ`, at step `t`.
+    #[inline]
+    fn load_ago(&self, i: usize, t: u64, s: u64) -> u32 {
+        let mut x = self.loads[i];
+        let mut a = self.last[i];
+        // Undo the arrivals at steps >= t − s.
+        while a != NONE && a + s >= t {
+            x -= 1;
+            let p = self.prev[(a % self.tau) as usize];
+            a = if p != NONE && a - p < self.tau { p } else { NONE };
+        }
+        x
+    }
+
+    #[inline]
+    fn add(&mut self, i: usize, t: u64) {
+        self.loads[i] += 1;
+        self.prev[(t % self.tau) as usize] = self.last[i];
+        self.last[i] = t;
+    }
+}
+
+/// Runs `spec` in the delay setting with window `tau` (sequential steps, unit weights).
+pub fn simulate_delay<R: RngCore + ?Sized>(
+    spec: &RunSpec,
+    tau: u64,
+    mode: DelayMode,
+    rng: &mut R,
+) -> Result<RunOutcome, Error> {
+    let d = match (spec.process.clone(), mode) {
+        (ProcessSpec::DChoice { d }, DelayMode::Random) => d,
+        (ProcessSpec::DChoice { d: 2 }, DelayMode::Adversarial) => 2,
+        (p, m) => {
+            return Err(Error::Unsupported(format!(
+                "delay (mode {}) is implemented for {}; got {}",
+                m.name(),
+                if m == DelayMode::Random { "d_choice" } else { "two_choice" },
+                p.kind()
+            )))
+        }
+    };
+    let n = spec.n as usize;
+    let mut h =
+        History { loads: vec![0; n], last: vec![NONE; n], prev: vec![NONE; tau as usize], tau };
+    let mut ctx = Ctx::new(n);
+    let mut max = 0u32;
+    let every = spec.observe_every.unwrap_or(spec.m).max(1);
+    let (mut max_gap, mut observations, mut trajectory) = (f64::NEG_INFINITY, 0u64, Vec::new());
+    for t in 0..spec.m {
+        // Steps available in the window: the first balls see a shorter past.
+        let window = tau.min(t + 1);
+        let bin = match mode {
+            DelayMode::Random => {
+                let mut best = 0usize;
+                let mut best_load = u32::MAX;
+                let mut ties = 0u64;
+                for _ in 0..d {
+                    let i = ctx.sample(rng);
+                    let x = h.load_ago(i, t, below(rng, window));
+                    if x < best_load {
+                        (best, best_load, ties) = (i, x, 1);
+                    } else if x == best_load {
+                        ties += 1;
+                        if below(rng, ties) == 0 {
+                            best = i;
+                        }
+                    }
+                }
+                best
+            }
+            DelayMode::Adversarial => {
+                let (a, b) = (ctx.sample(rng), ctx.sample(rng));
+                let (xa, xb) = (h.loads[a], h.loads[b]);
+                let oldest = window - 1;
+                // Report the lighter's current load and the heavier's oldest load.
+                let (ra, rb) = if xa <= xb {
+                    (xa, h.load_ago(b, t, oldest))
+                } else {
+                    (h.load_ago(a, t, oldest), xb)
+                };
+                if ra < rb || (ra == rb && ctx.coin(rng)) {
+                    a
+                } else {
+                    b
+                }
+            }
+        };
+        h.add(bin, t);
+        max = max.max(h.loads[bin]);
+        let done = t + 1;
+        if done % every == 0 || done == spec.m {
+            let gap = gap_unit(u64::from(max), done, spec.n);
+            max_gap = max_gap.max(gap);
+            observations += 1;
+            if spec.record_trajectory {
+                trajectory.push(gap);
+            }
+        }
+    }
+    let min = h.loads.iter().copied().min().unwrap_or(0);
+    let final_gap = gap_unit(u64::from(max), spec.m, spec.n);
+    Ok(RunOutcome {
+        final_gap,
+        max_gap: if observations == 0 { final_gap } else { max_gap },
+        trajectory,
+        max_load: f64::from(max),
+        min_load: f64::from(min),
+        balls: spec.m,
+        samples: ctx.samples,
+        observations: observations.max(1),
+        steps: spec.m,
+        ..RunOutcome::default()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn load_ago_reconstructs_past_loads() {
+        let tau = 5;
+        let mut h = History { loads: vec![0; 3], last: vec![NONE; 3], prev: vec![NONE; 5], tau };
+        let seq = [0usize, 1, 0, 0, 2, 0, 1, 0];
+        let mut snapshots: Vec<Vec<u32>> = vec![h.loads.clone()];
+        for (t, &i) in seq.iter().enumerate() {
+            h.add(i, t as u64);
+            snapshots.push(h.loads.clone());
+        }
+        let t = seq.len() as u64; // the next step
+        for s in 0..tau {
+            for (i, &expected) in snapshots[(t - s) as usize].iter().enumerate() {
+                assert_eq!(h.load_ago(i, t, s), expected, "bin {i}, s {s}");
+            }
+        }
+    }
+}
