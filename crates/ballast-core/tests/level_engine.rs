@@ -358,7 +358,8 @@ fn auto_selection_and_refusals() {
     let weighted = batched.clone().weights(Weights::Exp { mean: 1.0 });
     let memory = RunSpec::new(ProcessSpec::Memory { d: 1, k: 1 }, 1 << 20, 10);
     let twin_batched = RunSpec::new(ProcessSpec::Twinning, 100, 1000).batched(10);
-    for spec in [position, weighted, memory, twin_batched] {
+    let huge_batches = RunSpec::new(ProcessSpec::DChoice { d: 2 }, 2, 1 << 31).batched(1 << 30);
+    for spec in [position, weighted, memory, twin_batched, huge_batches] {
         let err = ballast_core::simulate_seeded(&spec.clone().engine(Engine::Levels), 1)
             .expect_err("must be refused");
         assert!(matches!(err, Error::Unsupported(_)), "{err}");
@@ -366,7 +367,7 @@ fn auto_selection_and_refusals() {
         assert_eq!(resolve_engine(&spec), Ok(Engine::Bins));
     }
     // m beyond 32-bit loads: only the level engine can run it, and auto picks it.
-    let huge = RunSpec::new(ProcessSpec::DChoice { d: 2 }, 1000, 1 << 33).batched(1 << 30);
+    let huge = RunSpec::new(ProcessSpec::DChoice { d: 2 }, 1 << 24, 1 << 33).batched(1 << 30);
     assert_eq!(resolve_engine(&huge), Ok(Engine::Levels));
     assert!(huge.validate().is_ok());
     assert!(huge.clone().engine(Engine::Bins).validate().is_err());
