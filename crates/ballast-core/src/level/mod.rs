@@ -107,6 +107,11 @@ pub fn level_support(spec: &RunSpec) -> Result<(), Error> {
     if spec.m > LEVEL_MAX_BALLS {
         return Err(Error::invalid("m", spec.m, "at most 2^53 for the level engine"));
     }
+    if matches!(spec.setting, Setting::Delay { .. }) {
+        return Err(Error::Unsupported(
+            "the delay setting needs each bin's arrival history: use engine = \"bins\"".into(),
+        ));
+    }
     let batched = matches!(spec.setting, Setting::Batched { .. });
     match spec.process {
         // Decisions depend only on the loads (and ranks) of uniform samples.
@@ -227,6 +232,7 @@ pub fn resolve_engine(spec: &RunSpec) -> Result<Engine, Error> {
                     }
                 }
                 Setting::Sequential => spec.n >= AUTO_SEQUENTIAL_MIN_N,
+                Setting::Delay { .. } => unreachable!("refused by level_support"),
             };
             Ok(if prefer || big_m { Engine::Levels } else { Engine::Bins })
         }
@@ -244,6 +250,7 @@ pub(crate) fn simulate_levels<R: RngCore + ?Sized, O: Observer>(
     Ok(match spec.setting {
         Setting::Sequential => sequential(spec, state, rng, observer),
         Setting::Batched { b } => batched(spec, b, state, rng, observer),
+        Setting::Delay { .. } => unreachable!("refused by level_support"),
     })
 }
 
