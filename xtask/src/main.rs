@@ -39,6 +39,13 @@ enum Command {
         /// Worker threads (default: one per core).
         #[arg(long, default_value_t = 0)]
         threads: usize,
+        /// Run the config's `[reduced]` scale (a documented smaller run, for items whose full
+        /// scale does not fit the machine); items without one run at full scale.
+        #[arg(long, conflicts_with = "quick")]
+        reduced: bool,
+        /// Do not read or write the point cache (`target/ballast-cache/`).
+        #[arg(long)]
+        no_cache: bool,
     },
     /// Rewrite `<out>/README.md`, the index of the results (also done by `reproduce`).
     Index {
@@ -141,12 +148,17 @@ fn command_line() -> String {
     format!("cargo xtask {}", args.join(" "))
 }
 
-fn reproduce(
-    selectors: &[String],
+/// What `reproduce` runs and where it writes.
+struct ReproduceArgs {
     quick: bool,
+    reduced: bool,
     out: Option<PathBuf>,
     threads: usize,
-) -> Result<()> {
+    cache: bool,
+}
+
+fn reproduce(selectors: &[String], args: ReproduceArgs) -> Result<()> {
+    let ReproduceArgs { quick, reduced, out, threads, cache } = args;
     let root = repo_root();
     // Relative config paths in the metadata: run from the repository root.
     std::env::set_current_dir(&root).with_context(|| format!("cd {}", root.display()))?;
@@ -157,8 +169,12 @@ fn reproduce(
         out.unwrap_or_else(|| PathBuf::from(if quick { "target/xtask-quick" } else { "results" }));
     let mut opts = RunOptions::new("reference");
     opts.quick = quick;
+    opts.reduced = reduced;
     opts.threads = threads;
     opts.command = Some(command_line());
+    if cache {
+        opts.cache_dir = Some(PathBuf::from("target/ballast-cache"));
+    }
     for exp in &exps {
         eprintln!("{}{} …", exp.id(), if quick { " (quick)" } else { "" });
         let t = Instant::now();
@@ -283,8 +299,8 @@ fn bench(selectors: &[String], threads: usize) -> Result<()> {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let res = match cli.command {
-        Command::Reproduce { selectors, quick, out, threads } => {
-            reproduce(&selectors, quick, out, threads)
+        Command::Reproduce { selectors, quick, out, threads, reduced, no_cache } => {
+            reproduce(&selectors, ReproduceArgs { quick, reduced, out, threads, cache: !no_cache })
         }
         Command::Bench { selectors, threads } => bench(&selectors, threads),
         Command::Index { out } => {

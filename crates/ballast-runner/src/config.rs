@@ -11,6 +11,7 @@ use toml::Spanned;
 
 use crate::formula::Formula;
 use crate::plan::{build_plan, Plan};
+use crate::stats::Rounding;
 use crate::Error;
 
 type SFormula = Spanned<Formula>;
@@ -36,10 +37,26 @@ pub(crate) struct RawConfig {
     #[serde(default, rename = "reference")]
     pub references: Vec<RawReference>,
     #[serde(default)]
+    pub sampling: Option<RawSampling>,
+    #[serde(default)]
     pub quick: Option<RawQuick>,
+    #[serde(default)]
+    pub reduced: Option<RawQuick>,
     #[serde(default)]
     pub report: RawReport,
 }
+
+/// `sampling = { blocks = 100 }`: the authors' protocol of the noise programs. Each run is one
+/// long sequential run of `blocks · m` balls observed every `m` balls; the gap at each block
+/// end is one sample. Without it every run is independent and gives one sample.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Sampling {
+    /// Consecutive blocks per run.
+    pub blocks: u64,
+}
+
+pub(crate) type RawSampling = Spanned<Sampling>;
 
 /// `[x]`: which grid variable is the x axis.
 #[derive(Debug, Deserialize)]
@@ -48,6 +65,8 @@ pub(crate) struct RawAxis {
     pub variable: Spanned<String>,
     #[serde(default)]
     pub label: Option<String>,
+    #[serde(default)]
+    pub log: bool,
 }
 
 /// `[point]` (and per-series overrides): how n, b, batches and m follow from the grid.
@@ -80,6 +99,10 @@ pub enum Statistic {
     /// After every batch, the running maximum of the gap, averaged over runs (one row per
     /// batch; the x axis becomes the batch index).
     RunningMaxGap,
+    /// The empirical distribution of the gap at the end (or at each block end), rounded by the
+    /// series' `round` (default up): one row per gap value, value = percent of samples (the x
+    /// axis becomes the gap value).
+    Distribution,
 }
 
 impl Statistic {
@@ -89,6 +112,7 @@ impl Statistic {
             Self::MaxGap => "max_gap",
             Self::FinalGap => "final_gap",
             Self::RunningMaxGap => "running_max_gap",
+            Self::Distribution => "distribution",
         }
     }
 
@@ -98,6 +122,7 @@ impl Statistic {
             Self::MaxGap => "max gap over batch ends (mean over runs)",
             Self::FinalGap => "gap at the end (mean over runs)",
             Self::RunningMaxGap => "running max gap (mean over runs)",
+            Self::Distribution => "percent of samples",
         }
     }
 }
@@ -130,6 +155,17 @@ pub(crate) enum RawProcess {
     MeanThinning {
         #[serde(default = "yes")]
         strict: bool,
+    },
+    GBounded {
+        g: Formula,
+    },
+    GMyopic {
+        g: Formula,
+    },
+    SigmaNoisyLoad {
+        sigma: Formula,
+        #[serde(default)]
+        truncate: bool,
     },
 }
 
@@ -165,6 +201,8 @@ pub(crate) struct RawSeries {
     #[serde(default)]
     pub statistic: Statistic,
     #[serde(default)]
+    pub round: Option<Rounding>,
+    #[serde(default)]
     pub reference: Option<String>,
     #[serde(default)]
     pub setting: Option<SettingKind>,
@@ -182,6 +220,8 @@ pub(crate) struct RawSeries {
 pub(crate) struct RawReference {
     pub file: String,
     pub label: String,
+    #[serde(default)]
+    pub x_shift: f64,
 }
 
 /// `[quick]`: the scaled-down variant.
@@ -194,6 +234,8 @@ pub(crate) struct RawQuick {
     pub grid: BTreeMap<String, Spanned<toml::Value>>,
     #[serde(default)]
     pub point: RawPoint,
+    #[serde(default)]
+    pub sampling: Option<RawSampling>,
 }
 
 /// How the Markdown report lays out the comparison.
@@ -214,6 +256,34 @@ pub enum Layout {
 pub(crate) struct RawReport {
     #[serde(default)]
     pub layout: Layout,
+    #[serde(default)]
+    pub mark_minima: bool,
+}
+
+/// Which size of an experiment runs: the config's full scale, its `[quick]` table (seconds,
+/// for tests and CI) or its `[reduced]` table (a documented smaller run for when the full scale
+/// does not fit the machine; without a `[reduced]` table it is the full scale).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Scale {
+    /// The parameters of the paper.
+    #[default]
+    Full,
+    /// `[quick]`.
+    Quick,
+    /// `[reduced]`.
+    Reduced,
+}
+
+impl Scale {
+    /// `full`, `quick` or `reduced`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Full => "full",
+            Self::Quick => "quick",
+            Self::Reduced => "reduced",
+        }
+    }
 }
 
 /// A validated experiment: one figure or table of a paper.
@@ -332,6 +402,9 @@ impl Experiment {
         if exp.raw.quick.is_some() {
             exp.plan(true)?;
         }
+        if exp.raw.reduced.is_some() {
+            exp.plan_at(Scale::Reduced)?;
+        }
         Ok(exp)
     }
 
@@ -373,10 +446,51 @@ impl Experiment {
     /// Expands the grid into the plan (full scale, or the `[quick]` variant), validating every
     /// point.
     pub fn plan(&self, quick: bool) -> Result<Plan, Error> {
+        self.plan_at(if quick { Scale::Quick } else { Scale::Full })
+    }
+
+    /// Expands the grid at the given scale, validating every point.
+    pub fn plan_at(&self, scale: Scale) -> Result<Plan, Error> {
         let mut problems = Problems::new(&self.path, &self.source);
-        let plan = build_plan(&self.raw, quick, &mut problems);
+        let plan = build_plan(&self.raw, scale, &mut problems);
         problems.into_result()?;
         Ok(plan)
+    }
+
+    /// Whether the config has a `[reduced]` table.
+    pub fn has_reduced(&self) -> bool {
+        self.raw.reduced.is_some()
+    }
+
+    /// What the `[reduced]` (or `[quick]`) table changes, in words, for reports: e.g.
+    /// "runs 20 (full: 100); grid n = [10000] (full: [10000, 50000, 100000])". Empty at
+    /// full scale or without the table.
+    pub fn scale_changes(&self, scale: Scale) -> String {
+        let q = match scale {
+            Scale::Full => return String::new(),
+            Scale::Quick => self.raw.quick.as_ref(),
+            Scale::Reduced => self.raw.reduced.as_ref(),
+        };
+        let Some(q) = q else { return String::new() };
+        let show = |v: &toml::Value| v.to_string();
+        let mut parts = Vec::new();
+        if let Some(r) = &q.runs {
+            parts.push(format!("runs {} (full: {})", r.get_ref(), self.raw.runs.get_ref()));
+        }
+        for (k, v) in &q.grid {
+            let full = self.raw.grid.get(k).map(|f| show(f.get_ref())).unwrap_or_default();
+            parts.push(format!("grid {k} = {} (full: {full})", show(v.get_ref())));
+        }
+        let p = &q.point;
+        for (name, f) in [("n", &p.n), ("b", &p.b), ("batches", &p.batches), ("m", &p.m)] {
+            if let Some(f) = f {
+                parts.push(format!("{name} = {}", f.get_ref().source()));
+            }
+        }
+        if let Some(s) = &q.sampling {
+            parts.push(format!("sampling = {{ blocks = {} }}", s.get_ref().blocks));
+        }
+        parts.join("; ")
     }
 }
 
@@ -409,6 +523,11 @@ pub(crate) fn resolve_process(
         }
         RawProcess::Threshold { f } => ProcessSpec::Threshold { f: ev(f, "f")? },
         RawProcess::MeanThinning { strict } => ProcessSpec::MeanThinning { strict: *strict },
+        RawProcess::GBounded { g } => ProcessSpec::GBounded { g: ev(g, "g")? },
+        RawProcess::GMyopic { g } => ProcessSpec::GMyopic { g: ev(g, "g")? },
+        RawProcess::SigmaNoisyLoad { sigma, truncate } => {
+            ProcessSpec::SigmaNoisyLoad { sigma: ev(sigma, "sigma")?, truncate: *truncate }
+        }
     })
 }
 

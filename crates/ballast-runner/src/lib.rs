@@ -14,7 +14,8 @@
 //! runs  = 100                          # independent runs per point
 //! notes = "free text copied into the report (known disagreements, reconstructed rules)"
 //!
-//! x    = { variable = "k", label = "b/n" }    # which grid variable is the x axis
+//! x    = { variable = "k", label = "b/n" }    # which grid variable is the x axis (log = true:
+//!                                             # logarithmic x axis in the figure)
 //! grid = { k = { from = 1, to = 50 } }        # cartesian product; lists work too: [1, 2, 5]
 //!
 //! [point]                     # how a grid point becomes n, b and m (numbers or formulas)
@@ -36,23 +37,38 @@
 //! process   = { kind = "one_choice" }
 //! batches   = 1                             # per-series override of b / batches / m
 //! statistic = "final_gap"                   # max_gap (default) | final_gap | running_max_gap
+//!                                           # | distribution
+//! round     = "ceil"                        # round each run's value: ceil | floor (default none)
 //!
 //! [[reference]]                # published numbers, relative to the repository's reference/
 //! file  = "batched22_fig8_1_paper.csv"      # the first one decides the verdict
 //! label = "published"
+//! x_shift = 0                               # reference x + x_shift = our x
 //!
 //! [quick]                      # the scaled-down variant (`--quick`): seconds, for tests and CI
 //! runs = 3
 //! grid = { k = [1, 10, 50] }   # replaces the listed grid variables
 //! point = { batches = 20 }     # overrides [point] entries
 //!
+//! [reduced]                    # optional: a documented smaller run (`--reduced`) for items
+//! runs = 10                    # whose full scale does not fit a machine; same fields as [quick]
+//!
 //! [report]
 //! layout = "figure"            # or "table": adds one wide table, ours beside the reference
+//! mark_minima = false          # mark each curve's minimum (ours and the first reference)
 //! ```
+//!
+//! A top-level `sampling = { blocks = 100 }` (also allowed in `[quick]`/`[reduced]`) switches to
+//! the authors' protocol of the noise programs: each run is one long sequential run of
+//! `blocks · m` balls observed every `m` balls, and every block end is one sample (statistics
+//! `final_gap` or `distribution` only). Without it every run is independent and gives one
+//! sample.
 //!
 //! - **process kinds**: `one_choice`, `two_choice`, `three_choice`, `d_choice {d}`,
 //!   `one_plus_beta {beta}`, `quantile {delta}`, `mixed_quantile {delta, eta}`,
-//!   `threshold {f}`, `mean_thinning {strict = true}`. Series may also set
+//!   `threshold {f}`, `mean_thinning {strict = true}`, `g_bounded {g}`, `g_myopic {g}`,
+//!   `sigma_noisy_load {sigma, truncate = false}` (`truncate`: each noisy estimate is
+//!   truncated to an integer before comparing, as in the authors' code). Series may also set
 //!   `weights = { kind = "exp", mean = 1 }` (default `{ kind = "unit" }`), `setting =
 //!   "sequential" | "batched"`, and `reference = "other name"` (`""`: no reference).
 //! - **formulas**: any number may be a string formula over the grid variables and `n`, `b`,
@@ -61,7 +77,19 @@
 //!   constants `pi e`, `^` for powers. Example: `beta = "min(1, 0.7*sqrt(n/b*ln(n)))"`.
 //! - **statistics**: `max_gap` = per run the largest gap over batch ends, mean over runs (what
 //!   the batched papers plot); `final_gap` = gap at the end; `running_max_gap` = the running
-//!   maximum after every batch (one row per batch, x = batch index).
+//!   maximum after every batch (the prefix maximum of the gap at batch ends; one row per batch,
+//!   x = batch index); `distribution` = the percentage of samples per rounded gap value (one row
+//!   per value, x = the gap; every value of the published distribution gets a row, 0 % when we
+//!   never saw it; z uses the binomial standard error of the pooled proportion). `round` is
+//!   applied to each run's (or block's) value before averaging; distributions round up unless
+//!   the series says `floor`.
+//! - **reference names** may use `{var}` placeholders for grid variables and `{n}`, `{b}`
+//!   (`reference = "g-Bounded n={n} g={g}"`); where a published table lists several batch sizes
+//!   at one (series, n, x), the row with our b is used.
+//! - **point cache**: with [`RunOptions::cache_dir`] (xtask: `target/ballast-cache/`), every
+//!   finished point's per-run outcomes are stored, keyed by its run spec, engine, seeds and the
+//!   runner version: an interrupted item resumes, and a rerun after a change to the outputs only
+//!   re-renders (the metadata counts the cached points and adds their recorded time).
 //! - **references**: rows are matched by (series name, n, x). Each output row carries the
 //!   reference value and z = (ours − ref)/sqrt(se_ours² + se_ref²), se_ref = our sd /
 //!   sqrt(reference runs).
@@ -118,12 +146,15 @@ pub mod tolerance;
 
 use std::path::{Path, PathBuf};
 
-pub use config::{Experiment, Layout, Statistic};
+pub use config::{Experiment, Layout, Sampling, Scale, Statistic};
 pub use error::Error;
 pub use output::Verdict;
 pub use plan::{Plan, PlanPoint, PlanSeries};
 pub use reference::{RefPoint, ReferenceTable};
-pub use run::{run_experiment, Comparison, ItemResult, Metadata, Row, RunOptions, ROUNDING};
+pub use run::{
+    distribution_cells, percent_z, run_experiment, running_max, Comparison, DistCell, ItemResult,
+    Metadata, Row, RunOptions, ROUNDING,
+};
 
 /// Lists the experiments under `configs_dir` as (`<paper>/<item>`, path), sorted by id, from
 /// the files `configs_dir/<paper>/<item>.toml`.

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use crate::run::{ItemResult, Row};
 use crate::tolerance::{allowed_outliers, Z_MEAN_OFFSET, Z_OUTLIER};
-use crate::{config::Layout, Error};
+use crate::{config::Layout, Error, Scale, Statistic};
 
 fn num(v: f64) -> String {
     if v.fract() == 0.0 && v.abs() < 1e15 {
@@ -178,13 +178,24 @@ impl ItemResult {
         let m = &self.meta;
         let mut s = String::new();
         let _ = writeln!(s, "# {}: {}\n", m.item, m.title);
+        let scale = match m.scale {
+            Scale::Full => String::new(),
+            Scale::Quick => {
+                " (**quick** variant: scaled down, not comparable with the paper)".to_string()
+            }
+            Scale::Reduced => format!(
+                " (**reduced scale**, not the paper's: {}; `cargo xtask reproduce {}` without \
+                 `--reduced` runs the full scale)",
+                m.scale_changes, m.item
+            ),
+        };
         let _ = writeln!(
             s,
             "Produced by `{}`{}; config `{}` (sha256 `{}`), seed {}, {} runs per point, {} points, \
              {} balls in {:.1} s on {} threads, git `{}`. Figure: [{item}.svg]({item}.svg), data: \
              [{item}.csv]({item}.csv), metadata: [{item}.json]({item}.json).\n",
             m.command,
-            if m.quick { " (**quick** variant: scaled down, not comparable with the paper)" } else { "" },
+            scale,
             m.config_path,
             &m.config_sha256[..m.config_sha256.len().min(12)],
             m.seed,
@@ -195,6 +206,24 @@ impl ItemResult {
             m.threads,
             m.git_revision
         );
+        if let Some(sm) = m.sampling {
+            let _ = writeln!(
+                s,
+                "Sampling: the authors' protocol, each run is one long run of {} consecutive blocks \
+                 of m balls and every block end gives one sample ({} samples per point); standard \
+                 errors treat the blocks as independent.\n",
+                sm.blocks,
+                m.runs * sm.blocks
+            );
+        }
+        if m.cached_points > 0 {
+            let _ = writeln!(
+                s,
+                "{} of {} points were read from the point cache (`target/ballast-cache/`); the wall \
+                 time includes their recorded simulation time.\n",
+                m.cached_points, m.points
+            );
+        }
         // Verdicts.
         let _ = writeln!(s, "## Verdict\n");
         if self.ref_labels.is_empty() {
@@ -234,7 +263,9 @@ impl ItemResult {
                  runs). (The reference README notes that the authors' raw output and the published \
                  figure, two runs of the same experiment, differ by up to about 2 gap units.) A series \
                  agrees when at most max(1, ⌈1% of its points⌉) have |z| > {Z_OUTLIER}; \"offset\" flags \
-                 |mean z|·sqrt(points) > {Z_MEAN_OFFSET}. Distributions in the JSON round gaps up.\n"
+                 |mean z|·sqrt(points) > {Z_MEAN_OFFSET}. Distributions in the JSON round gaps as \
+                 the series says (default up). For distribution rows the value is a percentage and z \
+                 uses the binomial standard error of the pooled proportion.\n"
             );
         }
         if !self.notes.trim().is_empty() {
@@ -242,6 +273,12 @@ impl ItemResult {
         }
         if self.layout == Layout::Table {
             self.wide_table(&mut s);
+        }
+        if self.rows.iter().any(|r| r.statistic == Statistic::Distribution) {
+            self.distribution_tables(&mut s);
+        }
+        if self.mark_minima {
+            self.minima(&mut s);
         }
         let _ = writeln!(s, "## Values\n");
         for name in &self.series {
@@ -288,6 +325,162 @@ impl ItemResult {
             let _ = writeln!(s);
         }
         s
+    }
+
+    /// One table per distribution series: a row per parameter combination, a column per gap
+    /// value, each cell "ours (reference)" in percent; the last columns give the means the two
+    /// distributions imply.
+    fn distribution_tables(&self, s: &mut String) {
+        let refl = self.ref_labels.first().map_or("reference", String::as_str);
+        for name in &self.series {
+            let rows: Vec<&Row> = self
+                .rows
+                .iter()
+                .filter(|r| &r.series == name && r.statistic == Statistic::Distribution)
+                .collect();
+            let Some(first) = rows.first() else { continue };
+            let mut groups: Vec<&[(String, f64)]> = Vec::new();
+            for r in &rows {
+                if !groups.contains(&r.group.as_slice()) {
+                    groups.push(&r.group);
+                }
+            }
+            let mut gaps: Vec<i64> = rows.iter().map(|r| r.x as i64).collect();
+            gaps.sort_unstable();
+            gaps.dedup();
+            let rounding = first.summary.rounding.name();
+            let _ = writeln!(
+                s,
+                "## Distribution: {name}\n\nPercent of samples with gap (rounded {}) = column: \
+                 ours ({refl}); **!** marks |z| > {Z_OUTLIER} (binomial, pooled). \"mean\" is the \
+                 mean of the rounded gap each distribution implies.\n",
+                if rounding == "floor" { "down" } else { "up" }
+            );
+            let gcols: Vec<&str> = groups
+                .first()
+                .map(|g| g.iter().map(|(k, _)| k.as_str()).collect())
+                .unwrap_or_default();
+            let mut head = String::from("|");
+            for k in &gcols {
+                let _ = write!(head, " {k} |");
+            }
+            let _ = write!(head, " samples |");
+            for g in &gaps {
+                let _ = write!(head, " {g} |");
+            }
+            let _ = writeln!(s, "{head} mean: ours | mean: {refl} |");
+            let _ = writeln!(s, "|{}", "---|".repeat(gcols.len() + gaps.len() + 3));
+            for g in &groups {
+                let cells: Vec<&&Row> = rows.iter().filter(|r| r.group.as_slice() == *g).collect();
+                let mut line = String::from("|");
+                for (_, v) in g.iter() {
+                    let _ = write!(line, " {} |", num(*v));
+                }
+                let samples = cells.first().map_or(0, |r| r.summary.runs);
+                let _ = write!(line, " {samples} |");
+                let (mut ours_mean, mut ref_mean, mut ref_mass) = (0.0, 0.0, 0.0);
+                for gap in &gaps {
+                    match cells.iter().find(|r| r.x as i64 == *gap) {
+                        Some(r) => {
+                            ours_mean += *gap as f64 * r.summary.mean / 100.0;
+                            let c = r.refs.first().cloned().flatten();
+                            if let Some(c) = &c {
+                                ref_mean += *gap as f64 * c.value / 100.0;
+                                ref_mass += c.value;
+                            }
+                            let flag = c
+                                .as_ref()
+                                .and_then(|c| c.z)
+                                .filter(|z| z.abs() > Z_OUTLIER)
+                                .map_or("", |_| " **!**");
+                            let refv = c.map_or_else(|| "–".to_string(), |c| num(c.value));
+                            let _ = write!(line, " {:.0} ({refv}){flag} |", r.summary.mean);
+                        }
+                        None => {
+                            let _ = write!(line, " |");
+                        }
+                    }
+                }
+                let refm = if ref_mass > 0.0 {
+                    format!("{:.2}", ref_mean * 100.0 / ref_mass)
+                } else {
+                    "–".to_string()
+                };
+                let _ = writeln!(line, " {ours_mean:.2} | {refm} |");
+                s.push_str(&line);
+            }
+            let _ = writeln!(s);
+        }
+    }
+
+    /// For each line (series and grid values other than x): where our curve and the first
+    /// reference reach their minimum.
+    fn minima(&self, s: &mut String) {
+        let refl = self.ref_labels.first().map_or("reference", String::as_str);
+        let _ = writeln!(
+            s,
+            "## Minima\n\nThe x of each curve's smallest value (ours: mean ± se there; a flat \
+             bottom makes the argmin noisy, so the last column lists the x values whose mean is \
+             within 2 se of our minimum).\n"
+        );
+        let _ = writeln!(
+            s,
+            "| series | {x} at our min | ours | {x} at {refl} min | {refl} | {x} within 2 se |\n|---|---|---|---|---|---|",
+            x = self.x_label
+        );
+        let mut keys: Vec<(String, Vec<(String, u64)>)> = Vec::new();
+        for r in &self.rows {
+            let k =
+                (r.series.clone(), r.group.iter().map(|(a, v)| (a.clone(), v.to_bits())).collect());
+            if !keys.contains(&k) {
+                keys.push(k);
+            }
+        }
+        for (series, g) in keys {
+            let rows: Vec<&Row> = self
+                .rows
+                .iter()
+                .filter(|r| {
+                    r.series == series
+                        && r.group.iter().map(|(a, v)| (a.clone(), v.to_bits())).collect::<Vec<_>>()
+                            == g
+                })
+                .collect();
+            let Some(best) = rows.iter().min_by(|a, b| a.summary.mean.total_cmp(&b.summary.mean))
+            else {
+                continue;
+            };
+            let rbest = rows
+                .iter()
+                .filter_map(|r| r.refs.first().cloned().flatten().map(|c| (r.x, c.value)))
+                .min_by(|a, b| a.1.total_cmp(&b.1));
+            let near: Vec<String> = rows
+                .iter()
+                .filter(|r| {
+                    r.summary.mean - best.summary.mean
+                        <= 2.0 * (r.summary.stderr.powi(2) + best.summary.stderr.powi(2)).sqrt()
+                })
+                .map(|r| num(r.x))
+                .collect();
+            let label = if best.group.is_empty() {
+                series.clone()
+            } else {
+                let gs: Vec<String> =
+                    best.group.iter().map(|(k, v)| format!("{k}={}", num(*v))).collect();
+                format!("{series}, {}", gs.join(", "))
+            };
+            let _ = writeln!(
+                s,
+                "| {label} | {} | {:.2} ± {:.2} | {} | {} | {} |",
+                num(best.x),
+                best.summary.mean,
+                best.summary.stderr,
+                rbest.map_or("–".to_string(), |(x, _)| num(x)),
+                rbest.map_or("–".to_string(), |(_, v)| num(v)),
+                near.join(", ")
+            );
+        }
+        let _ = writeln!(s);
     }
 
     /// Rows = (group, x), two columns per series: ours and the first reference.

@@ -9,10 +9,11 @@ use ballast_core::{Engine, RunSpec, Setting, Weights};
 use toml::Spanned;
 
 use crate::config::{
-    resolve_process, resolve_tie_break, Problems, RawConfig, RawPoint, RawWeights, SettingKind,
-    Statistic,
+    resolve_process, resolve_tie_break, Problems, RawConfig, RawPoint, RawWeights, Sampling, Scale,
+    SettingKind, Statistic,
 };
 use crate::formula::Formula;
+use crate::stats::Rounding;
 
 /// One point of the plan: a series at one combination of grid values.
 #[derive(Clone, Debug)]
@@ -27,7 +28,8 @@ pub struct PlanPoint {
     pub n: u64,
     /// Batch size (`None` in the sequential setting).
     pub b: Option<u64>,
-    /// Number of balls.
+    /// Number of balls per sample: per run, or per block with `sampling = { blocks }` (the
+    /// run then has `blocks · m` balls, see `spec.m`).
     pub m: u64,
     /// The run specification (validated).
     pub spec: RunSpec,
@@ -40,8 +42,43 @@ pub struct PlanSeries {
     pub name: String,
     /// The statistic it reports.
     pub statistic: Statistic,
-    /// The series name to look up in the reference CSVs (`None`: no reference).
+    /// The series name to look up in the reference CSVs (`None`: no reference). May contain
+    /// `{var}` placeholders for grid variables, `{n}` and `{b}` (see [`PlanSeries::reference_at`]).
     pub reference: Option<String>,
+    /// Rounding of each per-run (or per-block) value before it is summarised (`None`: none;
+    /// distributions default to rounding up).
+    pub round: Option<Rounding>,
+}
+
+impl PlanSeries {
+    /// The reference series name at a point: `{name}` placeholders replaced by the grid
+    /// value, `n` or `b` (integers without a decimal point).
+    ///
+    /// ```
+    /// # use ballast_runner::{PlanSeries, Statistic};
+    /// let s = PlanSeries {
+    ///     name: "g-Bounded".into(),
+    ///     statistic: Statistic::Distribution,
+    ///     reference: Some("g-Bounded n={n} g={g}".into()),
+    ///     round: None,
+    /// };
+    /// let at = s.reference_at(&[("g".into(), 4.0)], 10_000, None);
+    /// assert_eq!(at.as_deref(), Some("g-Bounded n=10000 g=4"));
+    /// ```
+    pub fn reference_at(&self, grid: &[(String, f64)], n: u64, b: Option<u64>) -> Option<String> {
+        let mut r = self.reference.clone()?;
+        if !r.contains('{') {
+            return Some(r);
+        }
+        for (k, v) in grid {
+            r = r.replace(&format!("{{{k}}}"), &fmt_num(*v));
+        }
+        r = r.replace("{n}", &n.to_string());
+        if let Some(b) = b {
+            r = r.replace("{b}", &b.to_string());
+        }
+        Some(r)
+    }
 }
 
 /// The expanded experiment: points × runs.
@@ -58,6 +95,10 @@ pub struct Plan {
     pub x_variable: String,
     /// The grid variables other than x (they split a series into several lines).
     pub group_variables: Vec<String>,
+    /// The sampling protocol (`None`: independent runs, one sample each).
+    pub sampling: Option<Sampling>,
+    /// The scale this plan was built for.
+    pub scale: Scale,
 }
 
 impl Plan {
@@ -70,7 +111,7 @@ impl Plan {
 
     /// Total number of balls over all units.
     pub fn total_balls(&self) -> u128 {
-        self.points.iter().map(|p| u128::from(p.m) * u128::from(self.runs)).sum()
+        self.points.iter().map(|p| u128::from(p.spec.m) * u128::from(self.runs)).sum()
     }
 }
 
@@ -126,9 +167,23 @@ fn fmt_num(v: f64) -> String {
     }
 }
 
-pub(crate) fn build_plan(raw: &RawConfig, quick: bool, problems: &mut Problems<'_>) -> Plan {
+pub(crate) fn build_plan(raw: &RawConfig, scale: Scale, problems: &mut Problems<'_>) -> Plan {
     let empty = Default::default();
-    let q = if quick { raw.quick.as_ref() } else { None };
+    let q = match scale {
+        Scale::Full => None,
+        Scale::Quick => raw.quick.as_ref(),
+        Scale::Reduced => raw.reduced.as_ref(),
+    };
+    let sampling_sp = q.and_then(|q| q.sampling.as_ref()).or(raw.sampling.as_ref());
+    let sampling = sampling_sp.map(|s| *s.get_ref());
+    if let Some(s) = sampling_sp {
+        if s.get_ref().blocks == 0 {
+            problems.at(
+                Some(s.span()),
+                "invalid value 0 for `sampling.blocks`: expected an integer >= 1",
+            );
+        }
+    }
     let runs_sp = q.and_then(|q| q.runs.as_ref()).unwrap_or(&raw.runs);
     let runs = *runs_sp.get_ref();
     if runs == 0 {
@@ -244,6 +299,7 @@ pub(crate) fn build_plan(raw: &RawConfig, quick: bool, problems: &mut Problems<'
                 Some(r) => Some(r.to_string()),
                 None => Some(s.name.clone()),
             },
+            round: s.round,
         });
         let sctx = format!("series `{}`", s.name);
         let tie_break = resolve_tie_break(&s.tie_break, problems, &sctx);
@@ -270,6 +326,20 @@ pub(crate) fn build_plan(raw: &RawConfig, quick: bool, problems: &mut Problems<'
                 problems.at(span.or(Some(s_sp.span())), msg);
             }
         };
+        if let Some(sp) = sampling_sp {
+            let bad_stat = !matches!(s.statistic, Statistic::FinalGap | Statistic::Distribution);
+            if batched || bad_stat {
+                fail(
+                    "sampling",
+                    Some(sp.span()),
+                    format!(
+                        "{sctx}: `sampling = {{ blocks }}` needs the sequential setting and \
+                         statistic = \"final_gap\" or \"distribution\""
+                    ),
+                );
+                continue;
+            }
+        }
         if batched && b_f.is_none() {
             fail(
                 "b",
@@ -349,6 +419,7 @@ pub(crate) fn build_plan(raw: &RawConfig, quick: bool, problems: &mut Problems<'
                     continue;
                 }
             };
+            let blocks = sampling.map_or(1, |s| s.blocks.max(1));
             let spec = RunSpec {
                 tie_break,
                 setting: match b {
@@ -356,10 +427,10 @@ pub(crate) fn build_plan(raw: &RawConfig, quick: bool, problems: &mut Problems<'
                     None => Setting::Sequential,
                 },
                 weights,
-                observe_every: None,
-                record_trajectory: s.statistic == Statistic::RunningMaxGap,
+                observe_every: sampling.map(|_| m.max(1)),
+                record_trajectory: s.statistic == Statistic::RunningMaxGap || sampling.is_some(),
                 engine,
-                ..RunSpec::new(process, n, m)
+                ..RunSpec::new(process, n, m.saturating_mul(blocks))
             };
             if let Err(e) = spec.validate() {
                 let (key, span) = match &e {
@@ -388,7 +459,7 @@ pub(crate) fn build_plan(raw: &RawConfig, quick: bool, problems: &mut Problems<'
             points.push(PlanPoint { series: si, grid: gvals, x, n, b, m, spec });
         }
     }
-    Plan { series, points, runs, x_variable, group_variables }
+    Plan { series, points, runs, x_variable, group_variables, sampling, scale }
 }
 
 #[cfg(test)]

@@ -17,9 +17,12 @@ pub struct RefPoint {
     pub source: String,
     /// The CSV's statistic name.
     pub statistic: String,
+    /// Balls per batch (the CSV's `b` column, when present and numeric).
+    pub b: Option<u64>,
 }
 
-/// A reference CSV, indexed by (series, n, x).
+/// A reference CSV, indexed by (series, n, x); where rows of one (series, n, x) differ in the
+/// batch size `b` (a table over b), [`ReferenceTable::get_at`] picks by b.
 #[derive(Clone, Debug)]
 pub struct ReferenceTable {
     /// Short label (`published`, `raw.out`).
@@ -28,7 +31,7 @@ pub struct ReferenceTable {
     pub file: String,
     /// The resolved path.
     pub path: PathBuf,
-    rows: HashMap<(String, u64, i64), RefPoint>,
+    rows: HashMap<(String, u64, i64), Vec<RefPoint>>,
 }
 
 fn x_key(x: f64) -> i64 {
@@ -53,8 +56,8 @@ impl ReferenceTable {
         let need = |name: &str| col(name).ok_or_else(|| err(format!("missing column `{name}`")));
         let (c_series, c_n, c_x, c_value, c_runs) =
             (need("series")?, need("n")?, need("x")?, need("value")?, need("runs")?);
-        let (c_source, c_stat) = (col("source"), col("statistic"));
-        let mut rows: HashMap<(String, u64, i64), RefPoint> = HashMap::new();
+        let (c_source, c_stat, c_b) = (col("source"), col("statistic"), col("b"));
+        let mut rows: HashMap<(String, u64, i64), Vec<RefPoint>> = HashMap::new();
         for (i, rec) in rdr.records().enumerate() {
             let rec = rec.map_err(|e| err(e.to_string()))?;
             let field = |c: usize| rec.get(c).unwrap_or("").trim();
@@ -70,21 +73,48 @@ impl ReferenceTable {
                 runs: parse(c_runs, "runs")? as u64,
                 source: c_source.map(|c| field(c).to_string()).unwrap_or_default(),
                 statistic: c_stat.map(|c| field(c).to_string()).unwrap_or_default(),
+                b: c_b.and_then(|c| field(c).parse::<u64>().ok()),
             };
             let key = (field(c_series).to_string(), n, x_key(x));
-            match rows.get(&key) {
-                Some(old) if !low_priority(&old.source) || low_priority(&p.source) => {}
-                _ => {
-                    rows.insert(key, p);
-                }
+            let list = rows.entry(key).or_default();
+            match list.iter().position(|old| old.b == p.b) {
+                Some(i) if !low_priority(&list[i].source) || low_priority(&p.source) => {}
+                Some(i) => list[i] = p,
+                None => list.push(p),
             }
         }
         Ok(Self { label: label.to_string(), file: file.to_string(), path, rows })
     }
 
-    /// The published value of `series` at (n, x), if any.
+    /// The published value of `series` at (n, x), if any (the first one when the table has
+    /// several batch sizes there).
     pub fn get(&self, series: &str, n: u64, x: f64) -> Option<&RefPoint> {
-        self.rows.get(&(series.to_string(), n, x_key(x)))
+        self.rows.get(&(series.to_string(), n, x_key(x))).and_then(|l| l.first())
+    }
+
+    /// The published value of `series` at (n, b, x). When we are batched (`b` given) and the
+    /// published rows give a batch size, it must be ours; otherwise (a sequential run, or a
+    /// table without b) the first row of (series, n, x).
+    pub fn get_at(&self, series: &str, n: u64, b: Option<u64>, x: f64) -> Option<&RefPoint> {
+        let list = self.rows.get(&(series.to_string(), n, x_key(x)))?;
+        match b {
+            Some(b) if list.iter().any(|p| p.b.is_some()) => list.iter().find(|p| p.b == Some(b)),
+            _ => list.first(),
+        }
+    }
+
+    /// The x values published for `series` at (n, b) (b as in [`ReferenceTable::get_at`]),
+    /// sorted: the support of a published distribution.
+    pub fn xs(&self, series: &str, n: u64, b: Option<u64>) -> Vec<f64> {
+        let mut v: Vec<f64> = self
+            .rows
+            .iter()
+            .filter(|((s, nn, _), _)| s == series && *nn == n)
+            .filter(|((s, nn, x), _)| self.get_at(s, *nn, b, *x as f64 / 1e6).is_some())
+            .map(|((_, _, x), _)| *x as f64 / 1e6)
+            .collect();
+        v.sort_by(f64::total_cmp);
+        v
     }
 
     /// Number of indexed points.
@@ -113,5 +143,21 @@ mod tests {
         let t = ReferenceTable::load(&dir, "tower23_table6_5.csv", "raw.out").unwrap();
         assert_eq!(t.get("Two-Choice", 100_000, 80.0).map(|p| p.value), Some(110.05));
         assert!(ReferenceTable::load(&dir, "nope.csv", "x").is_err());
+    }
+
+    #[test]
+    fn tables_over_b_are_looked_up_by_b() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../reference");
+        let t = ReferenceTable::load(&dir, "noise22_table12_4.csv", "published").unwrap();
+        let s = "b-Batch (Two-Choice); m=1000n (code: 50n for b<n)";
+        assert_eq!(t.get_at(s, 10_000, Some(10), 3.0).map(|p| p.value), Some(44.0));
+        assert_eq!(t.get_at(s, 10_000, Some(100), 3.0).map(|p| p.value), Some(40.0));
+        assert_eq!(t.xs(s, 10_000, Some(10)), vec![3.0, 4.0]);
+        let d = ReferenceTable::load(&dir, "noise22_dist_g_bounded.csv", "published").unwrap();
+        assert_eq!(d.xs("g-Bounded n=10000 g=0", 10_000, None), vec![2.0, 3.0]);
+        assert_eq!(
+            d.get_at("g-Bounded n=10000 g=0", 10_000, None, 2.0).map(|p| p.value),
+            Some(46.0)
+        );
     }
 }

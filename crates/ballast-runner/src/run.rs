@@ -12,8 +12,8 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::config::{Experiment, Layout, Statistic};
-use crate::plan::Plan;
+use crate::config::{Experiment, Layout, Sampling, Scale, Statistic};
+use crate::plan::{Plan, PlanPoint};
 use crate::reference::ReferenceTable;
 use crate::stats::{summarize, Rounding, Summary};
 use crate::Error;
@@ -26,6 +26,14 @@ pub const ROUNDING: Rounding = Rounding::Ceil;
 pub struct RunOptions {
     /// Run the `[quick]` variant.
     pub quick: bool,
+    /// Run the `[reduced]` variant (ignored when `quick` is set; the full scale when the
+    /// config has no `[reduced]` table).
+    pub reduced: bool,
+    /// Directory of the point cache (`None`: no cache). Each finished point's per-run
+    /// outcomes are stored under a key of (run spec, engine, seeds, ballast version), so an
+    /// interrupted item resumes where it stopped and a rerun after a change to the outputs
+    /// only re-renders.
+    pub cache_dir: Option<PathBuf>,
     /// Worker threads (0: rayon's default, one per core).
     pub threads: usize,
     /// Show a progress bar (only when stderr is a terminal and the run lasts over a second).
@@ -41,6 +49,8 @@ impl RunOptions {
     pub fn new(reference_dir: impl Into<PathBuf>) -> Self {
         Self {
             quick: false,
+            reduced: false,
+            cache_dir: None,
             threads: 0,
             progress: true,
             reference_dir: reference_dir.into(),
@@ -111,13 +121,23 @@ pub struct Metadata {
     pub engine: String,
     /// Whether the `[quick]` variant ran.
     pub quick: bool,
+    /// The scale that ran: `full`, `quick` or `reduced`.
+    pub scale: Scale,
+    /// What the `[quick]`/`[reduced]` table changed (empty at full scale).
+    pub scale_changes: String,
+    /// The sampling protocol (`None`: independent runs).
+    pub sampling: Option<Sampling>,
+    /// Points whose outcomes came from the point cache (their simulation time is not in
+    /// `wall_time_s`).
+    pub cached_points: usize,
     /// Worker threads used.
     pub threads: usize,
     /// Runs per point.
     pub runs: u64,
     /// Points (series × grid).
     pub points: usize,
-    /// Wall time of the simulations and aggregation, seconds.
+    /// Wall time of the simulations and aggregation, seconds: this invocation's time plus
+    /// the recorded simulation time of the points taken from the cache.
     pub wall_time_s: f64,
     /// Balls simulated in total.
     pub balls_simulated: u128,
@@ -144,17 +164,161 @@ pub struct ItemResult {
     pub notes: String,
     /// Report layout.
     pub layout: Layout,
+    /// Mark each line's minimum in the figure and list the minima in the report.
+    pub mark_minima: bool,
+    /// Logarithmic x axis.
+    pub x_log: bool,
     /// x-axis label.
     pub x_label: String,
     /// y-axis label.
     pub y_label: String,
 }
 
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
 struct UnitOut {
     max_gap: f64,
     final_gap: f64,
     trajectory: Vec<f64>,
     balls: u64,
+}
+
+/// The cache key of a point: SHA-256 of the fields of its run spec that the runner sets, the
+/// resolved engine, the seeds and the versions. (Listed explicitly, so a new core field that
+/// the runner leaves at its default does not invalidate the cache.)
+fn point_key(point: &PlanPoint, seeds: &[u64]) -> String {
+    use sha2::Digest;
+    let s = &point.spec;
+    let engine = ballast_core::resolve_engine(s).map_or("bins", |e| e.name());
+    let text = format!(
+        "ballast-runner {} | seeds v{SEED_DERIVATION_VERSION} {seeds:?} | engine {engine} | \
+         {:?} n {} m {} {:?} {:?} {:?} observe {:?} trajectory {}",
+        env!("CARGO_PKG_VERSION"),
+        s.process,
+        s.n,
+        s.m,
+        s.setting,
+        s.tie_break,
+        s.weights,
+        s.observe_every,
+        s.record_trajectory
+    );
+    format!("{:x}", sha2::Sha256::digest(text.as_bytes()))
+}
+
+/// A cached point: its runs' outcomes and the wall time its simulation took (its share of
+/// the chunk it ran in).
+#[derive(Serialize, serde::Deserialize)]
+struct CachedPoint {
+    wall_s: f64,
+    outs: Vec<UnitOut>,
+}
+
+fn cache_load(dir: &Path, key: &str, runs: usize) -> Option<CachedPoint> {
+    let text = std::fs::read_to_string(dir.join(format!("{key}.json"))).ok()?;
+    let v: CachedPoint = serde_json::from_str(&text).ok()?;
+    (v.outs.len() == runs).then_some(v)
+}
+
+fn cache_store(dir: &Path, key: &str, point: &CachedPoint) {
+    // The cache is an optimisation: failures to write it are ignored.
+    if std::fs::create_dir_all(dir).is_err() {
+        return;
+    }
+    if let Ok(text) = serde_json::to_string(point) {
+        let tmp = dir.join(format!(".{key}.{}.tmp", std::process::id()));
+        if std::fs::write(&tmp, text).is_ok() {
+            let _ = std::fs::rename(&tmp, dir.join(format!("{key}.json")));
+        }
+    }
+}
+
+/// The per-sample values of one run for a statistic: one value, or one per block with
+/// `sampling = { blocks }`, or the running maximum after every batch.
+fn samples(o: &UnitOut, statistic: Statistic, blocks: bool) -> Vec<f64> {
+    if blocks {
+        return o.trajectory.clone();
+    }
+    match statistic {
+        Statistic::MaxGap => vec![o.max_gap],
+        Statistic::FinalGap | Statistic::Distribution => vec![o.final_gap],
+        Statistic::RunningMaxGap => running_max(&o.trajectory),
+    }
+}
+
+/// The prefix maximum of a trajectory: entry j is the largest gap among observations 0..=j.
+///
+/// ```
+/// assert_eq!(ballast_runner::running_max(&[3.0, 1.0, 4.0, 2.0]), vec![3.0, 3.0, 4.0, 4.0]);
+/// ```
+pub fn running_max(trajectory: &[f64]) -> Vec<f64> {
+    trajectory
+        .iter()
+        .scan(f64::NEG_INFINITY, |mx, &g| {
+            *mx = mx.max(g);
+            Some(*mx)
+        })
+        .collect()
+}
+
+/// One row of a distribution: percent of `samples` rounded to each gap value.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DistCell {
+    /// The (rounded) gap value.
+    pub gap: i64,
+    /// Samples with that value.
+    pub count: usize,
+    /// Percent of all samples.
+    pub percent: f64,
+    /// Standard error of the percentage: 100·sqrt(p(1 − p)/samples).
+    pub stderr: f64,
+}
+
+/// The empirical distribution of `values` rounded by `rounding`, as percentages, with one
+/// cell for each value in `extra` too (so a published value we never saw shows as 0 %).
+///
+/// ```
+/// use ballast_runner::{distribution_cells, stats::Rounding};
+/// let cells = distribution_cells(&[2.5, 3.0, 3.7, 2.1], Rounding::Floor, &[4]);
+/// let got: Vec<(i64, usize)> = cells.iter().map(|c| (c.gap, c.count)).collect();
+/// assert_eq!(got, vec![(2, 2), (3, 2), (4, 0)]);
+/// assert_eq!(cells[0].percent, 50.0);
+/// ```
+pub fn distribution_cells(values: &[f64], rounding: Rounding, extra: &[i64]) -> Vec<DistCell> {
+    let mut counts: std::collections::BTreeMap<i64, usize> = std::collections::BTreeMap::new();
+    for &v in values {
+        *counts.entry(rounding.apply(v)).or_default() += 1;
+    }
+    for &x in extra {
+        counts.entry(x).or_default();
+    }
+    let total = values.len().max(1) as f64;
+    counts
+        .into_iter()
+        .map(|(gap, count)| {
+            let p = count as f64 / total;
+            DistCell {
+                gap,
+                count,
+                percent: 100.0 * p,
+                stderr: 100.0 * (p * (1.0 - p) / total).sqrt(),
+            }
+        })
+        .collect()
+}
+
+/// z of our percentage against a published one, with the pooled proportion's binomial
+/// standard error for both (`None` when the pooled proportion is 0 or 1).
+///
+/// ```
+/// let z = ballast_runner::percent_z(60.0, 100, 40.0, 100).unwrap();
+/// assert!((z - 2.8284).abs() < 1e-3);
+/// assert_eq!(ballast_runner::percent_z(0.0, 100, 0.0, 100), None);
+/// ```
+pub fn percent_z(ours: f64, runs: usize, reference: f64, ref_runs: u64) -> Option<f64> {
+    let (r, rr) = (runs.max(1) as f64, ref_runs.max(1) as f64);
+    let pooled = (ours / 100.0 * r + reference / 100.0 * rr) / (r + rr);
+    let se = 100.0 * (pooled * (1.0 - pooled) * (1.0 / r + 1.0 / rr)).sqrt();
+    (se > 0.0).then(|| (ours - reference) / se)
 }
 
 fn git_revision(dir: &Path) -> String {
@@ -194,13 +358,21 @@ fn progress_bar(total: u64, wanted: bool) -> (ProgressBar, bool) {
 /// Runs an experiment (full scale or quick) and aggregates its results. Loads the references
 /// first, so a missing reference file fails before any simulation.
 pub fn run_experiment(exp: &Experiment, opts: &RunOptions) -> Result<ItemResult, Error> {
-    let plan: Plan = exp.plan(opts.quick)?;
+    let scale = if opts.quick {
+        Scale::Quick
+    } else if opts.reduced && exp.has_reduced() {
+        Scale::Reduced
+    } else {
+        Scale::Full
+    };
+    let plan: Plan = exp.plan_at(scale)?;
     let refs = exp
         .raw
         .references
         .iter()
         .map(|r| ReferenceTable::load(&opts.reference_dir, &r.file, &r.label))
         .collect::<Result<Vec<_>, _>>()?;
+    let shifts: Vec<f64> = exp.raw.references.iter().map(|r| r.x_shift).collect();
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(opts.threads)
         .build()
@@ -208,58 +380,113 @@ pub fn run_experiment(exp: &Experiment, opts: &RunOptions) -> Result<ItemResult,
     let threads = pool.current_num_threads();
     let start = Instant::now();
     let runs = plan.runs;
-    let units = plan.points.len() as u64 * runs;
     let (pb, may_show) =
         progress_bar(plan.total_balls().min(u128::from(u64::MAX)) as u64, opts.progress);
     pb.set_message(exp.id().to_string());
     let shown = AtomicBool::new(false);
     let id = exp.id();
     let seed = exp.seed();
-    let outs: Vec<Result<UnitOut, Error>> = pool.install(|| {
-        (0..units)
-            .into_par_iter()
-            .map(|u| {
-                let (pi, run) = ((u / runs) as usize, u % runs);
-                let point = &plan.points[pi];
-                let out = simulate_seeded(&point.spec, Plan::unit_seed(seed, id, pi, run))
-                    .map_err(|source| Error::Simulation {
-                        what: format!(
-                            "series `{}` point {pi} run {run}",
-                            plan.series[point.series].name
-                        ),
-                        source,
-                    })?;
-                pb.inc(point.m);
-                if may_show
-                    && start.elapsed() > Duration::from_secs(1)
-                    && !shown.swap(true, Ordering::Relaxed)
-                {
-                    pb.set_draw_target(ProgressDrawTarget::stderr());
-                }
-                Ok(UnitOut {
-                    max_gap: out.max_gap,
-                    final_gap: out.final_gap,
-                    trajectory: out.trajectory,
-                    balls: out.balls,
+
+    // Per point: its outcomes from the cache, or to be simulated.
+    let keys: Vec<String> = plan
+        .points
+        .iter()
+        .enumerate()
+        .map(|(pi, p)| {
+            let seeds: Vec<u64> = (0..runs).map(|r| Plan::unit_seed(seed, id, pi, r)).collect();
+            point_key(p, &seeds)
+        })
+        .collect();
+    let mut outs: Vec<Option<CachedPoint>> = keys
+        .iter()
+        .map(|k| opts.cache_dir.as_deref().and_then(|d| cache_load(d, k, runs as usize)))
+        .collect();
+    let cached_points = outs.iter().filter(|o| o.is_some()).count();
+    for (p, o) in plan.points.iter().zip(&outs) {
+        if o.is_some() {
+            pb.inc(p.spec.m.saturating_mul(runs));
+        }
+    }
+    let cached_sim_s: f64 = outs.iter().flatten().map(|c| c.wall_s).sum();
+    let todo: Vec<usize> = (0..plan.points.len()).filter(|&i| outs[i].is_none()).collect();
+    // Chunks of points, so finished points reach the cache while a long item runs.
+    let per_chunk = (4 * threads.max(1)).div_ceil(runs.max(1) as usize).max(1);
+    for chunk in todo.chunks(per_chunk) {
+        let chunk_start = Instant::now();
+        let units: Vec<(usize, u64)> =
+            chunk.iter().flat_map(|&pi| (0..runs).map(move |r| (pi, r))).collect();
+        let done: Vec<Result<UnitOut, Error>> = pool.install(|| {
+            units
+                .par_iter()
+                .map(|&(pi, run)| {
+                    let point = &plan.points[pi];
+                    let out = simulate_seeded(&point.spec, Plan::unit_seed(seed, id, pi, run))
+                        .map_err(|source| Error::Simulation {
+                            what: format!(
+                                "series `{}` point {pi} run {run}",
+                                plan.series[point.series].name
+                            ),
+                            source,
+                        })?;
+                    pb.inc(point.spec.m);
+                    if may_show
+                        && start.elapsed() > Duration::from_secs(1)
+                        && !shown.swap(true, Ordering::Relaxed)
+                    {
+                        pb.set_draw_target(ProgressDrawTarget::stderr());
+                    }
+                    Ok(UnitOut {
+                        max_gap: out.max_gap,
+                        final_gap: out.final_gap,
+                        trajectory: out.trajectory,
+                        balls: out.balls,
+                    })
                 })
-            })
-            .collect()
-    });
+                .collect()
+        });
+        let mut done = done.into_iter().collect::<Result<Vec<_>, _>>()?.into_iter();
+        let share = chunk_start.elapsed().as_secs_f64() / chunk.len() as f64;
+        for &pi in chunk {
+            let point =
+                CachedPoint { wall_s: share, outs: done.by_ref().take(runs as usize).collect() };
+            if let Some(d) = &opts.cache_dir {
+                cache_store(d, &keys[pi], &point);
+            }
+            outs[pi] = Some(point);
+        }
+    }
     pb.finish_and_clear();
-    let outs = outs.into_iter().collect::<Result<Vec<_>, _>>()?;
-    let balls: u128 = outs.iter().map(|o| u128::from(o.balls)).sum();
+    let outs: Vec<Vec<UnitOut>> =
+        outs.into_iter().map(|o| o.map_or_else(Vec::new, |c| c.outs)).collect();
+    let balls: u128 = outs.iter().flatten().map(|o| u128::from(o.balls)).sum();
 
     // Sequential, deterministic aggregation.
+    let blocks = plan.sampling.is_some();
     let mut rows = Vec::new();
     for (pi, point) in plan.points.iter().enumerate() {
         let ps = &plan.series[point.series];
-        let block = &outs[pi * runs as usize..(pi + 1) * runs as usize];
+        let block = &outs[pi];
+        let refname = ps.reference_at(&point.grid, point.n, point.b);
+        let rounding = ps.round.unwrap_or(ROUNDING);
+        let round = |v: f64| match ps.round {
+            Some(r) => r.apply(v) as f64,
+            None => v,
+        };
+        fn lookup<'t>(
+            t: &'t ReferenceTable,
+            name: Option<&str>,
+            point: &PlanPoint,
+            x: f64,
+        ) -> Option<&'t crate::RefPoint> {
+            t.get_at(name?, point.n, point.b, x)
+        }
         let mut emit = |x: f64, group: Vec<(String, f64)>, values: Vec<f64>| {
-            let summary = summarize(&values, ROUNDING);
+            let summary = summarize(&values, rounding);
             let cmp = refs
                 .iter()
-                .map(|t| {
-                    let r = t.get(ps.reference.as_deref()?, point.n, x)?;
+                .enumerate()
+                .map(|(ri, t)| {
+                    let r = lookup(t, refname.as_deref(), point, x - shifts[ri])?;
                     let se_ref = summary.sd / (r.runs.max(1) as f64).sqrt();
                     let comb = (summary.stderr.powi(2) + se_ref.powi(2)).sqrt();
                     let z = (comb > 0.0).then(|| (summary.mean - r.value) / comb);
@@ -280,31 +507,80 @@ pub fn run_experiment(exp: &Experiment, opts: &RunOptions) -> Result<ItemResult,
         };
         let group: Vec<(String, f64)> =
             point.grid.iter().filter(|(k, _)| *k != plan.x_variable).cloned().collect();
+        let per_run: Vec<Vec<f64>> = block
+            .iter()
+            .map(|o| samples(o, ps.statistic, blocks).into_iter().map(round).collect())
+            .collect();
         match ps.statistic {
-            Statistic::MaxGap => emit(point.x, group, block.iter().map(|o| o.max_gap).collect()),
-            Statistic::FinalGap => {
-                emit(point.x, group, block.iter().map(|o| o.final_gap).collect())
+            Statistic::MaxGap | Statistic::FinalGap => {
+                emit(point.x, group, per_run.concat());
             }
             Statistic::RunningMaxGap => {
-                let len = block.iter().map(|o| o.trajectory.len()).min().unwrap_or(0);
-                let running: Vec<Vec<f64>> = block
-                    .iter()
-                    .map(|o| {
-                        o.trajectory[..len]
-                            .iter()
-                            .scan(f64::NEG_INFINITY, |mx, &g| {
-                                *mx = mx.max(g);
-                                Some(*mx)
-                            })
-                            .collect()
-                    })
-                    .collect();
+                let len = per_run.iter().map(Vec::len).min().unwrap_or(0);
                 for j in 0..len {
                     emit(
                         (j + 1) as f64,
                         point.grid.clone(),
-                        running.iter().map(|r| r[j]).collect(),
+                        per_run.iter().map(|r| r[j]).collect(),
                     );
+                }
+            }
+            Statistic::Distribution => {
+                let values = per_run.concat();
+                let mut extra: Vec<i64> = Vec::new();
+                for (ri, t) in refs.iter().enumerate() {
+                    if let Some(name) = refname.as_deref() {
+                        extra.extend(
+                            t.xs(name, point.n, point.b)
+                                .iter()
+                                .map(|x| (x + shifts[ri]).round() as i64),
+                        );
+                    }
+                }
+                let summary_all = summarize(&values, rounding);
+                for cell in distribution_cells(&values, rounding, &extra) {
+                    let x = cell.gap as f64;
+                    let cmp = refs
+                        .iter()
+                        .enumerate()
+                        .map(|(ri, t)| {
+                            let r = lookup(t, refname.as_deref(), point, x - shifts[ri]);
+                            // A published distribution lists its support only: elsewhere 0 %.
+                            let (value, runs) = match (r, &refname) {
+                                (Some(r), _) => (r.value, r.runs),
+                                (None, Some(name)) if !t.xs(name, point.n, point.b).is_empty() => {
+                                    (0.0, ref_runs(t, name, point.n, point.b))
+                                }
+                                _ => return None,
+                            };
+                            let p = value / 100.0;
+                            Some(Comparison {
+                                value,
+                                runs,
+                                stderr: 100.0 * (p * (1.0 - p) / runs.max(1) as f64).sqrt(),
+                                z: percent_z(cell.percent, values.len(), value, runs),
+                            })
+                        })
+                        .collect();
+                    rows.push(Row {
+                        series: ps.name.clone(),
+                        group: point.grid.clone(),
+                        n: point.n,
+                        b: point.b,
+                        m: point.m,
+                        x,
+                        statistic: ps.statistic,
+                        summary: Summary {
+                            mean: cell.percent,
+                            stderr: cell.stderr,
+                            sd: 100.0
+                                * (cell.percent / 100.0 * (1.0 - cell.percent / 100.0)).sqrt(),
+                            runs: values.len(),
+                            rounding,
+                            distribution: summary_all.distribution.clone(),
+                        },
+                        refs: cmp,
+                    });
                 }
             }
         }
@@ -334,10 +610,14 @@ pub fn run_experiment(exp: &Experiment, opts: &RunOptions) -> Result<ItemResult,
             names.join("+")
         },
         quick: opts.quick,
+        scale,
+        scale_changes: exp.scale_changes(scale),
+        sampling: plan.sampling,
+        cached_points,
         threads,
         runs,
         points: plan.points.len(),
-        wall_time_s: (wall * 1000.0).round() / 1000.0,
+        wall_time_s: ((wall + cached_sim_s) * 1000.0).round() / 1000.0,
         balls_simulated: balls,
         rounding: ROUNDING,
         references: refs.iter().map(|r| (r.label.clone(), r.file.clone())).collect(),
@@ -353,7 +633,14 @@ pub fn run_experiment(exp: &Experiment, opts: &RunOptions) -> Result<ItemResult,
         ref_labels: refs.iter().map(|r| r.label.clone()).collect(),
         notes: exp.raw.notes.clone(),
         layout: exp.raw.report.layout,
+        mark_minima: exp.raw.report.mark_minima,
+        x_log: exp.raw.x.log,
         x_label: exp.raw.x.label.clone().unwrap_or_else(|| plan.x_variable.clone()),
         y_label: exp.raw.y_label.clone().unwrap_or_else(|| statistic.describe().to_string()),
     })
+}
+
+/// Runs behind a published distribution at (series, n, b): the `runs` of any of its rows.
+fn ref_runs(t: &ReferenceTable, name: &str, n: u64, b: Option<u64>) -> u64 {
+    t.xs(name, n, b).first().and_then(|&x| t.get_at(name, n, b, x)).map_or(1, |r| r.runs)
 }

@@ -10,7 +10,7 @@ use serde::Serialize;
 
 /// How a real value (a gap such as `12.3`) is rounded to an integer for the empirical
 /// distribution.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Rounding {
     /// Round up (`12.3 → 13`, `12.0 → 12`): the convention of `ballast simulate` and of the

@@ -2,6 +2,7 @@
 //! of the other grid variables) with its points, the reference points overlaid as distinct
 //! markers, axis labels and a legend.
 
+use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
 use plotters::prelude::*;
 
 use crate::run::ItemResult;
@@ -69,90 +70,146 @@ fn lines(r: &ItemResult) -> Vec<Line> {
     out.into_iter().map(|(_, _, l)| l).collect()
 }
 
+/// The point of `pts` with the smallest y (the first of equal ones).
+fn argmin(pts: &[(f64, f64)]) -> Option<(f64, f64)> {
+    pts.iter().copied().fold(None, |m, p| match m {
+        Some(q) if q.1 <= p.1 => Some(q),
+        _ => Some(p),
+    })
+}
+
 /// Renders the figure to an SVG string.
 pub(crate) fn render(r: &ItemResult) -> Result<String, String> {
     let lines = lines(r);
     let all = lines.iter().flat_map(|l| l.ours.iter().chain(l.refs.iter().flatten()));
     let (mut x0, mut x1, mut y1) = (f64::INFINITY, f64::NEG_INFINITY, 0.0f64);
     for &(x, y) in all {
+        if r.x_log && x <= 0.0 {
+            continue;
+        }
         x0 = x0.min(x);
         x1 = x1.max(x);
         y1 = y1.max(y);
     }
     if !x0.is_finite() {
-        (x0, x1) = (0.0, 1.0);
+        (x0, x1) = (1.0, 10.0);
     }
     if x1 <= x0 {
-        (x0, x1) = (x0 - 1.0, x1 + 1.0);
+        (x0, x1) = if r.x_log { (x0 / 2.0, x1 * 2.0) } else { (x0 - 1.0, x1 + 1.0) };
     }
-    let pad = (x1 - x0) * 0.03;
     let y1 = if y1 > 0.0 { y1 * 1.08 } else { 1.0 };
     let mut buf = String::new();
     {
         let root = SVGBackend::with_string(&mut buf, (960, 640)).into_drawing_area();
         root.fill(&WHITE).map_err(|e| e.to_string())?;
-        let caption = format!("{}: {}", r.meta.item, r.meta.title);
-        let mut chart = ChartBuilder::on(&root)
-            .caption(caption, ("sans-serif", 20))
-            .margin(16)
-            .x_label_area_size(48)
-            .y_label_area_size(64)
-            .build_cartesian_2d((x0 - pad)..(x1 + pad), 0.0..y1)
-            .map_err(|e| e.to_string())?;
-        chart
-            .configure_mesh()
-            .x_desc(r.x_label.as_str())
-            .y_desc(r.y_label.as_str())
-            .light_line_style(WHITE.mix(0.0))
-            .draw()
-            .map_err(|e| e.to_string())?;
-        for (i, line) in lines.iter().enumerate() {
-            let color = COLORS[i % COLORS.len()];
-            chart
-                .draw_series(LineSeries::new(line.ours.iter().copied(), color.stroke_width(2)))
-                .map_err(|e| e.to_string())?
-                .label(line.label.as_str())
-                .legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
-                });
-            chart
-                .draw_series(line.ours.iter().map(|&p| Circle::new(p, 3, color.filled())))
-                .map_err(|e| e.to_string())?;
-            for (ri, pts) in line.refs.iter().enumerate() {
-                if ri == 0 {
-                    chart
-                        .draw_series(pts.iter().map(|&p| Cross::new(p, 5, BLACK.stroke_width(1))))
-                        .map_err(|e| e.to_string())?;
-                } else {
-                    chart
-                        .draw_series(
-                            pts.iter().map(|&p| {
-                                TriangleMarker::new(p, 4, color.mix(0.6).stroke_width(1))
-                            }),
-                        )
-                        .map_err(|e| e.to_string())?;
-                }
-            }
+        if r.x_log {
+            let f = (x1 / x0).powf(0.03);
+            draw(r, &lines, &root, ((x0 / f)..(x1 * f)).log_scale(), y1)?;
+        } else {
+            let pad = (x1 - x0) * 0.03;
+            draw(r, &lines, &root, (x0 - pad)..(x1 + pad), y1)?;
         }
-        for (ri, label) in r.ref_labels.iter().enumerate() {
-            let s = chart
-                .draw_series(std::iter::empty::<Circle<(f64, f64), i32>>())
-                .map_err(|e| e.to_string())?
-                .label(label.as_str());
-            if ri == 0 {
-                s.legend(|(x, y)| Cross::new((x + 10, y), 5, BLACK.stroke_width(1)));
-            } else {
-                s.legend(|(x, y)| TriangleMarker::new((x + 10, y), 4, BLACK.stroke_width(1)));
-            }
-        }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperLeft)
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .draw()
-            .map_err(|e| e.to_string())?;
         root.present().map_err(|e| e.to_string())?;
     }
     Ok(buf)
+}
+
+type Area<'a> = DrawingArea<SVGBackend<'a>, plotters::coord::Shift>;
+
+/// Draws the chart on `root` with the x coordinate `xr` (linear or logarithmic).
+fn draw<XR>(r: &ItemResult, lines: &[Line], root: &Area<'_>, xr: XR, y1: f64) -> Result<(), String>
+where
+    XR: AsRangedCoord<Value = f64>,
+    XR::CoordDescType: ValueFormatter<f64>,
+{
+    let caption = format!("{}: {}", r.meta.item, r.meta.title);
+    let mut chart = ChartBuilder::on(root)
+        .caption(caption, ("sans-serif", 18))
+        .margin(16)
+        .x_label_area_size(48)
+        .y_label_area_size(64)
+        .build_cartesian_2d(xr, 0.0..y1)
+        .map_err(|e| e.to_string())?;
+    chart
+        .configure_mesh()
+        .x_desc(r.x_label.as_str())
+        .y_desc(r.y_label.as_str())
+        .light_line_style(WHITE.mix(0.0))
+        .draw()
+        .map_err(|e| e.to_string())?;
+    let err = |e: DrawingAreaErrorKind<std::io::Error>| e.to_string();
+    for (i, line) in lines.iter().enumerate() {
+        let color = COLORS[i % COLORS.len()];
+        chart
+            .draw_series(LineSeries::new(line.ours.iter().copied(), color.stroke_width(2)))
+            .map_err(err)?
+            .label(line.label.as_str())
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
+            });
+        chart
+            .draw_series(line.ours.iter().map(|&p| Circle::new(p, 3, color.filled())))
+            .map_err(err)?;
+        for (ri, pts) in line.refs.iter().enumerate() {
+            if ri == 0 {
+                chart
+                    .draw_series(pts.iter().map(|&p| Cross::new(p, 5, BLACK.stroke_width(1))))
+                    .map_err(err)?;
+            } else {
+                chart
+                    .draw_series(
+                        pts.iter()
+                            .map(|&p| TriangleMarker::new(p, 4, color.mix(0.6).stroke_width(1))),
+                    )
+                    .map_err(err)?;
+            }
+        }
+        if r.mark_minima {
+            if let Some(p) = argmin(&line.ours) {
+                chart
+                    .draw_series(std::iter::once(Circle::new(p, 9, color.stroke_width(2))))
+                    .map_err(err)?;
+            }
+            if let Some(p) = line.refs.first().and_then(|pts| argmin(pts)) {
+                let sq = EmptyElement::at(p)
+                    + Rectangle::new([(-8, -8), (8, 8)], color.mix(0.8).stroke_width(2));
+                chart.draw_series(std::iter::once(sq)).map_err(err)?;
+            }
+        }
+    }
+    for (ri, label) in r.ref_labels.iter().enumerate() {
+        let s = chart
+            .draw_series(std::iter::empty::<Circle<(f64, f64), i32>>())
+            .map_err(err)?
+            .label(label.as_str());
+        if ri == 0 {
+            s.legend(|(x, y)| Cross::new((x + 10, y), 5, BLACK.stroke_width(1)));
+        } else {
+            s.legend(|(x, y)| TriangleMarker::new((x + 10, y), 4, BLACK.stroke_width(1)));
+        }
+    }
+    if r.mark_minima {
+        chart
+            .draw_series(std::iter::empty::<Circle<(f64, f64), i32>>())
+            .map_err(err)?
+            .label("minimum (ours)")
+            .legend(|(x, y)| Circle::new((x + 10, y), 6, BLACK.stroke_width(2)));
+        if let Some(l) = r.ref_labels.first() {
+            chart
+                .draw_series(std::iter::empty::<Circle<(f64, f64), i32>>())
+                .map_err(err)?
+                .label(format!("minimum ({l})"))
+                .legend(|(x, y)| {
+                    Rectangle::new([(x + 4, y - 6), (x + 16, y + 6)], BLACK.stroke_width(2))
+                });
+        }
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperLeft)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .draw()
+        .map_err(err)?;
+    Ok(())
 }
