@@ -67,6 +67,11 @@ pub struct Torus {
     side: usize,
     n: usize,
     strides: Vec<usize>,
+    /// Per axis `a >= 1`: the Lemire–Kaser–Kurz constant `⌈2^64 / side^a⌉` for exact division
+    /// of 32-bit numbers by a multiplication (0 on axis 0, which divides by 1).
+    div: Vec<u64>,
+    /// `⌈2^64 / side⌉`, for `q mod side` by multiplications.
+    modulo: u64,
 }
 
 impl Torus {
@@ -86,8 +91,11 @@ impl Torus {
         let Some(n) = n else {
             return Err(Error::TooLarge(format!("{side}^{dim} vertices (at most {})", u32::MAX)));
         };
-        let strides = (0..dim as u32).map(|a| side.pow(a)).collect();
-        Ok(Self { side, n: n as usize, strides })
+        let strides: Vec<usize> = (0..dim as u32).map(|a| side.pow(a)).collect();
+        let div =
+            strides.iter().map(|&s| if s == 1 { 0 } else { u64::MAX / s as u64 + 1 }).collect();
+        let modulo = u64::MAX / side as u64 + 1;
+        Ok(Self { side, n: n as usize, strides, div, modulo })
     }
 
     /// The cycle `C_n` (`n >= 3`) as the one-dimensional torus.
@@ -112,19 +120,21 @@ impl Torus {
 impl Slotted for Torus {
     #[inline]
     fn slot(&self, u: usize, j: usize) -> usize {
-        let s = self.strides[j >> 1];
-        let x = if self.strides.len() == 1 { u } else { (u / s) % self.side };
-        if j & 1 == 0 {
-            if x == 0 {
-                u + (self.side - 1) * s
-            } else {
-                u - s
-            }
-        } else if x == self.side - 1 {
-            u - (self.side - 1) * s
-        } else {
-            u + s
-        }
+        // Branch-free: the axis and the direction are random bits, so branches on them would
+        // be mispredicted half the time.
+        let a = j >> 1;
+        let s = self.strides[a];
+        // x_a = (u / side^a) mod side by multiplications (exact for 32-bit u: Lemire, Kaser &
+        // Kurz 2019); on axis 0 the quotient is u itself (`keep` is all ones there).
+        let keep = 0u64.wrapping_sub(u64::from(a == 0));
+        let q = ((u128::from(self.div[a]) * u as u128) >> 64) as u64 | (u as u64 & keep);
+        let low = self.modulo.wrapping_mul(q);
+        let x = ((u128::from(low) * self.side as u128) >> 64) as usize;
+        let wrap = self.side * s;
+        let down = u.wrapping_sub(s).wrapping_add(usize::from(x == 0) * wrap);
+        let up = (u + s).wrapping_sub(usize::from(x == self.side - 1) * wrap);
+        let pick_up = 0usize.wrapping_sub(j & 1);
+        down ^ ((down ^ up) & pick_up)
     }
     #[inline]
     fn slots(&self) -> usize {
@@ -202,3 +212,40 @@ macro_rules! implicit_regular {
 
 implicit_regular!(Torus, |t: &Torus| t.n);
 implicit_regular!(Hypercube, |h: &Hypercube| 1usize << h.dim);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The multiplicative coordinates agree with plain division, up to the largest ids.
+    #[test]
+    fn torus_slots_match_naive_arithmetic_for_large_ids() {
+        let mut rng = ballast_core::sim_rng(5);
+        for (dim, side) in [(2, 65_535), (3, 1_625), (4, 255), (20, 3), (1, u32::MAX as usize)] {
+            let t = Torus::new(dim, side).unwrap();
+            for k in 0..20_000u64 {
+                let u = if k < 4 {
+                    [0, t.n - 1, t.n / 2, side][k as usize]
+                } else {
+                    ballast_core::rng::below(&mut rng, t.n as u64) as usize
+                };
+                for j in 0..2 * dim {
+                    let s = side.pow((j / 2) as u32);
+                    let x = (u / s) % side;
+                    let want = if j % 2 == 0 {
+                        if x == 0 {
+                            u + (side - 1) * s
+                        } else {
+                            u - s
+                        }
+                    } else if x == side - 1 {
+                        u - (side - 1) * s
+                    } else {
+                        u + s
+                    };
+                    assert_eq!(t.slot(u, j), want, "dim {dim} side {side} u {u} j {j}");
+                }
+            }
+        }
+    }
+}

@@ -32,7 +32,7 @@ use crate::graph::SampleEdge;
 use crate::Error;
 
 /// The lighter endpoint of `(u, v)`, ties by `tie`.
-#[inline]
+#[inline(always)]
 fn lighter<S: LoadState, R: RngCore + ?Sized>(
     s: &S,
     (u, v): (usize, usize),
@@ -41,22 +41,21 @@ fn lighter<S: LoadState, R: RngCore + ?Sized>(
     ctx: &mut Ctx,
 ) -> usize {
     let (lu, lv) = (s.load(u), s.load(v));
+    if tie == TieBreak::Random {
+        // Branch-free (load comparisons are unpredictable): a tie consumes one coin and the
+        // second endpoint wins on heads, exactly as the branching form would.
+        let take_v = (lv < lu) | ctx.coin_if(lv == lu, rng);
+        return if take_v { v } else { u };
+    }
     if lv < lu {
         v
     } else if lu < lv {
         u
     } else {
         match tie {
-            TieBreak::Random => {
-                if ctx.coin(rng) {
-                    v
-                } else {
-                    u
-                }
-            }
-            TieBreak::First => u,
             TieBreak::LowestIndex => u.min(v),
             TieBreak::Position => u.max(v),
+            TieBreak::First | TieBreak::Random => u,
         }
     }
 }
