@@ -201,6 +201,7 @@ struct IndexEntry {
     title: String,
     overall: String,
     quick: bool,
+    reduced: bool,
 }
 
 fn read_entry(md: &Path, id: String) -> Result<IndexEntry> {
@@ -218,7 +219,8 @@ fn read_entry(md: &Path, id: String) -> Result<IndexEntry> {
         .trim_end_matches('.')
         .to_string();
     let quick = text.contains("(**quick** variant");
-    Ok(IndexEntry { id, title, overall, quick })
+    let reduced = text.contains("(**reduced scale**");
+    Ok(IndexEntry { id, title, overall, quick, reduced })
 }
 
 /// Writes `<out>/README.md`: one line per item report found under `<out>/<paper>/`.
@@ -248,13 +250,14 @@ fn write_index(out: &Path) -> Result<PathBuf> {
     );
     for e in &entries {
         s.push_str(&format!(
-            "| `{}` | {} | [svg]({}.svg) | [report]({}.md) | {}{} |\n",
+            "| `{}` | {} | [svg]({}.svg) | [report]({}.md) | {}{}{} |\n",
             e.id,
             e.title.replace('|', "\\|"),
             e.id,
             e.id,
             e.overall.replace('|', "\\|"),
-            if e.quick { " (quick run)" } else { "" }
+            if e.quick { " (quick run)" } else { "" },
+            if e.reduced { " (reduced scale: see the report)" } else { "" }
         ));
     }
     let path = out.join("README.md");

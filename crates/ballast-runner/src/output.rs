@@ -9,9 +9,18 @@ use crate::run::{ItemResult, Row};
 use crate::tolerance::{allowed_outliers, Z_MEAN_OFFSET, Z_OUTLIER};
 use crate::{config::Layout, Error, Scale, Statistic};
 
+/// A number as written in tables: integers without a decimal point, and at most 9 decimals
+/// (so a grid value such as 0.05·7 = 0.35000000000000003 shows as 0.35).
 fn num(v: f64) -> String {
     if v.fract() == 0.0 && v.abs() < 1e15 {
         format!("{}", v as i64)
+    } else if v.abs() < 1e6 {
+        let r = (v * 1e9).round() / 1e9;
+        if r.fract() == 0.0 {
+            format!("{}", r as i64)
+        } else {
+            format!("{r}")
+        }
     } else {
         format!("{v}")
     }

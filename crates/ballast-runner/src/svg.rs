@@ -39,8 +39,9 @@ fn lines(r: &ItemResult) -> Vec<Line> {
                     .group
                     .iter()
                     .map(|(k, v)| {
+                        let v = (v * 1e9).round() / 1e9;
                         if v.fract() == 0.0 {
-                            format!("{k}={}", *v as i64)
+                            format!("{k}={}", v as i64)
                         } else {
                             format!("{k}={v}")
                         }

@@ -143,5 +143,8 @@ fn missing_file_is_an_io_error() {
 #[test]
 fn unknown_engine_lists_the_engines() {
     let e = err(&GOOD.replace("seed = 1", "seed = 1\nengine = \"gpu\""));
-    assert!(e.contains("item.toml:4:10") && e.contains("`engine`") && e.contains("auto, bins, levels"), "{e}");
+    assert!(
+        e.contains("item.toml:4:10") && e.contains("`engine`") && e.contains("auto, bins, levels"),
+        "{e}"
+    );
 }
