@@ -25,7 +25,7 @@ use ballast_core::engine::{run_rule_observed, Observer};
 use ballast_core::loads::{LoadState, UnitLoads, WeightedLoads};
 use ballast_core::process::{Ctx, Placement, Ranks, Rule};
 use ballast_core::rng::bernoulli;
-use ballast_core::{ProcessSpec, RunOutcome, RunSpec, TieBreak, Weights};
+use ballast_core::{Engine, ProcessSpec, RunOutcome, RunSpec, Setting, TieBreak, Weights};
 use rand::RngCore;
 
 use crate::graph::SampleEdge;
@@ -162,7 +162,9 @@ pub struct GraphOptions {
 /// `rng`.
 ///
 /// Errors if the spec is invalid, if `spec.n` differs from the number of vertices, if an
-/// edge process meets a graph without edges, or if the process has no graphical version.
+/// edge process meets a graph without edges, if the process has no graphical version, or if
+/// the spec asks for the delay setting or the level engine (graphical runs are sequential or
+/// batched, on the bin engine; `engine = auto` is accepted and means the bin engine).
 pub fn simulate_graph<G: SampleEdge + ?Sized, R: RngCore + ?Sized>(
     spec: &RunSpec,
     graph: &G,
@@ -185,6 +187,18 @@ where
     O: Observer,
 {
     spec.validate()?;
+    if matches!(spec.setting, Setting::Delay { .. }) {
+        return Err(Error::Unsupported(
+            "the delay setting (graphical processes run sequential or batched)".into(),
+        ));
+    }
+    if spec.engine == Engine::Levels {
+        return Err(Error::Unsupported(
+            "engine `levels`: graphical processes are not exchangeable over bins; they run \
+             on the bin engine (`bins` or `auto`)"
+                .into(),
+        ));
+    }
     // The bin engine's unit loads are 32-bit (core may accept more balls for engines that
     // graphs cannot use).
     if spec.weights == Weights::Unit && spec.m > u64::from(u32::MAX) {

@@ -13,11 +13,14 @@
 
 mod common;
 
+use ballast_core::delay::DelayMode;
 use ballast_core::engine::{run_rule, Observer};
 use ballast_core::loads::WeightedLoads;
 use ballast_core::loads::{LoadState, UnitLoads};
 use ballast_core::process::{Ctx, OneChoice, Placement, Ranks, Rule};
-use ballast_core::{derive_seed, sim_rng, simulate, ProcessSpec, RunSpec, TieBreak, Weights};
+use ballast_core::{
+    derive_seed, sim_rng, simulate, Engine, ProcessSpec, RunSpec, Setting, TieBreak, Weights,
+};
 use ballast_graph::generate::{cycle, torus};
 use ballast_graph::process::EdgeTwoChoice;
 use ballast_graph::{
@@ -231,6 +234,17 @@ fn errors_name_the_problem() {
     assert!(err.to_string().contains("has none"), "{err}");
     let one = RunSpec::new(ProcessSpec::OneChoice, 3, 5);
     assert!(simulate_graph(&one, &edgeless, &mut sim_rng(1)).is_ok());
+    let levels = RunSpec::new(TWO, 10, 5).engine(Engine::Levels);
+    let err = simulate_graph(&levels, &g, &mut sim_rng(1)).unwrap_err();
+    assert!(err.to_string().contains("engine `levels`"), "{err}");
+    let auto = RunSpec::new(TWO, 10, 5).engine(Engine::Auto);
+    assert!(simulate_graph(&auto, &g, &mut sim_rng(1)).is_ok());
+    let delay = RunSpec {
+        setting: Setting::Delay { tau: 4, mode: DelayMode::Random },
+        ..RunSpec::new(TWO, 10, 5)
+    };
+    let err = simulate_graph(&delay, &g, &mut sim_rng(1)).unwrap_err();
+    assert!(err.to_string().contains("delay setting"), "{err}");
 }
 
 fn first_choices<G: SampleEdge>(g: &G, tie: TieBreak, k: usize, seed: u64) -> Vec<usize> {
