@@ -101,9 +101,6 @@ enum Cmd {
         /// Minimum measured rounds.
         #[arg(long, default_value_t = 20_000)]
         rounds_min: u64,
-        /// Cap on burn-in + measured rounds for n ≥ 10⁵ (0: no cap).
-        #[arg(long, default_value_t = 0)]
-        cap_large: u64,
         /// Repetitions.
         #[arg(long, default_value_t = 1)]
         reps: u64,
@@ -188,7 +185,6 @@ fn main() -> Result<()> {
             burn_min,
             rounds_factor,
             rounds_min,
-            cap_large,
             reps,
             arrivals,
             seed,
@@ -206,13 +202,8 @@ fn main() -> Result<()> {
                 for &d in &ds {
                     for &lambda in &lambdas {
                         let tau = 1.0 / (1.0 - lambda).powi(2);
-                        let mut burn = burn_min.max((burn_factor * tau).ceil() as u64);
-                        let mut rounds = rounds_min.max((rounds_factor * tau).ceil() as u64);
-                        if cap_large > 0 && n >= 100_000 && burn + rounds > cap_large {
-                            let scale = cap_large as f64 / (burn + rounds) as f64;
-                            burn = (burn as f64 * scale) as u64;
-                            rounds = ((rounds as f64 * scale) as u64).max(20);
-                        }
+                        let burn = burn_min.max((burn_factor * tau).ceil() as u64);
+                        let rounds = rounds_min.max((rounds_factor * tau).ceil() as u64);
                         let horizon = Horizon::new(burn, rounds);
                         let (t0, c0) = (Instant::now(), cpu_seconds());
                         let x = (lambda * 1e4).round() as u64;
