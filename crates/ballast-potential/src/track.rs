@@ -1,4 +1,4 @@
-//! [`Potentials`]: the four potentials of SPEC.md §6, updated in O(1) per ball as an
+//! [`Potentials`]: the four potentials of SPEC.md §6, tracked in O(1) per ball as an
 //! [`Observer`] of the bin engine (or of the level engine, whose view has integer loads too).
 //!
 //! With `y_i = x_i − W/n`, a ball of weight `w` on bin `j` lowers every `y_i` by `w/n` and
@@ -7,22 +7,24 @@
 //! otherwise (it switches once, with an exact O(n) recomputation, at the first ball of
 //! another weight).
 //!
-//! # Unit mode: exact integer bookkeeping
+//! # Unit mode: the exact level histogram
 //!
-//! Per ball, O(1) and branch-free apart from rare events: the level histogram (number of
-//! bins per load) moves one bin up a level; `W = qn + r` advances; `Σ_i x_i²` grows by
-//! `2x_j − 1` in 128-bit integers, so `nΥ = nΣx_i² − W²` is exact (no cancellation in
-//! floating point); the number `A` and load sum `Σ_{x_i > W/n} x_i` of the bins above the
-//! average are updated, so `nΔ/2 = n·Σ_{x_i > W/n} x_i − A·W` is exact (`Δ = 2Σ_{y_i>0} y_i`
-//! because `Σ_i y_i = 0`). When `r` wraps to 0 the average passes level `q`, and the bins at
-//! that level, read from the histogram, leave the set: the crossing is handled level by
-//! level, never bin by bin.
+//! Per ball the tracker does one thing: the bin's new load `ℓ` (read back from the state)
+//! moves one bin from level `ℓ − 1` to level `ℓ` in the histogram `c_ℓ` (number of bins
+//! per load). Two counter updates, no arithmetic on potentials at all; a bin that is not
+//! where the histogram expects it (a state that relabels its loads) makes the tracker
+//! recompute in weighted mode. Every potential is then *read* from the histogram, exactly,
+//! in O(number of distinct loads), with `W = Σ_ℓ c_ℓ ℓ = qn + r` and `k = ℓ − q`:
 //!
-//! The exponential sums cost nothing per ball: they are evaluated when read, from the exact
-//! histogram, as `Σ_ℓ c_ℓ·e^{a(ℓ − q)}·e^{−a r/n}` (`a = α` for `Φ_α`, `a = ±α` for `Γ_α`)
-//! with a table of `e^{a k}`: O(number of levels) per read and no accumulated rounding at
-//! all. When the largest exponent passes 400 the sum is taken relative to `e^{L}`, so nothing
-//! overflows (values beyond `f64` remain available as logarithms, [`Potentials::ln_value`]).
+//! * quadratic: `nΥ = n Σ_ℓ c_ℓ k² − r²` (because `Σ_ℓ c_ℓ k = r`), in integers, so there is
+//!   no `Σ x_i² − W²/n` cancellation however large `W` grows;
+//! * absolute: `nΔ = Σ_ℓ c_ℓ |nk − r|`, in integers: the crossing of the average is handled
+//!   level by level (the sign of `nk − r`), never bin by bin;
+//! * exponential sums: `Σ_i e^{a y_i} = e^{−a r/n} Σ_ℓ c_ℓ e^{a k}` (`a = α` for `Φ_α`,
+//!   `a = ±α` for `Γ_α`), a dot product with a table of `e^{a k}`; nothing accumulates over
+//!   the run. When the largest exponent passes 400 the sum is taken relative to `e^{L}`, so
+//!   nothing overflows (values beyond `f64` remain available as logarithms,
+//!   [`Potentials::ln_value`]).
 //!
 //! # Weighted mode
 //!
@@ -101,9 +103,9 @@ impl ExpSum {
     }
 
     /// Unit mode: `(S, L)` with `Σ_i e^{a (x_i − q)} = e^{L}·S`, from the histogram.
-    fn unit_sum(&self, u: &Unit) -> (f64, f64) {
+    fn unit_sum(&self, u: &Unit, t: Total) -> (f64, f64) {
         let (lo, counts) = u.levels.counts();
-        let q = u.q as i64;
+        let q = t.q as i64;
         let k_lo = lo as i64 - q;
         let k_hi = k_lo + counts.len() as i64 - 1;
         let m = self.a * (if self.a > 0.0 { k_hi } else { k_lo }) as f64;
@@ -130,18 +132,19 @@ impl ExpSum {
     }
 
     /// Unit mode: `ln Σ_i e^{a y_i}`.
-    fn unit_ln_value(&self, u: &Unit) -> f64 {
-        let (s, l) = self.unit_sum(u);
-        l + s.ln() - self.a * u.frac()
+    fn unit_ln_value(&self, u: &Unit, t: Total) -> f64 {
+        let (s, l) = self.unit_sum(u, t);
+        l + s.ln() - self.a * (t.r as f64 / u.n as f64)
     }
 
     /// Unit mode: `Σ_i e^{a y_i}` (`+∞` beyond `f64`).
-    fn unit_value(&self, u: &Unit) -> f64 {
-        let (s, l) = self.unit_sum(u);
+    fn unit_value(&self, u: &Unit, t: Total) -> f64 {
+        let (s, l) = self.unit_sum(u, t);
+        let frac = t.r as f64 / u.n as f64;
         if l == 0.0 {
-            s * (-self.a * u.frac()).exp()
+            s * (-self.a * frac).exp()
         } else {
-            (l + s.ln() - self.a * u.frac()).exp()
+            (l + s.ln() - self.a * frac).exp()
         }
     }
 
@@ -199,33 +202,35 @@ enum Read {
     Absolute,
 }
 
-/// Unit-mode bookkeeping (exact integers).
+/// Unit-mode bookkeeping: the level histogram, nothing else. Every potential is read from
+/// it exactly (integer arithmetic for the quadratic and absolute potentials).
 #[derive(Clone, Debug)]
 struct Unit {
     n: u64,
-    /// `W = q·n + r`, `0 <= r < n`.
+    levels: Levels,
+    /// `W` when the tracker attached (to count balls).
+    w_attach: u64,
+}
+
+/// `W = q·n + r` (`0 <= r < n`), read from the histogram.
+#[derive(Clone, Copy, Debug)]
+struct Total {
     w: u64,
     q: u64,
     r: u64,
-    levels: Levels,
-    sum_sq: u128,
-    /// Number of bins with `x_i > W/n` and the sum of their loads.
-    above: u64,
-    above_sum: u64,
 }
 
 impl Unit {
     /// Unit-mode bookkeeping for `state`, if its loads are non-negative integers that
-    /// [`LoadState::load`] reports absolutely (as [`ballast_core::UnitLoads`] does).
+    /// [`LoadState::load`] reports absolutely (as [`ballast_core::UnitLoads`] and
+    /// [`ballast_core::level::LevelLoads`] do).
     fn from_state<S: LoadState>(state: &S) -> Option<Self> {
         let n = state.n();
         let total = state.total();
         if !(total >= 0.0 && total.fract() == 0.0 && total < 2f64.powi(53)) {
             return None;
         }
-        let w = total as u64;
         let mut sum = 0u64;
-        let mut sum_sq = 0u128;
         for i in 0..n {
             let x: f64 = state.load(i).into();
             if !(x >= 0.0 && x.fract() == 0.0 && x <= f64::from(u32::MAX)) {
@@ -236,66 +241,44 @@ impl Unit {
                 return None;
             }
             sum += x as u64;
-            sum_sq += u128::from(x as u64).pow(2);
         }
-        if sum != w {
+        if sum != total as u64 {
             return None;
         }
         let levels = Levels::from_loads((0..n).map(|i| {
             let x: f64 = state.load(i).into();
             x as u64
         }));
-        let nn = n as u64;
-        let (q, r) = (w / nn, w % nn);
-        let (mut above, mut above_sum) = (0, 0);
-        for (level, count) in levels.iter() {
-            if level > q {
-                above += count;
-                above_sum += level * count;
-            }
-        }
-        Some(Self { n: nn, w, q, r, levels, sum_sq, above, above_sum })
+        Some(Self { n: n as u64, levels, w_attach: sum })
     }
 
-    /// One unit ball, after the histogram moved its bin up to `level`.
-    #[inline(always)]
-    fn ball(&mut self, level: u64, quadratic: bool) {
-        if quadratic {
-            self.sum_sq += u128::from(2 * level - 1);
-        }
-        // Branch-free: a bin already above the average adds 1 to the load sum; a bin
-        // reaching level q + 1 joins the set.
-        let q1 = self.q + 1;
-        let joins = u64::from(level == q1);
-        self.above += joins;
-        self.above_sum += u64::from(level > q1) + joins * level;
-        self.w += 1;
-        self.r += 1;
-        if self.r == self.n {
-            self.r = 0;
-            self.q += 1;
-            // The average reached level q: those bins are no longer above it.
-            let c = self.levels.count(self.q);
-            self.above -= c;
-            self.above_sum -= self.q * c;
-        }
+    /// `W`, `q`, `r`: O(levels).
+    fn total(&self) -> Total {
+        let (lo, counts) = self.levels.counts();
+        let w: u128 = counts.iter().zip(lo..).map(|(&c, l)| u128::from(c) * u128::from(l)).sum();
+        let w = w as u64;
+        Total { w, q: w / self.n, r: w % self.n }
     }
 
-    /// `r/n = W/n − q`.
-    #[inline]
-    fn frac(&self) -> f64 {
-        self.r as f64 / self.n as f64
-    }
-
+    /// `Υ = Σ_ℓ c_ℓ (ℓ − W/n)²`, exactly: with `k = ℓ − q`, `Σ c_ℓ k = r`, so
+    /// `nΥ = n Σ c_ℓ k² − r²`, all in small integers.
     fn quadratic(&self) -> f64 {
-        let num = i128::from(self.n as i64) * self.sum_sq as i128 - i128::from(self.w).pow(2);
+        let t = self.total();
+        let (lo, counts) = self.levels.counts();
+        let k0 = lo as i128 - t.q as i128;
+        let s2: i128 = counts.iter().zip(k0..).map(|(&c, k)| c as i128 * k * k).sum();
+        let num = self.n as i128 * s2 - (t.r as i128) * (t.r as i128);
         i128_to_f64(num) / self.n as f64
     }
 
+    /// `Δ = Σ_ℓ c_ℓ |ℓ − W/n| = (1/n) Σ_ℓ c_ℓ |n(ℓ − q) − r|`, exactly.
     fn absolute(&self) -> f64 {
-        let num = i128::from(self.n) * i128::from(self.above_sum)
-            - i128::from(self.above) * i128::from(self.w);
-        2.0 * i128_to_f64(num) / self.n as f64
+        let t = self.total();
+        let (lo, counts) = self.levels.counts();
+        let (n, r) = (self.n as i128, t.r as i128);
+        let k0 = lo as i128 - t.q as i128;
+        let s: i128 = counts.iter().zip(k0..).map(|(&c, k)| c as i128 * (n * k - r).abs()).sum();
+        i128_to_f64(s) / self.n as f64
     }
 }
 
@@ -317,7 +300,8 @@ struct Real {
 enum Mode {
     Detached,
     Unit(Unit),
-    Real(Real),
+    /// Boxed: large, and off the unit-mode hot path.
+    Real(Box<Real>),
 }
 
 /// Work counters of a [`Potentials`] tracker, to check that the per-ball cost is what the
@@ -341,9 +325,9 @@ pub struct TrackingStats {
 /// computation, which includes that ball) or at the first observation point, whichever
 /// comes first. Before that, values are `NaN`.
 ///
-/// Cost: O(1) per ball (amortised and expected for the absolute potential with weighted
-/// balls); reading a value is O(1), except exponential potentials in unit mode, which are
-/// evaluated from the level histogram in O(number of distinct loads).
+/// Cost per ball: O(1) (amortised; expected amortised for the absolute potential with
+/// weighted balls). Cost per read: O(number of distinct loads) in unit mode, O(1) in
+/// weighted mode.
 #[derive(Clone, Debug)]
 pub struct Potentials {
     specs: Vec<PotentialSpec>,
@@ -355,6 +339,8 @@ pub struct Potentials {
     /// Balls handled by the slow path (weighted mode, attaching) and their total weight.
     slow_balls: u64,
     slow_weight_sum: f64,
+    /// Balls handled by unit mode before it was left (counted when leaving it).
+    fast_balls: u64,
     stats: TrackingStats,
 }
 
@@ -388,6 +374,7 @@ impl Potentials {
             mode: Mode::Detached,
             slow_balls: 0,
             slow_weight_sum: 0.0,
+            fast_balls: 0,
             stats: TrackingStats::default(),
         })
     }
@@ -407,16 +394,22 @@ impl Potentials {
         self.specs.is_empty()
     }
 
-    /// Balls observed so far (the index of the last ball, counting from 1).
+    /// Balls observed so far (the index of the last ball, counting from 1). O(levels) in
+    /// unit mode, where the balls are counted by the histogram.
     pub fn balls(&self) -> u64 {
-        self.stats.balls
+        let fast = self.fast_balls + self.slow_balls;
+        match &self.mode {
+            Mode::Unit(u) => fast + (u.total().w - u.w_attach),
+            _ => fast,
+        }
     }
 
     /// Work counters.
     pub fn stats(&self) -> TrackingStats {
         let mut s = self.stats;
-        if let Mode::Real(Real { above: Some(a), .. }) = &self.mode {
-            s.queue_visits = a.visits();
+        s.balls = self.balls();
+        if let Mode::Real(r) = &self.mode {
+            s.queue_visits = r.above.as_ref().map_or(0, AboveSet::visits);
         }
         s
     }
@@ -447,6 +440,9 @@ impl Potentials {
         let n = state.n();
         self.stats.resyncs += 1;
         self.stats.resync_work += n as u64;
+        if let Mode::Unit(u) = &self.mode {
+            self.fast_balls += u.total().w - u.w_attach;
+        }
         if let Some(u) = unit_ok.then(|| Unit::from_state(state)).flatten() {
             self.mode = Mode::Unit(u);
             return;
@@ -464,7 +460,7 @@ impl Potentials {
             scratch: vec![0.0; n],
         };
         self.sync_real(&mut r, state);
-        self.mode = Mode::Real(r);
+        self.mode = Mode::Real(Box::new(r));
     }
 
     /// Exact recomputation in weighted mode: O(n).
@@ -502,8 +498,11 @@ impl Potentials {
         let e = &self.exps;
         match (&self.mode, self.reads[k]) {
             (Mode::Detached, _) => f64::NAN,
-            (Mode::Unit(u), Read::Exp(i)) => e[i].unit_value(u),
-            (Mode::Unit(u), Read::Cosh(p, m)) => e[p].unit_value(u) + e[m].unit_value(u),
+            (Mode::Unit(u), Read::Exp(i)) => e[i].unit_value(u, u.total()),
+            (Mode::Unit(u), Read::Cosh(p, m)) => {
+                let t = u.total();
+                e[p].unit_value(u, t) + e[m].unit_value(u, t)
+            }
             (Mode::Unit(u), Read::Quadratic) => u.quadratic(),
             (Mode::Unit(u), Read::Absolute) => u.absolute(),
             (Mode::Real(r), Read::Exp(i)) => e[i].value(r.d.value()),
@@ -525,9 +524,10 @@ impl Potentials {
         let e = &self.exps;
         match (&self.mode, self.reads[k]) {
             (Mode::Detached, _) => f64::NAN,
-            (Mode::Unit(u), Read::Exp(i)) => e[i].unit_ln_value(u),
+            (Mode::Unit(u), Read::Exp(i)) => e[i].unit_ln_value(u, u.total()),
             (Mode::Unit(u), Read::Cosh(p, m)) => {
-                ln_add(e[p].unit_ln_value(u), e[m].unit_ln_value(u))
+                let t = u.total();
+                ln_add(e[p].unit_ln_value(u, t), e[m].unit_ln_value(u, t))
             }
             (Mode::Real(r), Read::Exp(i)) => e[i].ln_value(r.d.value()),
             (Mode::Real(r), Read::Cosh(p, m)) => {
@@ -588,14 +588,23 @@ impl Potentials {
 
     /// Mean weight of the balls seen so far (1 before any ball).
     fn mean_weight(&self) -> f64 {
-        let balls = self.stats.balls;
-        if balls == 0 {
+        // Balls handled on the unit-mode fast path all had weight 1.
+        let (fast, slow) = (self.fast_balls, self.slow_balls);
+        if fast + slow == 0 {
             1.0
         } else {
-            // Balls handled on the fast path all had weight 1.
-            ((balls - self.slow_balls) as f64 + self.slow_weight_sum) / balls as f64
+            (fast as f64 + self.slow_weight_sum) / (fast + slow) as f64
         }
     }
+}
+
+/// A load known to be a non-negative integer below 2^52, as `u64`, without `as`'s
+/// saturation checks: adding 2^52 puts the integer in the low mantissa bits. Other inputs
+/// give some value that the histogram then rejects.
+#[inline(always)]
+fn f64_to_level(x: f64) -> u64 {
+    const TWO52: f64 = 4_503_599_627_370_496.0;
+    (x + TWO52).to_bits().wrapping_sub(TWO52.to_bits())
 }
 
 /// `x as f64`, avoiding the slow 128-bit conversion when `x` fits 64 bits.
@@ -618,19 +627,13 @@ pub(crate) fn ln_add(a: f64, b: f64) -> f64 {
 }
 
 impl Observer for Potentials {
-    #[inline]
+    #[inline(always)]
     fn on_ball<S: LoadState>(&mut self, state: &S, bin: usize, weight: f64) {
-        self.stats.balls += 1;
         if let Mode::Unit(u) = &mut self.mode {
-            if weight == 1.0 {
-                // Loads are integers in unit mode (checked when attaching); a load that is
-                // not where the histogram expects it sends us to the slow path.
-                let x: f64 = state.load(bin).into();
-                let level = x as i64 as u64;
-                if u.levels.move_up(level) {
-                    u.ball(level, self.want_quadratic);
-                    return;
-                }
+            // Loads are integers in unit mode (checked when attaching); a load that is not
+            // where the histogram expects it sends us to the slow path.
+            if weight == 1.0 && u.levels.move_up(f64_to_level(state.load(bin).into())) {
+                return;
             }
         }
         self.on_ball_slow(state, bin, weight);
