@@ -262,8 +262,7 @@ impl Unit {
 
     /// `Υ = Σ_ℓ c_ℓ (ℓ − W/n)²`, exactly: with `k = ℓ − q`, `Σ c_ℓ k = r`, so
     /// `nΥ = n Σ c_ℓ k² − r²`, all in small integers.
-    fn quadratic(&self) -> f64 {
-        let t = self.total();
+    fn quadratic(&self, t: Total) -> f64 {
         let (lo, counts) = self.levels.counts();
         let k0 = lo as i128 - t.q as i128;
         let s2: i128 = counts.iter().zip(k0..).map(|(&c, k)| c as i128 * k * k).sum();
@@ -272,8 +271,7 @@ impl Unit {
     }
 
     /// `Δ = Σ_ℓ c_ℓ |ℓ − W/n| = (1/n) Σ_ℓ c_ℓ |n(ℓ − q) − r|`, exactly.
-    fn absolute(&self) -> f64 {
-        let t = self.total();
+    fn absolute(&self, t: Total) -> f64 {
         let (lo, counts) = self.levels.counts();
         let (n, r) = (self.n as i128, t.r as i128);
         let k0 = lo as i128 - t.q as i128;
@@ -495,23 +493,33 @@ impl Potentials {
     /// beyond the `f64` range are `+∞` (use [`Potentials::ln_value`]). `NaN` before the
     /// tracker attached.
     pub fn value(&self, k: usize) -> f64 {
+        match &self.mode {
+            Mode::Unit(u) => self.unit_value(k, u, u.total()),
+            _ => self.value_in(k),
+        }
+    }
+
+    /// Potential `k` in unit mode with the totals `t` computed once.
+    fn unit_value(&self, k: usize, u: &Unit, t: Total) -> f64 {
         let e = &self.exps;
-        match (&self.mode, self.reads[k]) {
-            (Mode::Detached, _) => f64::NAN,
-            (Mode::Unit(u), Read::Exp(i)) => e[i].unit_value(u, u.total()),
-            (Mode::Unit(u), Read::Cosh(p, m)) => {
-                let t = u.total();
-                e[p].unit_value(u, t) + e[m].unit_value(u, t)
-            }
-            (Mode::Unit(u), Read::Quadratic) => u.quadratic(),
-            (Mode::Unit(u), Read::Absolute) => u.absolute(),
-            (Mode::Real(r), Read::Exp(i)) => e[i].value(r.d.value()),
-            (Mode::Real(r), Read::Cosh(p, m)) => {
-                let d = r.d.value();
-                e[p].value(d) + e[m].value(d)
-            }
-            (Mode::Real(r), Read::Quadratic) => r.quad.value().max(0.0),
-            (Mode::Real(r), Read::Absolute) => match &r.above {
+        match self.reads[k] {
+            Read::Exp(i) => e[i].unit_value(u, t),
+            Read::Cosh(p, m) => e[p].unit_value(u, t) + e[m].unit_value(u, t),
+            Read::Quadratic => u.quadratic(t),
+            Read::Absolute => u.absolute(t),
+        }
+    }
+
+    /// Potential `k` when not in unit mode.
+    fn value_in(&self, k: usize) -> f64 {
+        let e = &self.exps;
+        let Mode::Real(r) = &self.mode else { return f64::NAN };
+        let d = r.d.value();
+        match self.reads[k] {
+            Read::Exp(i) => e[i].value(d),
+            Read::Cosh(p, m) => e[p].value(d) + e[m].value(d),
+            Read::Quadratic => r.quad.value().max(0.0),
+            Read::Absolute => match &r.above {
                 Some(a) => (2.0 * a.positive_sum()).max(0.0),
                 None => f64::NAN,
             },
@@ -541,7 +549,13 @@ impl Potentials {
     /// All values, in [`Potentials::specs`] order, written into `out` (cleared first).
     pub fn values_into(&self, out: &mut Vec<f64>) {
         out.clear();
-        out.extend((0..self.specs.len()).map(|k| self.value(k)));
+        match &self.mode {
+            Mode::Unit(u) => {
+                let t = u.total();
+                out.extend((0..self.specs.len()).map(|k| self.unit_value(k, u, t)));
+            }
+            _ => out.extend((0..self.specs.len()).map(|k| self.value_in(k))),
+        }
     }
 
     /// All values, in [`Potentials::specs`] order.
