@@ -1,0 +1,244 @@
+//! `kind = "dynamic"`: round-based processes with departures of `ballast-dynamic`.
+//!
+//! - processes: `{ kind = "rbb", d = 1 }` (repeated balls-into-bins: parameters `n`, `m`;
+//!   uniform start), `{ kind = "leaky_bins", d = 1, arrivals = "binomial" | "poisson" |
+//!   "fixed" }` (parameters `n`, `lambda`), `{ kind = "infinite_azar", d = 2 }` (parameters
+//!   `n`, `m`); `d` may be a formula.
+//! - horizon: parameters `burn_in` (default 0), `rounds` (measured rounds), `batches` (for
+//!   the batch-means standard error, default 20).
+//! - statistics (time averages over the measured rounds, mean over runs; the standard error
+//!   pools the runs' batch-means standard errors, sqrt(Σ se_r²)/runs): `avg_max_load`,
+//!   `avg_fraction_empty_bins`, `avg_load_per_bin` (system load / n), `avg_system_load`,
+//!   `max_load_over_shape` (time-averaged max load divided by (1/(1−λ))·ln(n/(1−λ)) for
+//!   d = 1 and ln(n/(1−λ)) for d ≥ 2, leaky bins only).
+//! - closed forms: `rbb_empty_fraction` (√(k²+1) − k, k = m/n), `leaky_mean_load` (d = 1:
+//!   the single-queue mean, per bin or for the system), `leaky_max_iid` (d = 1: E[max of n
+//!   independent stationary queues]).
+//! - a parameter `skip` that evaluates to a non-zero number omits the point (for reduced
+//!   scales that drop the costly corner of a grid); point numbering is unchanged.
+//!
+//! Series that differ only in their statistic share their simulations: the seed of a unit
+//! uses the point index of the first series with the same process and parameters.
+
+use std::collections::BTreeMap;
+
+use ballast_core::sim_rng;
+use ballast_dynamic::theory::{
+    leaky_one_choice_max_iid, leaky_one_choice_mean_load, leaky_shape_one_choice,
+    leaky_shape_two_choice, rbb_empty_fraction,
+};
+use ballast_dynamic::{
+    simulate, Arrivals, AzarConfig, DynamicSpec, Horizon, LeakyConfig, RbbConfig, RethrowView,
+    RunSummary,
+};
+use rayon::prelude::*;
+use serde::Deserialize;
+
+use super::{summary_of, Driver, KPoint, KindRules, KindSeries, Measure, RowCtx};
+use crate::formula::Formula;
+use crate::Error;
+
+pub(super) const RULES: KindRules = KindRules {
+    measures: &[
+        Measure::AvgMaxLoad,
+        Measure::AvgFractionEmptyBins,
+        Measure::AvgLoadPerBin,
+        Measure::AvgSystemLoad,
+        Measure::MaxLoadOverShape,
+    ],
+    params: &["n", "m", "lambda", "d", "burn_in", "rounds", "batches", "skip"],
+};
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+enum RawDynamic {
+    Rbb {
+        #[serde(default = "one")]
+        d: Formula,
+    },
+    LeakyBins {
+        #[serde(default = "one")]
+        d: Formula,
+        #[serde(default)]
+        arrivals: Option<String>,
+    },
+    InfiniteAzar {
+        d: Formula,
+    },
+}
+
+fn one() -> Formula {
+    Formula::new("1")
+}
+
+fn arrivals(s: Option<&str>) -> Result<Arrivals, String> {
+    match s.unwrap_or("binomial") {
+        "binomial" => Ok(Arrivals::Binomial),
+        "poisson" => Ok(Arrivals::Poisson),
+        "fixed" => Ok(Arrivals::Fixed),
+        o => Err(format!("unknown arrival law `{o}`: expected binomial, poisson or fixed")),
+    }
+}
+
+fn spec(s: &KindSeries, p: &KPoint) -> Result<(DynamicSpec, Horizon), String> {
+    let v = s.process.clone().ok_or("`process` is required")?;
+    let raw = RawDynamic::deserialize(v).map_err(|e| format!("`process`: {}", e.message()))?;
+    let vars = p.vars();
+    let int = |f: &Formula| -> Result<u32, String> {
+        let v = f.eval(&vars).map_err(|e| format!("`d`: {e}"))?;
+        if v.fract() != 0.0 || !(1.0..=1024.0).contains(&v) {
+            return Err(format!("`d` = {v}: expected an integer in 1..=1024"));
+        }
+        Ok(v as u32)
+    };
+    let n = p.count("n")? as usize;
+    let spec = match &raw {
+        RawDynamic::Rbb { d } => {
+            let d = int(d)?;
+            let m = p.count("m")?;
+            if d == 1 {
+                DynamicSpec::Rbb(RbbConfig::one_choice(n, m))
+            } else {
+                DynamicSpec::Rbb(RbbConfig::d_choice(n, m, d, RethrowView::default()))
+            }
+        }
+        RawDynamic::LeakyBins { d, arrivals: a } => {
+            let lambda = p.get("lambda").ok_or("parameter `lambda` is required")?;
+            DynamicSpec::Leaky(
+                LeakyConfig::new(n, lambda, int(d)?).with_arrivals(arrivals(a.as_deref())?),
+            )
+        }
+        RawDynamic::InfiniteAzar { d } => {
+            DynamicSpec::Azar(AzarConfig::new(n, p.count("m")?, int(d)?))
+        }
+    };
+    spec.validate().map_err(|e| e.to_string())?;
+    let batches = if p.get("batches").is_some() { p.count("batches")? } else { 20 };
+    let h = Horizon::new(
+        if p.get("burn_in").is_some() { p.count("burn_in")? } else { 0 },
+        p.count("rounds")?,
+    )
+    .with_batches(batches as u32);
+    h.validate().map_err(|e| e.to_string())?;
+    Ok((spec, h))
+}
+
+pub(super) fn validate(s: &KindSeries, m: Measure, p: &KPoint) -> Result<(), String> {
+    let (spec, _) = spec(s, p)?;
+    if m == Measure::MaxLoadOverShape && !matches!(spec, DynamicSpec::Leaky(_)) {
+        return Err("`max_load_over_shape` is defined for leaky bins only".into());
+    }
+    Ok(())
+}
+
+fn skipped(p: &KPoint) -> bool {
+    p.get("skip").is_some_and(|v| v != 0.0)
+}
+
+pub(super) fn run(d: &mut Driver<'_>) -> Result<(), Error> {
+    let k = d.kexp;
+    let runs = d.plan.runs;
+    let points = d.plan.points.clone();
+    // Simulation key → the first point with it.
+    let mut first: BTreeMap<String, usize> = BTreeMap::new();
+    let mut sim_of: Vec<Option<usize>> = Vec::new();
+    let mut specs: Vec<Option<(DynamicSpec, Horizon)>> = Vec::new();
+    for (pi, p) in points.iter().enumerate() {
+        let s = k.cfg.series[p.series].get_ref();
+        let sp = spec(s, p).map_err(|e| err(s, pi, 0, e))?;
+        let key = format!("{:?} {:?} {:?}", sp.0, sp.1, p.grid);
+        specs.push(Some(sp));
+        if skipped(p) {
+            sim_of.push(None);
+            continue;
+        }
+        let f = *first.entry(key).or_insert(pi);
+        sim_of.push(Some(f));
+    }
+    let sims: Vec<usize> =
+        first.values().copied().collect::<std::collections::BTreeSet<_>>().into_iter().collect();
+    let units: Vec<(usize, u64)> =
+        sims.iter().flat_map(|&pi| (0..runs).map(move |r| (pi, r))).collect();
+    let seeds: Vec<u64> = units.iter().map(|&(pi, r)| d.seed(pi, r)).collect();
+    let outs: Vec<RunSummary> = d.pool.install(|| {
+        units
+            .par_iter()
+            .zip(&seeds)
+            .map(|(&(pi, run), &seed)| {
+                let s = k.cfg.series[points[pi].series].get_ref();
+                let (spec, h) =
+                    specs[pi].as_ref().ok_or_else(|| err(s, pi, run, "no spec".into()))?;
+                simulate(spec, h, &mut sim_rng(seed)).map_err(|e| err(s, pi, run, e.to_string()))
+            })
+            .collect::<Result<Vec<_>, Error>>()
+    })?;
+    let index: BTreeMap<usize, usize> = sims.iter().enumerate().map(|(i, &pi)| (pi, i)).collect();
+    d.balls = outs.iter().map(|o| u128::from(o.moved)).sum();
+    let mut kinds: Vec<&str> = specs.iter().flatten().map(|(s, _)| s.kind()).collect();
+    kinds.sort_unstable();
+    kinds.dedup();
+    d.engine = format!("ballast-dynamic ({})", kinds.join(", "));
+    for (pi, p) in points.iter().enumerate() {
+        let Some(sim) = sim_of[pi] else { continue };
+        let s = k.cfg.series[p.series].get_ref();
+        let measure = k.measures[p.series];
+        let i = index[&sim];
+        let block = &outs[i * runs as usize..(i + 1) * runs as usize];
+        let (spec, h) = specs[pi].as_ref().ok_or_else(|| err(s, pi, 0, "no spec".into()))?;
+        let n = spec.n();
+        let shape = match spec {
+            DynamicSpec::Leaky(c) if c.d == 1 => leaky_shape_one_choice(n, c.lambda),
+            DynamicSpec::Leaky(c) => leaky_shape_two_choice(n, c.lambda),
+            _ => f64::NAN,
+        };
+        let metric = |r: &RunSummary| match measure {
+            Measure::AvgFractionEmptyBins => r.empty_fraction(),
+            Measure::AvgLoadPerBin => r.load_per_bin(),
+            Measure::AvgSystemLoad => r.total_load.clone(),
+            Measure::MaxLoadOverShape => r.max_load.scaled(1.0 / shape),
+            _ => r.max_load.clone(),
+        };
+        let ms: Vec<_> = block.iter().map(metric).collect();
+        let r = ms.len() as f64;
+        let mean = ms.iter().map(|m| m.mean).sum::<f64>() / r;
+        let se = ms.iter().map(|m| m.stderr * m.stderr).sum::<f64>().sqrt() / r;
+        let drift = ms.iter().map(|m| m.drift_z).sum::<f64>() / r;
+        let lag1 = ms.iter().map(|m| m.lag1).sum::<f64>() / r;
+        d.diagnostics.push((s.name.clone(), p.grid.clone(), drift, lag1));
+        let series_ref = match &s.reference {
+            Some(r) if r.is_empty() => None,
+            Some(r) => Some(p.fill(r)),
+            None => Some(s.name.clone()),
+        };
+        let ctx =
+            RowCtx { point: p, measure, series_ref, n: n as u64, b: None, rounds: Some(h.rounds) };
+        let spec2 = spec.clone();
+        d.push(ctx, p.x, summary_of(mean, se, block.len()), &move |name, ctx| {
+            theory(name, ctx, &spec2)
+        });
+    }
+    Ok(())
+}
+
+/// The dynamic kind's closed forms.
+fn theory(name: &str, ctx: &RowCtx<'_>, spec: &DynamicSpec) -> Option<f64> {
+    match (name, ctx.measure, spec) {
+        ("rbb_empty_fraction", Measure::AvgFractionEmptyBins, DynamicSpec::Rbb(c)) => {
+            Some(rbb_empty_fraction(c.m as f64 / c.n as f64))
+        }
+        ("leaky_mean_load", Measure::AvgLoadPerBin, DynamicSpec::Leaky(c)) if c.d == 1 => {
+            Some(leaky_one_choice_mean_load(c.arrivals, c.n, c.lambda))
+        }
+        ("leaky_mean_load", Measure::AvgSystemLoad, DynamicSpec::Leaky(c)) if c.d == 1 => {
+            Some(c.n as f64 * leaky_one_choice_mean_load(c.arrivals, c.n, c.lambda))
+        }
+        ("leaky_max_iid", Measure::AvgMaxLoad, DynamicSpec::Leaky(c)) if c.d == 1 => {
+            Some(leaky_one_choice_max_iid(c.arrivals, c.n, c.lambda))
+        }
+        _ => None,
+    }
+}
+
+fn err(s: &KindSeries, pi: usize, run: u64, e: String) -> Error {
+    Error::Kind { what: format!("series `{}` point {pi} run {run}", s.name), message: e }
+}

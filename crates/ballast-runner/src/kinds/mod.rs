@@ -1,0 +1,914 @@
+//! Item kinds beyond balls-into-bins allocation: `kind = "graph" | "dynamic" | "potential"`
+//! at the top of a config selects one of the modules below; without `kind` (or with
+//! `kind = "allocation"`) the config is the allocation experiment of [`crate::config`], whose
+//! path is unchanged.
+//!
+//! Every kind shares one config schema (the common fields of the allocation format plus
+//! free named parameters) and produces the same [`ItemResult`] as the allocation path, so the
+//! CSV, JSON, SVG and Markdown writers, the verdicts and the results index are reused as they
+//! are.
+//!
+//! ```toml
+//! kind  = "dynamic"                 # graph | dynamic | potential
+//! title = "…"; seed = 1; runs = 25; notes = "…"
+//! x     = { variable = "k", label = "m/n" }
+//! grid  = { n = [100, 1000], k = [1, 4, 7] }
+//! [point]                            # named parameters: numbers or formulas over the grid
+//! m = "k * n"                        # variables and the other parameters (any order)
+//! [[series]]
+//! name      = "RBB"
+//! process   = { kind = "rbb", d = 1 }     # per kind, see the module docs
+//! statistic = "avg_max_load"              # per kind
+//! params    = { rounds = 1000000 }        # per-series parameters (override [point])
+//! [[reference]]                      # a published table …
+//! file = "rbb23/avg_max_load.csv"; label = "published"
+//! columns = { n = "n", x = "m_over_n", value = "avg_max_load" }   # omit for the runner's format
+//! runs = 25; rounds = 1000000; precision = 0.01; offset = 0
+//! [[reference]]                      # … or a closed form of the kind
+//! theory = "rbb_empty_fraction"; label = "theory"
+//! [quick]                            # and [reduced]: runs, grid, point overrides
+//! ```
+//!
+//! Seeds: run `r` of point `p` (points numbered series-major, then the grid in sorted variable
+//! order with x innermost, as in the allocation path) uses `derive_seed(seed, [hash_str(id),
+//! p, r])`; units run in parallel on a local rayon pool and are collected by index, so outputs
+//! are byte-identical for any thread count (apart from timing fields).
+
+pub(crate) mod dynamic;
+pub(crate) mod graph;
+pub(crate) mod potential;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::Instant;
+
+use ballast_core::rng::SEED_DERIVATION_VERSION;
+use serde::{Deserialize, Serialize};
+use toml::Spanned;
+
+use crate::config::{Problems, RawAxis, RawConfig, RawReport};
+use crate::formula::Formula;
+use crate::reference::ReferenceTable;
+use crate::run::{Comparison, ItemResult, Metadata, Row, RunOptions, ROUNDING};
+use crate::stats::{Rounding, Summary};
+use crate::{Error, Scale, Statistic};
+
+/// The kinds a config's top-level `kind` may name.
+pub(crate) const KIND_NAMES: &str = "allocation (default), graph, dynamic, potential";
+
+/// A statistic of a non-allocation item kind (the `statistic` column of its CSV).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Measure {
+    /// Graphical process: gap at the end, mean over runs.
+    FinalGap,
+    /// Off-line d-choice optimum: minimum possible max load, mean over instances.
+    OfflineOptimum,
+    /// On-line Greedy\[d\] max load on the same choices, mean over instances.
+    GreedyMaxLoad,
+    /// Round-based process: time average of the max load over the measured rounds.
+    AvgMaxLoad,
+    /// Round-based process: time average of the fraction of empty bins.
+    AvgFractionEmptyBins,
+    /// Round-based process: time average of the total ("system") load.
+    AvgSystemLoad,
+    /// Round-based process: time average of the system load divided by n.
+    AvgLoadPerBin,
+    /// Time-averaged max load divided by the theorem's shape ((1/(1−λ))·ln(n/(1−λ)) for
+    /// d = 1, ln(n/(1−λ)) for d ≥ 2).
+    MaxLoadOverShape,
+    /// Potential value at a sample time, mean over runs (x = balls / n).
+    Potential,
+    /// Mean change of the potential per ball, conditional on its level (x = level).
+    DriftPerBall,
+}
+
+impl Measure {
+    /// The snake_case name used in CSV files.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::FinalGap => "final_gap",
+            Self::OfflineOptimum => "offline_optimum",
+            Self::GreedyMaxLoad => "greedy_max_load",
+            Self::AvgMaxLoad => "avg_max_load",
+            Self::AvgFractionEmptyBins => "avg_fraction_empty_bins",
+            Self::AvgSystemLoad => "avg_system_load",
+            Self::AvgLoadPerBin => "avg_load_per_bin",
+            Self::MaxLoadOverShape => "max_load_over_shape",
+            Self::Potential => "potential",
+            Self::DriftPerBall => "drift_per_ball",
+        }
+    }
+
+    /// A human description for axis labels.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Self::FinalGap => "gap at the end (mean over runs)",
+            Self::OfflineOptimum => "off-line optimum max load (mean over instances)",
+            Self::GreedyMaxLoad => "Greedy[d] max load (mean over instances)",
+            Self::AvgMaxLoad => "time-averaged max load",
+            Self::AvgFractionEmptyBins => "time-averaged fraction of empty bins",
+            Self::AvgSystemLoad => "time-averaged system load",
+            Self::AvgLoadPerBin => "time-averaged system load / n",
+            Self::MaxLoadOverShape => "time-averaged max load / bound's shape",
+            Self::Potential => "potential (mean over runs)",
+            Self::DriftPerBall => "mean change of the potential per ball",
+        }
+    }
+
+    fn from_name(s: &str, allowed: &[Measure]) -> Result<Self, String> {
+        allowed.iter().copied().find(|m| m.name() == s).ok_or_else(|| {
+            let names: Vec<&str> = allowed.iter().map(|m| m.name()).collect();
+            format!("unknown statistic `{s}`: expected one of {}", names.join(", "))
+        })
+    }
+}
+
+/// The top-level `kind` of a config, if it names a non-allocation kind (`Ok(None)`: the
+/// allocation path). A source that is not TOML is left to the allocation parser's messages.
+pub(crate) fn detect(source: &str) -> Result<Option<Kind>, String> {
+    let Ok(table) = source.parse::<toml::Table>() else { return Ok(None) };
+    match table.get("kind") {
+        None => Ok(None),
+        Some(toml::Value::String(s)) => match s.as_str() {
+            "allocation" => Ok(None),
+            "graph" => Ok(Some(Kind::Graph)),
+            "dynamic" => Ok(Some(Kind::Dynamic)),
+            "potential" => Ok(Some(Kind::Potential)),
+            other => Err(format!("unknown item kind `{other}`: expected one of {KIND_NAMES}")),
+        },
+        Some(v) => Err(format!("`kind` = {v}: expected a string, one of {KIND_NAMES}")),
+    }
+}
+
+/// A non-allocation item kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kind {
+    Graph,
+    Dynamic,
+    Potential,
+}
+
+impl Kind {
+    fn name(self) -> &'static str {
+        match self {
+            Self::Graph => "graph",
+            Self::Dynamic => "dynamic",
+            Self::Potential => "potential",
+        }
+    }
+}
+
+/// The config of a non-allocation item.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct KindConfig {
+    #[allow(dead_code)]
+    pub kind: String,
+    pub title: String,
+    #[serde(default)]
+    pub notes: String,
+    pub seed: u64,
+    pub runs: Spanned<u64>,
+    pub x: RawAxis,
+    #[serde(default)]
+    pub y_label: Option<String>,
+    pub grid: BTreeMap<String, Spanned<toml::Value>>,
+    #[serde(default)]
+    pub point: BTreeMap<String, Spanned<Formula>>,
+    pub series: Vec<Spanned<KindSeries>>,
+    #[serde(default, rename = "reference")]
+    pub references: Vec<Spanned<KindReference>>,
+    #[serde(default)]
+    pub quick: Option<KindScale>,
+    #[serde(default)]
+    pub reduced: Option<KindScale>,
+    #[serde(default)]
+    pub report: RawReport,
+}
+
+/// `[quick]` / `[reduced]` of a non-allocation item.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct KindScale {
+    #[serde(default)]
+    pub runs: Option<u64>,
+    #[serde(default)]
+    pub grid: BTreeMap<String, Spanned<toml::Value>>,
+    #[serde(default)]
+    pub point: BTreeMap<String, Spanned<Formula>>,
+}
+
+/// One `[[series]]` of a non-allocation item.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct KindSeries {
+    pub name: String,
+    /// The process (`{ kind = … }`), interpreted by the item kind.
+    #[serde(default)]
+    pub process: Option<toml::Value>,
+    /// Graph kinds: the topology as `ballast-graph` shorthand, with `{param}` placeholders.
+    #[serde(default)]
+    pub graph: Option<String>,
+    /// Potential kinds: the potential as `ballast-potential` spec text, with placeholders.
+    #[serde(default)]
+    pub potential: Option<String>,
+    pub statistic: String,
+    #[serde(default)]
+    pub params: BTreeMap<String, Formula>,
+    /// Series name in the reference files (`{var}` placeholders; `""`: none).
+    #[serde(default)]
+    pub reference: Option<String>,
+}
+
+/// Column names of a reference CSV in another layout than the runner's.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Columns {
+    pub n: String,
+    pub x: String,
+    pub value: String,
+}
+
+/// One `[[reference]]` of a non-allocation item: a file or a closed form.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct KindReference {
+    pub label: String,
+    #[serde(default)]
+    pub file: Option<String>,
+    #[serde(default)]
+    pub theory: Option<String>,
+    #[serde(default)]
+    pub columns: Option<Columns>,
+    /// Runs behind each published value (default: the file's `runs` column, or 1).
+    #[serde(default)]
+    pub runs: Option<u64>,
+    /// Rounds behind each published time average (round-based items): the reference's
+    /// standard error is ours scaled by sqrt(our runs·rounds / (its runs·rounds)).
+    #[serde(default)]
+    pub rounds: Option<u64>,
+    /// Added to every published value.
+    #[serde(default)]
+    pub offset: f64,
+    /// Rounding unit of the published values (adds precision²/12 to its variance).
+    #[serde(default)]
+    pub precision: f64,
+}
+
+/// A validated non-allocation item.
+#[derive(Debug)]
+pub(crate) struct KindExperiment {
+    pub kind: Kind,
+    pub cfg: KindConfig,
+    /// Resolved statistic per series.
+    pub measures: Vec<Measure>,
+}
+
+/// One point of a non-allocation plan.
+#[derive(Clone, Debug)]
+pub(crate) struct KPoint {
+    pub series: usize,
+    pub grid: Vec<(String, f64)>,
+    pub x: f64,
+    /// Grid variables and every evaluated parameter.
+    pub params: BTreeMap<String, f64>,
+}
+
+impl KPoint {
+    pub fn get(&self, k: &str) -> Option<f64> {
+        self.params.get(k).copied()
+    }
+
+    /// A non-negative integer parameter.
+    pub fn count(&self, k: &str) -> Result<u64, String> {
+        let v = self.get(k).ok_or_else(|| format!("parameter `{k}` is required"))?;
+        if !(v.is_finite() && v >= 0.0) || (v - v.round()).abs() > 1e-6 {
+            return Err(format!("`{k}` = {v}: expected a non-negative integer"));
+        }
+        Ok(v.round() as u64)
+    }
+
+    fn vars(&self) -> Vec<(&str, f64)> {
+        self.params.iter().map(|(k, v)| (k.as_str(), *v)).collect()
+    }
+
+    /// Replaces `{name}` placeholders by parameter values.
+    pub fn fill(&self, template: &str) -> String {
+        let mut s = template.to_string();
+        for (k, v) in &self.params {
+            s = s.replace(&format!("{{{k}}}"), &num(*v));
+        }
+        s
+    }
+}
+
+/// A number without float noise (0.35, not 0.35000000000000003).
+pub(crate) fn num(v: f64) -> String {
+    let r = (v * 1e9).round() / 1e9;
+    if r.fract() == 0.0 && r.abs() < 1e15 {
+        format!("{}", r as i64)
+    } else if v.abs() < 1e6 {
+        format!("{r}")
+    } else {
+        format!("{v}")
+    }
+}
+
+/// The plan of a non-allocation item at one scale.
+#[derive(Debug)]
+pub(crate) struct KPlan {
+    pub points: Vec<KPoint>,
+    pub runs: u64,
+    pub scale: Scale,
+}
+
+const GRID_HELP: &str =
+    "expected a non-empty list of numbers or a range { from = a, to = b, step = s }";
+
+fn grid_values(v: &toml::Value) -> Result<Vec<f64>, String> {
+    let num = |x: &toml::Value| match x {
+        toml::Value::Integer(i) => Some(*i as f64),
+        toml::Value::Float(f) => Some(*f),
+        _ => None,
+    };
+    match v {
+        toml::Value::Array(a) if !a.is_empty() => {
+            a.iter().map(|x| num(x).ok_or_else(|| GRID_HELP.to_string())).collect()
+        }
+        toml::Value::Table(t) => {
+            if let Some(k) = t.keys().find(|k| !["from", "to", "step"].contains(&k.as_str())) {
+                return Err(format!("unknown field `{k}`, expected `from`, `to` or `step`"));
+            }
+            let get = |k: &str| t.get(k).and_then(num);
+            let (Some(from), Some(to)) = (get("from"), get("to")) else {
+                return Err(GRID_HELP.to_string());
+            };
+            let step = get("step").unwrap_or(1.0);
+            if step.is_nan() || step <= 0.0 || to < from || (to - from) / step > 1e6 {
+                return Err(format!("invalid range from {from} to {to} step {step}"));
+            }
+            let count = ((to - from) / step + 1e-9).floor() as usize + 1;
+            Ok((0..count).map(|i| from + step * i as f64).collect())
+        }
+        _ => Err(GRID_HELP.to_string()),
+    }
+}
+
+/// The statistics, parameters and x variables each kind accepts.
+struct KindRules {
+    measures: &'static [Measure],
+    params: &'static [&'static str],
+}
+
+fn rules(kind: Kind) -> KindRules {
+    match kind {
+        Kind::Graph => graph::RULES,
+        Kind::Dynamic => dynamic::RULES,
+        Kind::Potential => potential::RULES,
+    }
+}
+
+impl KindExperiment {
+    /// Parses and validates (every point of every scale) a non-allocation config.
+    pub(crate) fn parse(kind: Kind, path: &Path, source: &str) -> Result<Self, Error> {
+        let cfg: KindConfig = toml::from_str(source).map_err(|e| {
+            let mut p = Problems::new(path, source);
+            p.at(e.span(), e.message().trim_end());
+            Error::Config { path: path.to_path_buf(), errors: p.list }
+        })?;
+        let mut problems = Problems::new(path, source);
+        let r = rules(kind);
+        let mut measures = Vec::new();
+        for s in &cfg.series {
+            match Measure::from_name(&s.get_ref().statistic, r.measures) {
+                Ok(m) => measures.push(m),
+                Err(e) => {
+                    problems.at(Some(s.span()), format!("series `{}`: {e}", s.get_ref().name));
+                    measures.push(r.measures[0]);
+                }
+            }
+            for k in s.get_ref().params.keys() {
+                if !r.params.contains(&k.as_str()) {
+                    problems.at(
+                        Some(s.span()),
+                        format!(
+                            "series `{}`: unknown parameter `{k}`: {} items take {}",
+                            s.get_ref().name,
+                            kind.name(),
+                            r.params.join(", ")
+                        ),
+                    );
+                }
+            }
+        }
+        let point_maps = std::iter::once(&cfg.point)
+            .chain(cfg.quick.iter().map(|q| &q.point))
+            .chain(cfg.reduced.iter().map(|q| &q.point));
+        for map in point_maps {
+            for (k, f) in map {
+                if !r.params.contains(&k.as_str()) {
+                    problems.at(
+                        Some(f.span()),
+                        format!(
+                            "unknown parameter `{k}`: {} items take {}",
+                            kind.name(),
+                            r.params.join(", ")
+                        ),
+                    );
+                }
+            }
+        }
+        for rf in &cfg.references {
+            let v = rf.get_ref();
+            if v.file.is_some() == v.theory.is_some() {
+                problems.at(Some(rf.span()), "a reference needs exactly one of `file` or `theory`");
+            }
+        }
+        problems.into_result()?;
+        let exp = Self { kind, cfg, measures };
+        for scale in [Scale::Full, Scale::Quick, Scale::Reduced] {
+            if scale == Scale::Full || exp.scale_table(scale).is_some() {
+                exp.plan(path, source, scale)?;
+            }
+        }
+        Ok(exp)
+    }
+
+    /// The allocation config that stands in for a non-allocation item (no series: its plan
+    /// is empty), with the shared fields filled in.
+    pub(crate) fn stub_raw(&self) -> RawConfig {
+        const STUB: &str = "title = \"\"\nseed = 0\nruns = 1\nx = { variable = \"x\" }\n\
+                            grid = { x = [0] }\nseries = []\n";
+        let mut raw: RawConfig = toml::from_str(STUB).expect("the stub config parses");
+        raw.title = self.cfg.title.clone();
+        raw.notes = self.cfg.notes.clone();
+        raw.seed = self.cfg.seed;
+        raw
+    }
+
+    fn scale_table(&self, scale: Scale) -> Option<&KindScale> {
+        match scale {
+            Scale::Full => None,
+            Scale::Quick => self.cfg.quick.as_ref(),
+            Scale::Reduced => self.cfg.reduced.as_ref(),
+        }
+    }
+
+    /// Expands the grid and evaluates the parameters of every point, validating each with
+    /// its kind.
+    pub(crate) fn plan(&self, path: &Path, source: &str, scale: Scale) -> Result<KPlan, Error> {
+        let mut problems = Problems::new(path, source);
+        let over = self.scale_table(scale);
+        let runs = over.and_then(|q| q.runs).unwrap_or(*self.cfg.runs.get_ref());
+        if runs == 0 {
+            problems.at(Some(self.cfg.runs.span()), "`runs` must be at least 1");
+        }
+        let mut grid: Vec<(String, Vec<f64>)> = Vec::new();
+        for (k, v) in &self.cfg.grid {
+            let v = over.and_then(|q| q.grid.get(k)).unwrap_or(v);
+            match grid_values(v.get_ref()) {
+                Ok(vals) => grid.push((k.clone(), vals)),
+                Err(e) => problems.at(Some(v.span()), format!("grid `{k}`: {e}")),
+            }
+        }
+        if let Some(q) = over {
+            for (k, v) in &q.grid {
+                if !self.cfg.grid.contains_key(k) {
+                    problems.at(Some(v.span()), format!("grid `{k}` is not a grid variable"));
+                }
+            }
+        }
+        let xvar = self.cfg.x.variable.get_ref().clone();
+        let time_x =
+            matches!(self.measures.first(), Some(Measure::Potential | Measure::DriftPerBall));
+        if !time_x && !self.cfg.grid.contains_key(&xvar) {
+            problems.at(
+                Some(self.cfg.x.variable.span()),
+                format!("x variable `{xvar}` is not a grid variable"),
+            );
+        }
+        // Sorted variables with x innermost.
+        grid.sort_by(|a, b| (a.0 == xvar, &a.0).cmp(&(b.0 == xvar, &b.0)));
+        let mut combos: Vec<Vec<(String, f64)>> = vec![Vec::new()];
+        for (k, vals) in &grid {
+            combos = combos
+                .iter()
+                .flat_map(|c| {
+                    vals.iter().map(move |v| {
+                        let mut c = c.clone();
+                        c.push((k.clone(), *v));
+                        c
+                    })
+                })
+                .collect();
+        }
+        let mut points = Vec::new();
+        for (si, s) in self.cfg.series.iter().enumerate() {
+            let series = s.get_ref();
+            for combo in &combos {
+                let mut formulas: BTreeMap<&str, &Formula> =
+                    self.cfg.point.iter().map(|(k, f)| (k.as_str(), f.get_ref())).collect();
+                if let Some(q) = over {
+                    formulas.extend(q.point.iter().map(|(k, f)| (k.as_str(), f.get_ref())));
+                }
+                formulas.extend(series.params.iter().map(|(k, f)| (k.as_str(), f)));
+                let mut params: BTreeMap<String, f64> = combo.iter().cloned().collect();
+                let ctx = format!("series `{}` at {}", series.name, describe_grid(combo));
+                match eval_all(&formulas, &mut params) {
+                    Ok(()) => {}
+                    Err(e) => {
+                        problems.at(Some(s.span()), format!("{ctx}: {e}"));
+                        continue;
+                    }
+                }
+                let x = combo.iter().find(|(k, _)| *k == xvar).map_or(0.0, |(_, v)| *v);
+                let p = KPoint { series: si, grid: combo.clone(), x, params };
+                let check = match self.kind {
+                    Kind::Graph => graph::validate(series, self.measures[si], &p),
+                    Kind::Dynamic => dynamic::validate(series, self.measures[si], &p),
+                    Kind::Potential => potential::validate(series, self.measures[si], &p),
+                };
+                if let Err(e) = check {
+                    problems.at(Some(s.span()), format!("{ctx}: {e}"));
+                }
+                points.push(p);
+            }
+        }
+        problems.into_result()?;
+        Ok(KPlan { points, runs, scale })
+    }
+
+    /// What `[quick]`/`[reduced]` changes, in words.
+    pub(crate) fn scale_changes(&self, scale: Scale) -> String {
+        let Some(q) = self.scale_table(scale) else { return String::new() };
+        let mut parts = Vec::new();
+        if let Some(r) = q.runs {
+            parts.push(format!("runs {r} (full: {})", self.cfg.runs.get_ref()));
+        }
+        for (k, v) in &q.grid {
+            let full = self.cfg.grid.get(k).map(|f| f.get_ref().to_string()).unwrap_or_default();
+            parts.push(format!("grid {k} = {} (full: {full})", v.get_ref()));
+        }
+        for (k, f) in &q.point {
+            let full = self.cfg.point.get(k).map_or("–".to_string(), |f| f.get_ref().to_string());
+            parts.push(format!("{k} = {} (full: {full})", f.get_ref()));
+        }
+        parts.join("; ")
+    }
+}
+
+fn describe_grid(combo: &[(String, f64)]) -> String {
+    let parts: Vec<String> = combo.iter().map(|(k, v)| format!("{k} = {}", num(*v))).collect();
+    if parts.is_empty() {
+        "the point".to_string()
+    } else {
+        parts.join(", ")
+    }
+}
+
+/// Evaluates named formulas in dependency order (each may use the grid variables and the
+/// parameters already evaluated).
+fn eval_all(
+    formulas: &BTreeMap<&str, &Formula>,
+    params: &mut BTreeMap<String, f64>,
+) -> Result<(), String> {
+    let mut todo: Vec<(&str, &Formula)> = formulas.iter().map(|(k, f)| (*k, *f)).collect();
+    while !todo.is_empty() {
+        let before = todo.len();
+        let mut last_err = String::new();
+        todo.retain(|(k, f)| {
+            let vars: Vec<(&str, f64)> = params.iter().map(|(k, v)| (k.as_str(), *v)).collect();
+            match f.eval(&vars) {
+                Ok(v) if v.is_finite() => {
+                    params.insert((*k).to_string(), v);
+                    false
+                }
+                Ok(v) => {
+                    last_err = format!("`{k}` = {v}: not a finite number");
+                    true
+                }
+                Err(e) => {
+                    last_err = format!("`{k}`: {e}");
+                    true
+                }
+            }
+        });
+        if todo.len() == before {
+            return Err(last_err);
+        }
+    }
+    Ok(())
+}
+
+/// A loaded reference: a file's values by (series, n, x), or a closed form.
+pub(crate) enum LoadedRef {
+    /// The runner's reference format.
+    Table(ReferenceTable),
+    /// Another layout: values by (n, x key).
+    Columns(BTreeMap<(u64, i64), f64>),
+    /// A closed form of the kind, by name.
+    Theory(String),
+}
+
+fn x_key(x: f64) -> i64 {
+    (x * 1e6).round() as i64
+}
+
+fn load_columns(dir: &Path, file: &str, c: &Columns) -> Result<BTreeMap<(u64, i64), f64>, Error> {
+    let path = dir.join(file);
+    let err = |message: String| Error::Reference { path: path.clone(), message };
+    let mut rdr = csv::Reader::from_path(&path).map_err(|e| err(e.to_string()))?;
+    let headers = rdr.headers().map_err(|e| err(e.to_string()))?.clone();
+    let col = |name: &str| {
+        headers
+            .iter()
+            .position(|h| h == name)
+            .ok_or_else(|| err(format!("missing column `{name}`")))
+    };
+    let (cn, cx, cv) = (col(&c.n)?, col(&c.x)?, col(&c.value)?);
+    let mut out = BTreeMap::new();
+    for (i, rec) in rdr.records().enumerate() {
+        let rec = rec.map_err(|e| err(e.to_string()))?;
+        let get = |c: usize| -> Result<f64, Error> {
+            let f = rec.get(c).unwrap_or("").trim();
+            f.parse::<f64>().map_err(|_| err(format!("row {}: {f:?} is not a number", i + 2)))
+        };
+        out.insert((get(cn)? as u64, x_key(get(cx)?)), get(cv)?);
+    }
+    Ok(out)
+}
+
+/// What a kind knows about one output row, for the references.
+pub(crate) struct RowCtx<'a> {
+    pub point: &'a KPoint,
+    pub measure: Measure,
+    pub series_ref: Option<String>,
+    pub n: u64,
+    pub b: Option<u64>,
+    /// Rounds behind our value (round-based items), for scaling the reference's error.
+    pub rounds: Option<u64>,
+}
+
+/// The common driver of the kinds: loads the references, builds rows and the metadata.
+pub(crate) struct Driver<'a> {
+    pub exp: &'a crate::Experiment,
+    pub kexp: &'a KindExperiment,
+    pub plan: KPlan,
+    pub refs: Vec<(KindReference, LoadedRef)>,
+    pub pool: rayon::ThreadPool,
+    pub start: Instant,
+    pub rows: Vec<Row>,
+    pub engine: String,
+    pub balls: u128,
+    pub extra_notes: String,
+    /// Mixing diagnostics of time averages: (series, grid, mean drift z, mean lag-1).
+    pub diagnostics: Vec<(String, Vec<(String, f64)>, f64, f64)>,
+}
+
+impl<'a> Driver<'a> {
+    fn new(
+        exp: &'a crate::Experiment,
+        kexp: &'a KindExperiment,
+        opts: &RunOptions,
+    ) -> Result<Self, Error> {
+        let scale = if opts.quick {
+            Scale::Quick
+        } else if opts.reduced && kexp.cfg.reduced.is_some() {
+            Scale::Reduced
+        } else {
+            Scale::Full
+        };
+        let plan = kexp.plan(exp.path(), &exp.source, scale)?;
+        let mut refs = Vec::new();
+        for r in &kexp.cfg.references {
+            let r = r.get_ref().clone();
+            let loaded = match (&r.file, &r.theory, &r.columns) {
+                (Some(f), _, Some(c)) => {
+                    LoadedRef::Columns(load_columns(&opts.reference_dir, f, c)?)
+                }
+                (Some(f), _, None) => {
+                    LoadedRef::Table(ReferenceTable::load(&opts.reference_dir, f, &r.label)?)
+                }
+                (None, Some(t), _) => LoadedRef::Theory(t.clone()),
+                (None, None, _) => unreachable!("validated: file or theory"),
+            };
+            refs.push((r, loaded));
+        }
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(opts.threads)
+            .build()
+            .map_err(|e| Error::ThreadPool(e.to_string()))?;
+        Ok(Self {
+            exp,
+            kexp,
+            plan,
+            refs,
+            pool,
+            start: Instant::now(),
+            rows: Vec::new(),
+            engine: String::new(),
+            balls: 0,
+            extra_notes: String::new(),
+            diagnostics: Vec::new(),
+        })
+    }
+
+    /// The seed of run `run` of point `point`.
+    pub fn seed(&self, point: usize, run: u64) -> u64 {
+        crate::Plan::unit_seed(self.exp.seed(), self.exp.id(), point, run)
+    }
+
+    /// Pushes one row: `summary` compared with every reference; `theory` evaluates the
+    /// kind's closed forms.
+    pub fn push(
+        &mut self,
+        ctx: RowCtx<'_>,
+        x: f64,
+        summary: Summary,
+        theory: &dyn Fn(&str, &RowCtx<'_>) -> Option<f64>,
+    ) {
+        let p = ctx.point;
+        let mut cmp = Vec::new();
+        for (r, loaded) in &self.refs {
+            let value = match loaded {
+                LoadedRef::Table(t) => ctx
+                    .series_ref
+                    .as_deref()
+                    .and_then(|s| t.get_at(s, ctx.n, ctx.b, x))
+                    .map(|rp| (rp.value, rp.runs)),
+                LoadedRef::Columns(m) => ctx
+                    .series_ref
+                    .as_ref()
+                    .and_then(|_| m.get(&(ctx.n, x_key(x))))
+                    .map(|v| (*v, r.runs.unwrap_or(1))),
+                LoadedRef::Theory(name) => theory(name, &ctx).map(|v| (v, 0)),
+            };
+            cmp.push(value.map(|(v, runs)| compare(&summary, v + r.offset, runs, r, ctx.rounds)));
+        }
+        let group = p
+            .grid
+            .iter()
+            .filter(|(k, _)| k != self.kexp.cfg.x.variable.get_ref())
+            .cloned()
+            .collect();
+        self.rows.push(Row {
+            series: self.kexp.cfg.series[p.series].get_ref().name.clone(),
+            group,
+            n: ctx.n,
+            b: ctx.b,
+            m: p.get("m").map_or(0, |m| m.max(0.0) as u64),
+            x,
+            statistic: Statistic::Measure(ctx.measure),
+            summary,
+            refs: cmp,
+            theory: None,
+            also: false,
+        });
+    }
+
+    fn finish(self, opts: &RunOptions) -> ItemResult {
+        let exp = self.exp;
+        let k = self.kexp;
+        let wall = self.start.elapsed().as_secs_f64();
+        let config_dir =
+            exp.path().parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        let scale = self.plan.scale;
+        let meta = Metadata {
+            item: exp.id().to_string(),
+            title: exp.title().to_string(),
+            config_path: exp.path().display().to_string(),
+            config_sha256: exp.sha256().to_string(),
+            seed: exp.seed(),
+            seed_derivation_version: SEED_DERIVATION_VERSION,
+            seed_scheme: "derive_seed(seed, [hash_str(item), point, run])".to_string(),
+            crate_version: env!("CARGO_PKG_VERSION").to_string(),
+            git_revision: crate::run::git_revision(config_dir),
+            engine: self.engine,
+            quick: opts.quick,
+            scale,
+            scale_changes: k.scale_changes(scale),
+            sampling: None,
+            cached_points: 0,
+            threads: self.pool.current_num_threads(),
+            runs: self.plan.runs,
+            points: self.plan.points.len(),
+            wall_time_s: (wall * 1000.0).round() / 1000.0,
+            balls_simulated: self.balls,
+            rounding: ROUNDING,
+            references: self
+                .refs
+                .iter()
+                .map(|(r, _)| {
+                    (
+                        r.label.clone(),
+                        r.file
+                            .clone()
+                            .or_else(|| r.theory.clone().map(|t| format!("theory:{t}")))
+                            .unwrap_or_default(),
+                    )
+                })
+                .collect(),
+            command: opts
+                .command
+                .clone()
+                .unwrap_or_else(|| std::env::args().collect::<Vec<_>>().join(" ")),
+        };
+        let mut notes = k.cfg.notes.trim().to_string();
+        if !self.diagnostics.is_empty() {
+            use std::fmt::Write as _;
+            let mut t = String::from(
+                "### Mixing diagnostics\n\nPer series and point, averaged over runs: the drift \
+                 between the two halves of the measured rounds in standard errors (roughly \
+                 N(0, 1) when stationary) and the lag-1 autocorrelation of the batch means (near \
+                 0 when the batches are long enough for the batch-means standard error).\n\n\
+                 | series | point | drift z | lag-1 |\n|---|---|---|---|\n",
+            );
+            for (s, g, dz, l1) in &self.diagnostics {
+                let _ = writeln!(t, "| {s} | {} | {dz:+.2} | {l1:+.2} |", describe_grid(g));
+            }
+            notes = format!("{notes}\n\n{t}");
+        }
+        if !self.extra_notes.is_empty() {
+            notes = format!("{notes}\n\n{}", self.extra_notes.trim());
+        }
+        let measure = k.measures.first().copied().unwrap_or(Measure::FinalGap);
+        ItemResult {
+            meta,
+            rows: self.rows,
+            series: k.cfg.series.iter().map(|s| s.get_ref().name.clone()).collect(),
+            ref_labels: self.refs.iter().map(|(r, _)| r.label.clone()).collect(),
+            notes,
+            layout: k.cfg.report.layout,
+            mark_minima: k.cfg.report.mark_minima,
+            x_log: k.cfg.x.log,
+            x_label: k.cfg.x.label.clone().unwrap_or_else(|| k.cfg.x.variable.get_ref().clone()),
+            y_label: k.cfg.y_label.clone().unwrap_or_else(|| measure.describe().to_string()),
+        }
+    }
+}
+
+/// Our value against one reference value. Published values: se_ref = sd_ours/sqrt(runs)
+/// (independent runs) or, for time averages, se_ours·sqrt(our runs·rounds / (its
+/// runs·rounds)), plus the rounding variance precision²/12. Closed forms: se_ref = 0; when
+/// our standard error is 0 too (every run gave the same integer), a difference is measured
+/// against the rule-of-three bound sqrt(3)/runs.
+fn compare(
+    s: &Summary,
+    value: f64,
+    runs: u64,
+    r: &KindReference,
+    rounds: Option<u64>,
+) -> Comparison {
+    let runs = r.runs.unwrap_or(runs);
+    let se_ref = if r.theory.is_some() {
+        0.0
+    } else {
+        let base = match (r.rounds, rounds) {
+            (Some(theirs), Some(ours)) => {
+                s.stderr
+                    * ((s.runs as f64 * ours as f64) / (runs.max(1) as f64 * theirs as f64)).sqrt()
+            }
+            _ => s.sd / (runs.max(1) as f64).sqrt(),
+        };
+        (base * base + r.precision * r.precision / 12.0).sqrt()
+    };
+    let comb = (s.stderr.powi(2) + se_ref.powi(2)).sqrt();
+    let diff = s.mean - value;
+    let z = if comb > 0.0 {
+        Some(diff / comb)
+    } else if diff.abs() < 1e-12 {
+        Some(0.0)
+    } else {
+        Some(diff * s.runs.max(1) as f64 / 3f64.sqrt())
+    };
+    Comparison { value, runs, stderr: se_ref, z: z.filter(|z| z.is_finite()) }
+}
+
+/// A summary from a mean and a standard error (time averages: the pooled batch-means
+/// standard error; `sd` is then stderr·sqrt(runs)).
+pub(crate) fn summary_of(mean: f64, stderr: f64, runs: usize) -> Summary {
+    Summary {
+        mean,
+        stderr,
+        sd: stderr * (runs as f64).sqrt(),
+        runs,
+        rounding: Rounding::Ceil,
+        distribution: BTreeMap::new(),
+    }
+}
+
+/// Runs a non-allocation experiment.
+pub(crate) fn run(
+    exp: &crate::Experiment,
+    kexp: &KindExperiment,
+    opts: &RunOptions,
+) -> Result<ItemResult, Error> {
+    let mut d = Driver::new(exp, kexp, opts)?;
+    match kexp.kind {
+        Kind::Graph => graph::run(&mut d)?,
+        Kind::Dynamic => dynamic::run(&mut d)?,
+        Kind::Potential => potential::run(&mut d)?,
+    }
+    Ok(d.finish(opts))
+}
