@@ -136,6 +136,8 @@ pub struct Recorder {
     scratch: Vec<f64>,
     /// Balls seen (the tracker counts them too, but in O(levels)).
     balls: u64,
+    /// Samples taken before this many balls are dropped.
+    burn_in: u64,
 }
 
 impl Recorder {
@@ -150,6 +152,7 @@ impl Recorder {
             drift: None,
             scratch: Vec::with_capacity(specs.len()),
             balls: 0,
+            burn_in: 0,
         })
     }
 
@@ -164,6 +167,14 @@ impl Recorder {
     pub fn with_drift(mut self, bins_per_decade: u32) -> Result<Self, Error> {
         self.drift = Some(Drift::new(self.potentials.specs(), bins_per_decade)?);
         Ok(self)
+    }
+
+    /// Drops the samples taken before `balls` balls (for drift statistics of the stationary
+    /// regime: the first samples start from empty bins). The tracker still follows every
+    /// ball.
+    pub fn with_burn_in(mut self, balls: u64) -> Self {
+        self.burn_in = balls;
+        self
     }
 
     /// The tracker (current values, work counters).
@@ -187,6 +198,9 @@ impl Recorder {
     }
 
     fn sample(&mut self) {
+        if self.balls < self.burn_in {
+            return;
+        }
         self.potentials.values_into(&mut self.scratch);
         let ball = self.balls;
         if let Some(s) = &mut self.series {
@@ -215,5 +229,33 @@ impl Observer for Recorder {
         if self.sampling == Sampling::Observations {
             self.sample();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ballast_core::{sim_rng, simulate_observed, ProcessSpec, RunSpec};
+
+    #[test]
+    fn samples_every_k_balls_after_the_burn_in() {
+        let specs = [PotentialSpec::Quadratic, PotentialSpec::Absolute];
+        let mut rec = Recorder::new(&specs, Sampling::Every(100))
+            .unwrap()
+            .with_series()
+            .with_burn_in(250)
+            .with_drift(10)
+            .unwrap();
+        let spec = RunSpec::new(ProcessSpec::DChoice { d: 2 }, 10, 1000);
+        simulate_observed(&spec, &mut sim_rng(1), &mut rec).unwrap();
+        let s = rec.series().unwrap();
+        assert_eq!(s.balls(), &[300, 400, 500, 600, 700, 800, 900, 1000]);
+        assert_eq!(s.column(1).count(), 8);
+        let changes: u64 = rec.drift().unwrap().rows().iter().map(|r| r.samples).sum();
+        assert_eq!(changes, 2 * 7, "7 changes per potential");
+        let csv = s.to_csv();
+        assert_eq!(csv.lines().count(), 1 + 16);
+        assert!(csv.lines().nth(2).unwrap().starts_with("300,absolute,"));
+        assert!(Recorder::new(&specs, Sampling::Every(0)).is_err());
     }
 }
