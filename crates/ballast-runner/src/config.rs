@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
-use ballast_core::{ProcessSpec, TieBreak};
+use ballast_core::{ProcessSpec, Tau, TieBreak};
 use serde::Deserialize;
 use toml::Spanned;
 
@@ -24,6 +24,10 @@ pub(crate) struct RawConfig {
     #[serde(default)]
     pub notes: String,
     pub seed: u64,
+    /// Derive the unit seeds from this item id instead of the config's own (two items that
+    /// report different statistics of the same runs share them, and the point cache).
+    #[serde(default)]
+    pub seed_item: Option<String>,
     #[serde(default)]
     pub engine: Option<Spanned<String>>,
     pub runs: Spanned<u64>,
@@ -103,9 +107,36 @@ pub enum Statistic {
     /// series' `round` (default up): one row per gap value, value = percent of samples (the x
     /// axis becomes the gap value).
     Distribution,
+    /// The largest load at the end, averaged over runs.
+    MaxLoad,
+    /// The empirical distribution of the largest load at the end: one row per value, value =
+    /// percent of runs (the x axis becomes the max load).
+    MaxLoadDistribution,
+    /// The gap at the end divided by ln n, averaged over runs.
+    GapOverLnN,
+    /// Bin samples per ball, averaged over runs.
+    SamplesPerBall,
+    /// Balls per bin sample (above 1 for Packing and Twinning), averaged over runs.
+    BallsPerSample,
+    /// Mean number of probes (bin samples) per step, averaged over runs.
+    ProbesMean,
+    /// Largest number of probes in one step of a run, averaged over runs.
+    ProbesMax,
+    /// Balls moved per ball allocated (reallocation processes), averaged over runs.
+    MovedPerBall,
 }
 
 impl Statistic {
+    /// Every statistic, for messages.
+    pub const NAMES: &'static str = "max_gap, final_gap, running_max_gap, distribution, \
+        max_load, max_load_distribution, gap_over_ln_n, samples_per_ball, balls_per_sample, \
+        probes_mean, probes_max, moved_per_ball";
+
+    /// Whether rows of this statistic are a distribution (one row per value, in percent).
+    pub fn is_distribution(self) -> bool {
+        matches!(self, Self::Distribution | Self::MaxLoadDistribution)
+    }
+
     /// The snake_case name used in CSV files.
     pub fn name(self) -> &'static str {
         match self {
@@ -113,6 +144,14 @@ impl Statistic {
             Self::FinalGap => "final_gap",
             Self::RunningMaxGap => "running_max_gap",
             Self::Distribution => "distribution",
+            Self::MaxLoad => "max_load",
+            Self::MaxLoadDistribution => "max_load_distribution",
+            Self::GapOverLnN => "gap_over_ln_n",
+            Self::SamplesPerBall => "samples_per_ball",
+            Self::BallsPerSample => "balls_per_sample",
+            Self::ProbesMean => "probes_mean",
+            Self::ProbesMax => "probes_max",
+            Self::MovedPerBall => "moved_per_ball",
         }
     }
 
@@ -123,6 +162,14 @@ impl Statistic {
             Self::FinalGap => "gap at the end (mean over runs)",
             Self::RunningMaxGap => "running max gap (mean over runs)",
             Self::Distribution => "percent of samples",
+            Self::MaxLoad => "max load at the end (mean over runs)",
+            Self::MaxLoadDistribution => "percent of runs with this max load",
+            Self::GapOverLnN => "gap at the end / ln n (mean over runs)",
+            Self::SamplesPerBall => "bin samples per ball (mean over runs)",
+            Self::BallsPerSample => "balls per bin sample (mean over runs)",
+            Self::ProbesMean => "probes per step (mean over runs)",
+            Self::ProbesMax => "largest probes in one step (mean over runs)",
+            Self::MovedPerBall => "balls moved per ball (mean over runs)",
         }
     }
 }
@@ -167,6 +214,79 @@ pub(crate) enum RawProcess {
         #[serde(default)]
         truncate: bool,
     },
+    RelativeThreshold {
+        f: Formula,
+    },
+    Twinning {},
+    Packing {
+        #[serde(default = "one_f")]
+        offset: Formula,
+    },
+    TightPacking {
+        #[serde(default = "one_f")]
+        offset: Formula,
+        #[serde(default)]
+        balls: Option<Formula>,
+    },
+    Memory {
+        #[serde(default = "one_f")]
+        d: Formula,
+        #[serde(default = "one_f")]
+        k: Formula,
+    },
+    Caching {
+        #[serde(default = "one_f")]
+        d: Formula,
+    },
+    AlwaysGoLeft {
+        d: Formula,
+    },
+    Adaptive(RawAdaptive),
+    Equalize {
+        d: Formula,
+    },
+}
+
+/// `adaptive`: a named preset (`preset` with `d`, `c`) or the open form (`tau`, `cap`).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawAdaptive {
+    #[serde(default)]
+    pub preset: Option<String>,
+    #[serde(default)]
+    pub d: Option<Formula>,
+    #[serde(default)]
+    pub c: Option<Formula>,
+    #[serde(default)]
+    pub tau: Option<RawTau>,
+    #[serde(default)]
+    pub cap: Option<Formula>,
+    /// Presets: measure the thresholds from the average load (τ_k + W/n), for the heavily
+    /// loaded case.
+    #[serde(default)]
+    pub relative: bool,
+}
+
+/// The open threshold sequence τ_k = base + per_probe·k + per_average·W/n (−∞ from `until`).
+#[derive(Clone, Copy, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawTau {
+    #[serde(default)]
+    pub base: f64,
+    #[serde(default)]
+    pub per_probe: f64,
+    #[serde(default)]
+    pub per_average: f64,
+    #[serde(default)]
+    pub until: Option<u32>,
+}
+
+/// The `adaptive` presets, for messages.
+pub(crate) const ADAPTIVE_PRESETS: &str =
+    "\"greedy\" (needs `d`), \"threshold_first\" (needs `d` and `c`), \"probe_count\"";
+
+fn one_f() -> Formula {
+    Formula::new("1")
 }
 
 fn yes() -> bool {
@@ -200,6 +320,10 @@ pub(crate) struct RawSeries {
     pub weights: Option<RawWeights>,
     #[serde(default)]
     pub statistic: Statistic,
+    #[serde(default)]
+    pub also: Vec<Statistic>,
+    #[serde(default)]
+    pub theory: Option<SFormula>,
     #[serde(default)]
     pub round: Option<Rounding>,
     #[serde(default)]
@@ -443,6 +567,11 @@ impl Experiment {
         self.raw.seed
     }
 
+    /// The item id the unit seeds derive from: `seed_item` when set, else [`Experiment::id`].
+    pub fn seed_id(&self) -> &str {
+        self.raw.seed_item.as_deref().unwrap_or(&self.id)
+    }
+
     /// Expands the grid into the plan (full scale, or the `[quick]` variant), validating every
     /// point.
     pub fn plan(&self, quick: bool) -> Result<Plan, Error> {
@@ -528,7 +657,121 @@ pub(crate) fn resolve_process(
         RawProcess::SigmaNoisyLoad { sigma, truncate } => {
             ProcessSpec::SigmaNoisyLoad { sigma: ev(sigma, "sigma")?, truncate: *truncate }
         }
+        RawProcess::RelativeThreshold { f } => ProcessSpec::RelativeThreshold { f: ev(f, "f")? },
+        RawProcess::Twinning {} => ProcessSpec::Twinning,
+        RawProcess::Packing { offset } => ProcessSpec::Packing {
+            offset: int(ev(offset, "offset")?, "offset", 0, 1_000_000, ctx)?,
+        },
+        RawProcess::TightPacking { offset, balls } => ProcessSpec::TightPacking {
+            offset: int(ev(offset, "offset")?, "offset", 0, 1_000_000, ctx)?,
+            balls: match balls {
+                Some(b) => Some(int(ev(b, "balls")?, "balls", 1, 1_000_000, ctx)?),
+                None => None,
+            },
+        },
+        RawProcess::Memory { d, k } => ProcessSpec::Memory {
+            d: int(ev(d, "d")?, "d", 1, 1024, ctx)?,
+            k: int(ev(k, "k")?, "k", 1, 1024, ctx)?,
+        },
+        RawProcess::Caching { d } => {
+            ProcessSpec::Caching { d: int(ev(d, "d")?, "d", 1, 1024, ctx)? }
+        }
+        RawProcess::AlwaysGoLeft { d } => {
+            ProcessSpec::AlwaysGoLeft { d: int(ev(d, "d")?, "d", 1, 1024, ctx)? }
+        }
+        RawProcess::Equalize { d } => {
+            ProcessSpec::Equalize { d: int(ev(d, "d")?, "d", 1, 1024, ctx)? }
+        }
+        RawProcess::Adaptive(a) => resolve_adaptive(a, &ev, ctx)?,
     })
+}
+
+/// An integer parameter in `lo..=hi`, with the allowed range in the error.
+fn int(v: f64, field: &str, lo: u32, hi: u32, ctx: &str) -> Result<u32, String> {
+    if v.fract() == 0.0 && (f64::from(lo)..=f64::from(hi)).contains(&v) {
+        Ok(v as u32)
+    } else {
+        Err(format!("{ctx}: invalid value {v} for `{field}`: expected an integer in {lo}..={hi}"))
+    }
+}
+
+/// `adaptive`: a preset or the open form `tau = { base, per_probe, per_average, until }`,
+/// `cap` (either, not both).
+fn resolve_adaptive(
+    a: &RawAdaptive,
+    ev: &dyn Fn(&Formula, &str) -> Result<f64, String>,
+    ctx: &str,
+) -> Result<ProcessSpec, String> {
+    let need = |f: &Option<Formula>, field: &str, preset: &str| -> Result<f64, String> {
+        match f {
+            Some(f) => ev(f, field),
+            None => Err(format!("{ctx}: adaptive preset \"{preset}\" needs `{field}`")),
+        }
+    };
+    let refuse = |f: bool, field: &str, preset: &str| -> Result<(), String> {
+        if f {
+            Err(format!("{ctx}: adaptive preset \"{preset}\" does not take `{field}`"))
+        } else {
+            Ok(())
+        }
+    };
+    let Some(preset) = a.preset.as_deref() else {
+        let Some(t) = a.tau else {
+            return Err(format!(
+                "{ctx}: adaptive needs `preset` (one of {ADAPTIVE_PRESETS}) or `tau = {{ base, \
+                 per_probe, per_average, until }}` with `cap`"
+            ));
+        };
+        refuse(a.d.is_some(), "d", "(open form)")?;
+        refuse(a.relative, "relative", "(open form; use tau.per_average)")?;
+        refuse(a.c.is_some(), "c", "(open form)")?;
+        let cap = match &a.cap {
+            Some(c) => Some(int(ev(c, "cap")?, "cap", 1, 1_000_000, ctx)?),
+            None => None,
+        };
+        let tau = Tau {
+            base: t.base,
+            per_probe: t.per_probe,
+            per_average: t.per_average,
+            until: t.until,
+        };
+        return Ok(ProcessSpec::Adaptive { tau, cap });
+    };
+    if a.tau.is_some() || a.cap.is_some() {
+        return Err(format!(
+            "{ctx}: adaptive: give either `preset` or the open form (`tau`, `cap`), not both"
+        ));
+    }
+    let rel = |mut t: Tau| {
+        if a.relative {
+            t.per_average = 1.0;
+        }
+        t
+    };
+    match preset {
+        "greedy" => {
+            refuse(a.c.is_some(), "c", preset)?;
+            let d = int(need(&a.d, "d", preset)?, "d", 1, 1024, ctx)?;
+            Ok(ProcessSpec::Adaptive { tau: Tau::NEVER, cap: Some(d) })
+        }
+        "threshold_first" => {
+            let d = int(need(&a.d, "d", preset)?, "d", 1, 1024, ctx)?;
+            let c = need(&a.c, "c", preset)?;
+            if !c.is_finite() {
+                return Err(format!("{ctx}: invalid value {c} for `c`: expected a finite number"));
+            }
+            Ok(ProcessSpec::Adaptive { tau: rel(Tau::constant_until(c, d)), cap: Some(d) })
+        }
+        "probe_count" => {
+            refuse(a.d.is_some(), "d", preset)?;
+            refuse(a.c.is_some(), "c", preset)?;
+            Ok(ProcessSpec::Adaptive { tau: rel(Tau::PROBE_COUNT), cap: None })
+        }
+        other => Err(format!(
+            "{ctx}: unknown adaptive preset \"{other}\" for `preset`: expected one of \
+             {ADAPTIVE_PRESETS}"
+        )),
+    }
 }
 
 /// Parses a tie-breaking rule name, reporting the allowed names on error.

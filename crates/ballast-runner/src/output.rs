@@ -26,6 +26,16 @@ fn num(v: f64) -> String {
     }
 }
 
+/// A statistic for the summary tables: 4 significant digits, so 1.0007 samples per ball and
+/// 1.2e-5 moved per ball both stay readable.
+fn sig(v: f64) -> String {
+    if v == 0.0 || !v.is_finite() {
+        return format!("{v}");
+    }
+    let digits = (3 - v.abs().log10().floor() as i32).clamp(0, 12) as usize;
+    format!("{v:.digits$}")
+}
+
 fn label_key(label: &str) -> String {
     label
         .chars()
@@ -134,6 +144,10 @@ impl ItemResult {
             head.push(format!("reference_{}", label_key(l)));
             head.push(format!("z_{}", label_key(l)));
         }
+        let theory = self.rows.iter().any(|r| r.theory.is_some());
+        if theory {
+            head.push("theory".into());
+        }
         let mut w = csv::WriterBuilder::new()
             .terminator(csv::Terminator::Any(b'\n'))
             .from_writer(Vec::new());
@@ -169,6 +183,9 @@ impl ItemResult {
             if r.refs.is_empty() {
                 rec.push(String::new());
                 rec.push(String::new());
+            }
+            if theory {
+                rec.push(r.theory.map(|t| format!("{t:.6}")).unwrap_or_default());
             }
             let _ = w.write_record(&rec);
         }
@@ -283,24 +300,37 @@ impl ItemResult {
         if self.layout == Layout::Table {
             self.wide_table(&mut s);
         }
-        if self.rows.iter().any(|r| r.statistic == Statistic::Distribution) {
+        if self.rows.iter().any(|r| r.also) {
+            self.statistic_tables(&mut s);
+        }
+        if self.rows.iter().any(|r| r.statistic.is_distribution()) {
             self.distribution_tables(&mut s);
         }
         if self.mark_minima {
             self.minima(&mut s);
         }
         let _ = writeln!(s, "## Values\n");
-        for name in &self.series {
-            let rows: Vec<&Row> = self.rows.iter().filter(|r| &r.series == name).collect();
+        for (name, statistic) in self.series_statistics() {
+            let rows: Vec<&Row> =
+                self.rows.iter().filter(|r| r.series == name && r.statistic == statistic).collect();
             let Some(first) = rows.first() else { continue };
-            let _ = writeln!(s, "### {name}\n\nstatistic: `{}`\n", first.statistic.name());
+            let title = if first.also { format!("{name}: {}", statistic.name()) } else { name };
+            let _ = writeln!(s, "### {title}\n\nstatistic: `{}`\n", statistic.name());
+            let theory = rows.iter().any(|r| r.theory.is_some()) && !statistic.is_distribution();
             let mut head = String::from("| n | b | batches | ");
             let _ = write!(head, "{} | ours ± se |", self.x_label);
+            if theory {
+                let _ = write!(head, " theory |");
+            }
             for l in &self.ref_labels {
                 let _ = write!(head, " {l} | z |");
             }
             let _ = writeln!(s, "{head}");
-            let _ = writeln!(s, "|{}", "---|".repeat(5 + 2 * self.ref_labels.len()));
+            let _ = writeln!(
+                s,
+                "|{}",
+                "---|".repeat(5 + usize::from(theory) + 2 * self.ref_labels.len())
+            );
             for r in rows {
                 let batches =
                     r.b.map(|b| r.m.div_ceil(b.max(1)).to_string()).unwrap_or_else(|| "–".into());
@@ -313,6 +343,10 @@ impl ItemResult {
                     r.summary.mean,
                     r.summary.stderr
                 );
+                if theory {
+                    let t = r.theory.map_or_else(|| "–".to_string(), |t| format!("{t:.2}"));
+                    let _ = write!(s, " {t} |");
+                }
                 for c in &r.refs {
                     match c {
                         Some(c) => {
@@ -336,17 +370,126 @@ impl ItemResult {
         s
     }
 
+    /// (series, statistic) pairs in row order: each series' own statistic, then its `also`.
+    fn series_statistics(&self) -> Vec<(String, Statistic)> {
+        let mut out: Vec<(String, Statistic)> = Vec::new();
+        for name in &self.series {
+            for r in self.rows.iter().filter(|r| &r.series == name) {
+                if !out.iter().any(|(n, st)| n == name && *st == r.statistic) {
+                    out.push((name.clone(), r.statistic));
+                }
+            }
+        }
+        out
+    }
+
+    /// One table per scalar statistic (the series' own and their `also` statistics): a row
+    /// per grid point, a column per series (mean ± se over runs).
+    fn statistic_tables(&self, s: &mut String) {
+        let mut stats: Vec<Statistic> = Vec::new();
+        for r in &self.rows {
+            if !stats.contains(&r.statistic)
+                && !r.statistic.is_distribution()
+                && r.statistic != Statistic::RunningMaxGap
+            {
+                stats.push(r.statistic);
+            }
+        }
+        let groups = self.group_columns();
+        // When x is n itself, one column says it.
+        let x_is_n = self.rows.iter().all(|r| r.x == r.n as f64);
+        for st in stats {
+            let series: Vec<&String> = self
+                .series
+                .iter()
+                .filter(|n| self.rows.iter().any(|r| &r.series == *n && r.statistic == st))
+                .collect();
+            let mut keys: Vec<(Vec<String>, u64, String)> = Vec::new();
+            for r in self.rows.iter().filter(|r| r.statistic == st) {
+                let g = groups
+                    .iter()
+                    .map(|k| {
+                        r.group
+                            .iter()
+                            .find(|(a, _)| a == k)
+                            .map(|(_, v)| num(*v))
+                            .unwrap_or_default()
+                    })
+                    .collect();
+                let key = (g, r.n, num(r.x));
+                if !keys.contains(&key) {
+                    keys.push(key);
+                }
+            }
+            let _ = writeln!(s, "## Table: {} ({})\n", st.name(), st.describe());
+            let mut head = String::from("|");
+            for g in &groups {
+                let _ = write!(head, " {g} |");
+            }
+            let _ = write!(head, " n |");
+            if !x_is_n {
+                let _ = write!(head, " {} |", self.x_label);
+            }
+            for name in &series {
+                let _ = write!(head, " {name} |");
+            }
+            let cols = groups.len() + 2 - usize::from(x_is_n) + series.len();
+            let _ = writeln!(s, "{head}\n|{}", "---|".repeat(cols));
+            for (g, n, x) in &keys {
+                let mut line = String::from("|");
+                for v in g {
+                    let _ = write!(line, " {v} |");
+                }
+                let _ = write!(line, " {n} |");
+                if !x_is_n {
+                    let _ = write!(line, " {x} |");
+                }
+                for name in &series {
+                    let cell = self.rows.iter().find(|r| {
+                        &r.series == *name
+                            && r.statistic == st
+                            && r.n == *n
+                            && num(r.x) == *x
+                            && groups.iter().zip(g).all(|(k, v)| {
+                                r.group
+                                    .iter()
+                                    .find(|(a, _)| a == k)
+                                    .map(|(_, w)| num(*w))
+                                    .unwrap_or_default()
+                                    == *v
+                            })
+                    });
+                    match cell {
+                        Some(r) if r.summary.mean.is_finite() => {
+                            let _ = write!(
+                                line,
+                                " {} ± {} |",
+                                sig(r.summary.mean),
+                                sig(r.summary.stderr)
+                            );
+                        }
+                        _ => {
+                            let _ = write!(line, " – |");
+                        }
+                    }
+                }
+                let _ = writeln!(s, "{line}");
+            }
+            let _ = writeln!(s);
+        }
+    }
+
     /// One table per distribution series: a row per parameter combination, a column per gap
     /// value, each cell "ours (reference)" in percent; the last columns give the means the two
     /// distributions imply.
     fn distribution_tables(&self, s: &mut String) {
         let refl = self.ref_labels.first().map_or("reference", String::as_str);
-        for name in &self.series {
-            let rows: Vec<&Row> = self
-                .rows
-                .iter()
-                .filter(|r| &r.series == name && r.statistic == Statistic::Distribution)
-                .collect();
+        for (name, statistic) in self.series_statistics() {
+            if !statistic.is_distribution() {
+                continue;
+            }
+            let rows: Vec<&Row> =
+                self.rows.iter().filter(|r| r.series == name && r.statistic == statistic).collect();
             let Some(first) = rows.first() else { continue };
             let mut groups: Vec<&[(String, f64)]> = Vec::new();
             for r in &rows {
@@ -358,13 +501,22 @@ impl ItemResult {
             gaps.sort_unstable();
             gaps.dedup();
             let rounding = first.summary.rounding.name();
-            let _ = writeln!(
-                s,
-                "## Distribution: {name}\n\nPercent of samples with gap (rounded {}) = column: \
-                 ours ({refl}); **!** marks |z| > {Z_OUTLIER} (binomial, pooled). \"mean\" is the \
-                 mean of the rounded gap each distribution implies.\n",
-                if rounding == "floor" { "down" } else { "up" }
-            );
+            if statistic == Statistic::MaxLoadDistribution {
+                let _ = writeln!(
+                    s,
+                    "## Max-load distribution: {name}\n\nPercent of runs whose largest load at \
+                     the end = column (an integer: no rounding). \"mean\" is the mean max load \
+                     the distribution implies.\n"
+                );
+            } else {
+                let _ = writeln!(
+                    s,
+                    "## Distribution: {name}\n\nPercent of samples with gap (rounded {}) = \
+                     column: ours ({refl}); **!** marks |z| > {Z_OUTLIER} (binomial, pooled). \
+                     \"mean\" is the mean of the rounded gap each distribution implies.\n",
+                    if rounding == "floor" { "down" } else { "up" }
+                );
+            }
             let gcols: Vec<&str> = groups
                 .first()
                 .map(|g| g.iter().map(|(k, _)| k.as_str()).collect())
@@ -438,7 +590,7 @@ impl ItemResult {
             x = self.x_label
         );
         let mut keys: Vec<(String, Vec<(String, u64)>)> = Vec::new();
-        for r in &self.rows {
+        for r in self.rows.iter().filter(|r| !r.also) {
             let k =
                 (r.series.clone(), r.group.iter().map(|(a, v)| (a.clone(), v.to_bits())).collect());
             if !keys.contains(&k) {
@@ -451,6 +603,7 @@ impl ItemResult {
                 .iter()
                 .filter(|r| {
                     r.series == series
+                        && !r.also
                         && r.group.iter().map(|(a, v)| (a.clone(), v.to_bits())).collect::<Vec<_>>()
                             == g
                 })
@@ -498,7 +651,7 @@ impl ItemResult {
         let _ = writeln!(s, "## Table: ours (mean ± se) beside `{refl}`\n");
         let mut keys: Vec<CellKey> = Vec::new();
         let mut cells: BTreeMap<(usize, String), &Row> = BTreeMap::new();
-        for r in &self.rows {
+        for r in self.rows.iter().filter(|r| !r.also) {
             let g: Vec<(String, u64)> =
                 r.group.iter().map(|(k, v)| (k.clone(), v.to_bits())).collect();
             let key = (g, r.n, (r.x * 1e6).round() as i64);

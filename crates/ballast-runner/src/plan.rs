@@ -33,6 +33,9 @@ pub struct PlanPoint {
     pub m: u64,
     /// The run specification (validated).
     pub spec: RunSpec,
+    /// The series' `theory` formula at this point (e.g. ln ln n / ln d), printed beside our
+    /// values; `None` without one.
+    pub theory: Option<f64>,
 }
 
 /// A series of the plan.
@@ -40,8 +43,10 @@ pub struct PlanPoint {
 pub struct PlanSeries {
     /// Display name.
     pub name: String,
-    /// The statistic it reports.
+    /// The statistic it reports (its figure, verdict and reference comparison).
     pub statistic: Statistic,
+    /// Further statistics of the same runs (`also = [...]`): extra rows without a reference.
+    pub also: Vec<Statistic>,
     /// The series name to look up in the reference CSVs (`None`: no reference). May contain
     /// `{var}` placeholders for grid variables, `{n}` and `{b}` (see [`PlanSeries::reference_at`]).
     pub reference: Option<String>,
@@ -59,6 +64,7 @@ impl PlanSeries {
     /// let s = PlanSeries {
     ///     name: "g-Bounded".into(),
     ///     statistic: Statistic::Distribution,
+    ///     also: vec![],
     ///     reference: Some("g-Bounded n={n} g={g}".into()),
     ///     round: None,
     /// };
@@ -294,6 +300,7 @@ pub(crate) fn build_plan(raw: &RawConfig, scale: Scale, problems: &mut Problems<
         series.push(PlanSeries {
             name: s.name.clone(),
             statistic: s.statistic,
+            also: s.also.iter().copied().filter(|a| *a != s.statistic).collect(),
             reference: match s.reference.as_deref() {
                 Some("") => None,
                 Some(r) => Some(r.to_string()),
@@ -328,13 +335,13 @@ pub(crate) fn build_plan(raw: &RawConfig, scale: Scale, problems: &mut Problems<
         };
         if let Some(sp) = sampling_sp {
             let bad_stat = !matches!(s.statistic, Statistic::FinalGap | Statistic::Distribution);
-            if batched || bad_stat {
+            if batched || bad_stat || !s.also.is_empty() {
                 fail(
                     "sampling",
                     Some(sp.span()),
                     format!(
                         "{sctx}: `sampling = {{ blocks }}` needs the sequential setting and \
-                         statistic = \"final_gap\" or \"distribution\""
+                         statistic = \"final_gap\" or \"distribution\" (and no `also`)"
                     ),
                 );
                 continue;
@@ -448,6 +455,27 @@ pub(crate) fn build_plan(raw: &RawConfig, scale: Scale, problems: &mut Problems<
                 fail(&key, span, format!("{ctx}: {e}"));
                 continue;
             }
+            let theory = match &s.theory {
+                Some(f) => match f.get_ref().eval(&vars) {
+                    Ok(v) => Some(v),
+                    Err(e) => {
+                        fail("theory", span_of(Some(f)), format!("{ctx}: `theory`: {e}"));
+                        continue;
+                    }
+                },
+                None => None,
+            };
+            if s.also.contains(&Statistic::RunningMaxGap) {
+                fail(
+                    "also",
+                    Some(s_sp.span()),
+                    format!(
+                        "{sctx}: `also` cannot hold \"running_max_gap\"; expected any of: {}",
+                        Statistic::NAMES.replace("running_max_gap, ", "")
+                    ),
+                );
+                continue;
+            }
             if s.statistic == Statistic::RunningMaxGap && b.is_none() {
                 fail(
                     "statistic",
@@ -456,7 +484,7 @@ pub(crate) fn build_plan(raw: &RawConfig, scale: Scale, problems: &mut Problems<
                 );
                 continue;
             }
-            points.push(PlanPoint { series: si, grid: gvals, x, n, b, m, spec });
+            points.push(PlanPoint { series: si, grid: gvals, x, n, b, m, spec, theory });
         }
     }
     Plan { series, points, runs, x_variable, group_variables, sampling, scale }

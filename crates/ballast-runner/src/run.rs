@@ -94,6 +94,12 @@ pub struct Row {
     pub summary: Summary,
     /// One entry per reference table, in config order.
     pub refs: Vec<Option<Comparison>>,
+    /// The series' `theory` value at this point (`None` without a `theory` formula).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub theory: Option<f64>,
+    /// `true` for the rows of a series' `also` statistics (no reference, not in the figure).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub also: bool,
 }
 
 /// Metadata recorded with every output (the JSON file).
@@ -180,6 +186,41 @@ struct UnitOut {
     final_gap: f64,
     trajectory: Vec<f64>,
     balls: u64,
+    // Fields added with the allocation-path statistics; entries cached before them lack them
+    // (serde defaults), which only the gap statistics of older items read.
+    #[serde(default)]
+    max_load: f64,
+    #[serde(default)]
+    samples: u64,
+    #[serde(default)]
+    steps: u64,
+    #[serde(default)]
+    probes_max: Option<u64>,
+    #[serde(default)]
+    moved: u64,
+}
+
+impl UnitOut {
+    /// The per-run value of a scalar statistic (the gap statistics are in [`samples`]).
+    fn value(&self, statistic: Statistic, n: u64) -> f64 {
+        let ratio = |a: u64, b: u64| if b == 0 { f64::NAN } else { a as f64 / b as f64 };
+        match statistic {
+            Statistic::MaxGap => self.max_gap,
+            Statistic::FinalGap | Statistic::Distribution | Statistic::RunningMaxGap => {
+                self.final_gap
+            }
+            Statistic::MaxLoad | Statistic::MaxLoadDistribution => self.max_load,
+            Statistic::GapOverLnN => self.final_gap / (n.max(2) as f64).ln(),
+            Statistic::SamplesPerBall => ratio(self.samples, self.balls),
+            Statistic::BallsPerSample => ratio(self.balls, self.samples),
+            // Steps are counted by the bin engine only; elsewhere one step places one ball.
+            Statistic::ProbesMean => {
+                ratio(self.samples, if self.steps > 0 { self.steps } else { self.balls })
+            }
+            Statistic::ProbesMax => self.probes_max.map_or(f64::NAN, |p| p as f64),
+            Statistic::MovedPerBall => ratio(self.moved, self.balls),
+        }
+    }
 }
 
 /// The cache key of a point: SHA-256 of the fields of its run spec that the runner sets, the
@@ -234,7 +275,7 @@ fn cache_store(dir: &Path, key: &str, point: &CachedPoint) {
 
 /// The per-sample values of one run for a statistic: one value, or one per block with
 /// `sampling = { blocks }`, or the running maximum after every batch.
-fn samples(o: &UnitOut, statistic: Statistic, blocks: bool) -> Vec<f64> {
+fn samples(o: &UnitOut, statistic: Statistic, blocks: bool, n: u64) -> Vec<f64> {
     if blocks {
         return o.trajectory.clone();
     }
@@ -242,6 +283,7 @@ fn samples(o: &UnitOut, statistic: Statistic, blocks: bool) -> Vec<f64> {
         Statistic::MaxGap => vec![o.max_gap],
         Statistic::FinalGap | Statistic::Distribution => vec![o.final_gap],
         Statistic::RunningMaxGap => running_max(&o.trajectory),
+        other => vec![o.value(other, n)],
     }
 }
 
@@ -321,7 +363,7 @@ pub fn percent_z(ours: f64, runs: usize, reference: f64, ref_runs: u64) -> Optio
     (se > 0.0).then(|| (ours - reference) / se)
 }
 
-fn git_revision(dir: &Path) -> String {
+pub(crate) fn git_revision(dir: &Path) -> String {
     let run = |args: &[&str]| {
         std::process::Command::new("git")
             .args(args)
@@ -384,7 +426,7 @@ pub fn run_experiment(exp: &Experiment, opts: &RunOptions) -> Result<ItemResult,
         progress_bar(plan.total_balls().min(u128::from(u64::MAX)) as u64, opts.progress);
     pb.set_message(exp.id().to_string());
     let shown = AtomicBool::new(false);
-    let id = exp.id();
+    let id = exp.seed_id();
     let seed = exp.seed();
 
     // Per point: its outcomes from the cache, or to be simulated.
@@ -438,8 +480,13 @@ pub fn run_experiment(exp: &Experiment, opts: &RunOptions) -> Result<ItemResult,
                     Ok(UnitOut {
                         max_gap: out.max_gap,
                         final_gap: out.final_gap,
-                        trajectory: out.trajectory,
                         balls: out.balls,
+                        max_load: out.max_load,
+                        samples: out.samples,
+                        steps: out.steps,
+                        probes_max: out.max_samples_per_step().map(|p| p as u64),
+                        moved: out.moved,
+                        trajectory: out.trajectory,
                     })
                 })
                 .collect()
@@ -480,108 +527,135 @@ pub fn run_experiment(exp: &Experiment, opts: &RunOptions) -> Result<ItemResult,
         ) -> Option<&'t crate::RefPoint> {
             t.get_at(name?, point.n, point.b, x)
         }
-        let mut emit = |x: f64, group: Vec<(String, f64)>, values: Vec<f64>| {
-            let summary = summarize(&values, rounding);
-            let cmp = refs
-                .iter()
-                .enumerate()
-                .map(|(ri, t)| {
-                    let r = lookup(t, refname.as_deref(), point, x - shifts[ri])?;
-                    let se_ref = summary.sd / (r.runs.max(1) as f64).sqrt();
-                    let comb = (summary.stderr.powi(2) + se_ref.powi(2)).sqrt();
-                    let z = (comb > 0.0).then(|| (summary.mean - r.value) / comb);
-                    Some(Comparison { value: r.value, runs: r.runs, stderr: se_ref, z })
-                })
-                .collect();
-            rows.push(Row {
-                series: ps.name.clone(),
-                group,
-                n: point.n,
-                b: point.b,
-                m: point.m,
-                x,
-                statistic: ps.statistic,
-                summary,
-                refs: cmp,
-            });
-        };
         let group: Vec<(String, f64)> =
             point.grid.iter().filter(|(k, _)| *k != plan.x_variable).cloned().collect();
-        let per_run: Vec<Vec<f64>> = block
-            .iter()
-            .map(|o| samples(o, ps.statistic, blocks).into_iter().map(round).collect())
-            .collect();
-        match ps.statistic {
-            Statistic::MaxGap | Statistic::FinalGap => {
-                emit(point.x, group, per_run.concat());
-            }
-            Statistic::RunningMaxGap => {
-                let len = per_run.iter().map(Vec::len).min().unwrap_or(0);
-                for j in 0..len {
-                    emit(
-                        (j + 1) as f64,
-                        point.grid.clone(),
-                        per_run.iter().map(|r| r[j]).collect(),
-                    );
-                }
-            }
-            Statistic::Distribution => {
-                let values = per_run.concat();
-                let mut extra: Vec<i64> = Vec::new();
-                for (ri, t) in refs.iter().enumerate() {
-                    if let Some(name) = refname.as_deref() {
-                        extra.extend(
-                            t.xs(name, point.n, point.b)
-                                .iter()
-                                .map(|x| (x + shifts[ri]).round() as i64),
+        // The series' own statistic first (compared with the references), then its `also`
+        // statistics of the same runs (no reference).
+        let stats =
+            std::iter::once((ps.statistic, true)).chain(ps.also.iter().map(|&a| (a, false)));
+        for (statistic, with_refs) in stats {
+            let refname = if with_refs { refname.clone() } else { None };
+            let mut emit = |x: f64, group: Vec<(String, f64)>, values: Vec<f64>| {
+                let summary = summarize(&values, rounding);
+                let cmp = refs
+                    .iter()
+                    .enumerate()
+                    .map(|(ri, t)| {
+                        let r = lookup(t, refname.as_deref(), point, x - shifts[ri])?;
+                        let se_ref = summary.sd / (r.runs.max(1) as f64).sqrt();
+                        let comb = (summary.stderr.powi(2) + se_ref.powi(2)).sqrt();
+                        let z = (comb > 0.0).then(|| (summary.mean - r.value) / comb);
+                        Some(Comparison { value: r.value, runs: r.runs, stderr: se_ref, z })
+                    })
+                    .collect();
+                rows.push(Row {
+                    series: ps.name.clone(),
+                    group,
+                    n: point.n,
+                    b: point.b,
+                    m: point.m,
+                    x,
+                    statistic,
+                    summary,
+                    refs: cmp,
+                    theory: point.theory,
+                    also: !with_refs,
+                });
+            };
+            // Gap statistics may be rounded by the series; the other statistics are kept as
+            // they are (max loads are integers already).
+            let gap_stat = matches!(
+                statistic,
+                Statistic::MaxGap
+                    | Statistic::FinalGap
+                    | Statistic::RunningMaxGap
+                    | Statistic::Distribution
+            );
+            let per_run: Vec<Vec<f64>> = block
+                .iter()
+                .map(|o| {
+                    let v = samples(o, statistic, blocks, point.n);
+                    if gap_stat {
+                        v.into_iter().map(round).collect()
+                    } else {
+                        v
+                    }
+                })
+                .collect();
+            match statistic {
+                Statistic::RunningMaxGap => {
+                    let len = per_run.iter().map(Vec::len).min().unwrap_or(0);
+                    for j in 0..len {
+                        emit(
+                            (j + 1) as f64,
+                            point.grid.clone(),
+                            per_run.iter().map(|r| r[j]).collect(),
                         );
                     }
                 }
-                let summary_all = summarize(&values, rounding);
-                for cell in distribution_cells(&values, rounding, &extra) {
-                    let x = cell.gap as f64;
-                    let cmp = refs
-                        .iter()
-                        .enumerate()
-                        .map(|(ri, t)| {
-                            let r = lookup(t, refname.as_deref(), point, x - shifts[ri]);
-                            // A published distribution lists its support only: elsewhere 0 %.
-                            let (value, runs) = match (r, &refname) {
-                                (Some(r), _) => (r.value, r.runs),
-                                (None, Some(name)) if !t.xs(name, point.n, point.b).is_empty() => {
-                                    (0.0, ref_runs(t, name, point.n, point.b))
-                                }
-                                _ => return None,
-                            };
-                            let p = value / 100.0;
-                            Some(Comparison {
-                                value,
-                                runs,
-                                stderr: 100.0 * (p * (1.0 - p) / runs.max(1) as f64).sqrt(),
-                                z: percent_z(cell.percent, values.len(), value, runs),
+                Statistic::Distribution | Statistic::MaxLoadDistribution => {
+                    let values = per_run.concat();
+                    let mut extra: Vec<i64> = Vec::new();
+                    for (ri, t) in refs.iter().enumerate() {
+                        if let Some(name) = refname.as_deref() {
+                            extra.extend(
+                                t.xs(name, point.n, point.b)
+                                    .iter()
+                                    .map(|x| (x + shifts[ri]).round() as i64),
+                            );
+                        }
+                    }
+                    let summary_all = summarize(&values, rounding);
+                    for cell in distribution_cells(&values, rounding, &extra) {
+                        let x = cell.gap as f64;
+                        let cmp = refs
+                            .iter()
+                            .enumerate()
+                            .map(|(ri, t)| {
+                                let r = lookup(t, refname.as_deref(), point, x - shifts[ri]);
+                                // A published distribution lists its support only: elsewhere 0 %.
+                                let (value, runs) = match (r, &refname) {
+                                    (Some(r), _) => (r.value, r.runs),
+                                    (None, Some(name))
+                                        if !t.xs(name, point.n, point.b).is_empty() =>
+                                    {
+                                        (0.0, ref_runs(t, name, point.n, point.b))
+                                    }
+                                    _ => return None,
+                                };
+                                let p = value / 100.0;
+                                Some(Comparison {
+                                    value,
+                                    runs,
+                                    stderr: 100.0 * (p * (1.0 - p) / runs.max(1) as f64).sqrt(),
+                                    z: percent_z(cell.percent, values.len(), value, runs),
+                                })
                             })
-                        })
-                        .collect();
-                    rows.push(Row {
-                        series: ps.name.clone(),
-                        group: point.grid.clone(),
-                        n: point.n,
-                        b: point.b,
-                        m: point.m,
-                        x,
-                        statistic: ps.statistic,
-                        summary: Summary {
-                            mean: cell.percent,
-                            stderr: cell.stderr,
-                            sd: 100.0
-                                * (cell.percent / 100.0 * (1.0 - cell.percent / 100.0)).sqrt(),
-                            runs: values.len(),
-                            rounding,
-                            distribution: summary_all.distribution.clone(),
-                        },
-                        refs: cmp,
-                    });
+                            .collect();
+                        rows.push(Row {
+                            series: ps.name.clone(),
+                            group: point.grid.clone(),
+                            n: point.n,
+                            b: point.b,
+                            m: point.m,
+                            x,
+                            statistic,
+                            summary: Summary {
+                                mean: cell.percent,
+                                stderr: cell.stderr,
+                                sd: 100.0
+                                    * (cell.percent / 100.0 * (1.0 - cell.percent / 100.0)).sqrt(),
+                                runs: values.len(),
+                                rounding,
+                                distribution: summary_all.distribution.clone(),
+                            },
+                            refs: cmp,
+                            theory: point.theory,
+                            also: !with_refs,
+                        });
+                    }
                 }
+                _ => emit(point.x, group.clone(), per_run.concat()),
             }
         }
     }
@@ -596,7 +670,13 @@ pub fn run_experiment(exp: &Experiment, opts: &RunOptions) -> Result<ItemResult,
         config_sha256: exp.sha256().to_string(),
         seed,
         seed_derivation_version: SEED_DERIVATION_VERSION,
-        seed_scheme: "derive_seed(seed, [hash_str(item), point, run])".to_string(),
+        seed_scheme: if id == exp.id() {
+            "derive_seed(seed, [hash_str(item), point, run])".to_string()
+        } else {
+            format!(
+                "derive_seed(seed, [hash_str(\"{id}\"), point, run]) (seed_item: the runs of {id})"
+            )
+        },
         crate_version: env!("CARGO_PKG_VERSION").to_string(),
         git_revision: git_revision(config_dir),
         engine: {

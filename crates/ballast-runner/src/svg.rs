@@ -31,7 +31,7 @@ struct Line {
 
 fn lines(r: &ItemResult) -> Vec<Line> {
     let mut out: Vec<(String, Group, Line)> = Vec::new();
-    for row in &r.rows {
+    for row in r.rows.iter().filter(|row| !row.also) {
         let idx = match out.iter().position(|(s, g, _)| *s == row.series && *g == row.group) {
             Some(i) => i,
             None => {
