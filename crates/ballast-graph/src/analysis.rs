@@ -168,6 +168,12 @@ pub struct SpectralEstimate {
 /// a few thousand iterations and useless values for long cycles (use the exact formulas of
 /// [`crate::Topology::spectral_gap`] for the structured graphs). Cost: O(arcs) per iteration.
 ///
+/// Measured on a random 3-regular graph with n = 2¹⁶ (λ₂ ≈ 0.0571): 250 iterations give
+/// 0.0627, 1000 give 0.0586 (+2.5 %), 2000 give 0.0577 (+0.9 %), 5000 give 0.0572 (+0.1 %,
+/// 2.8 s); at n = 10⁶ the default settings stop after about 4800 iterations (0.0575), about
+/// 56 ms per iteration (the gathers miss the cache), so lower `max_iterations` there if a
+/// per-cent-level estimate suffices.
+///
 /// Errors if a vertex has degree 0 (the normalised Laplacian is undefined) or the graph has
 /// fewer than 2 vertices.
 pub fn spectral_gap<G: Neighbors + ?Sized>(

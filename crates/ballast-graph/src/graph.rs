@@ -214,12 +214,32 @@ impl Graph for Csr {
     }
 }
 
-impl Neighbors for Csr {
-    type Iter<'a> = std::iter::Map<std::slice::Iter<'a, u32>, fn(&u32) -> usize>;
+/// Iterator over the neighbours of one vertex of a [`Csr`].
+#[derive(Clone, Debug)]
+pub struct CsrNeighbors<'a>(std::slice::Iter<'a, u32>);
+
+impl Iterator for CsrNeighbors<'_> {
+    type Item = usize;
 
     #[inline]
-    fn neighbors(&self, v: usize) -> Self::Iter<'_> {
-        self.neighbor_slice(v).iter().map(|&w| w as usize)
+    fn next(&mut self) -> Option<usize> {
+        self.0.next().map(|&w| w as usize)
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.0.size_hint()
+    }
+}
+
+impl ExactSizeIterator for CsrNeighbors<'_> {}
+
+impl Neighbors for Csr {
+    type Iter<'a> = CsrNeighbors<'a>;
+
+    #[inline]
+    fn neighbors(&self, v: usize) -> CsrNeighbors<'_> {
+        CsrNeighbors(self.neighbor_slice(v).iter())
     }
     #[inline]
     fn degree(&self, v: usize) -> usize {

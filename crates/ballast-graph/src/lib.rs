@@ -52,7 +52,7 @@ mod topology;
 
 pub use analysis::{PowerIteration, SpectralEstimate};
 pub use error::Error;
-pub use graph::{Complete, Csr, Graph, Neighbors, SampleEdge};
+pub use graph::{Complete, Csr, CsrNeighbors, Graph, Neighbors, SampleEdge};
 pub use lattice::{Hypercube, Slots, Torus};
 pub use process::{simulate_graph, simulate_graph_observed, GraphOptions, OneStep};
 pub use topology::{GraphInfo, GraphKind, SpectralGap, Store, Topology, CONNECTED_ATTEMPTS};
