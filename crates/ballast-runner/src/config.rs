@@ -124,6 +124,10 @@ pub enum Statistic {
     ProbesMax,
     /// Balls moved per ball allocated (reallocation processes), averaged over runs.
     MovedPerBall,
+    /// A statistic of a graph, dynamic or potential item (`kind = …`, see the crate docs);
+    /// not accepted in allocation series.
+    #[serde(untagged, skip_deserializing)]
+    Measure(crate::kinds::Measure),
 }
 
 impl Statistic {
@@ -152,6 +156,7 @@ impl Statistic {
             Self::ProbesMean => "probes_mean",
             Self::ProbesMax => "probes_max",
             Self::MovedPerBall => "moved_per_ball",
+            Self::Measure(m) => m.name(),
         }
     }
 
@@ -170,6 +175,7 @@ impl Statistic {
             Self::ProbesMean => "probes per step (mean over runs)",
             Self::ProbesMax => "largest probes in one step (mean over runs)",
             Self::MovedPerBall => "balls moved per ball (mean over runs)",
+            Self::Measure(m) => m.describe(),
         }
     }
 }
@@ -418,6 +424,8 @@ pub struct Experiment {
     pub(crate) source: String,
     pub(crate) sha256: String,
     pub(crate) raw: RawConfig,
+    /// A graph, dynamic or potential item (`kind = …`); `None`: the allocation path.
+    pub(crate) kind: Option<Box<crate::kinds::KindExperiment>>,
 }
 
 /// Converts a byte offset into 1-based (line, column).
@@ -509,6 +517,20 @@ impl Experiment {
     /// ```
     pub fn parse(id: &str, path: &Path, source: &str) -> Result<Self, Error> {
         use sha2::Digest;
+        if let Some(kind) = crate::kinds::detect(source).map_err(|e| Error::Config {
+            path: path.to_path_buf(),
+            errors: vec![format!("{}: {e}", path.display())],
+        })? {
+            let k = crate::kinds::KindExperiment::parse(kind, path, source)?;
+            return Ok(Self {
+                id: id.to_string(),
+                path: path.to_path_buf(),
+                source: source.to_string(),
+                sha256: format!("{:x}", sha2::Sha256::digest(source.as_bytes())),
+                raw: k.stub_raw(),
+                kind: Some(Box::new(k)),
+            });
+        }
         let raw: RawConfig = toml::from_str(source).map_err(|e| {
             let mut p = Problems::new(path, source);
             p.at(e.span(), e.message().trim_end());
@@ -521,6 +543,7 @@ impl Experiment {
             source: source.to_string(),
             sha256,
             raw,
+            kind: None,
         };
         exp.plan(false)?;
         if exp.raw.quick.is_some() {

@@ -50,6 +50,14 @@ pub enum Error {
         /// What went wrong.
         message: String,
     },
+    /// A graph, dynamic or potential run failed.
+    #[error("{what}: {message}")]
+    Kind {
+        /// Which series, point and run.
+        what: String,
+        /// What went wrong.
+        message: String,
+    },
     /// The thread pool could not be built.
     #[error("thread pool: {0}")]
     ThreadPool(String),

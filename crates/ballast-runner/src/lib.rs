@@ -100,6 +100,30 @@
 //!   n = 0, b = 0, …) are errors naming the file, line and column, the field and the allowed
 //!   values. Every point is validated before anything runs.
 //!
+//! ## Other item kinds
+//!
+//! A top-level `kind = "graph" | "dynamic" | "potential"` (default `"allocation"`: everything
+//! above) selects a kind whose runs come from `ballast-graph`, `ballast-dynamic` or
+//! `ballast-potential`. They share `title`, `seed`, `runs`, `notes`, `x`, `y_label`, `grid`,
+//! `[quick]`, `[reduced]` and `[report]` with allocation configs; `[point]` (and a series'
+//! `params`) holds named parameters (numbers or formulas, evaluated in dependency order); a
+//! series has `name`, `statistic` and, by kind, `process`, `graph` (topology shorthand with
+//! `{param}` placeholders, e.g. `"gnp:{p}:connected"`) or `potential` (`"hyperbolic:alpha={alpha}"`).
+//!
+//! | kind | statistics | parameters |
+//! |---|---|---|
+//! | `graph` | `final_gap` (graphical process on `graph`), `offline_optimum`, `greedy_max_load` | `n m b d p c` |
+//! | `dynamic` | `avg_max_load`, `avg_fraction_empty_bins`, `avg_load_per_bin`, `avg_system_load`, `max_load_over_shape` | `n m lambda d burn_in rounds batches skip` |
+//! | `potential` | `potential` (x = balls/n), `drift_per_ball` (x = level) | `n m b alpha beta sample_every bins_per_decade min_samples` |
+//!
+//! Dynamic processes: `{ kind = "rbb", d = 1 }`, `{ kind = "leaky_bins", d, arrivals =
+//! "binomial" | "poisson" | "fixed" }`, `{ kind = "infinite_azar", d }`. A `[[reference]]` of
+//! these kinds is a file (the runner's format, or another layout named by `columns = { n, x,
+//! value }`, with `runs`, `rounds` for time averages, `precision` of the published digits and an
+//! `offset`) or a closed form (`theory = "offline_predicted" | "rbb_empty_fraction" |
+//! "leaky_mean_load" | "leaky_max_iid"`). Outputs are the same [`ItemResult`] as above, with
+//! the statistic column holding a [`Measure`] name.
+//!
 //! ## Example
 //!
 //! ```
@@ -136,6 +160,7 @@
 mod config;
 mod error;
 pub mod formula;
+mod kinds;
 mod output;
 mod plan;
 mod reference;
@@ -148,6 +173,7 @@ use std::path::{Path, PathBuf};
 
 pub use config::{Experiment, Layout, Sampling, Scale, Statistic};
 pub use error::Error;
+pub use kinds::Measure;
 pub use output::Verdict;
 pub use plan::{Plan, PlanPoint, PlanSeries};
 pub use reference::{RefPoint, ReferenceTable};

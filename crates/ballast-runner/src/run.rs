@@ -219,6 +219,7 @@ impl UnitOut {
             }
             Statistic::ProbesMax => self.probes_max.map_or(f64::NAN, |p| p as f64),
             Statistic::MovedPerBall => ratio(self.moved, self.balls),
+            Statistic::Measure(_) => f64::NAN,
         }
     }
 }
@@ -400,6 +401,9 @@ fn progress_bar(total: u64, wanted: bool) -> (ProgressBar, bool) {
 /// Runs an experiment (full scale or quick) and aggregates its results. Loads the references
 /// first, so a missing reference file fails before any simulation.
 pub fn run_experiment(exp: &Experiment, opts: &RunOptions) -> Result<ItemResult, Error> {
+    if let Some(k) = &exp.kind {
+        return crate::kinds::run(exp, k, opts);
+    }
     let scale = if opts.quick {
         Scale::Quick
     } else if opts.reduced && exp.has_reduced() {
