@@ -650,6 +650,9 @@ pub(crate) struct RowCtx<'a> {
     pub rounds: Option<u64>,
 }
 
+/// Mixing diagnostics of one row: (series, grid, mean drift z, mean lag-1 autocorrelation).
+pub(crate) type Diagnostic = (String, Vec<(String, f64)>, f64, f64);
+
 /// The common driver of the kinds: loads the references, builds rows and the metadata.
 pub(crate) struct Driver<'a> {
     pub exp: &'a crate::Experiment,
@@ -663,7 +666,7 @@ pub(crate) struct Driver<'a> {
     pub balls: u128,
     pub extra_notes: String,
     /// Mixing diagnostics of time averages: (series, grid, mean drift z, mean lag-1).
-    pub diagnostics: Vec<(String, Vec<(String, f64)>, f64, f64)>,
+    pub diagnostics: Vec<Diagnostic>,
 }
 
 impl<'a> Driver<'a> {
