@@ -3,6 +3,10 @@
 //! Runs are independent and parallel (rayon over runs); run `r` uses the seed
 //! `derive_seed(seed, &[r])` and results are collected by index, so everything except the
 //! timing fields is identical for any thread count.
+//!
+//! `--graph KIND` runs the graphical version of the process on a topology built once from
+//! `derive_seed(seed, [GRAPH_STREAM])`; `--potential SPEC` (repeatable) tracks potential
+//! functions along every run and reports their final values over runs.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -10,9 +14,11 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
 use ballast_core::{
-    derive_seed, resolve_engine, simulate_seeded, Engine, RunOutcome, RunSpec, Setting, TieBreak,
-    Weights,
+    derive_seed, resolve_engine, sim_rng, simulate, simulate_observed, Engine, RunOutcome, RunSpec,
+    Setting, TieBreak, Weights,
 };
+use ballast_graph::{GraphKind, GraphOptions, Topology, GRAPH_STREAM};
+use ballast_potential::{PotentialSpec, Potentials};
 use clap::{Args, ValueEnum};
 use rayon::prelude::*;
 use serde::Serialize;
@@ -93,6 +99,14 @@ pub struct SimulateArgs {
     /// Simulation engine.
     #[arg(long, value_enum, default_value_t = EngineArg::Auto)]
     pub engine: EngineArg,
+    /// Graphical allocation on a topology: complete, cycle, torus[:DIM], hypercube, star,
+    /// regular:D, gnp:P[:connected], file:PATH (an edge list).
+    #[arg(long, value_name = "KIND")]
+    pub graph: Option<String>,
+    /// Track a potential along every run, e.g. `exponential:alpha=0.1`,
+    /// `hyperbolic:alpha=0.05`, `quadratic`, `absolute` (repeatable).
+    #[arg(long = "potential", value_name = "SPEC")]
+    pub potentials: Vec<String>,
     /// Print one JSON object instead of the human summary.
     #[arg(long)]
     pub json: bool,
@@ -133,12 +147,38 @@ pub struct SimulateReport {
     pub gap: Summary,
     /// Max gap over observation points, over runs (distribution rounded up).
     pub max_gap: Summary,
+    /// The topology of a graphical run (`null` otherwise).
+    pub graph: Option<GraphReport>,
+    /// Final value of each tracked potential over runs, keyed by its spec text.
+    pub potentials: BTreeMap<String, PotentialSummary>,
     /// Bin samples per ball over all runs.
     pub samples_per_ball: f64,
     /// Simulation time per ball, summed over runs (per core, not wall time).
     pub ns_per_ball: f64,
     /// Wall time of all runs, in seconds.
     pub wall_s: f64,
+}
+
+/// Final value of one potential over runs.
+#[derive(Debug, Serialize)]
+pub struct PotentialSummary {
+    /// Mean over runs.
+    pub mean: f64,
+    /// Standard error of the mean.
+    pub stderr: f64,
+    /// Sample standard deviation over runs.
+    pub sd: f64,
+}
+
+/// The topology of a graphical run, as reported.
+#[derive(Debug, Serialize)]
+pub struct GraphReport {
+    /// The shorthand it was built from.
+    pub kind: String,
+    /// Vertices (= bins).
+    pub vertices: usize,
+    /// Edges.
+    pub edges: u64,
 }
 
 /// Builds the run spec from the arguments; every error is a [`BadInput`].
@@ -174,39 +214,112 @@ fn build_spec(args: &SimulateArgs) -> Result<(RunSpec, process::ResolvedProcess)
     Ok((spec, proc_))
 }
 
+/// What every run shares: the spec, the topology (graphical runs) and the potentials.
+struct Job<'a> {
+    spec: &'a RunSpec,
+    graph: Option<&'a Topology>,
+    potentials: &'a [PotentialSpec],
+}
+
+/// One run: its outcome and the final potential values.
+fn run_one(job: &Job<'_>, seed: u64) -> anyhow::Result<(RunOutcome, Vec<f64>)> {
+    let mut rng = sim_rng(seed);
+    let opts = GraphOptions::default();
+    if job.potentials.is_empty() {
+        let out = match job.graph {
+            Some(t) => t.simulate(job.spec, &mut rng)?,
+            None => simulate(job.spec, &mut rng)?,
+        };
+        return Ok((out, Vec::new()));
+    }
+    let mut pot = Potentials::new(job.potentials)?;
+    let out = match job.graph {
+        Some(t) => t.simulate_observed(job.spec, &opts, &mut rng, &mut pot)?,
+        None => simulate_observed(job.spec, &mut rng, &mut pot)?,
+    };
+    Ok((out, pot.values()))
+}
+
 /// Runs all runs in parallel, collected by index, with each run's simulation time.
-fn run_all(spec: &RunSpec, seed: u64, runs: u64) -> anyhow::Result<Vec<(RunOutcome, Duration)>> {
+fn run_all(
+    job: &Job<'_>,
+    seed: u64,
+    runs: u64,
+) -> anyhow::Result<Vec<(RunOutcome, Vec<f64>, Duration)>> {
     (0..runs)
         .into_par_iter()
         .map(|r| {
             let t = Instant::now();
-            let out = simulate_seeded(spec, derive_seed(seed, &[r]))
-                .with_context(|| format!("run {r} failed"))?;
-            Ok((out, t.elapsed()))
+            let (out, pots) =
+                run_one(job, derive_seed(seed, &[r])).with_context(|| format!("run {r} failed"))?;
+            Ok((out, pots, t.elapsed()))
         })
         .collect()
 }
 
+/// Parses `--potential` flags; errors name the flag and the valid forms.
+fn parse_potentials(texts: &[String]) -> Result<Vec<PotentialSpec>, BadInput> {
+    PotentialSpec::parse_all(texts.iter().map(String::as_str))
+        .map_err(|e| BadInput::new(format!("{e} (set by --potential)")))
+}
+
+/// Builds the topology of `--graph` (once, from its own seed stream) and fits `spec.n` to it
+/// when the graph decides its own size (an edge-list file).
+fn build_graph(text: &str, spec: &mut RunSpec, seed: u64) -> Result<Topology, BadInput> {
+    let kind: GraphKind =
+        text.parse().map_err(|e| BadInput::new(format!("{e} (set by --graph)")))?;
+    let n = usize::try_from(spec.n).map_err(|_| BadInput::new("n is too large for a graph"))?;
+    let topology = kind
+        .build(Some(n), &mut sim_rng(derive_seed(seed, &[GRAPH_STREAM])))
+        .map_err(|e| BadInput::new(format!("{e} (set by --graph)")))?;
+    if topology.n_vertices() != n {
+        // A giant component can be smaller than n: the bins are its vertices.
+        spec.n = topology.n_vertices() as u64;
+    }
+    Ok(topology)
+}
+
 /// Runs the simulations and builds the report.
 pub fn report(args: &SimulateArgs) -> anyhow::Result<SimulateReport> {
-    let (spec, proc_) = build_spec(args)?;
-    let engine = resolve_engine(&spec).map_err(from_core)?;
+    let (mut spec, proc_) = build_spec(args)?;
+    let potentials = parse_potentials(&args.potentials)?;
+    let graph = match &args.graph {
+        Some(text) => {
+            if spec.engine == Engine::Auto {
+                spec.engine = Engine::Bins;
+            }
+            Some(build_graph(text, &mut spec, args.seed)?)
+        }
+        None => None,
+    };
+    let engine =
+        if graph.is_some() { Engine::Bins } else { resolve_engine(&spec).map_err(from_core)? };
+    let job = Job { spec: &spec, graph: graph.as_ref(), potentials: &potentials };
     let start = Instant::now();
     let results = match args.threads {
         Some(t) => rayon::ThreadPoolBuilder::new()
             .num_threads(usize::try_from(t).unwrap_or(usize::MAX))
             .build()
             .context("building the thread pool")?
-            .install(|| run_all(&spec, args.seed, args.runs))?,
-        None => run_all(&spec, args.seed, args.runs)?,
+            .install(|| run_all(&job, args.seed, args.runs))?,
+        None => run_all(&job, args.seed, args.runs)?,
     };
     let wall = start.elapsed();
 
-    let gaps: Vec<f64> = results.iter().map(|(o, _)| o.final_gap).collect();
-    let max_gaps: Vec<f64> = results.iter().map(|(o, _)| o.max_gap).collect();
-    let balls: u64 = results.iter().map(|(o, _)| o.balls).sum();
-    let samples: u64 = results.iter().map(|(o, _)| o.samples).sum();
-    let busy: Duration = results.iter().map(|(_, d)| *d).sum();
+    let gaps: Vec<f64> = results.iter().map(|(o, _, _)| o.final_gap).collect();
+    let max_gaps: Vec<f64> = results.iter().map(|(o, _, _)| o.max_gap).collect();
+    let balls: u64 = results.iter().map(|(o, _, _)| o.balls).sum();
+    let samples: u64 = results.iter().map(|(o, _, _)| o.samples).sum();
+    let busy: Duration = results.iter().map(|(_, _, d)| *d).sum();
+    let potential_summaries: BTreeMap<String, PotentialSummary> = potentials
+        .iter()
+        .enumerate()
+        .map(|(k, p)| {
+            let values: Vec<f64> = results.iter().map(|(_, v, _)| v[k]).collect();
+            let s = summarize(&values, Rounding::Ceil);
+            (p.to_string(), PotentialSummary { mean: s.mean, stderr: s.stderr, sd: s.sd })
+        })
+        .collect();
     let per_ball = |x: f64| if balls == 0 { 0.0 } else { x / balls as f64 };
 
     Ok(SimulateReport {
@@ -227,6 +340,12 @@ pub fn report(args: &SimulateArgs) -> anyhow::Result<SimulateReport> {
         },
         gap: summarize(&gaps, Rounding::Ceil),
         max_gap: summarize(&max_gaps, Rounding::Ceil),
+        graph: graph.as_ref().map(|t| GraphReport {
+            kind: args.graph.clone().unwrap_or_default(),
+            vertices: t.n_vertices(),
+            edges: t.n_edges(),
+        }),
+        potentials: potential_summaries,
         samples_per_ball: per_ball(samples as f64),
         ns_per_ball: per_ball(busy.as_nanos() as f64),
         wall_s: wall.as_secs_f64(),
@@ -264,6 +383,17 @@ pub fn render_human(r: &SimulateReport) -> String {
     let _ = writeln!(s, "{:<14}{:.4} ± {:.4}", "max_gap", r.max_gap.mean, r.max_gap.stderr);
     let _ = writeln!(s, "{:<14}{}", "ceil(gap)", format_distribution(&r.gap.distribution));
     let _ = writeln!(s, "{:<14}{}", "ceil(max_gap)", format_distribution(&r.max_gap.distribution));
+    if let Some(g) = &r.graph {
+        let _ =
+            writeln!(s, "{:<14}{} ({} vertices, {} edges)", "graph", g.kind, g.vertices, g.edges);
+    }
+    for (name, v) in &r.potentials {
+        let _ = writeln!(
+            s,
+            "{:<14}{name}: {:.6e} ± {:.2e} (final value)",
+            "potential", v.mean, v.stderr
+        );
+    }
     let _ = writeln!(s, "{:<14}{:.4}", "samples/ball", r.samples_per_ball);
     let _ =
         writeln!(s, "{:<14}{:.2}  (simulation time summed over runs)", "ns/ball", r.ns_per_ball);

@@ -399,3 +399,62 @@ fn filling_and_memory_processes_run_and_validate() {
     assert_bad_input(&sim(&["--process", "packing", "--weights", "exp"]), &["weights", "unit"]);
     assert_bad_input(&sim(&["--process", "always_go_left", "--param", "d=11"]), &["`d`"]);
 }
+
+#[test]
+fn graphs_and_potentials_are_reported_and_deterministic() {
+    let args = [
+        "--process",
+        "two_choice",
+        "--graph",
+        "regular:3",
+        "--n",
+        "1000",
+        "--m",
+        "20000",
+        "--runs",
+        "4",
+        "--seed",
+        "3",
+        "--potential",
+        "quadratic",
+        "--potential",
+        "hyperbolic:alpha=0.5",
+    ];
+    let a = simulate_text(&args, &[]);
+    let b = simulate_text(&args, &[("RAYON_NUM_THREADS", "1")]);
+    assert_eq!(without_timing(&a), without_timing(&b));
+    let v: Value = serde_json::from_str(&a).expect("valid JSON");
+    assert_eq!(v["graph"]["vertices"], 1000);
+    assert_eq!(v["graph"]["edges"], 1500);
+    assert_eq!(v["engine"], "bins");
+    // Υ = Σ y_i² is at least the squared gap and finite; Γ ≥ 2n.
+    assert!(v["potentials"]["quadratic"]["mean"].as_f64().expect("number") > 0.0);
+    assert!(v["potentials"]["hyperbolic:alpha=0.5"]["mean"].as_f64().expect("number") >= 2000.0);
+    // A random 3-regular graph has a larger gap than the complete graph (ballast-graph's
+    // topology table: about 4 vs 2 at n = 1000); the graph really is used.
+    let complete = simulate_json(
+        &[
+            "--process",
+            "two_choice",
+            "--graph",
+            "complete",
+            "--n",
+            "1000",
+            "--m",
+            "20000",
+            "--runs",
+            "4",
+        ],
+        &[],
+    );
+    assert!(v["gap"]["mean"].as_f64() > complete["gap"]["mean"].as_f64(), "{v} vs {complete}");
+}
+
+#[test]
+fn bad_graphs_and_potentials_are_bad_input() {
+    let two = ["--process", "two_choice"];
+    let with = |extra: [&'static str; 2]| sim(&[two[0], two[1], extra[0], extra[1]]);
+    assert_bad_input(&with(["--potential", "exponential"]), &["alpha", "--potential"]);
+    assert_bad_input(&with(["--potential", "nope"]), &["exponential", "quadratic", "--potential"]);
+    assert_bad_input(&with(["--graph", "moebius"]), &["--graph", "cycle"]);
+}
