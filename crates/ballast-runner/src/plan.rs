@@ -125,12 +125,18 @@ const GRID_HELP: &str =
     "expected a non-empty list of numbers such as [1, 2, 5] or a range { from = 1, to = 50, step = 1 }";
 
 fn grid_values(v: &Spanned<toml::Value>) -> Result<Vec<f64>, String> {
+    grid_values_of(v.get_ref())
+}
+
+/// The values of one grid variable: a non-empty list of numbers, or a range
+/// `{ from, to, step }` (shared by every item kind).
+pub(crate) fn grid_values_of(v: &toml::Value) -> Result<Vec<f64>, String> {
     let num = |x: &toml::Value| match x {
         toml::Value::Integer(i) => Some(*i as f64),
         toml::Value::Float(f) => Some(*f),
         _ => None,
     };
-    match v.get_ref() {
+    match v {
         toml::Value::Array(a) if !a.is_empty() => {
             a.iter().map(|x| num(x).ok_or_else(|| GRID_HELP.to_string())).collect()
         }

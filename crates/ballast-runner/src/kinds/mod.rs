@@ -323,38 +323,6 @@ pub(crate) struct KPlan {
     pub scale: Scale,
 }
 
-const GRID_HELP: &str =
-    "expected a non-empty list of numbers or a range { from = a, to = b, step = s }";
-
-fn grid_values(v: &toml::Value) -> Result<Vec<f64>, String> {
-    let num = |x: &toml::Value| match x {
-        toml::Value::Integer(i) => Some(*i as f64),
-        toml::Value::Float(f) => Some(*f),
-        _ => None,
-    };
-    match v {
-        toml::Value::Array(a) if !a.is_empty() => {
-            a.iter().map(|x| num(x).ok_or_else(|| GRID_HELP.to_string())).collect()
-        }
-        toml::Value::Table(t) => {
-            if let Some(k) = t.keys().find(|k| !["from", "to", "step"].contains(&k.as_str())) {
-                return Err(format!("unknown field `{k}`, expected `from`, `to` or `step`"));
-            }
-            let get = |k: &str| t.get(k).and_then(num);
-            let (Some(from), Some(to)) = (get("from"), get("to")) else {
-                return Err(GRID_HELP.to_string());
-            };
-            let step = get("step").unwrap_or(1.0);
-            if step.is_nan() || step <= 0.0 || to < from || (to - from) / step > 1e6 {
-                return Err(format!("invalid range from {from} to {to} step {step}"));
-            }
-            let count = ((to - from) / step + 1e-9).floor() as usize + 1;
-            Ok((0..count).map(|i| from + step * i as f64).collect())
-        }
-        _ => Err(GRID_HELP.to_string()),
-    }
-}
-
 /// The statistics, parameters and x variables each kind accepts.
 struct KindRules {
     measures: &'static [Measure],
@@ -467,7 +435,7 @@ impl KindExperiment {
         let mut grid: Vec<(String, Vec<f64>)> = Vec::new();
         for (k, v) in &self.cfg.grid {
             let v = over.and_then(|q| q.grid.get(k)).unwrap_or(v);
-            match grid_values(v.get_ref()) {
+            match crate::plan::grid_values_of(v.get_ref()) {
                 Ok(vals) => grid.push((k.clone(), vals)),
                 Err(e) => problems.at(Some(v.span()), format!("grid `{k}`: {e}")),
             }
