@@ -611,6 +611,47 @@ impl Memory {
     }
 }
 
+impl Memory {
+    /// The common case d = 1 with one cached bin ((1, 1)-Memory and Caching) without the
+    /// general candidate list: the same law (ties uniformly at random, both when placing and
+    /// when choosing what to cache), a few ns per ball.
+    #[inline]
+    fn place_one_and_one<S: LoadState, R: RngCore + ?Sized>(
+        &mut self,
+        s: &S,
+        rng: &mut R,
+        ctx: &mut Ctx,
+    ) -> usize {
+        let j = ctx.sample(rng);
+        let c = match self.cache.first() {
+            Some(&c) if c != j => c,
+            _ => {
+                self.cache.clear();
+                self.cache.push(j);
+                return j;
+            }
+        };
+        let (lj, lc): (f64, f64) = (s.load(j).into(), s.load(c).into());
+        let to_cache = lc < lj || (lc == lj && ctx.coin(rng));
+        let (bin, other, l_bin, l_other) = if to_cache { (c, j, lc, lj) } else { (j, c, lj, lc) };
+        let keep = match self.policy {
+            CachePolicy::LastReceiver => bin,
+            _ => {
+                // The least loaded after placing; a tie (l_bin + 1 == l_other) by a coin.
+                let after = l_bin + 1.0;
+                if after < l_other || (after == l_other && ctx.coin(rng)) {
+                    bin
+                } else {
+                    other
+                }
+            }
+        };
+        self.cache.clear();
+        self.cache.push(keep);
+        bin
+    }
+}
+
 impl Rule for Memory {
     fn place<S: LoadState, R: RngCore + ?Sized>(
         &mut self,
@@ -619,6 +660,11 @@ impl Rule for Memory {
         rng: &mut R,
         ctx: &mut Ctx,
     ) -> Placement {
+        if self.d == 1
+            && matches!(self.policy, CachePolicy::LeastLoaded { k: 1 } | CachePolicy::LastReceiver)
+        {
+            return Placement::one(self.place_one_and_one(s, rng, ctx));
+        }
         self.candidates.clear();
         let push = |c: &mut Vec<(usize, f64)>, i: usize| {
             if !c.iter().any(|&(j, _)| j == i) {
@@ -645,9 +691,14 @@ impl Rule for Memory {
                 self.cache.push(bin);
             }
             CachePolicy::LeastLoaded { k } => {
-                // Loads after placing: the receiver gained one ball. Re-sort stably, so tied
-                // candidates keep their random order.
+                // Loads after placing: the receiver gained one ball. Shuffle again before the
+                // stable sort, so ties after placing are broken uniformly at random too (the
+                // first order put the receiver ahead of everything it tied with).
                 self.candidates[0].1 += 1.0;
+                for j in (1..self.candidates.len()).rev() {
+                    let r = below(rng, j as u64 + 1) as usize;
+                    self.candidates.swap(j, r);
+                }
                 self.candidates.sort_by(|a, b| a.1.total_cmp(&b.1));
                 self.cache.clear();
                 self.cache.extend(self.candidates.iter().take(k as usize).map(|&(i, _)| i));

@@ -112,20 +112,31 @@ fn memory_cache_keeps_the_lighter_bin_after_placing() {
     assert!(seen_light);
 }
 
-/// Exact law of the max load of (1, 1)-Memory after `m` balls on `n` bins: dynamic programming
-/// over (load vector, cached bin).
-fn memory_exact_max_law(n: usize, m: usize) -> Vec<f64> {
+/// Exact law of the max load of (d, 1)-Memory after `m` balls on `n` bins: dynamic programming
+/// over (load vector, cached bin); the candidates are the distinct bins among the `d` samples
+/// and the cache, ties uniformly at random both when placing and when caching.
+fn memory_exact_max_law(n: usize, m: usize, d: u32) -> Vec<f64> {
     let mut states: BTreeMap<(Vec<u32>, Option<usize>), f64> = BTreeMap::new();
     states.insert((vec![0; n], None), 1.0);
     for _ in 0..m {
         let mut next: BTreeMap<(Vec<u32>, Option<usize>), f64> = BTreeMap::new();
         for ((loads, cache), &p) in &states {
-            for j in 0..n {
-                let pj = p / n as f64;
-                let cands: Vec<usize> = match cache {
-                    Some(c) if *c != j => vec![j, *c],
-                    _ => vec![j],
-                };
+            let tuples = n.pow(d);
+            for t in 0..tuples {
+                let pj = p / tuples as f64;
+                let mut cands: Vec<usize> = Vec::new();
+                let mut x = t;
+                for _ in 0..d {
+                    if !cands.contains(&(x % n)) {
+                        cands.push(x % n);
+                    }
+                    x /= n;
+                }
+                if let Some(c) = cache {
+                    if !cands.contains(c) {
+                        cands.push(*c);
+                    }
+                }
                 // Ball to a least loaded candidate (ties 1/2 each).
                 let min = cands.iter().map(|&i| loads[i]).min().expect("non-empty");
                 let winners: Vec<usize> =
@@ -180,11 +191,14 @@ fn assert_matches_law(spec: &RunSpec, law: &[f64], runs: u64, seed: u64) {
 
 #[test]
 fn memory_matches_its_exact_law() {
+    // d = 1 runs the specialised (1, 1) path, d = 2 the general candidate list.
     let (n, m) = (3, 7);
-    let law = memory_exact_max_law(n, m);
-    assert!((law.iter().sum::<f64>() - 1.0).abs() < 1e-9);
-    let spec = RunSpec::new(ProcessSpec::Memory { d: 1, k: 1 }, n as u64, m as u64);
-    assert_matches_law(&spec, &law, 30_000, 21);
+    for (d, seed) in [(1u32, 21u64), (2, 22)] {
+        let law = memory_exact_max_law(n, m, d);
+        assert!((law.iter().sum::<f64>() - 1.0).abs() < 1e-9);
+        let spec = RunSpec::new(ProcessSpec::Memory { d, k: 1 }, n as u64, m as u64);
+        assert_matches_law(&spec, &law, 30_000, seed);
+    }
 }
 
 #[test]
