@@ -13,7 +13,12 @@
 //! moves one bin from level `ℓ − 1` to level `ℓ` in the histogram `c_ℓ` (number of bins
 //! per load). Two counter updates, no arithmetic on potentials at all; a bin that is not
 //! where the histogram expects it (a state that relabels its loads) makes the tracker
-//! recompute in weighted mode. Every potential is then *read* from the histogram, exactly,
+//! recompute in weighted mode. The hot path is about twenty instructions: no mode check
+//! (outside unit mode the histogram is empty, so every move fails into the slow path), one
+//! subtraction from the load's `f64` bits to the histogram index, one bounds check for both
+//! entries, and growth of the histogram only in a cold path when a bin climbs above its last
+//! entry (measured overhead: `cargo bench -p ballast-benches --bench potentials` prints the
+//! ratio). Every potential is then *read* from the histogram, exactly,
 //! in O(number of distinct loads), with `W = Σ_ℓ c_ℓ ℓ = qn + r` and `k = ℓ − q`:
 //!
 //! * quadratic: `nΥ = n Σ_ℓ c_ℓ k² − r²` (because `Σ_ℓ c_ℓ k = r`), in integers, so there is
@@ -103,8 +108,8 @@ impl ExpSum {
     }
 
     /// Unit mode: `(S, L)` with `Σ_i e^{a (x_i − q)} = e^{L}·S`, from the histogram.
-    fn unit_sum(&self, u: &Unit, t: Total) -> (f64, f64) {
-        let (lo, counts) = u.levels.counts();
+    fn unit_sum(&self, levels: &Levels, t: Total) -> (f64, f64) {
+        let (lo, counts) = levels.counts();
         let q = t.q as i64;
         let k_lo = lo as i64 - q;
         let k_hi = k_lo + counts.len() as i64 - 1;
@@ -132,15 +137,15 @@ impl ExpSum {
     }
 
     /// Unit mode: `ln Σ_i e^{a y_i}`.
-    fn unit_ln_value(&self, u: &Unit, t: Total) -> f64 {
-        let (s, l) = self.unit_sum(u, t);
-        l + s.ln() - self.a * (t.r as f64 / u.n as f64)
+    fn unit_ln_value(&self, levels: &Levels, t: Total) -> f64 {
+        let (s, l) = self.unit_sum(levels, t);
+        l + s.ln() - self.a * (t.r as f64 / t.n as f64)
     }
 
     /// Unit mode: `Σ_i e^{a y_i}` (`+∞` beyond `f64`).
-    fn unit_value(&self, u: &Unit, t: Total) -> f64 {
-        let (s, l) = self.unit_sum(u, t);
-        let frac = t.r as f64 / u.n as f64;
+    fn unit_value(&self, levels: &Levels, t: Total) -> f64 {
+        let (s, l) = self.unit_sum(levels, t);
+        let frac = t.r as f64 / t.n as f64;
         if l == 0.0 {
             s * (-self.a * frac).exp()
         } else {
@@ -202,12 +207,12 @@ enum Read {
     Absolute,
 }
 
-/// Unit-mode bookkeeping: the level histogram, nothing else. Every potential is read from
-/// it exactly (integer arithmetic for the quadratic and absolute potentials).
+/// Unit-mode bookkeeping besides the level histogram ([`Potentials`] keeps that outside the
+/// mode, so the per-ball path needs no mode check). Every potential is read from the
+/// histogram exactly (integer arithmetic for the quadratic and absolute potentials).
 #[derive(Clone, Debug)]
 struct Unit {
     n: u64,
-    levels: Levels,
     /// `W` when the tracker attached (to count balls).
     w_attach: u64,
 }
@@ -215,6 +220,7 @@ struct Unit {
 /// `W = q·n + r` (`0 <= r < n`), read from the histogram.
 #[derive(Clone, Copy, Debug)]
 struct Total {
+    n: u64,
     w: u64,
     q: u64,
     r: u64,
@@ -224,7 +230,7 @@ impl Unit {
     /// Unit-mode bookkeeping for `state`, if its loads are non-negative integers that
     /// [`LoadState::load`] reports absolutely (as [`ballast_core::UnitLoads`] and
     /// [`ballast_core::level::LevelLoads`] do).
-    fn from_state<S: LoadState>(state: &S) -> Option<Self> {
+    fn from_state<S: LoadState>(state: &S) -> Option<(Self, Levels)> {
         let n = state.n();
         let total = state.total();
         if !(total >= 0.0 && total.fract() == 0.0 && total < 2f64.powi(53)) {
@@ -249,34 +255,34 @@ impl Unit {
             let x: f64 = state.load(i).into();
             x as u64
         }));
-        Some(Self { n: n as u64, levels, w_attach: sum })
+        Some((Self { n: n as u64, w_attach: sum }, levels))
     }
 
     /// `W`, `q`, `r`: O(levels).
-    fn total(&self) -> Total {
-        let (lo, counts) = self.levels.counts();
+    fn total(&self, levels: &Levels) -> Total {
+        let (lo, counts) = levels.counts();
         let w: u128 = counts.iter().zip(lo..).map(|(&c, l)| u128::from(c) * u128::from(l)).sum();
         let w = w as u64;
-        Total { w, q: w / self.n, r: w % self.n }
+        Total { n: self.n, w, q: w / self.n, r: w % self.n }
     }
 
     /// `Υ = Σ_ℓ c_ℓ (ℓ − W/n)²`, exactly: with `k = ℓ − q`, `Σ c_ℓ k = r`, so
     /// `nΥ = n Σ c_ℓ k² − r²`, all in small integers.
-    fn quadratic(&self, t: Total) -> f64 {
-        let (lo, counts) = self.levels.counts();
+    fn quadratic(levels: &Levels, t: Total) -> f64 {
+        let (lo, counts) = levels.counts();
         let k0 = lo as i128 - t.q as i128;
         let s2: i128 = counts.iter().zip(k0..).map(|(&c, k)| c as i128 * k * k).sum();
-        let num = self.n as i128 * s2 - (t.r as i128) * (t.r as i128);
-        i128_to_f64(num) / self.n as f64
+        let num = t.n as i128 * s2 - (t.r as i128) * (t.r as i128);
+        i128_to_f64(num) / t.n as f64
     }
 
     /// `Δ = Σ_ℓ c_ℓ |ℓ − W/n| = (1/n) Σ_ℓ c_ℓ |n(ℓ − q) − r|`, exactly.
-    fn absolute(&self, t: Total) -> f64 {
-        let (lo, counts) = self.levels.counts();
-        let (n, r) = (self.n as i128, t.r as i128);
+    fn absolute(levels: &Levels, t: Total) -> f64 {
+        let (lo, counts) = levels.counts();
+        let (n, r) = (t.n as i128, t.r as i128);
         let k0 = lo as i128 - t.q as i128;
         let s: i128 = counts.iter().zip(k0..).map(|(&c, k)| c as i128 * (n * k - r).abs()).sum();
-        i128_to_f64(s) / self.n as f64
+        i128_to_f64(s) / t.n as f64
     }
 }
 
@@ -328,6 +334,10 @@ pub struct TrackingStats {
 /// weighted mode.
 #[derive(Clone, Debug)]
 pub struct Potentials {
+    /// Unit mode: the level histogram (the only thing a unit ball touches). Empty in the
+    /// other modes, where every [`Levels::move_up_f64`] fails and sends the ball to the slow
+    /// path: the hot path needs no mode check.
+    levels: Levels,
     specs: Vec<PotentialSpec>,
     reads: Vec<Read>,
     exps: Vec<ExpSum>,
@@ -364,6 +374,7 @@ impl Potentials {
             });
         }
         Ok(Self {
+            levels: Levels::default(),
             specs: specs.to_vec(),
             want_quadratic: reads.iter().any(|r| matches!(r, Read::Quadratic)),
             want_absolute: reads.iter().any(|r| matches!(r, Read::Absolute)),
@@ -397,7 +408,7 @@ impl Potentials {
     pub fn balls(&self) -> u64 {
         let fast = self.fast_balls + self.slow_balls;
         match &self.mode {
-            Mode::Unit(u) => fast + (u.total().w - u.w_attach),
+            Mode::Unit(u) => fast + (u.total(&self.levels).w - u.w_attach),
             _ => fast,
         }
     }
@@ -425,6 +436,10 @@ impl Potentials {
     /// Forgets the attached run (the next ball or observation attaches afresh); keeps the
     /// ball counter and the work counters.
     pub fn detach(&mut self) {
+        if let Mode::Unit(u) = &self.mode {
+            self.fast_balls += u.total(&self.levels).w - u.w_attach;
+        }
+        self.levels = Levels::default();
         self.mode = Mode::Detached;
     }
 
@@ -439,10 +454,12 @@ impl Potentials {
         self.stats.resyncs += 1;
         self.stats.resync_work += n as u64;
         if let Mode::Unit(u) = &self.mode {
-            self.fast_balls += u.total().w - u.w_attach;
+            self.fast_balls += u.total(&self.levels).w - u.w_attach;
         }
-        if let Some(u) = unit_ok.then(|| Unit::from_state(state)).flatten() {
+        self.levels = Levels::default();
+        if let Some((u, levels)) = unit_ok.then(|| Unit::from_state(state)).flatten() {
             self.mode = Mode::Unit(u);
+            self.levels = levels;
             return;
         }
         let amax = self.exps.iter().map(|e| e.a.abs()).fold(0.0, f64::max);
@@ -494,19 +511,19 @@ impl Potentials {
     /// tracker attached.
     pub fn value(&self, k: usize) -> f64 {
         match &self.mode {
-            Mode::Unit(u) => self.unit_value(k, u, u.total()),
+            Mode::Unit(u) => self.unit_value(k, u.total(&self.levels)),
             _ => self.value_in(k),
         }
     }
 
     /// Potential `k` in unit mode with the totals `t` computed once.
-    fn unit_value(&self, k: usize, u: &Unit, t: Total) -> f64 {
-        let e = &self.exps;
+    fn unit_value(&self, k: usize, t: Total) -> f64 {
+        let (e, l) = (&self.exps, &self.levels);
         match self.reads[k] {
-            Read::Exp(i) => e[i].unit_value(u, t),
-            Read::Cosh(p, m) => e[p].unit_value(u, t) + e[m].unit_value(u, t),
-            Read::Quadratic => u.quadratic(t),
-            Read::Absolute => u.absolute(t),
+            Read::Exp(i) => e[i].unit_value(l, t),
+            Read::Cosh(p, m) => e[p].unit_value(l, t) + e[m].unit_value(l, t),
+            Read::Quadratic => Unit::quadratic(l, t),
+            Read::Absolute => Unit::absolute(l, t),
         }
     }
 
@@ -529,13 +546,13 @@ impl Potentials {
     /// The natural logarithm of potential `k`: finite even when the value overflows `f64`
     /// (`−∞` for a zero quadratic or absolute potential).
     pub fn ln_value(&self, k: usize) -> f64 {
-        let e = &self.exps;
+        let (e, l) = (&self.exps, &self.levels);
         match (&self.mode, self.reads[k]) {
             (Mode::Detached, _) => f64::NAN,
-            (Mode::Unit(u), Read::Exp(i)) => e[i].unit_ln_value(u, u.total()),
+            (Mode::Unit(u), Read::Exp(i)) => e[i].unit_ln_value(l, u.total(l)),
             (Mode::Unit(u), Read::Cosh(p, m)) => {
-                let t = u.total();
-                ln_add(e[p].unit_ln_value(u, t), e[m].unit_ln_value(u, t))
+                let t = u.total(l);
+                ln_add(e[p].unit_ln_value(l, t), e[m].unit_ln_value(l, t))
             }
             (Mode::Real(r), Read::Exp(i)) => e[i].ln_value(r.d.value()),
             (Mode::Real(r), Read::Cosh(p, m)) => {
@@ -551,8 +568,8 @@ impl Potentials {
         out.clear();
         match &self.mode {
             Mode::Unit(u) => {
-                let t = u.total();
-                out.extend((0..self.specs.len()).map(|k| self.unit_value(k, u, t)));
+                let t = u.total(&self.levels);
+                out.extend((0..self.specs.len()).map(|k| self.unit_value(k, t)));
             }
             _ => out.extend((0..self.specs.len()).map(|k| self.value_in(k))),
         }
@@ -612,15 +629,6 @@ impl Potentials {
     }
 }
 
-/// A load known to be a non-negative integer below 2^52, as `u64`, without `as`'s
-/// saturation checks: adding 2^52 puts the integer in the low mantissa bits. Other inputs
-/// give some value that the histogram then rejects.
-#[inline(always)]
-fn f64_to_level(x: f64) -> u64 {
-    const TWO52: f64 = 4_503_599_627_370_496.0;
-    (x + TWO52).to_bits().wrapping_sub(TWO52.to_bits())
-}
-
 /// `x as f64`, avoiding the slow 128-bit conversion when `x` fits 64 bits.
 #[inline]
 fn i128_to_f64(x: i128) -> f64 {
@@ -643,14 +651,12 @@ pub(crate) fn ln_add(a: f64, b: f64) -> f64 {
 impl Observer for Potentials {
     #[inline(always)]
     fn on_ball<S: LoadState>(&mut self, state: &S, bin: usize, weight: f64) {
-        if let Mode::Unit(u) = &mut self.mode {
-            // Loads are integers in unit mode (checked when attaching); a load that is not
-            // where the histogram expects it sends us to the slow path.
-            if weight == 1.0 && u.levels.move_up(f64_to_level(state.load(bin).into())) {
-                return;
-            }
+        // Unit mode: loads are integers (checked when attaching) and the histogram is
+        // non-empty. A load that is not where the histogram expects it, and every ball in the
+        // other modes (empty histogram), goes to the slow path.
+        if !(weight == 1.0 && self.levels.move_up_f64(state.load(bin).into())) {
+            self.on_ball_slow(state, bin, weight);
         }
-        self.on_ball_slow(state, bin, weight);
     }
 
     fn on_observation<S: LoadState>(&mut self, state: &S) {
