@@ -1,7 +1,9 @@
 //! Experiment configuration files: the TOML schema (serde, `deny_unknown_fields`) and its
 //! validation into an [`Experiment`]. The format is documented in the crate root.
 
-use std::collections::BTreeMap;
+pub(crate) mod schema;
+
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
@@ -20,6 +22,10 @@ type SFormula = Spanned<Formula>;
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct RawConfig {
+    /// `kind = "allocation"` (the default; other kinds are parsed by [`crate::kinds`]).
+    #[serde(default, rename = "kind")]
+    #[allow(dead_code)]
+    pub item_kind: Option<String>,
     pub title: String,
     #[serde(default)]
     pub notes: String,
@@ -92,7 +98,7 @@ pub(crate) enum SettingKind {
 }
 
 /// Which per-run statistic a series reports.
-#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Statistic {
     /// Per run the largest gap over the observation points (batch ends), averaged over runs.
@@ -136,6 +142,22 @@ impl Statistic {
         max_load, max_load_distribution, gap_over_ln_n, samples_per_ball, balls_per_sample, \
         probes_mean, probes_max, moved_per_ball";
 
+    /// The statistics an allocation series may name.
+    const ALLOCATION: [Statistic; 12] = [
+        Self::MaxGap,
+        Self::FinalGap,
+        Self::RunningMaxGap,
+        Self::Distribution,
+        Self::MaxLoad,
+        Self::MaxLoadDistribution,
+        Self::GapOverLnN,
+        Self::SamplesPerBall,
+        Self::BallsPerSample,
+        Self::ProbesMean,
+        Self::ProbesMax,
+        Self::MovedPerBall,
+    ];
+
     /// Whether rows of this statistic are a distribution (one row per value, in percent).
     pub fn is_distribution(self) -> bool {
         matches!(self, Self::Distribution | Self::MaxLoadDistribution)
@@ -177,6 +199,33 @@ impl Statistic {
             Self::MovedPerBall => "balls moved per ball (mean over runs)",
             Self::Measure(m) => m.describe(),
         }
+    }
+}
+
+/// By name; an unknown name is serde's "unknown variant" error listing the allowed names
+/// (the derive would say "data did not match any variant" because of [`Statistic::Measure`]).
+impl<'de> Deserialize<'de> for Statistic {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        const NAMES: [&str; 12] = [
+            "max_gap",
+            "final_gap",
+            "running_max_gap",
+            "distribution",
+            "max_load",
+            "max_load_distribution",
+            "gap_over_ln_n",
+            "samples_per_ball",
+            "balls_per_sample",
+            "probes_mean",
+            "probes_max",
+            "moved_per_ball",
+        ];
+        let s = String::deserialize(d)?;
+        Self::ALLOCATION
+            .iter()
+            .copied()
+            .find(|v| v.name() == s)
+            .ok_or_else(|| serde::de::Error::unknown_variant(&s, &NAMES))
     }
 }
 
@@ -430,7 +479,10 @@ pub struct Experiment {
 
 /// Converts a byte offset into 1-based (line, column).
 pub(crate) fn line_col(src: &str, offset: usize) -> (usize, usize) {
-    let offset = offset.min(src.len());
+    let mut offset = offset.min(src.len());
+    while !src.is_char_boundary(offset) {
+        offset -= 1;
+    }
     let before = &src[..offset];
     let line = before.matches('\n').count() + 1;
     let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
@@ -442,33 +494,120 @@ pub(crate) struct Problems<'a> {
     path: &'a Path,
     src: &'a str,
     pub(crate) list: Vec<String>,
+    /// (line, column) of each message, for sorting (`None`: no place, listed last).
+    places: Vec<Option<(usize, usize)>>,
+    /// Set when the spans given to [`Problems::at`] are those of a repaired copy of `src`.
+    remap: Option<&'a schema::Remap>,
+    /// Series whose entry had schema errors: their value checks are skipped.
+    skip: BTreeSet<usize>,
+    /// (series, field, span start) already reported, across scales.
+    reported: HashSet<(usize, String, usize)>,
 }
 
 impl<'a> Problems<'a> {
     pub(crate) fn new(path: &'a Path, src: &'a str) -> Self {
-        Self { path, src, list: Vec::new() }
-    }
-
-    pub(crate) fn at(&mut self, span: Option<Range<usize>>, msg: impl AsRef<str>) {
-        let loc = match span {
-            Some(s) => {
-                let (l, c) = line_col(self.src, s.start);
-                format!("{}:{l}:{c}", self.path.display())
-            }
-            None => self.path.display().to_string(),
-        };
-        let m = format!("{loc}: {}", msg.as_ref());
-        if !self.list.contains(&m) {
-            self.list.push(m);
+        Self {
+            path,
+            src,
+            list: Vec::new(),
+            places: Vec::new(),
+            remap: None,
+            skip: BTreeSet::new(),
+            reported: HashSet::new(),
         }
     }
 
+    /// Problems of `src` with the schema errors found (their spans already original); later
+    /// spans are mapped from the repaired copy the value came from.
+    pub(crate) fn with_schema(path: &'a Path, src: &'a str, schema: &'a schema::Schema) -> Self {
+        let mut p = Self::new(path, src);
+        for (span, msg) in &schema.errors {
+            p.push(span.clone(), msg);
+        }
+        p.remap = schema.remap.as_ref();
+        p.skip = schema.taint.series.clone();
+        p
+    }
+
+    /// Whether the value checks of series `si` are skipped (its entry had schema errors).
+    pub(crate) fn skips_series(&self, si: usize) -> bool {
+        self.skip.contains(&si)
+    }
+
+    /// The spans of series `si`'s process parameters and weights, by name (`beta`,
+    /// `tau.base`, `weights.mean`), in the coordinates [`Problems::at`] expects.
+    pub(crate) fn param_spans(&self, si: usize) -> std::collections::HashMap<String, Range<usize>> {
+        schema::param_spans(self.remap, self.src, si)
+    }
+
+    /// Skips the value checks of series `si` from now on (its entry has an error that would
+    /// make them report consequences).
+    pub(crate) fn skip_series(&mut self, si: usize) {
+        self.skip.insert(si);
+    }
+
+    /// Whether a problem of series `si`, field `key` at `span` is new (one message per series
+    /// and field and place, even when several scales or grid points show it).
+    pub(crate) fn first_report(
+        &mut self,
+        si: usize,
+        key: &str,
+        span: &Option<Range<usize>>,
+    ) -> bool {
+        self.reported.insert((si, key.to_string(), span.as_ref().map_or(usize::MAX, |s| s.start)))
+    }
+
+    pub(crate) fn at(&mut self, span: Option<Range<usize>>, msg: impl AsRef<str>) {
+        let span = match (self.remap, span) {
+            (Some(r), Some(s)) => r.map(s),
+            (_, s) => s,
+        };
+        self.push(span, msg.as_ref());
+    }
+
+    /// A message at the value (or, `key = true`, the key) at `path` of the original text.
+    pub(crate) fn at_path(&mut self, path: &[schema::Seg], key: bool, msg: impl AsRef<str>) {
+        let span = match self.remap {
+            Some(r) => r.original_span(path, key),
+            None => schema::span_in(self.src, path, key),
+        };
+        self.push(span, msg.as_ref());
+    }
+
+    fn push(&mut self, span: Option<Range<usize>>, msg: &str) {
+        let (loc, place) = match span {
+            Some(s) => {
+                let (l, c) = line_col(self.src, s.start);
+                (format!("{}:{l}:{c}", self.path.display()), Some((l, c)))
+            }
+            None => (self.path.display().to_string(), None),
+        };
+        let m = format!("{loc}: {msg}");
+        if !self.list.contains(&m) {
+            self.list.push(m);
+            self.places.push(place);
+        }
+    }
+
+    /// `Err` with every message, in the order of their places in the file.
     pub(crate) fn into_result(self) -> Result<(), Error> {
         if self.list.is_empty() {
             Ok(())
         } else {
-            Err(Error::Config { path: self.path.to_path_buf(), errors: self.list })
+            Err(self.into_error())
         }
+    }
+
+    /// [`Error::Config`] with every message, in the order of their places in the file.
+    pub(crate) fn into_error(self) -> Error {
+        let mut all: Vec<(Option<(usize, usize)>, String)> =
+            self.places.into_iter().zip(self.list).collect();
+        all.sort_by_key(|(p, _)| p.unwrap_or((usize::MAX, 0)));
+        let mut errors: Vec<String> = all.into_iter().map(|(_, m)| m).collect();
+        if errors.is_empty() {
+            errors.push(format!("{}: invalid config", self.path.display()));
+        }
+        Error::Config { path: self.path.to_path_buf(), errors }
     }
 }
 
@@ -486,8 +625,43 @@ impl Experiment {
     ///
     /// Validation evaluates every formula and checks every point of both the full and the
     /// quick plan with `RunSpec::validate`, so a returned experiment can be run.
+    ///
+    /// A missing file is an [`Error::Io`]; a file that exists but cannot be read as text (a
+    /// directory, no permission, not UTF-8) is an [`Error::Config`] naming the reason (and,
+    /// for bad UTF-8, the line and column of the first bad byte).
     pub fn from_path(path: &Path) -> Result<Self, Error> {
-        let source = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        let config_err = |msg: String| Error::Config {
+            path: path.to_path_buf(),
+            errors: vec![format!("{}: {msg}", path.display())],
+        };
+        let bytes = match std::fs::read(path) {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(Error::io(path, e)),
+            Err(e) if path.is_dir() => {
+                return Err(config_err(format!(
+                    "cannot read the config: it is a directory ({e}); expected a TOML file such \
+                     as configs/<paper>/<item>.toml"
+                )))
+            }
+            Err(e) => return Err(config_err(format!("cannot read the config: {e}"))),
+        };
+        let source = match String::from_utf8(bytes) {
+            Ok(s) => s,
+            Err(e) => {
+                let good = e.utf8_error().valid_up_to();
+                let bytes = e.as_bytes();
+                let prefix = std::str::from_utf8(&bytes[..good]).unwrap_or_default();
+                let (l, c) = line_col(prefix, good);
+                return Err(Error::Config {
+                    path: path.to_path_buf(),
+                    errors: vec![format!(
+                        "{}:{l}:{c}: invalid UTF-8 (byte 0x{:02x}): a config must be UTF-8 text",
+                        path.display(),
+                        bytes[good]
+                    )],
+                });
+            }
+        };
         Self::parse(&id_from_path(path), path, &source)
     }
 
@@ -517,9 +691,10 @@ impl Experiment {
     /// ```
     pub fn parse(id: &str, path: &Path, source: &str) -> Result<Self, Error> {
         use sha2::Digest;
-        if let Some(kind) = crate::kinds::detect(source).map_err(|e| Error::Config {
-            path: path.to_path_buf(),
-            errors: vec![format!("{}: {e}", path.display())],
+        if let Some(kind) = crate::kinds::detect(source).map_err(|e| {
+            let mut p = Problems::new(path, source);
+            p.at_path(&[schema::Seg::Key("kind".into())], false, e);
+            Error::Config { path: path.to_path_buf(), errors: p.list }
         })? {
             let k = crate::kinds::KindExperiment::parse(kind, path, source)?;
             return Ok(Self {
@@ -531,28 +706,40 @@ impl Experiment {
                 kind: Some(Box::new(k)),
             });
         }
-        let raw: RawConfig = toml::from_str(source).map_err(|e| {
+        let parsed = schema::deserialize::<RawConfig>(source).map_err(|errors| {
             let mut p = Problems::new(path, source);
-            p.at(e.span(), e.message().trim_end());
-            Error::Config { path: path.to_path_buf(), errors: p.list }
+            for (span, msg) in errors {
+                p.at(span, msg);
+            }
+            p.into_error()
         })?;
+        // Every problem of every scale, each once; value checks skip what the schema errors
+        // touched (they would only report consequences of them).
+        let (raw, schema) = parsed.split();
+        let mut problems = Problems::with_schema(path, source, &schema);
+        if !schema.taint.global {
+            validate_raw(&raw, &mut problems);
+            for scale in [Scale::Full, Scale::Quick, Scale::Reduced] {
+                let present = match scale {
+                    Scale::Full => true,
+                    Scale::Quick => raw.quick.is_some(),
+                    Scale::Reduced => raw.reduced.is_some(),
+                };
+                if present {
+                    build_plan(&raw, scale, &mut problems);
+                }
+            }
+        }
+        problems.into_result()?;
         let sha256 = format!("{:x}", sha2::Sha256::digest(source.as_bytes()));
-        let exp = Self {
+        Ok(Self {
             id: id.to_string(),
             path: path.to_path_buf(),
             source: source.to_string(),
             sha256,
             raw,
             kind: None,
-        };
-        exp.plan(false)?;
-        if exp.raw.quick.is_some() {
-            exp.plan(true)?;
-        }
-        if exp.raw.reduced.is_some() {
-            exp.plan_at(Scale::Reduced)?;
-        }
-        Ok(exp)
+        })
     }
 
     /// The item id, `<paper>/<item>`.
@@ -643,6 +830,23 @@ impl Experiment {
             parts.push(format!("sampling = {{ blocks = {} }}", s.get_ref().blocks));
         }
         parts.join("; ")
+    }
+}
+
+/// Checks of the allocation config that do not depend on a scale (the plan checks the rest).
+fn validate_raw(raw: &RawConfig, problems: &mut Problems<'_>) {
+    use schema::Seg;
+    for (i, r) in raw.references.iter().enumerate() {
+        if !r.x_shift.is_finite() {
+            problems.at_path(
+                &[Seg::Key("reference".into()), Seg::Index(i), Seg::Key("x_shift".into())],
+                false,
+                format!(
+                    "reference `{}`: invalid value {} for `x_shift`: expected a finite number",
+                    r.label, r.x_shift
+                ),
+            );
+        }
     }
 }
 
@@ -792,7 +996,8 @@ fn resolve_adaptive(
         }
         other => Err(format!(
             "{ctx}: unknown adaptive preset \"{other}\" for `preset`: expected one of \
-             {ADAPTIVE_PRESETS}"
+             {ADAPTIVE_PRESETS}{}",
+            schema::did_you_mean(other, ["greedy", "threshold_first", "probe_count"])
         )),
     }
 }
@@ -808,7 +1013,8 @@ pub(crate) fn resolve_tie_break(
         Some(s) => match TieBreak::from_name(s.get_ref()) {
             Ok(t) => t,
             Err(e) => {
-                problems.at(Some(s.span()), format!("{ctx}: {e}"));
+                let hint = schema::did_you_mean(s.get_ref(), TieBreak::ALL.iter().map(|(n, _)| *n));
+                problems.at(Some(s.span()), format!("{ctx}: {e}{hint}"));
                 TieBreak::Random
             }
         },

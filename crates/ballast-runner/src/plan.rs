@@ -121,6 +121,9 @@ impl Plan {
     }
 }
 
+/// At most this many points (series × grid values) per scale: validation expands them all.
+pub(crate) const MAX_POINTS: usize = 100_000;
+
 const GRID_HELP: &str =
     "expected a non-empty list of numbers such as [1, 2, 5] or a range { from = 1, to = 50, step = 1 }";
 
@@ -137,21 +140,31 @@ pub(crate) fn grid_values_of(v: &toml::Value) -> Result<Vec<f64>, String> {
         _ => None,
     };
     match v {
-        toml::Value::Array(a) if !a.is_empty() => {
-            a.iter().map(|x| num(x).ok_or_else(|| GRID_HELP.to_string())).collect()
-        }
+        toml::Value::Array(a) if !a.is_empty() => a
+            .iter()
+            .map(|x| match num(x) {
+                Some(v) if v.is_finite() => Ok(v),
+                Some(v) => Err(format!("invalid value {v}: grid values must be finite numbers")),
+                None => Err(GRID_HELP.to_string()),
+            })
+            .collect(),
         toml::Value::Table(t) => {
             if let Some(k) = t.keys().find(|k| !["from", "to", "step"].contains(&k.as_str())) {
-                return Err(format!("unknown field `{k}`, expected `from`, `to` or `step`"));
+                return Err(format!(
+                    "unknown field `{k}`, expected `from`, `to` or `step`{}",
+                    crate::config::schema::did_you_mean(k, ["from", "to", "step"])
+                ));
             }
             let get = |k: &str| t.get(k).and_then(num);
             let (Some(from), Some(to)) = (get("from"), get("to")) else {
                 return Err(GRID_HELP.to_string());
             };
             let step = get("step").unwrap_or(1.0);
-            if step.is_nan() || step <= 0.0 || to < from || (to - from) / step > 1e6 {
+            let finite = from.is_finite() && to.is_finite() && step.is_finite();
+            if !finite || step <= 0.0 || to < from || (to - from) / step > 1e6 {
                 return Err(format!(
-                    "invalid range from {from} to {to} step {step}: expected from <= to and step > 0"
+                    "invalid range from {from} to {to} step {step}: expected finite numbers, \
+                     from <= to, step > 0 and at most 1000001 values"
                 ));
             }
             let count = ((to - from) / step + 1e-9).floor() as usize + 1;
@@ -203,22 +216,30 @@ pub(crate) fn build_plan(raw: &RawConfig, scale: Scale, problems: &mut Problems<
     }
     // Grid, with quick overrides.
     let mut grid: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+    // Without every grid variable the points cannot be checked (they would only report
+    // consequences of the grid error).
+    let mut grid_ok = true;
     for (name, v) in &raw.grid {
         match grid_values(v) {
             Ok(vals) => {
                 grid.insert(name.clone(), vals);
             }
-            Err(e) => problems.at(Some(v.span()), format!("grid variable `{name}`: {e}")),
+            Err(e) => {
+                grid_ok = false;
+                problems.at(Some(v.span()), format!("grid variable `{name}`: {e}"));
+            }
         }
     }
+    let table = scale.name();
     for (name, v) in q.map_or(&empty, |q| &q.grid) {
         if !raw.grid.contains_key(name) {
             let known: Vec<&str> = raw.grid.keys().map(String::as_str).collect();
             problems.at(
                 Some(v.span()),
                 format!(
-                    "quick.grid: unknown grid variable `{name}`, expected one of: {}",
-                    known.join(", ")
+                    "{table}.grid: unknown grid variable `{name}`, expected one of: {}{}",
+                    known.join(", "),
+                    crate::config::schema::did_you_mean(name, known.iter().copied())
                 ),
             );
             continue;
@@ -227,13 +248,16 @@ pub(crate) fn build_plan(raw: &RawConfig, scale: Scale, problems: &mut Problems<
             Ok(vals) => {
                 grid.insert(name.clone(), vals);
             }
-            Err(e) => problems.at(Some(v.span()), format!("quick.grid variable `{name}`: {e}")),
+            Err(e) => {
+                grid_ok = false;
+                problems.at(Some(v.span()), format!("{table}.grid variable `{name}`: {e}"));
+            }
         }
     }
-    for name in grid.keys() {
+    for (name, v) in &raw.grid {
         if ["b", "batches", "m", "pi", "e"].contains(&name.as_str()) {
             problems.at(
-                None,
+                Some(v.span()),
                 format!(
                     "grid variable `{name}`: reserved name (b, batches, m, pi and e are computed)"
                 ),
@@ -241,15 +265,41 @@ pub(crate) fn build_plan(raw: &RawConfig, scale: Scale, problems: &mut Problems<
         }
     }
     let x_variable = raw.x.variable.get_ref().clone();
-    if !grid.contains_key(&x_variable) {
-        let known: Vec<&str> = grid.keys().map(String::as_str).collect();
+    if !raw.grid.contains_key(&x_variable) {
+        let known: Vec<&str> = raw.grid.keys().map(String::as_str).collect();
         problems.at(
             Some(raw.x.variable.span()),
             format!(
-                "x.variable: `{x_variable}` is not a grid variable, expected one of: {}",
-                known.join(", ")
+                "x.variable: `{x_variable}` is not a grid variable, expected one of: {}{}",
+                known.join(", "),
+                crate::config::schema::did_you_mean(&x_variable, known.iter().copied())
             ),
         );
+    }
+    // Validation expands every point: refuse grids too large to expand.
+    let combos_len = grid.values().fold(1usize, |acc, v| acc.saturating_mul(v.len()));
+    let total = combos_len.saturating_mul(raw.series.len().max(1));
+    if total > MAX_POINTS {
+        let span = raw.grid.values().max_by_key(|v| grid_values(v).map_or(0, |g| g.len()));
+        problems.at(
+            span.map(|v| v.span()),
+            format!(
+                "{table} grid: {total} points (series × grid values); at most {MAX_POINTS} are \
+                 allowed"
+            ),
+        );
+        grid_ok = false;
+    }
+    if !grid_ok {
+        return Plan {
+            series: Vec::new(),
+            points: Vec::new(),
+            runs,
+            x_variable,
+            group_variables: Vec::new(),
+            sampling,
+            scale,
+        };
     }
     let group_variables: Vec<String> = grid.keys().filter(|k| **k != x_variable).cloned().collect();
     // Combinations: group variables outer (sorted), x innermost.
@@ -287,14 +337,17 @@ pub(crate) fn build_plan(raw: &RawConfig, scale: Scale, problems: &mut Problems<
     let engine = match &raw.engine {
         None => Engine::Bins,
         Some(e) => Engine::from_name(e.get_ref()).unwrap_or_else(|err| {
-            problems.at(Some(e.span()), err.to_string());
+            let hint = crate::config::schema::did_you_mean(
+                e.get_ref(),
+                Engine::ALL.iter().map(|(n, _)| *n),
+            );
+            problems.at(Some(e.span()), format!("{err}{hint}"));
             Engine::Bins
         }),
     };
     let mut names = HashSet::new();
     let mut series = Vec::new();
     let mut points = Vec::new();
-    let mut reported: HashSet<(usize, String)> = HashSet::new();
     if raw.series.is_empty() {
         problems.at(None, "no [[series]]: expected at least one");
     }
@@ -314,6 +367,9 @@ pub(crate) fn build_plan(raw: &RawConfig, scale: Scale, problems: &mut Problems<
             },
             round: s.round,
         });
+        if problems.skips_series(si) {
+            continue;
+        }
         let sctx = format!("series `{}`", s.name);
         let tie_break = resolve_tie_break(&s.tie_break, problems, &sctx);
         let weights = match s.weights {
@@ -334,9 +390,19 @@ pub(crate) fn build_plan(raw: &RawConfig, scale: Scale, problems: &mut Problems<
             None => b_f.is_some(),
         };
         let span_of = |f: Option<&Spanned<Formula>>| f.map(|f| f.span()).filter(|r| *r != (0..0));
+        let s_span = s_sp.span();
+        // Errors about a process parameter point at it (the process table is buffered by
+        // serde, so its fields carry no spans of their own).
+        let params = problems.param_spans(si);
+        let process_span = s.process.span();
+        let param_span = |field: &str| params.get(field).cloned().or(Some(process_span.clone()));
         let mut fail = |key: &str, span: Option<Range<usize>>, msg: String| {
-            if reported.insert((si, key.to_string())) {
-                problems.at(span.or(Some(s_sp.span())), msg);
+            let span = span.or(Some(s_span.clone()));
+            // A formula outside the series (in [point]) fails the same way for every series
+            // that uses it: one message.
+            let inside = span.as_ref().is_some_and(|sp| s_span.contains(&sp.start));
+            if problems.first_report(if inside { si } else { usize::MAX }, key, &span) {
+                problems.at(span, msg);
             }
         };
         if let Some(sp) = sampling_sp {
@@ -389,7 +455,7 @@ pub(crate) fn build_plan(raw: &RawConfig, scale: Scale, problems: &mut Problems<
                 .map(|(k, v)| format!("{k} = {}", fmt_num(*v)))
                 .collect::<Vec<_>>()
                 .join(", ");
-            let ctx = format!("{sctx} at {at}");
+            let ctx = if at.is_empty() { sctx.clone() } else { format!("{sctx} at {at}") };
             let mut vars: Vec<(&str, f64)> = gvals.iter().map(|(k, v)| (k.as_str(), *v)).collect();
             let mut eval_count =
                 |f: &Spanned<Formula>, field: &str, vars: &[(&str, f64)]| -> Option<u64> {
@@ -416,7 +482,19 @@ pub(crate) fn build_plan(raw: &RawConfig, scale: Scale, problems: &mut Problems<
             }
             let (batches, m) = if let Some(f) = batches_f {
                 let Some(k) = eval_count(f, "batches", &vars) else { continue };
-                (k, k.saturating_mul(b.unwrap_or(1)))
+                let Some(m) = k.checked_mul(b.unwrap_or(1)) else {
+                    fail(
+                        "m",
+                        span_of(Some(f)),
+                        format!(
+                            "{ctx}: `batches` = {k} batches of `b` = {} balls: more balls than \
+                             fit in 64 bits",
+                            b.unwrap_or(1)
+                        ),
+                    );
+                    continue;
+                };
+                (k, m)
             } else if let Some(f) = m_f {
                 let Some(m) = eval_count(f, "m", &vars) else { continue };
                 (b.map_or(1, |b| if b == 0 { 0 } else { m.div_ceil(b) }), m)
@@ -428,11 +506,24 @@ pub(crate) fn build_plan(raw: &RawConfig, scale: Scale, problems: &mut Problems<
             let process = match resolve_process(s.process.get_ref(), &vars, &ctx) {
                 Ok(p) => p,
                 Err(msg) => {
-                    fail("process", Some(s.process.span()), msg);
+                    let rest = msg.strip_prefix(ctx.as_str()).unwrap_or(&msg);
+                    let field = rest.split('`').nth(1).unwrap_or("process").to_string();
+                    fail(&field, param_span(&field), msg);
                     continue;
                 }
             };
             let blocks = sampling.map_or(1, |s| s.blocks.max(1));
+            if m.checked_mul(blocks).is_none() {
+                fail(
+                    "m",
+                    sampling_sp.map(|s| s.span()),
+                    format!(
+                        "{ctx}: `sampling.blocks` = {blocks} blocks of `m` = {m} balls: more \
+                         balls than fit in 64 bits"
+                    ),
+                );
+                continue;
+            }
             let spec = RunSpec {
                 tie_break,
                 setting: match b {
@@ -452,7 +543,7 @@ pub(crate) fn build_plan(raw: &RawConfig, scale: Scale, problems: &mut Problems<
                             "n" => span_of(Some(n_f)),
                             "b" => span_of(b_f),
                             "m" => span_of(batches_f.or(m_f)),
-                            _ => Some(s.process.span()),
+                            other => param_span(other),
                         };
                         (field.to_string(), span)
                     }
@@ -463,7 +554,15 @@ pub(crate) fn build_plan(raw: &RawConfig, scale: Scale, problems: &mut Problems<
             }
             let theory = match &s.theory {
                 Some(f) => match f.get_ref().eval(&vars) {
-                    Ok(v) => Some(v),
+                    Ok(v) if v.is_finite() => Some(v),
+                    Ok(v) => {
+                        fail(
+                            "theory",
+                            span_of(Some(f)),
+                            format!("{ctx}: `theory` = {v}: expected a finite number"),
+                        );
+                        continue;
+                    }
                     Err(e) => {
                         fail("theory", span_of(Some(f)), format!("{ctx}: `theory`: {e}"));
                         continue;

@@ -82,7 +82,7 @@ fn unknown_process_parameter() {
 #[test]
 fn beta_out_of_range() {
     let e = err(&GOOD.replace("\"min(1, sqrt(n/b*ln(n)))\"", "1.5"));
-    assert!(e.contains("item.toml:20:11") && e.contains("`beta`") && e.contains("[0, 1]"), "{e}");
+    assert!(e.contains("item.toml:20:44") && e.contains("`beta`") && e.contains("[0, 1]"), "{e}");
     assert!(e.contains("series `beta`") && e.contains("1.5"), "{e}");
 }
 

@@ -119,7 +119,11 @@ impl Measure {
     fn from_name(s: &str, allowed: &[Measure]) -> Result<Self, String> {
         allowed.iter().copied().find(|m| m.name() == s).ok_or_else(|| {
             let names: Vec<&str> = allowed.iter().map(|m| m.name()).collect();
-            format!("unknown statistic `{s}`: expected one of {}", names.join(", "))
+            format!(
+                "unknown statistic `{s}`: expected one of {}{}",
+                names.join(", "),
+                crate::config::schema::did_you_mean(s, names.iter().copied())
+            )
         })
     }
 }
@@ -135,7 +139,13 @@ pub(crate) fn detect(source: &str) -> Result<Option<Kind>, String> {
             "graph" => Ok(Some(Kind::Graph)),
             "dynamic" => Ok(Some(Kind::Dynamic)),
             "potential" => Ok(Some(Kind::Potential)),
-            other => Err(format!("unknown item kind `{other}`: expected one of {KIND_NAMES}")),
+            other => Err(format!(
+                "unknown item kind `{other}`: expected one of {KIND_NAMES}{}",
+                crate::config::schema::did_you_mean(
+                    other,
+                    ["allocation", "graph", "dynamic", "potential"]
+                )
+            )),
         },
         Some(v) => Err(format!("`kind` = {v}: expected a string, one of {KIND_NAMES}")),
     }
@@ -340,33 +350,49 @@ fn rules(kind: Kind) -> KindRules {
 impl KindExperiment {
     /// Parses and validates (every point of every scale) a non-allocation config.
     pub(crate) fn parse(kind: Kind, path: &Path, source: &str) -> Result<Self, Error> {
-        let cfg: KindConfig = toml::from_str(source).map_err(|e| {
-            let mut p = Problems::new(path, source);
-            p.at(e.span(), e.message().trim_end());
-            Error::Config { path: path.to_path_buf(), errors: p.list }
-        })?;
-        let mut problems = Problems::new(path, source);
+        // Every problem at once (see `Experiment::parse`): schema errors, then the value
+        // checks of every scale, skipping what the schema errors touched.
+        let (cfg, schema) = crate::config::schema::deserialize::<KindConfig>(source)
+            .map_err(|errors| {
+                let mut p = Problems::new(path, source);
+                for (span, msg) in errors {
+                    p.at(span, msg);
+                }
+                p.into_error()
+            })?
+            .split();
+        let mut problems = Problems::with_schema(path, source, &schema);
+        if schema.taint.global {
+            return Err(problems.into_error());
+        }
         let r = rules(kind);
+        let hint = |k: &str| crate::config::schema::did_you_mean(k, r.params.iter().copied());
         let mut measures = Vec::new();
-        for s in &cfg.series {
+        for (si, s) in cfg.series.iter().enumerate() {
+            let skipped = problems.skips_series(si);
             match Measure::from_name(&s.get_ref().statistic, r.measures) {
                 Ok(m) => measures.push(m),
                 Err(e) => {
-                    problems.at(Some(s.span()), format!("series `{}`: {e}", s.get_ref().name));
+                    if !skipped {
+                        problems.at(Some(s.span()), format!("series `{}`: {e}", s.get_ref().name));
+                        problems.skip_series(si);
+                    }
                     measures.push(r.measures[0]);
                 }
             }
             for k in s.get_ref().params.keys() {
-                if !r.params.contains(&k.as_str()) {
+                if !r.params.contains(&k.as_str()) && !skipped {
                     problems.at(
                         Some(s.span()),
                         format!(
-                            "series `{}`: unknown parameter `{k}`: {} items take {}",
+                            "series `{}`: unknown parameter `{k}`: {} items take {}{}",
                             s.get_ref().name,
                             kind.name(),
-                            r.params.join(", ")
+                            r.params.join(", "),
+                            hint(k)
                         ),
                     );
+                    problems.skip_series(si);
                 }
             }
         }
@@ -379,9 +405,10 @@ impl KindExperiment {
                     problems.at(
                         Some(f.span()),
                         format!(
-                            "unknown parameter `{k}`: {} items take {}",
+                            "unknown parameter `{k}`: {} items take {}{}",
                             kind.name(),
-                            r.params.join(", ")
+                            r.params.join(", "),
+                            hint(k)
                         ),
                     );
                 }
@@ -393,13 +420,13 @@ impl KindExperiment {
                 problems.at(Some(rf.span()), "a reference needs exactly one of `file` or `theory`");
             }
         }
-        problems.into_result()?;
         let exp = Self { kind, cfg, measures };
         for scale in [Scale::Full, Scale::Quick, Scale::Reduced] {
             if scale == Scale::Full || exp.scale_table(scale).is_some() {
-                exp.plan(path, source, scale)?;
+                exp.plan_into(scale, &mut problems);
             }
         }
+        problems.into_result()?;
         Ok(exp)
     }
 
@@ -427,23 +454,39 @@ impl KindExperiment {
     /// its kind.
     pub(crate) fn plan(&self, path: &Path, source: &str, scale: Scale) -> Result<KPlan, Error> {
         let mut problems = Problems::new(path, source);
+        let plan = self.plan_into(scale, &mut problems);
+        problems.into_result()?;
+        Ok(plan)
+    }
+
+    /// [`KindExperiment::plan`], adding its problems to `problems`.
+    fn plan_into(&self, scale: Scale, problems: &mut Problems<'_>) -> KPlan {
         let over = self.scale_table(scale);
         let runs = over.and_then(|q| q.runs).unwrap_or(*self.cfg.runs.get_ref());
         if runs == 0 {
             problems.at(Some(self.cfg.runs.span()), "`runs` must be at least 1");
         }
         let mut grid: Vec<(String, Vec<f64>)> = Vec::new();
+        let mut grid_ok = true;
         for (k, v) in &self.cfg.grid {
             let v = over.and_then(|q| q.grid.get(k)).unwrap_or(v);
             match crate::plan::grid_values_of(v.get_ref()) {
                 Ok(vals) => grid.push((k.clone(), vals)),
-                Err(e) => problems.at(Some(v.span()), format!("grid `{k}`: {e}")),
+                Err(e) => {
+                    grid_ok = false;
+                    problems.at(Some(v.span()), format!("grid `{k}`: {e}"));
+                }
             }
         }
+        let known: Vec<&str> = self.cfg.grid.keys().map(String::as_str).collect();
+        let hint = |k: &str| crate::config::schema::did_you_mean(k, known.iter().copied());
         if let Some(q) = over {
             for (k, v) in &q.grid {
                 if !self.cfg.grid.contains_key(k) {
-                    problems.at(Some(v.span()), format!("grid `{k}` is not a grid variable"));
+                    problems.at(
+                        Some(v.span()),
+                        format!("grid `{k}` is not a grid variable{}", hint(k)),
+                    );
                 }
             }
         }
@@ -453,8 +496,32 @@ impl KindExperiment {
         if !time_x && !self.cfg.grid.contains_key(&xvar) {
             problems.at(
                 Some(self.cfg.x.variable.span()),
-                format!("x variable `{xvar}` is not a grid variable"),
+                format!(
+                    "x variable `{xvar}` is not a grid variable, expected one of: {}{}",
+                    known.join(", "),
+                    hint(&xvar)
+                ),
             );
+        }
+        // Validation expands every point: refuse grids too large to expand.
+        let total = grid
+            .iter()
+            .fold(1usize, |acc, (_, v)| acc.saturating_mul(v.len()))
+            .saturating_mul(self.cfg.series.len().max(1));
+        if total > crate::plan::MAX_POINTS {
+            let span = self.cfg.grid.values().next().map(|v| v.span());
+            problems.at(
+                span,
+                format!(
+                    "{} grid: {total} points (series × grid values); at most {} are allowed",
+                    scale.name(),
+                    crate::plan::MAX_POINTS
+                ),
+            );
+            grid_ok = false;
+        }
+        if !grid_ok {
+            return KPlan { points: Vec::new(), runs, scale };
         }
         // Sorted variables with x innermost.
         grid.sort_by(|a, b| (a.0 == xvar, &a.0).cmp(&(b.0 == xvar, &b.0)));
@@ -474,6 +541,9 @@ impl KindExperiment {
         let mut points = Vec::new();
         for (si, s) in self.cfg.series.iter().enumerate() {
             let series = s.get_ref();
+            if problems.skips_series(si) {
+                continue;
+            }
             for combo in &combos {
                 let mut formulas: BTreeMap<&str, &Formula> =
                     self.cfg.point.iter().map(|(k, f)| (k.as_str(), f.get_ref())).collect();
@@ -486,7 +556,9 @@ impl KindExperiment {
                 match eval_all(&formulas, &mut params) {
                     Ok(()) => {}
                     Err(e) => {
-                        problems.at(Some(s.span()), format!("{ctx}: {e}"));
+                        if problems.first_report(si, "params", &Some(s.span())) {
+                            problems.at(Some(s.span()), format!("{ctx}: {e}"));
+                        }
                         continue;
                     }
                 }
@@ -498,13 +570,14 @@ impl KindExperiment {
                     Kind::Potential => potential::validate(series, self.measures[si], &p),
                 };
                 if let Err(e) = check {
-                    problems.at(Some(s.span()), format!("{ctx}: {e}"));
+                    if problems.first_report(si, "check", &Some(s.span())) {
+                        problems.at(Some(s.span()), format!("{ctx}: {e}"));
+                    }
                 }
                 points.push(p);
             }
         }
-        problems.into_result()?;
-        Ok(KPlan { points, runs, scale })
+        KPlan { points, runs, scale }
     }
 
     /// What `[quick]`/`[reduced]` changes, in words.
