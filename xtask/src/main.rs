@@ -5,7 +5,13 @@
 //!   (`--quick` defaults to `target/xtask-quick/`.) A selector is a full id (`batched22/fig8_1`), a bare item name (`fig8_1`: every item of
 //!   that name), a paper (`tower23`) or `all`. An unknown selector or an invalid config exits
 //!   with code 2 before anything runs or is written.
+//!   `--shard i/k` runs one shard of each item's (point, run) units and writes
+//!   `<out>/<paper>/<item>.shard-i-of-k.bin` for `ballast merge`. Finished runs are checkpointed
+//!   in `target/ballast-cache/` (`--no-cache` recomputes them); Ctrl-C stops after the runs in
+//!   progress (exit 130) and the same command resumes.
 //! - `cargo xtask bench [selector...]`: wall time of `reproduce --quick` per item, as a table.
+//!   `--filling` also runs the criterion group `filling` (ns per ball of each filling and
+//!   memory process at n = 10^4; alone, without selectors, only that).
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -43,9 +49,14 @@ enum Command {
         /// scale does not fit the machine); items without one run at full scale.
         #[arg(long, conflicts_with = "quick")]
         reduced: bool,
-        /// Do not read or write the point cache (`target/ballast-cache/`).
+        /// Ignore the checkpoints in `target/ballast-cache/` and simulate everything again
+        /// (the new outcomes replace them).
         #[arg(long)]
         no_cache: bool,
+        /// Run only shard I of K of each item (`--shard 2/8`), writing
+        /// `<out>/<paper>/<item>.shard-I-of-K.bin`; combine them with `ballast merge`.
+        #[arg(long, value_name = "I/K")]
+        shard: Option<ballast_runner::Shard>,
     },
     /// Rewrite `<out>/README.md`, the index of the results (also done by `reproduce`).
     Index {
@@ -55,11 +66,16 @@ enum Command {
     },
     /// Time whole items: wall time of `reproduce --quick` per item (default: all items).
     Bench {
-        /// Selectors as for `reproduce` (default `all`).
+        /// Selectors as for `reproduce` (default `all`; with `--filling` alone, none).
         selectors: Vec<String>,
         /// Worker threads (default: one per core).
         #[arg(long, default_value_t = 0)]
         threads: usize,
+        /// Also run the criterion group `filling` (`cargo bench -p ballast-benches --bench
+        /// filling`): ns per ball of every filling and memory process at n = 10^4 beside
+        /// Two-Choice's.
+        #[arg(long)]
+        filling: bool,
     },
 }
 
@@ -154,11 +170,12 @@ struct ReproduceArgs {
     reduced: bool,
     out: Option<PathBuf>,
     threads: usize,
-    cache: bool,
+    refresh: bool,
+    shard: Option<ballast_runner::Shard>,
 }
 
 fn reproduce(selectors: &[String], args: ReproduceArgs) -> Result<()> {
-    let ReproduceArgs { quick, reduced, out, threads, cache } = args;
+    let ReproduceArgs { quick, reduced, out, threads, refresh, shard } = args;
     let root = repo_root();
     // Relative config paths in the metadata: run from the repository root.
     std::env::set_current_dir(&root).with_context(|| format!("cd {}", root.display()))?;
@@ -172,8 +189,25 @@ fn reproduce(selectors: &[String], args: ReproduceArgs) -> Result<()> {
     opts.reduced = reduced;
     opts.threads = threads;
     opts.command = Some(command_line());
-    if cache {
-        opts.cache_dir = Some(PathBuf::from("target/ballast-cache"));
+    opts.cache_dir = Some(PathBuf::from("target/ballast-cache"));
+    opts.refresh_cache = refresh;
+    opts.shard = shard;
+    ballast_runner::install_ctrl_c_handler().map_err(anyhow::Error::msg)?;
+    if shard.is_some() {
+        for exp in &exps {
+            let f = ballast_runner::run_shard(exp, &opts)
+                .with_context(|| format!("running {}", exp.id()))?;
+            let path = f.write(&out).with_context(|| format!("writing {}", exp.id()))?;
+            eprintln!(
+                "{} shard {}: {} units in {:.1} s",
+                exp.id(),
+                f.shard,
+                f.units,
+                f.wall_time_s
+            );
+            println!("{}", path.display());
+        }
+        return Ok(());
     }
     for exp in &exps {
         eprintln!("{}{} …", exp.id(), if quick { " (quick)" } else { "" });
@@ -299,13 +333,36 @@ fn bench(selectors: &[String], threads: usize) -> Result<()> {
     Ok(())
 }
 
+/// Runs the criterion group `filling` (output inherited: criterion's `thrpt` is in balls,
+/// so ns/ball = 1000 / (Melem/s)).
+fn bench_filling() -> Result<()> {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let status = std::process::Command::new(cargo)
+        .current_dir(repo_root())
+        .args(["bench", "-p", "ballast-benches", "--bench", "filling"])
+        .status()
+        .context("running cargo bench")?;
+    anyhow::ensure!(status.success(), "cargo bench --bench filling failed: {status}");
+    Ok(())
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let res = match cli.command {
-        Command::Reproduce { selectors, quick, out, threads, reduced, no_cache } => {
-            reproduce(&selectors, ReproduceArgs { quick, reduced, out, threads, cache: !no_cache })
+        Command::Reproduce { selectors, quick, out, threads, reduced, no_cache, shard } => {
+            reproduce(
+                &selectors,
+                ReproduceArgs { quick, reduced, out, threads, refresh: no_cache, shard },
+            )
         }
-        Command::Bench { selectors, threads } => bench(&selectors, threads),
+        Command::Bench { selectors, threads, filling } => {
+            let items = if filling && selectors.is_empty() {
+                Ok(())
+            } else {
+                bench(&selectors, threads)
+            };
+            items.and_then(|()| if filling { bench_filling() } else { Ok(()) })
+        }
         Command::Index { out } => {
             let root = repo_root();
             write_index(&out.unwrap_or_else(|| root.join("results")))
@@ -316,9 +373,17 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e:#}");
+            let runner = e.chain().find_map(|c| c.downcast_ref::<ballast_runner::Error>());
+            if matches!(runner, Some(ballast_runner::Error::Interrupted { .. })) {
+                return ExitCode::from(130);
+            }
             let usage = e.downcast_ref::<UsageError>().is_some()
-                || e.downcast_ref::<ballast_runner::Error>()
-                    .is_some_and(|e| matches!(e, ballast_runner::Error::Config { .. }));
+                || matches!(
+                    runner,
+                    Some(
+                        ballast_runner::Error::Config { .. } | ballast_runner::Error::Shard { .. }
+                    )
+                );
             ExitCode::from(if usage { 2 } else { 1 })
         }
     }

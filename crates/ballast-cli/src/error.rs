@@ -10,6 +10,20 @@ use std::fmt;
 pub const EXIT_BAD_INPUT: i32 = 2;
 /// Exit code for any other failure.
 pub const EXIT_FAILURE: i32 = 1;
+/// Exit code after an interrupt (Ctrl-C), as shells report SIGINT.
+pub const EXIT_INTERRUPTED: i32 = 130;
+
+/// The run stopped on Ctrl-C; its message says where the finished runs are.
+#[derive(Debug)]
+pub struct Interrupted(pub String);
+
+impl fmt::Display for Interrupted {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Interrupted {}
 
 /// An error caused by the user's input; its message names the field and the allowed values.
 #[derive(Debug)]
@@ -65,10 +79,13 @@ pub fn from_core(e: ballast_core::Error) -> BadInput {
     }
 }
 
-/// The exit code for an error: 2 when it is (or wraps) bad input, else 1.
+/// The exit code for an error: 2 when it is (or wraps) bad input, 130 after an interrupt,
+/// else 1.
 pub fn exit_code(e: &anyhow::Error) -> i32 {
     if e.chain().any(|c| c.is::<BadInput>()) {
         EXIT_BAD_INPUT
+    } else if e.chain().any(|c| c.is::<Interrupted>()) {
+        EXIT_INTERRUPTED
     } else {
         EXIT_FAILURE
     }

@@ -4,9 +4,15 @@
 //!   ad-hoc runs with a summary (or one JSON object with `--json`);
 //! - `ballast run CONFIG.toml [--quick] [--out DIR] [--threads N]`: one experiment config
 //!   through `ballast-runner`;
+//! - `ballast run CONFIG.toml --shard I/K`: one shard of it (a deterministic subset of the
+//!   (point, run) units), and `ballast merge CONFIG.toml SHARD...`: the shards combined into
+//!   the same outputs as one run;
+//! - `ballast slurm CONFIG.toml --shards K`: a Slurm script that runs the shards as a job
+//!   array and merges them;
 //! - `ballast list`: processes, parameters, tie-breaking rules, settings, weights, items.
 //!
-//! Bad input exits with code 2 and a message naming the field and the allowed values.
+//! Bad input exits with code 2 and a message naming the field and the allowed values; an
+//! interrupted run (Ctrl-C) exits with code 130 after saving its finished runs.
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
@@ -15,6 +21,7 @@ mod list;
 mod process;
 mod run;
 mod simulate;
+mod slurm;
 
 use clap::{Parser, Subcommand};
 
@@ -31,8 +38,12 @@ struct Cli {
 enum Command {
     /// Simulate one process: gap mean ± stderr, distribution, samples and ns per ball.
     Simulate(simulate::SimulateArgs),
-    /// Run one experiment config (TOML) and write its outputs.
+    /// Run one experiment config (TOML) and write its outputs (or one shard of it).
     Run(run::RunArgs),
+    /// Merge the shard files of `ballast run --shard I/K` into the experiment's outputs.
+    Merge(run::MergeArgs),
+    /// Write a Slurm script running an experiment as a job array of shards plus a merge.
+    Slurm(slurm::SlurmArgs),
     /// List processes with their parameters, tie-breaking rules, settings, weights and items.
     List,
 }
@@ -42,6 +53,8 @@ fn main() {
     let result = match &cli.command {
         Command::Simulate(args) => simulate::main(args),
         Command::Run(args) => run::main(args),
+        Command::Merge(args) => run::merge(args),
+        Command::Slurm(args) => slurm::main(args),
         Command::List => {
             print!("{}", list::render());
             Ok(())

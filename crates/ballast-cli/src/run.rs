@@ -1,8 +1,11 @@
 //! `ballast run`: a thin wrapper over `ballast-runner` (load and validate the config, run it,
-//! write `<out>/<paper>/<item>.{csv,json,svg,md}`, print the written paths).
+//! write `<out>/<paper>/<item>.{csv,json,svg,md}`, print the written paths), and `ballast
+//! merge`, which combines the shard files of `ballast run --shard i/k`.
 //!
 //! Config problems (unreadable file, malformed TOML, unknown fields, out-of-range values,
-//! missing reference files) exit with code 2 before anything is simulated or written.
+//! missing reference files) and unusable shard files exit with code 2 before anything is
+//! simulated or written. Ctrl-C stops after the runs in progress, keeps the finished runs in
+//! the checkpoint directory and exits with code 130; the same command then resumes.
 
 use std::path::{Path, PathBuf};
 
@@ -30,6 +33,42 @@ pub struct RunArgs {
     /// Worker threads (default: rayon's default, which honours RAYON_NUM_THREADS).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     pub threads: Option<u64>,
+    /// Use the config's `[reduced]` table (a documented smaller run), if it has one.
+    #[arg(long, conflicts_with = "quick")]
+    pub reduced: bool,
+    /// Run only shard I of K (`--shard 2/8`): a deterministic subset of the (point, run)
+    /// units, written to `<DIR>/<paper>/<item>.shard-I-of-K.bin` for `ballast merge`.
+    #[arg(long, value_name = "I/K")]
+    pub shard: Option<ballast_runner::Shard>,
+    /// Checkpoint directory: finished runs are saved there, so an interrupted run resumes
+    /// (default: `<DIR>/.checkpoint`).
+    #[arg(long, value_name = "CKPT", conflicts_with = "no_checkpoint")]
+    pub checkpoint: Option<PathBuf>,
+    /// Neither read nor write checkpoints.
+    #[arg(long)]
+    pub no_checkpoint: bool,
+}
+
+/// Arguments of `ballast merge`.
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// The experiment config the shards ran.
+    pub config: PathBuf,
+    /// The shard files (`<paper>/<item>.shard-I-of-K.bin`), all K of them, in any order.
+    #[arg(required = true)]
+    pub shards: Vec<PathBuf>,
+    /// The shards ran the `[quick]` scale.
+    #[arg(long)]
+    pub quick: bool,
+    /// The shards ran the `[reduced]` scale.
+    #[arg(long, conflicts_with = "quick")]
+    pub reduced: bool,
+    /// Output directory; files go to `<DIR>/<paper>/<item>.*`.
+    #[arg(long, value_name = "DIR", default_value = "results")]
+    pub out: PathBuf,
+    /// Directory of the reference CSVs (default as for `ballast run`).
+    #[arg(long, value_name = "DIR")]
+    pub reference: Option<PathBuf>,
 }
 
 /// The nearest `reference/` directory above the config file, else `./reference`.
@@ -44,42 +83,88 @@ fn find_reference_dir(config: &Path) -> PathBuf {
 
 /// Whether a runner error is the user's to fix (exit 2).
 fn is_input_error(e: &ballast_runner::Error) -> bool {
-    matches!(e, ballast_runner::Error::Config { .. } | ballast_runner::Error::Reference { .. })
+    matches!(
+        e,
+        ballast_runner::Error::Config { .. }
+            | ballast_runner::Error::Reference { .. }
+            | ballast_runner::Error::Shard { .. }
+    )
+}
+
+/// A runner error as the CLI reports it: bad input (exit 2), an interrupt (exit 130) or a
+/// failure (exit 1) with `what` as context.
+fn cli_error(e: ballast_runner::Error, what: String) -> anyhow::Error {
+    if is_input_error(&e) {
+        BadInput::new(e.to_string()).into()
+    } else if matches!(e, ballast_runner::Error::Interrupted { .. }) {
+        crate::error::Interrupted(e.to_string()).into()
+    } else {
+        anyhow::Error::new(e).context(what)
+    }
+}
+
+/// Loads and validates a config (exit 2 when it is missing or invalid).
+fn load(config: &Path) -> anyhow::Result<Experiment> {
+    if !config.is_file() {
+        return Err(BadInput::new(format!(
+            "config file `{}` not found (expected configs/<paper>/<item>.toml; `ballast list` shows the items)",
+            config.display()
+        ))
+        .into());
+    }
+    Experiment::from_path(config).map_err(|e| cli_error(e, format!("loading {}", config.display())))
 }
 
 /// Entry point of `ballast run`.
 pub fn main(args: &RunArgs) -> anyhow::Result<()> {
-    if !args.config.is_file() {
-        return Err(BadInput::new(format!(
-            "config file `{}` not found (expected configs/<paper>/<item>.toml; `ballast list` shows the items)",
-            args.config.display()
-        ))
-        .into());
-    }
-    let exp = Experiment::from_path(&args.config).map_err(|e| -> anyhow::Error {
-        if is_input_error(&e) {
-            BadInput::new(e.to_string()).into()
-        } else {
-            anyhow::Error::new(e).context(format!("loading {}", args.config.display()))
-        }
-    })?;
+    let exp = load(&args.config)?;
     let mut opts =
         RunOptions::new(args.reference.clone().unwrap_or_else(|| find_reference_dir(&args.config)));
     opts.quick = args.quick;
+    opts.reduced = args.reduced;
     opts.threads = args.threads.map_or(0, |t| usize::try_from(t).unwrap_or(usize::MAX));
-    let result = run_experiment(&exp, &opts).map_err(|e| -> anyhow::Error {
-        if is_input_error(&e) {
-            BadInput::new(e.to_string()).into()
-        } else {
-            anyhow::Error::new(e).context(format!("running {}", exp.id()))
-        }
-    })?;
+    opts.shard = args.shard;
+    opts.cache_dir = if args.no_checkpoint {
+        None
+    } else {
+        Some(args.checkpoint.clone().unwrap_or_else(|| args.out.join(".checkpoint")))
+    };
+    ballast_runner::install_ctrl_c_handler().map_err(anyhow::Error::msg)?;
+    if args.shard.is_some() {
+        let shard = ballast_runner::run_shard(&exp, &opts)
+            .map_err(|e| cli_error(e, format!("running {}", exp.id())))?;
+        let path = shard
+            .write(&args.out)
+            .with_context(|| format!("writing the shard file of {}", exp.id()))?;
+        eprintln!(
+            "{} shard {}: {} of {} units in {:.3} s",
+            exp.id(),
+            shard.shard,
+            shard.units,
+            shard.total_units,
+            shard.wall_time_s
+        );
+        println!("{}", path.display());
+        return Ok(());
+    }
+    let result =
+        run_experiment(&exp, &opts).map_err(|e| cli_error(e, format!("running {}", exp.id())))?;
+    finish(&exp, &result, &args.out, args.quick)
+}
+
+/// Writes the outputs and prints their paths.
+fn finish(
+    exp: &Experiment,
+    result: &ballast_runner::ItemResult,
+    out: &Path,
+    quick: bool,
+) -> anyhow::Result<()> {
     let written =
-        result.write(&args.out).with_context(|| format!("writing the outputs of {}", exp.id()))?;
+        result.write(out).with_context(|| format!("writing the outputs of {}", exp.id()))?;
     eprintln!(
         "{}{}: {} rows, {} balls in {:.3} s",
         exp.id(),
-        if args.quick { " (quick)" } else { "" },
+        if quick { " (quick)" } else { "" },
         result.rows.len(),
         result.meta.balls_simulated,
         result.meta.wall_time_s
@@ -88,4 +173,16 @@ pub fn main(args: &RunArgs) -> anyhow::Result<()> {
         println!("{}", p.display());
     }
     Ok(())
+}
+
+/// Entry point of `ballast merge`.
+pub fn merge(args: &MergeArgs) -> anyhow::Result<()> {
+    let exp = load(&args.config)?;
+    let mut opts =
+        RunOptions::new(args.reference.clone().unwrap_or_else(|| find_reference_dir(&args.config)));
+    opts.quick = args.quick;
+    opts.reduced = args.reduced;
+    let result = ballast_runner::merge_shards(&exp, &opts, &args.shards)
+        .map_err(|e| cli_error(e, format!("merging {}", exp.id())))?;
+    finish(&exp, &result, &args.out, args.quick)
 }

@@ -15,7 +15,7 @@
 use crate::Error;
 
 /// What one round reports, observed at the end of the round.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct RoundMetrics {
     /// Largest load.
     pub max_load: u32,
@@ -30,7 +30,7 @@ pub struct RoundMetrics {
 
 /// The simulated horizon: `burn_in` rounds that are simulated but not measured, then
 /// `rounds` measured rounds split into `batches` batches for the batch-means statistics.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Horizon {
     /// Rounds discarded at the start.
     pub burn_in: u64,
@@ -70,7 +70,7 @@ impl Horizon {
 }
 
 /// Time statistics of one metric over the measured rounds.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct MetricSummary {
     /// Time average over all measured rounds.
     pub mean: f64,
@@ -133,7 +133,7 @@ impl MetricSummary {
 }
 
 /// The result of one run.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct RunSummary {
     /// Number of bins.
     pub n: usize,

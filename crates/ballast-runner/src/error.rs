@@ -61,6 +61,41 @@ pub enum Error {
     /// The thread pool could not be built.
     #[error("thread pool: {0}")]
     ThreadPool(String),
+    /// The run was interrupted ([`crate::request_interrupt`], Ctrl-C); the finished runs are
+    /// checkpointed when a checkpoint directory is set.
+    #[error(
+        "{item}: interrupted; {saved_runs} finished runs ({complete_points} of {points} points \
+         complete) {}",
+        match checkpoint {
+            Some(d) => format!("are saved in {}: run the same command again to resume", d.display()),
+            None => "are lost (no checkpoint directory)".to_string(),
+        }
+    )]
+    Interrupted {
+        /// The item id.
+        item: String,
+        /// Runs whose outcomes are stored.
+        saved_runs: usize,
+        /// Points with every run stored.
+        complete_points: usize,
+        /// Points of the item.
+        points: usize,
+        /// Where the checkpoints are.
+        checkpoint: Option<std::path::PathBuf>,
+    },
+    /// A shard file is unreadable or does not belong to the merge.
+    #[error("shard {}: {message}", .path.display())]
+    Shard {
+        /// The shard file (or the item, when no file is to blame).
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
+    /// Not an error: a shard finished its units (internal; [`crate::run_shard`] turns it into
+    /// its result).
+    #[doc(hidden)]
+    #[error("shard finished")]
+    ShardDone(Box<crate::ShardFile>),
 }
 
 impl Error {

@@ -86,10 +86,14 @@
 //! - **reference names** may use `{var}` placeholders for grid variables and `{n}`, `{b}`
 //!   (`reference = "g-Bounded n={n} g={g}"`); where a published table lists several batch sizes
 //!   at one (series, n, x), the row with our b is used.
-//! - **point cache**: with [`RunOptions::cache_dir`] (xtask: `target/ballast-cache/`), every
-//!   finished point's per-run outcomes are stored, keyed by its run spec, engine, seeds and the
-//!   runner version: an interrupted item resumes, and a rerun after a change to the outputs only
-//!   re-renders (the metadata counts the cached points and adds their recorded time).
+//! - **checkpoints, shards, interrupts**: with [`RunOptions::cache_dir`] (xtask:
+//!   `target/ballast-cache/`, `ballast run`: `<out>/.checkpoint/`) the finished runs of every
+//!   point are stored, keyed by its run spec, engine, seeds and the runner version: an
+//!   interrupted item ([`request_interrupt`], Ctrl-C in the binaries) resumes, and a rerun
+//!   after a change to the outputs only re-renders (the metadata counts the points read back
+//!   and adds their recorded time). [`RunOptions::shard`] runs one shard of the units
+//!   ([`run_shard`]); [`merge_shards`] combines all shards into the same result as one run.
+//!   See [`units`].
 //! - **references**: rows are matched by (series name, n, x). Each output row carries the
 //!   reference value and z = (ours − ref)/sqrt(se_ours² + se_ref²), se_ref = our sd /
 //!   sqrt(reference runs).
@@ -168,6 +172,7 @@ mod run;
 pub mod stats;
 mod svg;
 pub mod tolerance;
+pub mod units;
 
 use std::path::{Path, PathBuf};
 
@@ -178,8 +183,12 @@ pub use output::Verdict;
 pub use plan::{Plan, PlanPoint, PlanSeries};
 pub use reference::{RefPoint, ReferenceTable};
 pub use run::{
-    distribution_cells, percent_z, run_experiment, running_max, Comparison, DistCell, ItemResult,
-    Metadata, Row, RunOptions, ROUNDING,
+    distribution_cells, merge_shards, percent_z, run_experiment, run_shard, running_max,
+    Comparison, DistCell, ItemResult, Metadata, Row, RunOptions, ROUNDING,
+};
+pub use units::{
+    clear_interrupt, install_ctrl_c_handler, interrupt_requested, request_interrupt, Shard,
+    ShardFile,
 };
 
 /// Lists the experiments under `configs_dir` as (`<paper>/<item>`, path), sorted by id, from

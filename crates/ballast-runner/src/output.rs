@@ -217,20 +217,16 @@ impl ItemResult {
         };
         let _ = writeln!(
             s,
-            "Produced by `{}`{}; config `{}` (sha256 `{}`), seed {}, {} runs per point, {} points, \
-             {} balls in {:.1} s on {} threads, git `{}`. Figure: [{item}.svg]({item}.svg), data: \
-             [{item}.csv]({item}.csv), metadata: [{item}.json]({item}.json).\n",
-            m.command,
-            scale,
+            "Config `{}` (sha256 `{}`), seed {}, {} runs per point, {} points, {} balls{}. \
+             Figure: [{item}.svg]({item}.svg), data: [{item}.csv]({item}.csv), metadata: \
+             [{item}.json]({item}.json); how it ran: [below](#run).\n",
             m.config_path,
             &m.config_sha256[..m.config_sha256.len().min(12)],
             m.seed,
             m.runs,
             m.points,
             m.balls_simulated,
-            m.wall_time_s,
-            m.threads,
-            m.git_revision
+            scale,
         );
         if let Some(sm) = m.sampling {
             let _ = writeln!(
@@ -240,14 +236,6 @@ impl ItemResult {
                  errors treat the blocks as independent.\n",
                 sm.blocks,
                 m.runs * sm.blocks
-            );
-        }
-        if m.cached_points > 0 {
-            let _ = writeln!(
-                s,
-                "{} of {} points were read from the point cache (`target/ballast-cache/`); the wall \
-                 time includes their recorded simulation time.\n",
-                m.cached_points, m.points
             );
         }
         // Verdicts.
@@ -367,7 +355,35 @@ impl ItemResult {
             }
             let _ = writeln!(s);
         }
+        self.run_section(&mut s);
         s
+    }
+
+    /// The last section of the report: how this result was executed (the only part that differs
+    /// between thread counts, resumed runs and merged shards; see
+    /// [`crate::Metadata::EXECUTION_FIELDS`]).
+    fn run_section(&self, s: &mut String) {
+        let m = &self.meta;
+        let _ = writeln!(
+            s,
+            "## Run\n\nProduced by `{}` in {:.1} s on {} threads, git `{}`.",
+            m.command, m.wall_time_s, m.threads, m.git_revision
+        );
+        if let Some(k) = m.shards {
+            let _ = writeln!(
+                s,
+                "Merged from {k} shards (`--shard i/{k}`); the wall time is the sum of the shards' \
+                 simulation times and the merge."
+            );
+        }
+        if m.cached_points > 0 {
+            let _ = writeln!(
+                s,
+                "{} of {} points were read from the checkpoints; the wall time includes their \
+                 recorded simulation time.",
+                m.cached_points, m.points
+            );
+        }
     }
 
     /// (series, statistic) pairs in row order: each series' own statistic, then its `also`.

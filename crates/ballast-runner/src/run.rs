@@ -1,21 +1,18 @@
 //! Running an experiment: (point, run) units in parallel on a local rayon pool, collected by
 //! index, then aggregated sequentially and compared with the references.
 
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use ballast_core::rng::SEED_DERIVATION_VERSION;
 use ballast_core::simulate_seeded;
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::config::{Experiment, Layout, Sampling, Scale, Statistic};
 use crate::plan::{Plan, PlanPoint};
 use crate::reference::ReferenceTable;
 use crate::stats::{summarize, Rounding, Summary};
+use crate::units::{run_units, PointUnits, ShardFile, UnitJob};
 use crate::Error;
 
 /// The rounding rule of the distributions in the outputs: gaps are rounded **up**.
@@ -29,11 +26,15 @@ pub struct RunOptions {
     /// Run the `[reduced]` variant (ignored when `quick` is set; the full scale when the
     /// config has no `[reduced]` table).
     pub reduced: bool,
-    /// Directory of the point cache (`None`: no cache). Each finished point's per-run
-    /// outcomes are stored under a key of (run spec, engine, seeds, ballast version), so an
-    /// interrupted item resumes where it stopped and a rerun after a change to the outputs
-    /// only re-renders.
+    /// Directory of the checkpoints (`None`: none). The finished runs of every point are
+    /// stored under a key of (run spec, engine, seeds, ballast version), so an interrupted
+    /// item resumes where it stopped and a rerun after a change to the outputs only
+    /// re-renders. See [`crate::units`].
     pub cache_dir: Option<PathBuf>,
+    /// Ignore existing checkpoints (simulate everything again) but still write new ones.
+    pub refresh_cache: bool,
+    /// Run only this shard's units and return them ([`crate::run_shard`]).
+    pub shard: Option<crate::Shard>,
     /// Worker threads (0: rayon's default, one per core).
     pub threads: usize,
     /// Show a progress bar (only when stderr is a terminal and the run lasts over a second).
@@ -51,6 +52,8 @@ impl RunOptions {
             quick: false,
             reduced: false,
             cache_dir: None,
+            refresh_cache: false,
+            shard: None,
             threads: 0,
             progress: true,
             reference_dir: reference_dir.into(),
@@ -133,9 +136,16 @@ pub struct Metadata {
     pub scale_changes: String,
     /// The sampling protocol (`None`: independent runs).
     pub sampling: Option<Sampling>,
-    /// Points whose outcomes came from the point cache (their simulation time is not in
-    /// `wall_time_s`).
+    /// Stopping rule at m balls of each series with multi-ball steps (Twinning, Packing,
+    /// Tight-Packing): (series name, `truncate` or `finish`). Absent when no series has them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub stopping: Vec<(String, String)>,
+    /// Points whose every run came from the checkpoints (their recorded simulation time is
+    /// included in `wall_time_s`).
     pub cached_points: usize,
+    /// The number of shards merged into this result (absent: one machine).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shards: Option<u32>,
     /// Worker threads used.
     pub threads: usize,
     /// Runs per point.
@@ -153,6 +163,15 @@ pub struct Metadata {
     pub references: Vec<(String, String)>,
     /// The command that produced the outputs.
     pub command: String,
+}
+
+impl Metadata {
+    /// The fields that describe how an item was executed rather than what it computed: they
+    /// differ between a run on 1 thread, on 2 threads, a resumed run and a merge of shards,
+    /// while every other field, the CSV, the figure and the report above its `## Run` section
+    /// are byte-identical.
+    pub const EXECUTION_FIELDS: &'static [&'static str] =
+        &["command", "threads", "wall_time_s", "cached_points", "shards", "git_revision"];
 }
 
 /// The aggregated result of one item, ready to be written.
@@ -186,17 +205,10 @@ struct UnitOut {
     final_gap: f64,
     trajectory: Vec<f64>,
     balls: u64,
-    // Fields added with the allocation-path statistics; entries cached before them lack them
-    // (serde defaults), which only the gap statistics of older items read.
-    #[serde(default)]
     max_load: f64,
-    #[serde(default)]
     samples: u64,
-    #[serde(default)]
     steps: u64,
-    #[serde(default)]
     probes_max: Option<u64>,
-    #[serde(default)]
     moved: u64,
 }
 
@@ -224,17 +236,22 @@ impl UnitOut {
     }
 }
 
-/// The cache key of a point: SHA-256 of the fields of its run spec that the runner sets, the
-/// resolved engine, the seeds and the versions. (Listed explicitly, so a new core field that
-/// the runner leaves at its default does not invalidate the cache.)
+/// The checkpoint key of a point: SHA-256 of the fields of its run spec that the runner sets,
+/// the resolved engine, the seeds and the versions. (Listed explicitly, so a new core field
+/// that the runner leaves at its default does not invalidate the checkpoints.)
 fn point_key(point: &PlanPoint, seeds: &[u64]) -> String {
     use sha2::Digest;
     let s = &point.spec;
     let engine = ballast_core::resolve_engine(s).map_or("bins", |e| e.name());
+    // The stopping rule only where it is not the default and matters (multi-ball steps), so
+    // existing checkpoints stay valid.
+    let finish = s.stop == ballast_core::Stop::Finish && s.process.multi_ball();
+    let stop = if finish { " stop finish" } else { "" };
     let text = format!(
-        "ballast-runner {} | seeds v{SEED_DERIVATION_VERSION} {seeds:?} | engine {engine} | \
-         {:?} n {} m {} {:?} {:?} {:?} observe {:?} trajectory {}",
+        "ballast-runner {} units v{} | seeds v{SEED_DERIVATION_VERSION} {seeds:?} | engine \
+         {engine} | {:?} n {} m {} {:?} {:?} {:?} observe {:?} trajectory {}{stop}",
         env!("CARGO_PKG_VERSION"),
+        crate::units::UNIT_FORMAT,
         s.process,
         s.n,
         s.m,
@@ -247,31 +264,17 @@ fn point_key(point: &PlanPoint, seeds: &[u64]) -> String {
     format!("{:x}", sha2::Sha256::digest(text.as_bytes()))
 }
 
-/// A cached point: its runs' outcomes and the wall time its simulation took (its share of
-/// the chunk it ran in).
-#[derive(Serialize, serde::Deserialize)]
-struct CachedPoint {
-    wall_s: f64,
-    outs: Vec<UnitOut>,
-}
-
-fn cache_load(dir: &Path, key: &str, runs: usize) -> Option<CachedPoint> {
-    let text = std::fs::read_to_string(dir.join(format!("{key}.json"))).ok()?;
-    let v: CachedPoint = serde_json::from_str(&text).ok()?;
-    (v.outs.len() == runs).then_some(v)
-}
-
-fn cache_store(dir: &Path, key: &str, point: &CachedPoint) {
-    // The cache is an optimisation: failures to write it are ignored.
-    if std::fs::create_dir_all(dir).is_err() {
-        return;
-    }
-    if let Ok(text) = serde_json::to_string(point) {
-        let tmp = dir.join(format!(".{key}.{}.tmp", std::process::id()));
-        if std::fs::write(&tmp, text).is_ok() {
-            let _ = std::fs::rename(&tmp, dir.join(format!("{key}.json")));
-        }
-    }
+/// The stopping rule of every series whose process places several balls per step, for
+/// [`Metadata::stopping`] (a series' points share it).
+fn stopping_rules(plan: &Plan) -> Vec<(String, String)> {
+    plan.series
+        .iter()
+        .enumerate()
+        .filter_map(|(si, series)| {
+            let p = plan.points.iter().find(|p| p.series == si && p.spec.process.multi_ball())?;
+            Some((series.name.clone(), p.spec.stop.name().to_string()))
+        })
+        .collect()
 }
 
 /// The per-sample values of one run for a statistic: one value, or one per block with
@@ -388,29 +391,76 @@ pub(crate) fn git_revision(dir: &Path) -> String {
     }
 }
 
-fn progress_bar(total: u64, wanted: bool) -> (ProgressBar, bool) {
-    let pb = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::hidden());
-    if let Ok(style) =
-        ProgressStyle::with_template("{msg} [{elapsed_precise}] {wide_bar} {percent}% eta {eta}")
-    {
-        pb.set_style(style);
-    }
-    (pb, wanted && std::io::stderr().is_terminal())
-}
-
 /// Runs an experiment (full scale or quick) and aggregates its results. Loads the references
 /// first, so a missing reference file fails before any simulation.
 pub fn run_experiment(exp: &Experiment, opts: &RunOptions) -> Result<ItemResult, Error> {
-    if let Some(k) = &exp.kind {
-        return crate::kinds::run(exp, k, opts);
-    }
-    let scale = if opts.quick {
+    run_with(exp, opts, None)
+}
+
+/// The scale that `opts` selects for `exp`.
+pub(crate) fn scale_of(exp: &Experiment, opts: &RunOptions) -> Scale {
+    if opts.quick {
         Scale::Quick
     } else if opts.reduced && exp.has_reduced() {
         Scale::Reduced
     } else {
         Scale::Full
-    };
+    }
+}
+
+/// Runs one shard of an experiment ([`RunOptions::shard`] must be set): its units only,
+/// returned as a [`ShardFile`] to be written and later merged with [`merge_shards`].
+pub fn run_shard(exp: &Experiment, opts: &RunOptions) -> Result<ShardFile, Error> {
+    if opts.shard.is_none() {
+        return Err(Error::Shard {
+            path: exp.path().to_path_buf(),
+            message: "run_shard needs RunOptions::shard".to_string(),
+        });
+    }
+    match run_with(exp, opts, None) {
+        Err(Error::ShardDone(mut f)) => {
+            f.item = exp.id().to_string();
+            f.config_sha256 = exp.sha256().to_string();
+            f.scale = scale_of(exp, opts).name().to_string();
+            f.command = command_of(opts);
+            Ok(*f)
+        }
+        Err(e) => Err(e),
+        Ok(_) => Err(Error::Shard {
+            path: exp.path().to_path_buf(),
+            message: "this item kind cannot be sharded".to_string(),
+        }),
+    }
+}
+
+/// Combines the shard files of an experiment (all `k` shards of one `--shard i/k` run, in any
+/// order) into its result: the same rows, CSV, figure and report as a run on one machine (the
+/// execution fields of the metadata, [`Metadata::EXECUTION_FIELDS`], say how it ran).
+pub fn merge_shards(
+    exp: &Experiment,
+    opts: &RunOptions,
+    shard_files: &[PathBuf],
+) -> Result<ItemResult, Error> {
+    let merged = crate::units::load_shards(exp, scale_of(exp, opts), shard_files)?;
+    let mut opts = opts.clone();
+    opts.shard = None;
+    opts.cache_dir = None;
+    run_with(exp, &opts, Some(&merged))
+}
+
+pub(crate) fn command_of(opts: &RunOptions) -> String {
+    opts.command.clone().unwrap_or_else(|| std::env::args().collect::<Vec<_>>().join(" "))
+}
+
+fn run_with(
+    exp: &Experiment,
+    opts: &RunOptions,
+    merged: Option<&crate::units::Merged>,
+) -> Result<ItemResult, Error> {
+    if let Some(k) = &exp.kind {
+        return crate::kinds::run(exp, k, opts, merged);
+    }
+    let scale = scale_of(exp, opts);
     let plan: Plan = exp.plan_at(scale)?;
     let refs = exp
         .raw
@@ -426,89 +476,45 @@ pub fn run_experiment(exp: &Experiment, opts: &RunOptions) -> Result<ItemResult,
     let threads = pool.current_num_threads();
     let start = Instant::now();
     let runs = plan.runs;
-    let (pb, may_show) =
-        progress_bar(plan.total_balls().min(u128::from(u64::MAX)) as u64, opts.progress);
-    pb.set_message(exp.id().to_string());
-    let shown = AtomicBool::new(false);
     let id = exp.seed_id();
     let seed = exp.seed();
-
-    // Per point: its outcomes from the cache, or to be simulated.
-    let keys: Vec<String> = plan
+    let points: Vec<PointUnits> = plan
         .points
         .iter()
         .enumerate()
         .map(|(pi, p)| {
             let seeds: Vec<u64> = (0..runs).map(|r| Plan::unit_seed(seed, id, pi, r)).collect();
-            point_key(p, &seeds)
+            PointUnits { point: pi, key: point_key(p, &seeds), balls: p.spec.m }
         })
         .collect();
-    let mut outs: Vec<Option<CachedPoint>> = keys
-        .iter()
-        .map(|k| opts.cache_dir.as_deref().and_then(|d| cache_load(d, k, runs as usize)))
-        .collect();
-    let cached_points = outs.iter().filter(|o| o.is_some()).count();
-    for (p, o) in plan.points.iter().zip(&outs) {
-        if o.is_some() {
-            pb.inc(p.spec.m.saturating_mul(runs));
-        }
-    }
-    let cached_sim_s: f64 = outs.iter().flatten().map(|c| c.wall_s).sum();
-    let todo: Vec<usize> = (0..plan.points.len()).filter(|&i| outs[i].is_none()).collect();
-    // Chunks of points, so finished points reach the cache while a long item runs.
-    let per_chunk = (4 * threads.max(1)).div_ceil(runs.max(1) as usize).max(1);
-    for chunk in todo.chunks(per_chunk) {
-        let chunk_start = Instant::now();
-        let units: Vec<(usize, u64)> =
-            chunk.iter().flat_map(|&pi| (0..runs).map(move |r| (pi, r))).collect();
-        let done: Vec<Result<UnitOut, Error>> = pool.install(|| {
-            units
-                .par_iter()
-                .map(|&(pi, run)| {
-                    let point = &plan.points[pi];
-                    let out = simulate_seeded(&point.spec, Plan::unit_seed(seed, id, pi, run))
-                        .map_err(|source| Error::Simulation {
-                            what: format!(
-                                "series `{}` point {pi} run {run}",
-                                plan.series[point.series].name
-                            ),
-                            source,
-                        })?;
-                    pb.inc(point.spec.m);
-                    if may_show
-                        && start.elapsed() > Duration::from_secs(1)
-                        && !shown.swap(true, Ordering::Relaxed)
-                    {
-                        pb.set_draw_target(ProgressDrawTarget::stderr());
-                    }
-                    Ok(UnitOut {
-                        max_gap: out.max_gap,
-                        final_gap: out.final_gap,
-                        balls: out.balls,
-                        max_load: out.max_load,
-                        samples: out.samples,
-                        steps: out.steps,
-                        probes_max: out.max_samples_per_step().map(|p| p as u64),
-                        moved: out.moved,
-                        trajectory: out.trajectory,
-                    })
-                })
-                .collect()
-        });
-        let mut done = done.into_iter().collect::<Result<Vec<_>, _>>()?.into_iter();
-        let share = chunk_start.elapsed().as_secs_f64() / chunk.len() as f64;
-        for &pi in chunk {
-            let point =
-                CachedPoint { wall_s: share, outs: done.by_ref().take(runs as usize).collect() };
-            if let Some(d) = &opts.cache_dir {
-                cache_store(d, &keys[pi], &point);
-            }
-            outs[pi] = Some(point);
-        }
-    }
-    pb.finish_and_clear();
-    let outs: Vec<Vec<UnitOut>> =
-        outs.into_iter().map(|o| o.map_or_else(Vec::new, |c| c.outs)).collect();
+    let job = UnitJob { opts, pool: &pool, label: exp.id(), runs, merged };
+    let done = run_units(&job, &points, |pi, run| {
+        let point = &plan.points[pi];
+        let out =
+            simulate_seeded(&point.spec, Plan::unit_seed(seed, id, pi, run)).map_err(|source| {
+                Error::Simulation {
+                    what: format!(
+                        "series `{}` point {pi} run {run}",
+                        plan.series[point.series].name
+                    ),
+                    source,
+                }
+            })?;
+        Ok(UnitOut {
+            max_gap: out.max_gap,
+            final_gap: out.final_gap,
+            balls: out.balls,
+            max_load: out.max_load,
+            samples: out.samples,
+            steps: out.steps,
+            probes_max: out.max_samples_per_step().map(|p| p as u64),
+            moved: out.moved,
+            trajectory: out.trajectory,
+        })
+    })?;
+    let cached_points = if merged.is_some() { 0 } else { done.stored_points };
+    let cached_sim_s = done.stored_wall_s;
+    let outs = done.outs;
     let balls: u128 = outs.iter().flatten().map(|o| u128::from(o.balls)).sum();
 
     // Sequential, deterministic aggregation.
@@ -697,7 +703,9 @@ pub fn run_experiment(exp: &Experiment, opts: &RunOptions) -> Result<ItemResult,
         scale,
         scale_changes: exp.scale_changes(scale),
         sampling: plan.sampling,
+        stopping: stopping_rules(&plan),
         cached_points,
+        shards: merged.map(|m| m.shards),
         threads,
         runs,
         points: plan.points.len(),
@@ -705,10 +713,7 @@ pub fn run_experiment(exp: &Experiment, opts: &RunOptions) -> Result<ItemResult,
         balls_simulated: balls,
         rounding: ROUNDING,
         references: refs.iter().map(|r| (r.label.clone(), r.file.clone())).collect(),
-        command: opts
-            .command
-            .clone()
-            .unwrap_or_else(|| std::env::args().collect::<Vec<_>>().join(" ")),
+        command: command_of(opts),
     };
     Ok(ItemResult {
         meta,

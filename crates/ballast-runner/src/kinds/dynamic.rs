@@ -31,7 +31,6 @@ use ballast_dynamic::{
     simulate, Arrivals, AzarConfig, DynamicSpec, Horizon, LeakyConfig, RbbConfig, RethrowView,
     RunSummary,
 };
-use rayon::prelude::*;
 use serde::Deserialize;
 
 use super::{summary_of, Driver, KPoint, KindRules, KindSeries, Measure, RowCtx};
@@ -157,21 +156,19 @@ pub(super) fn run(d: &mut Driver<'_>) -> Result<(), Error> {
     }
     let sims: Vec<usize> =
         first.values().copied().collect::<std::collections::BTreeSet<_>>().into_iter().collect();
-    let units: Vec<(usize, u64)> =
-        sims.iter().flat_map(|&pi| (0..runs).map(move |r| (pi, r))).collect();
-    let seeds: Vec<u64> = units.iter().map(|&(pi, r)| d.seed(pi, r)).collect();
-    let outs: Vec<RunSummary> = d.pool.install(|| {
-        units
-            .par_iter()
-            .zip(&seeds)
-            .map(|(&(pi, run), &seed)| {
-                let s = k.cfg.series[points[pi].series].get_ref();
-                let (spec, h) =
-                    specs[pi].as_ref().ok_or_else(|| err(s, pi, run, "no spec".into()))?;
-                simulate(spec, h, &mut sim_rng(seed)).map_err(|e| err(s, pi, run, e.to_string()))
-            })
-            .collect::<Result<Vec<_>, Error>>()
+    let seeds: BTreeMap<usize, Vec<u64>> =
+        sims.iter().map(|&pi| (pi, (0..runs).map(|r| d.seed(pi, r)).collect())).collect();
+    // Progress in ball-rounds: rounds × n per run (the work scales with both).
+    let work = |pi: usize| {
+        specs[pi].as_ref().map_or(0, |(sp, h)| (h.burn_in + h.rounds).saturating_mul(sp.n() as u64))
+    };
+    let per_sim: Vec<Vec<RunSummary>> = d.units(&sims, &work, |pi, run| {
+        let s = k.cfg.series[points[pi].series].get_ref();
+        let (spec, h) = specs[pi].as_ref().ok_or_else(|| err(s, pi, run, "no spec".into()))?;
+        simulate(spec, h, &mut sim_rng(seeds[&pi][run as usize]))
+            .map_err(|e| err(s, pi, run, e.to_string()))
     })?;
+    let outs: Vec<RunSummary> = per_sim.into_iter().flatten().collect();
     let index: BTreeMap<usize, usize> = sims.iter().enumerate().map(|(i, &pi)| (pi, i)).collect();
     d.balls = outs.iter().map(|o| u128::from(o.moved)).sum();
     let mut kinds: Vec<&str> = specs.iter().flatten().map(|(s, _)| s.kind()).collect();

@@ -113,43 +113,39 @@ pub(super) fn run(d: &mut Driver<'_>) -> Result<(), Error> {
             path: d.exp.path().to_path_buf(),
             message: format!("graph info: {e}"),
         })?;
-    let units: Vec<(usize, u64)> =
-        (0..points.len()).flat_map(|pi| (0..runs).map(move |r| (pi, r))).collect();
-    let seeds: Vec<u64> = units.iter().map(|&(pi, r)| d.seed(pi, r)).collect();
-    let outs: Vec<(f64, u64)> = d.pool.install(|| {
-        units
-            .par_iter()
-            .zip(&seeds)
-            .map(|(&(pi, run), &unit_seed)| {
-                let p = &points[pi];
-                let s = k.cfg.series[p.series].get_ref();
-                let measure = k.measures[p.series];
-                let mut rng = sim_rng(unit_seed);
-                let fail = |e: String| sim_err(s, pi, run, e);
-                if offline(measure) {
-                    let (n, m, dd) = (
-                        p.count("n").map_err(fail)? as usize,
-                        p.count("m").map_err(fail)? as usize,
-                        p.count("d").map_err(fail)? as usize,
-                    );
-                    let choices =
-                        Choices::sample(n, m, dd, &mut rng).map_err(|e| fail(e.to_string()))?;
-                    let opt = offline_optimum(&choices);
-                    opt.verify(&choices).map_err(|e| fail(format!("certificate: {e}")))?;
-                    let v = match measure {
-                        Measure::GreedyMaxLoad => opt.greedy_max_load,
-                        _ => opt.max_load,
-                    };
-                    Ok((f64::from(v), m as u64))
-                } else {
-                    let g = graphs[pi].as_ref().ok_or_else(|| fail("no graph".into()))?;
-                    let spec = spec(s, p, g.n_vertices() as u64).map_err(fail)?;
-                    let out = g.simulate(&spec, &mut rng).map_err(|e| fail(e.to_string()))?;
-                    Ok((out.final_gap, out.balls))
-                }
-            })
-            .collect::<Result<Vec<_>, Error>>()
+    let pis: Vec<usize> = (0..points.len()).collect();
+    let balls = |pi: usize| points[pi].count("m").unwrap_or(0);
+    let seeds: Vec<Vec<u64>> =
+        pis.iter().map(|&pi| (0..runs).map(|r| d.seed(pi, r)).collect()).collect();
+    let per_point: Vec<Vec<(f64, u64)>> = d.units(&pis, &balls, |pi, run| {
+        let unit_seed = seeds[pi][run as usize];
+        let p = &points[pi];
+        let s = k.cfg.series[p.series].get_ref();
+        let measure = k.measures[p.series];
+        let mut rng = sim_rng(unit_seed);
+        let fail = |e: String| sim_err(s, pi, run, e);
+        if offline(measure) {
+            let (n, m, dd) = (
+                p.count("n").map_err(fail)? as usize,
+                p.count("m").map_err(fail)? as usize,
+                p.count("d").map_err(fail)? as usize,
+            );
+            let choices = Choices::sample(n, m, dd, &mut rng).map_err(|e| fail(e.to_string()))?;
+            let opt = offline_optimum(&choices);
+            opt.verify(&choices).map_err(|e| fail(format!("certificate: {e}")))?;
+            let v = match measure {
+                Measure::GreedyMaxLoad => opt.greedy_max_load,
+                _ => opt.max_load,
+            };
+            Ok((f64::from(v), m as u64))
+        } else {
+            let g = graphs[pi].as_ref().ok_or_else(|| fail("no graph".into()))?;
+            let spec = spec(s, p, g.n_vertices() as u64).map_err(fail)?;
+            let out = g.simulate(&spec, &mut rng).map_err(|e| fail(e.to_string()))?;
+            Ok((out.final_gap, out.balls))
+        }
     })?;
+    let outs: Vec<(f64, u64)> = per_point.into_iter().flatten().collect();
     d.balls = outs.iter().map(|o| u128::from(o.1)).sum();
     let any_graph = graphs.iter().any(Option::is_some);
     let any_offline = k.measures.iter().any(|m| offline(*m));

@@ -223,6 +223,9 @@ pub(crate) struct KindSeries {
     /// Potential kinds: the potential as `ballast-potential` spec text, with placeholders.
     #[serde(default)]
     pub potential: Option<String>,
+    /// Potential kinds: several potentials tracked in the same runs (one row group each).
+    #[serde(default)]
+    pub potentials: Option<Vec<String>>,
     pub statistic: String,
     #[serde(default)]
     pub params: BTreeMap<String, Formula>,
@@ -706,8 +709,17 @@ pub(crate) struct Driver<'a> {
     pub engine: String,
     pub balls: u128,
     pub extra_notes: String,
+    /// Row-group names in legend order (default: the config's series names; a kind may split
+    /// a series into several groups).
+    pub series_names: Vec<String>,
     /// Mixing diagnostics of time averages: (series, grid, mean drift z, mean lag-1).
     pub diagnostics: Vec<Diagnostic>,
+    pub opts: RunOptions,
+    /// The units of all shards (merge mode).
+    pub merged: Option<&'a crate::units::Merged>,
+    /// Points whose every run came from checkpoints, and their recorded time.
+    pub stored_points: usize,
+    pub stored_wall_s: f64,
 }
 
 impl<'a> Driver<'a> {
@@ -715,6 +727,7 @@ impl<'a> Driver<'a> {
         exp: &'a crate::Experiment,
         kexp: &'a KindExperiment,
         opts: &RunOptions,
+        merged: Option<&'a crate::units::Merged>,
     ) -> Result<Self, Error> {
         let scale = if opts.quick {
             Scale::Quick
@@ -754,8 +767,71 @@ impl<'a> Driver<'a> {
             engine: String::new(),
             balls: 0,
             extra_notes: String::new(),
+            series_names: kexp.cfg.series.iter().map(|s| s.get_ref().name.clone()).collect(),
             diagnostics: Vec::new(),
+            opts: opts.clone(),
+            merged,
+            stored_points: 0,
+            stored_wall_s: 0.0,
         })
+    }
+
+    /// The checkpoint key of point `pi`: everything its runs depend on.
+    pub fn point_key(&self, pi: usize) -> String {
+        use sha2::Digest;
+        let p = &self.plan.points[pi];
+        let s = self.kexp.cfg.series[p.series].get_ref();
+        let text = format!(
+            "ballast-runner {} units v{} | kind {} | seeds v{SEED_DERIVATION_VERSION} {} {} \
+             point {pi} runs {} | {:?} {:?} {:?} {:?} {:?} | {:?}",
+            env!("CARGO_PKG_VERSION"),
+            crate::units::UNIT_FORMAT,
+            self.kexp.kind.name(),
+            self.exp.seed(),
+            self.exp.id(),
+            self.plan.runs,
+            s.process,
+            s.graph,
+            s.potential,
+            s.statistic,
+            s.params,
+            p.params
+        );
+        format!("{:x}", sha2::Sha256::digest(text.as_bytes()))
+    }
+
+    /// Runs (or reads from checkpoints or shard files) the units of the points `pis`: per
+    /// point, the outcomes of runs `0..runs` of `f(point, run)`. `balls` is the per-run work
+    /// shown by the progress bar.
+    pub fn units<T, F>(
+        &mut self,
+        pis: &[usize],
+        balls: &dyn Fn(usize) -> u64,
+        f: F,
+    ) -> Result<Vec<Vec<T>>, Error>
+    where
+        T: serde::Serialize + serde::de::DeserializeOwned + Send,
+        F: Fn(usize, u64) -> Result<T, Error> + Sync,
+    {
+        let points: Vec<crate::units::PointUnits> = pis
+            .iter()
+            .map(|&pi| crate::units::PointUnits {
+                point: pi,
+                key: self.point_key(pi),
+                balls: balls(pi),
+            })
+            .collect();
+        let job = crate::units::UnitJob {
+            opts: &self.opts,
+            pool: &self.pool,
+            label: self.exp.id(),
+            runs: self.plan.runs,
+            merged: self.merged,
+        };
+        let done = crate::units::run_units(&job, &points, f)?;
+        self.stored_points += done.stored_points;
+        self.stored_wall_s += done.stored_wall_s;
+        Ok(done.outs)
     }
 
     /// The seed of run `run` of point `point`.
@@ -833,11 +909,13 @@ impl<'a> Driver<'a> {
             scale,
             scale_changes: k.scale_changes(scale),
             sampling: None,
-            cached_points: 0,
+            stopping: Vec::new(),
+            cached_points: if self.merged.is_some() { 0 } else { self.stored_points },
+            shards: self.merged.map(|m| m.shards),
             threads: self.pool.current_num_threads(),
             runs: self.plan.runs,
             points: self.plan.points.len(),
-            wall_time_s: (wall * 1000.0).round() / 1000.0,
+            wall_time_s: ((wall + self.stored_wall_s) * 1000.0).round() / 1000.0,
             balls_simulated: self.balls,
             rounding: ROUNDING,
             references: self
@@ -853,10 +931,7 @@ impl<'a> Driver<'a> {
                     )
                 })
                 .collect(),
-            command: opts
-                .command
-                .clone()
-                .unwrap_or_else(|| std::env::args().collect::<Vec<_>>().join(" ")),
+            command: crate::run::command_of(opts),
         };
         let mut notes = k.cfg.notes.trim().to_string();
         if !self.diagnostics.is_empty() {
@@ -880,7 +955,7 @@ impl<'a> Driver<'a> {
         ItemResult {
             meta,
             rows: self.rows,
-            series: k.cfg.series.iter().map(|s| s.get_ref().name.clone()).collect(),
+            series: self.series_names,
             ref_labels: self.refs.iter().map(|(r, _)| r.label.clone()).collect(),
             notes,
             layout: k.cfg.report.layout,
@@ -947,8 +1022,17 @@ pub(crate) fn run(
     exp: &crate::Experiment,
     kexp: &KindExperiment,
     opts: &RunOptions,
+    merged: Option<&crate::units::Merged>,
 ) -> Result<ItemResult, Error> {
-    let mut d = Driver::new(exp, kexp, opts)?;
+    if kexp.kind == Kind::Potential && (opts.shard.is_some() || merged.is_some()) {
+        return Err(Error::Shard {
+            path: exp.path().to_path_buf(),
+            message: "potential items cannot be sharded yet (they run in minutes on one \
+                      machine): run them without --shard"
+                .to_string(),
+        });
+    }
+    let mut d = Driver::new(exp, kexp, opts, merged)?;
     match kexp.kind {
         Kind::Graph => graph::run(&mut d)?,
         Kind::Dynamic => dynamic::run(&mut d)?,

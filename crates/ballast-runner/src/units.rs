@@ -1,0 +1,567 @@
+//! The (point, run) units of an item: where they run and where their outcomes are kept.
+//!
+//! Every item is a list of points, each simulated `runs` times with a seed derived from
+//! (item, point, run), so a unit's outcome does not depend on where or when it runs. This
+//! module runs the units on a local thread pool and keeps their outcomes in three places:
+//!
+//! - **Checkpoints** ([`RunOptions::cache_dir`]): per point, the file `<key>.bin` holds the
+//!   runs finished so far, written to a temporary name and renamed. An interrupted or failed
+//!   item resumes from them; an item that finished re-renders without simulating.
+//! - **Shards** ([`RunOptions::shard`], `--shard i/k`): unit `u` (units numbered point-major,
+//!   then run) belongs to shard `u mod k + 1`. A shard runs its units only and writes them to
+//!   a shard file ([`ShardFile`]); the aggregation waits for [`merge_shards`](crate::merge_shards).
+//! - **Merge** ([`merge_shards`](crate::merge_shards)): the shard files of all `k` shards are read, checked against
+//!   the config (same item, config hash, scale, shard count, every shard once) and every unit
+//!   is taken from them. The aggregation is the same code as for a local run, so the data
+//!   outputs are the same bytes.
+//!
+//! Outcomes are stored with `postcard` (a compact serde format that keeps every `f64` bit,
+//! NaN included, which JSON does not).
+//!
+//! **Interrupts.** [`request_interrupt`] (the binaries call it on the first Ctrl-C, see
+//! [`install_ctrl_c_handler`]) stops the scheduling of new units; the runs in progress finish,
+//! their outcomes are checkpointed and the item ends with [`Error::Interrupted`]. Running the
+//! same command again resumes and produces the same bytes as an uninterrupted run.
+
+use std::collections::{BTreeMap, HashMap};
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use rayon::prelude::*;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+use crate::{Error, RunOptions};
+
+/// Version of the stored unit format (checkpoints and shard files).
+pub(crate) const UNIT_FORMAT: u32 = 2;
+
+/// The first bytes of a shard file.
+const SHARD_MAGIC: &str = "ballast-shard";
+
+static INTERRUPT: AtomicBool = AtomicBool::new(false);
+
+/// Asks every running item to stop after its runs in progress (see the module docs).
+pub fn request_interrupt() {
+    INTERRUPT.store(true, Ordering::SeqCst);
+}
+
+/// Whether [`request_interrupt`] was called (and not cleared since).
+pub fn interrupt_requested() -> bool {
+    INTERRUPT.load(Ordering::SeqCst)
+}
+
+/// Clears an interrupt request, so the next item runs (for long-lived library users).
+pub fn clear_interrupt() {
+    INTERRUPT.store(false, Ordering::SeqCst);
+}
+
+/// Installs the Ctrl-C (SIGINT, and SIGTERM) handler of the command-line tools: the first
+/// signal calls [`request_interrupt`] and says so on stderr; a second one exits at once with
+/// code 130 (checkpoints already written stay valid; the runs in progress are lost).
+pub fn install_ctrl_c_handler() -> Result<(), String> {
+    ctrlc::set_handler(|| {
+        if INTERRUPT.swap(true, Ordering::SeqCst) {
+            eprintln!("\ninterrupted again: exiting now");
+            std::process::exit(130);
+        }
+        eprintln!(
+            "\ninterrupt: finishing the runs in progress and saving them (Ctrl-C again to stop \
+             now)"
+        );
+    })
+    .map_err(|e| format!("installing the Ctrl-C handler: {e}"))
+}
+
+/// Shard `index` of `count` (1-based): the units `u` with `u mod count = index − 1`.
+///
+/// ```
+/// let s: ballast_runner::Shard = "2/3".parse().unwrap();
+/// assert_eq!((s.index, s.count), (2, 3));
+/// assert!("0/3".parse::<ballast_runner::Shard>().is_err());
+/// assert!("4/3".parse::<ballast_runner::Shard>().is_err());
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Shard {
+    /// Which shard, `1..=count`.
+    pub index: u32,
+    /// How many shards.
+    pub count: u32,
+}
+
+impl Shard {
+    /// Whether unit `unit` (point-major, then run) belongs to this shard.
+    pub fn owns(self, unit: u64) -> bool {
+        unit % u64::from(self.count) == u64::from(self.index - 1)
+    }
+}
+
+impl std::fmt::Display for Shard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.index, self.count)
+    }
+}
+
+impl std::str::FromStr for Shard {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        let bad = || format!("invalid shard `{s}`: expected `i/k` with integers 1 <= i <= k");
+        let (i, k) = s.split_once('/').ok_or_else(bad)?;
+        let (index, count): (u32, u32) =
+            (i.trim().parse().map_err(|_| bad())?, k.trim().parse().map_err(|_| bad())?);
+        if index == 0 || index > count {
+            return Err(bad());
+        }
+        Ok(Self { index, count })
+    }
+}
+
+/// One point's stored runs: `(run, postcard bytes of the outcome)`, in increasing run order.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub(crate) struct Stored {
+    key: String,
+    /// Simulation wall time spent on these runs (each run's share of its chunk).
+    wall_s: f64,
+    runs: Vec<(u64, Vec<u8>)>,
+}
+
+/// A checkpoint file: a format tag and one point's runs.
+#[derive(Serialize, Deserialize)]
+struct Checkpoint {
+    format: u32,
+    point: Stored,
+}
+
+/// The outcomes of one shard of an item, as written by `--shard i/k` and read by
+/// [`merge_shards`](crate::merge_shards).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ShardFile {
+    magic: String,
+    format: u32,
+    /// The item id.
+    pub item: String,
+    /// SHA-256 of the config the shard ran.
+    pub config_sha256: String,
+    /// `full`, `quick` or `reduced`.
+    pub scale: String,
+    /// Which shard.
+    pub shard: Shard,
+    /// Version of ballast-runner that wrote it.
+    pub runner_version: String,
+    /// Units run by this shard, and in the item.
+    pub units: u64,
+    /// Units of the whole item.
+    pub total_units: u64,
+    /// Worker threads used.
+    pub threads: usize,
+    /// Wall time of the shard's simulations, seconds (including checkpointed time).
+    pub wall_time_s: f64,
+    /// The command that ran it.
+    pub command: String,
+    points: Vec<Stored>,
+}
+
+impl ShardFile {
+    /// `<out>/<paper>/<item>.shard-<i>-of-<k>.bin`.
+    pub fn path_in(&self, out_dir: &Path) -> PathBuf {
+        let (paper, item) = self.item.rsplit_once('/').unwrap_or(("", &self.item));
+        out_dir
+            .join(paper)
+            .join(format!("{item}.shard-{}-of-{}.bin", self.shard.index, self.shard.count))
+    }
+
+    /// Writes the file (temporary name, then rename) and returns its path.
+    pub fn write(&self, out_dir: &Path) -> Result<PathBuf, Error> {
+        let path = self.path_in(out_dir);
+        let bytes = postcard::to_allocvec(self)
+            .map_err(|e| Error::Output { path: path.clone(), message: e.to_string() })?;
+        atomic_write(&path, &bytes)?;
+        Ok(path)
+    }
+
+    /// Reads a shard file, with a clear error for anything else.
+    pub fn read(path: &Path) -> Result<Self, Error> {
+        let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+        let bad = |m: &str| Error::Shard { path: path.to_path_buf(), message: m.to_string() };
+        let f: Self = postcard::from_bytes(&bytes).map_err(|_| {
+            bad("not a ballast shard file (written by `ballast run --shard i/k`), or truncated")
+        })?;
+        if f.magic != SHARD_MAGIC {
+            return Err(bad("not a ballast shard file"));
+        }
+        if f.format != UNIT_FORMAT {
+            return Err(bad(&format!(
+                "shard format {} but this ballast reads format {UNIT_FORMAT}: rerun the shard \
+                 with this version",
+                f.format
+            )));
+        }
+        Ok(f)
+    }
+}
+
+/// The units of all shards of an item, for [`run_units`] in merge mode.
+#[derive(Debug, Default)]
+pub(crate) struct Merged {
+    points: HashMap<String, Stored>,
+    /// Number of shards.
+    pub shards: u32,
+    /// Sum of the shards' wall times.
+    pub wall_s: f64,
+}
+
+/// Reads and checks the shard files of `exp` at `scale`: same item, config hash, scale and
+/// shard count, every shard exactly once.
+pub(crate) fn load_shards(
+    exp: &crate::Experiment,
+    scale: crate::Scale,
+    paths: &[PathBuf],
+) -> Result<Merged, Error> {
+    let Some(first) = paths.first() else {
+        return Err(Error::Shard {
+            path: exp.path().to_path_buf(),
+            message: "no shard files given".to_string(),
+        });
+    };
+    let mut seen: BTreeMap<u32, PathBuf> = BTreeMap::new();
+    let mut merged = Merged::default();
+    let mut count = None;
+    for path in paths {
+        let f = ShardFile::read(path)?;
+        let bad = |m: String| Error::Shard { path: path.clone(), message: m };
+        if f.item != exp.id() {
+            return Err(bad(format!("shard of item `{}`, not `{}`", f.item, exp.id())));
+        }
+        if f.config_sha256 != exp.sha256() {
+            return Err(bad(format!(
+                "shard ran a different version of {} (config sha256 {} vs {}): rerun it",
+                exp.path().display(),
+                short(&f.config_sha256),
+                short(exp.sha256())
+            )));
+        }
+        if f.scale != scale.name() {
+            return Err(bad(format!(
+                "shard ran the {} scale, the merge asks for {}",
+                f.scale,
+                scale.name()
+            )));
+        }
+        if *count.get_or_insert(f.shard.count) != f.shard.count {
+            return Err(bad(format!(
+                "shard {} but {} is one of {} shards",
+                f.shard,
+                first.display(),
+                count.unwrap_or(0)
+            )));
+        }
+        if let Some(other) = seen.insert(f.shard.index, path.clone()) {
+            return Err(bad(format!("shard {} given twice (also {})", f.shard, other.display())));
+        }
+        merged.wall_s += f.wall_time_s;
+        for p in f.points {
+            let e = merged
+                .points
+                .entry(p.key.clone())
+                .or_insert_with(|| Stored { key: p.key.clone(), ..Stored::default() });
+            e.wall_s += p.wall_s;
+            e.runs.extend(p.runs);
+        }
+    }
+    let count = count.unwrap_or(0);
+    let missing: Vec<String> =
+        (1..=count).filter(|i| !seen.contains_key(i)).map(|i| format!("{i}/{count}")).collect();
+    if !missing.is_empty() {
+        return Err(Error::Shard {
+            path: first.clone(),
+            message: format!("missing shard files for shard(s) {}", missing.join(", ")),
+        });
+    }
+    for p in merged.points.values_mut() {
+        p.runs.sort_by_key(|(r, _)| *r);
+    }
+    merged.shards = count;
+    Ok(merged)
+}
+
+fn short(h: &str) -> &str {
+    &h[..h.len().min(12)]
+}
+
+/// Writes `bytes` to `path` through a temporary file in the same directory and a rename.
+pub(crate) fn atomic_write(path: &Path, bytes: &[u8]) -> Result<(), Error> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    std::fs::write(&tmp, bytes).map_err(|e| Error::io(&tmp, e))?;
+    std::fs::rename(&tmp, path).map_err(|e| Error::io(path, e))
+}
+
+/// One point of an item as the unit runner sees it.
+pub(crate) struct PointUnits {
+    /// The caller's point index (passed to the unit function).
+    pub point: usize,
+    /// The checkpoint key: a hash of everything the point's outcomes depend on.
+    pub key: String,
+    /// Balls (or ball-rounds) per run, for the progress bar.
+    pub balls: u64,
+}
+
+/// Where and how to run the units of one item.
+pub(crate) struct UnitJob<'a> {
+    pub opts: &'a RunOptions,
+    pub pool: &'a rayon::ThreadPool,
+    /// The item id, for the progress bar and messages.
+    pub label: &'a str,
+    pub runs: u64,
+    /// The units of all shards (merge mode).
+    pub merged: Option<&'a Merged>,
+}
+
+/// The outcomes of an item's units.
+pub(crate) struct Units<T> {
+    /// Per point (in the order given), the outcomes of runs `0..runs`.
+    pub outs: Vec<Vec<T>>,
+    /// Points whose every run came from checkpoints or shard files.
+    pub stored_points: usize,
+    /// Recorded simulation time of the stored runs.
+    pub stored_wall_s: f64,
+}
+
+fn checkpoint_path(dir: &Path, key: &str, shard: Option<Shard>) -> PathBuf {
+    match shard {
+        None => dir.join(format!("{key}.bin")),
+        Some(s) => dir.join(format!("{key}.shard-{}-of-{}.bin", s.index, s.count)),
+    }
+}
+
+fn load_checkpoint(dir: &Path, key: &str, shard: Option<Shard>) -> Option<Stored> {
+    let bytes = std::fs::read(checkpoint_path(dir, key, shard)).ok()?;
+    let c: Checkpoint = postcard::from_bytes(&bytes).ok()?;
+    (c.format == UNIT_FORMAT && c.point.key == key).then_some(c.point)
+}
+
+fn store_checkpoint(dir: &Path, shard: Option<Shard>, point: &Stored) {
+    // Checkpoints are an optimisation: a failure to write one is reported, not fatal.
+    let c = Checkpoint { format: UNIT_FORMAT, point: point.clone() };
+    let written = postcard::to_allocvec(&c).map_err(|e| e.to_string()).and_then(|b| {
+        atomic_write(&checkpoint_path(dir, &point.key, shard), &b).map_err(|e| e.to_string())
+    });
+    if let Err(e) = written {
+        eprintln!("warning: checkpoint not written: {e}");
+    }
+}
+
+fn progress_bar(total: u64, label: &str, wanted: bool) -> (ProgressBar, bool) {
+    let pb = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::hidden());
+    if let Ok(style) =
+        ProgressStyle::with_template("{msg} [{elapsed_precise}] {wide_bar} {percent}% eta {eta}")
+    {
+        pb.set_style(style);
+    }
+    pb.set_message(label.to_string());
+    (pb, wanted && std::io::stderr().is_terminal())
+}
+
+/// Runs the units of `points` that are not stored yet (and, with a shard, belong to it),
+/// checkpointing finished points, and returns every point's outcomes in run order.
+///
+/// With a shard the result is [`Error::ShardDone`] carrying the shard's units; in merge mode
+/// every unit must come from the shard files.
+pub(crate) fn run_units<T, F>(
+    job: &UnitJob<'_>,
+    points: &[PointUnits],
+    f: F,
+) -> Result<Units<T>, Error>
+where
+    T: Serialize + DeserializeOwned + Send,
+    F: Fn(usize, u64) -> Result<T, Error> + Sync,
+{
+    let opts = job.opts;
+    let runs = job.runs;
+    let shard = opts.shard;
+    let start = Instant::now();
+    let read_cache = opts.cache_dir.as_deref().filter(|_| !opts.refresh_cache);
+    // What is stored already, per point.
+    let mut have: Vec<Stored> = points
+        .iter()
+        .map(|p| {
+            let stored = match job.merged {
+                Some(m) => m.points.get(&p.key).cloned(),
+                None => read_cache.and_then(|d| load_checkpoint(d, &p.key, shard)),
+            };
+            stored.unwrap_or_else(|| Stored { key: p.key.clone(), ..Stored::default() })
+        })
+        .collect();
+    // Units to run: (position in `points`, run).
+    let owned = |i: usize, r: u64| shard.is_none_or(|s| s.owns(i as u64 * runs + r));
+    let mut todo: Vec<Vec<u64>> = Vec::with_capacity(points.len());
+    for (i, h) in have.iter_mut().enumerate() {
+        h.runs.retain(|(r, _)| *r < runs && owned(i, *r));
+        let present: Vec<u64> = h.runs.iter().map(|(r, _)| *r).collect();
+        todo.push(
+            (0..runs).filter(|&r| owned(i, r) && present.binary_search(&r).is_err()).collect(),
+        );
+    }
+    if job.merged.is_some() {
+        if let Some((i, r)) = todo.iter().enumerate().find_map(|(i, t)| t.first().map(|&r| (i, r)))
+        {
+            return Err(Error::Shard {
+                path: PathBuf::from(job.label),
+                message: format!(
+                    "the shard files hold no outcome for run {r} of point {} (key {}): they were \
+                     written by a different version or are incomplete",
+                    points[i].point,
+                    short(&points[i].key)
+                ),
+            });
+        }
+    }
+    let stored_points = todo.iter().filter(|t| t.is_empty()).count();
+    let stored_wall_s: f64 = have.iter().map(|h| h.wall_s).sum();
+    let total: u64 = points
+        .iter()
+        .zip(&todo)
+        .map(|(p, t)| p.balls.saturating_mul(t.len() as u64))
+        .fold(0, u64::saturating_add);
+    let (pb, may_show) = progress_bar(total, job.label, opts.progress);
+    let shown = AtomicBool::new(false);
+    let threads = job.pool.current_num_threads().max(1);
+    // Chunks of points of about 4 units per thread, so finished points reach the checkpoints
+    // while a long item runs.
+    let pending: Vec<usize> = (0..points.len()).filter(|&i| !todo[i].is_empty()).collect();
+    let mut chunk: Vec<usize> = Vec::new();
+    let mut chunks: Vec<Vec<usize>> = Vec::new();
+    let mut size = 0;
+    for i in pending {
+        chunk.push(i);
+        size += todo[i].len();
+        if size >= 4 * threads {
+            chunks.push(std::mem::take(&mut chunk));
+            size = 0;
+        }
+    }
+    if !chunk.is_empty() {
+        chunks.push(chunk);
+    }
+    for chunk in chunks {
+        if interrupt_requested() {
+            break;
+        }
+        let chunk_start = Instant::now();
+        let units: Vec<(usize, u64)> =
+            chunk.iter().flat_map(|&i| todo[i].iter().map(move |&r| (i, r))).collect();
+        let done: Vec<Option<Result<Vec<u8>, Error>>> = job.pool.install(|| {
+            units
+                .par_iter()
+                .map(|&(i, r)| {
+                    if interrupt_requested() {
+                        return None;
+                    }
+                    let out = f(points[i].point, r).and_then(|t| {
+                        postcard::to_allocvec(&t).map_err(|e| Error::Output {
+                            path: PathBuf::from(job.label),
+                            message: format!("encoding a run's outcome: {e}"),
+                        })
+                    });
+                    pb.inc(points[i].balls);
+                    if may_show
+                        && start.elapsed() > Duration::from_secs(1)
+                        && !shown.swap(true, Ordering::Relaxed)
+                    {
+                        pb.set_draw_target(ProgressDrawTarget::stderr());
+                    }
+                    Some(out)
+                })
+                .collect()
+        });
+        let finished = done.iter().filter(|d| matches!(d, Some(Ok(_)))).count().max(1);
+        let share = chunk_start.elapsed().as_secs_f64() / finished as f64;
+        let mut first_err = None;
+        let mut touched: Vec<usize> = Vec::new();
+        for (&(i, r), d) in units.iter().zip(done) {
+            match d {
+                Some(Ok(bytes)) => {
+                    have[i].runs.push((r, bytes));
+                    have[i].wall_s += share;
+                    if touched.last() != Some(&i) {
+                        touched.push(i);
+                    }
+                }
+                Some(Err(e)) => {
+                    first_err.get_or_insert(e);
+                }
+                None => {}
+            }
+        }
+        for &i in &touched {
+            have[i].runs.sort_by_key(|(r, _)| *r);
+            if let Some(d) = &opts.cache_dir {
+                store_checkpoint(d, shard, &have[i]);
+            }
+        }
+        if let Some(e) = first_err {
+            pb.finish_and_clear();
+            return Err(e);
+        }
+    }
+    pb.finish_and_clear();
+    if interrupt_requested() {
+        let complete = have
+            .iter()
+            .enumerate()
+            .filter(|(i, h)| {
+                h.runs.len() as u64 == (0..runs).filter(|&r| owned(*i, r)).count() as u64
+            })
+            .count();
+        let saved: usize = have.iter().map(|h| h.runs.len()).sum();
+        return Err(Error::Interrupted {
+            item: job.label.to_string(),
+            saved_runs: saved,
+            complete_points: complete,
+            points: points.len(),
+            checkpoint: opts.cache_dir.clone(),
+        });
+    }
+    if let Some(s) = shard {
+        let units: u64 = have.iter().map(|h| h.runs.len() as u64).sum();
+        let wall_time_s = have.iter().map(|h| h.wall_s).sum::<f64>();
+        return Err(Error::ShardDone(Box::new(ShardFile {
+            magic: SHARD_MAGIC.to_string(),
+            format: UNIT_FORMAT,
+            item: String::new(),
+            config_sha256: String::new(),
+            scale: String::new(),
+            shard: s,
+            runner_version: env!("CARGO_PKG_VERSION").to_string(),
+            units,
+            total_units: points.len() as u64 * runs,
+            threads,
+            wall_time_s: (wall_time_s * 1000.0).round() / 1000.0,
+            command: String::new(),
+            points: have.into_iter().filter(|h| !h.runs.is_empty()).collect(),
+        })));
+    }
+    let mut outs = Vec::with_capacity(points.len());
+    for (p, h) in points.iter().zip(have) {
+        let mut v = Vec::with_capacity(runs as usize);
+        for (r, bytes) in h.runs {
+            let t: T = postcard::from_bytes(&bytes).map_err(|e| Error::Shard {
+                path: PathBuf::from(job.label),
+                message: format!(
+                    "stored outcome of run {r} of point {} does not decode ({e}); rerun without \
+                     the checkpoint (`--no-cache`)",
+                    p.point
+                ),
+            })?;
+            v.push(t);
+        }
+        outs.push(v);
+    }
+    Ok(Units { outs, stored_points, stored_wall_s })
+}
