@@ -11,11 +11,11 @@ use rand::RngCore;
 use crate::loads::{LoadState, UnitLoads, WeightedLoads};
 use crate::outcome::RunOutcome;
 use crate::process::{
-    Accept, AlwaysGoLeft, CachePolicy, Ctx, DChoice, Filling, Memory, MixedQuantile, Noisy,
-    OneChoice, OnePlusBeta, Ranks, Rule, Thinning, TightCount, TightPacking, TwoChoice,
+    Accept, AlwaysGoLeft, CachePolicy, Ctx, DChoice, Filling, Memory, MemoryOne, MixedQuantile,
+    Noisy, OneChoice, OnePlusBeta, Ranks, Rule, Thinning, TightCount, TightPacking, TwoChoice,
 };
 use crate::rng::sim_rng;
-use crate::{Error, ProcessSpec, RunSpec, Setting, Weights};
+use crate::{Error, ProcessSpec, RunSpec, Setting, Stop, Weights};
 
 /// Runs `spec` with randomness from `rng`.
 ///
@@ -117,6 +117,12 @@ fn dispatch<S: LoadState, R: RngCore + ?Sized, O: Observer>(
         ProcessSpec::TightPacking { offset, balls } => {
             let count = balls.map_or(TightCount::AsPacking { offset }, TightCount::Fixed);
             run_rule_observed(spec, state, TightPacking::new(count), rng, observer)
+        }
+        ProcessSpec::Memory { d: 1, k: 1 } => {
+            run_rule_observed(spec, state, MemoryOne::<true>::new(), rng, observer)
+        }
+        ProcessSpec::Caching { d: 1 } => {
+            run_rule_observed(spec, state, MemoryOne::<false>::new(), rng, observer)
         }
         ProcessSpec::Memory { d, k } => run_rule_observed(
             spec,
@@ -232,28 +238,31 @@ where
         count: 0,
     };
     let k_heavy = (rule.heavy_fraction() * n as f64).ceil() as u64;
+    let finish = spec.stop == Stop::Finish;
+    let mut done = 0u64;
     match spec.setting {
         Setting::Sequential => {
             let ranks = if rule.uses_ranks() { Ranks::Live { k: k_heavy } } else { Ranks::Unused };
             let every = spec.observe_every.unwrap_or(m).max(1);
             let mut next_obs = every.min(m);
-            let mut done = 0u64;
-            while done < m {
+            while done < m || (finish && rule.in_round()) {
                 let before = ctx.samples;
+                let continuing = rule.in_round();
                 let p = rule.place(&state, &ranks, rng, &mut ctx);
-                steps += 1;
+                steps += u64::from(!continuing);
                 if P::TRACK_SAMPLES {
                     record_samples(&mut per_step, ctx.samples - before);
                 }
-                // Multi-ball steps are truncated at the end of the run, so exactly m balls.
-                let k = u64::from(p.balls).min(m - done);
+                // Multi-ball steps are truncated at the end of the run (exactly m balls)
+                // unless the stopping rule finishes them.
+                let k = if finish { u64::from(p.balls) } else { u64::from(p.balls).min(m - done) };
                 for _ in 0..k {
                     let inc = state.draw_inc(rng);
                     state.add(p.bin, inc);
                     observer.on_ball(&state, p.bin, S::weight(inc));
                 }
                 done += k;
-                if done >= next_obs {
+                if done >= next_obs && !(finish && rule.in_round()) {
                     gaps.observe(&state, observer);
                     while next_obs <= done && next_obs < m {
                         next_obs = (next_obs + every).min(m);
@@ -264,7 +273,6 @@ where
         Setting::Delay { .. } => unreachable!("the delay setting runs in delay::simulate_delay"),
         Setting::Batched { b } => {
             let mut pending: Vec<(u32, S::Inc)> = Vec::with_capacity(b.min(m) as usize);
-            let mut done = 0u64;
             while done < m {
                 let size = b.min(m - done);
                 let ranks = if rule.uses_ranks() && k_heavy > 0 {
@@ -274,15 +282,21 @@ where
                     Ranks::Unused
                 };
                 pending.clear();
-                while (pending.len() as u64) < size {
+                while (pending.len() as u64) < size || (finish && rule.in_round()) {
                     let before = ctx.samples;
+                    let continuing = rule.in_round();
                     let p = rule.place(&state, &ranks, rng, &mut ctx);
-                    steps += 1;
+                    steps += u64::from(!continuing);
                     if P::TRACK_SAMPLES {
                         record_samples(&mut per_step, ctx.samples - before);
                     }
-                    // A multi-ball step is truncated at the batch end.
-                    let k = u64::from(p.balls).min(size - pending.len() as u64);
+                    // A multi-ball step is truncated at the batch end, unless the stopping
+                    // rule finishes it within this batch (on this batch's frozen loads).
+                    let k = if finish {
+                        u64::from(p.balls)
+                    } else {
+                        u64::from(p.balls).min(size - pending.len() as u64)
+                    };
                     for _ in 0..k {
                         let inc = state.draw_inc(rng);
                         pending.push((p.bin as u32, inc));
@@ -292,7 +306,7 @@ where
                     state.add(i as usize, inc);
                     observer.on_ball(&state, i as usize, S::weight(inc));
                 }
-                done += size;
+                done += pending.len() as u64;
                 gaps.observe(&state, observer);
             }
         }
@@ -307,7 +321,7 @@ where
         trajectory: gaps.trajectory,
         max_load,
         min_load,
-        balls: spec.m,
+        balls: done,
         samples: ctx.samples,
         observations: gaps.count,
         steps,

@@ -46,4 +46,4 @@ pub use level::{resolve_engine, supported_engines};
 pub use loads::{gap_unit, LoadState, UnitLoads, WeightedLoads};
 pub use outcome::RunOutcome;
 pub use rng::{derive_seed, sim_rng, SimRng};
-pub use spec::{Engine, ProcessSpec, RunSpec, Setting, TieBreak, Weights};
+pub use spec::{Engine, ProcessSpec, RunSpec, Setting, Stop, TieBreak, Weights};

@@ -158,6 +158,13 @@ pub trait Rule {
     fn heavy_fraction(&self) -> f64 {
         0.0
     }
+    /// Whether a multi-ball round that places its balls one call at a time (Tight-Packing)
+    /// is unfinished: the next call continues it without a new sample. The engines use it
+    /// for [`crate::Stop::Finish`] and to count rounds ([`crate::RunOutcome::steps`]).
+    #[inline(always)]
+    fn in_round(&self) -> bool {
+        false
+    }
     /// The bin (and number of balls) of the next step.
     fn place<S: LoadState, R: RngCore + ?Sized>(
         &mut self,
@@ -551,6 +558,10 @@ impl TightPacking {
 }
 
 impl Rule for TightPacking {
+    #[inline(always)]
+    fn in_round(&self) -> bool {
+        self.remaining > 0
+    }
     #[inline]
     fn place<S: LoadState, R: RngCore + ?Sized>(
         &mut self,
@@ -614,7 +625,7 @@ impl Memory {
 impl Memory {
     /// The common case d = 1 with one cached bin ((1, 1)-Memory and Caching) without the
     /// general candidate list: the same law (ties uniformly at random, both when placing and
-    /// when choosing what to cache), a few ns per ball.
+    /// when choosing what to cache). See [`memory_one_step`].
     #[inline]
     fn place_one_and_one<S: LoadState, R: RngCore + ?Sized>(
         &mut self,
@@ -622,33 +633,94 @@ impl Memory {
         rng: &mut R,
         ctx: &mut Ctx,
     ) -> usize {
-        let j = ctx.sample(rng);
-        let c = match self.cache.first() {
-            Some(&c) if c != j => c,
-            _ => {
-                self.cache.clear();
-                self.cache.push(j);
-                return j;
-            }
-        };
-        let (lj, lc): (f64, f64) = (s.load(j).into(), s.load(c).into());
-        let to_cache = lc < lj || (lc == lj && ctx.coin(rng));
-        let (bin, other, l_bin, l_other) = if to_cache { (c, j, lc, lj) } else { (j, c, lj, lc) };
-        let keep = match self.policy {
-            CachePolicy::LastReceiver => bin,
-            _ => {
-                // The least loaded after placing; a tie (l_bin + 1 == l_other) by a coin.
-                let after = l_bin + 1.0;
-                if after < l_other || (after == l_other && ctx.coin(rng)) {
-                    bin
-                } else {
-                    other
-                }
-            }
+        let cached = self.cache.first().copied().unwrap_or(usize::MAX);
+        let (bin, keep) = if matches!(self.policy, CachePolicy::LastReceiver) {
+            memory_one_step::<false, S, R>(cached, s, rng, ctx)
+        } else {
+            memory_one_step::<true, S, R>(cached, s, rng, ctx)
         };
         self.cache.clear();
         self.cache.push(keep);
         bin
+    }
+}
+
+/// One step of (1, 1)-Memory (`LEAST = true`: the cache keeps the less loaded of the two
+/// candidates after placing, a tie by a fair coin) or of Caching with d = 1 (`LEAST =
+/// false`: the cache keeps the receiver). `cached` is the cached bin, `usize::MAX` when the
+/// cache is empty. Returns the receiving bin and the bin to cache.
+///
+/// Branch-free in the loads: the comparisons of two nearly equal random loads are
+/// unpredictable, so a branchy version spends most of its time on mispredictions. The random
+/// stream is that of the straightforward rule: sample `j`; if the cache holds a bin `c != j`,
+/// a coin when `x_c == x_j` (who receives the ball) and, for `LEAST`, a coin when
+/// `|x_c − x_j| == 1` (what is cached after placing: the receiver, one ball heavier, then
+/// ties the other); the two cases exclude each other, so a step draws at most one coin.
+#[inline(always)]
+pub fn memory_one_step<const LEAST: bool, S: LoadState, R: RngCore + ?Sized>(
+    cached: usize,
+    s: &S,
+    rng: &mut R,
+    ctx: &mut Ctx,
+) -> (usize, usize) {
+    let j = ctx.sample(rng);
+    if cached == usize::MAX {
+        return (j, j);
+    }
+    let c = cached;
+    let distinct = c != j;
+    let (lj, lc): (f64, f64) = (s.load(j).into(), s.load(c).into());
+    let diff = lj - lc;
+    let tie = distinct & (diff == 0.0);
+    let near = distinct & (diff.abs() == 1.0);
+    let coin = ctx.coin_if(if LEAST { tie | near } else { tie }, rng);
+    // The cached bin receives the ball when strictly lighter or on a tie with heads.
+    let to_cache = distinct & ((diff > 0.0) | (tie & coin));
+    let (bin, other) = if to_cache { (c, j) } else { (j, c) };
+    if !LEAST {
+        return (bin, bin);
+    }
+    // After placing, the receiver (the lighter, or either on a tie) is one ball heavier: it
+    // stays the lighter when the loads differed by 2 or more, ties the other when they
+    // differed by 1 (coin), and becomes the heavier when they were equal.
+    let keep_bin = !distinct | (diff.abs() >= 2.0) | (near & coin);
+    (bin, if keep_bin { bin } else { other })
+}
+
+/// (1, 1)-Memory (`LEAST = true`) and Caching with d = 1 (`LEAST = false`) as a rule of
+/// their own, with the cache in a register-sized field: the engine's choice for these two
+/// common cases. Same law and same random stream as [`Memory`] with `d = 1` and one cached
+/// bin.
+#[derive(Clone, Copy, Debug)]
+pub struct MemoryOne<const LEAST: bool> {
+    cache: usize,
+}
+
+impl<const LEAST: bool> MemoryOne<LEAST> {
+    /// An empty cache (the first ball sees only its fresh sample).
+    pub fn new() -> Self {
+        Self { cache: usize::MAX }
+    }
+}
+
+impl<const LEAST: bool> Default for MemoryOne<LEAST> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<const LEAST: bool> Rule for MemoryOne<LEAST> {
+    #[inline(always)]
+    fn place<S: LoadState, R: RngCore + ?Sized>(
+        &mut self,
+        s: &S,
+        _r: &Ranks<S::Load>,
+        rng: &mut R,
+        ctx: &mut Ctx,
+    ) -> Placement {
+        let (bin, keep) = memory_one_step::<LEAST, S, R>(self.cache, s, rng, ctx);
+        self.cache = keep;
+        Placement::one(bin)
     }
 }
 

@@ -253,6 +253,12 @@ impl ProcessSpec {
         )
     }
 
+    /// Whether a step of the process can place more than one ball (Twinning, Packing,
+    /// Tight-Packing): the processes for which the [`Stop`] rule matters.
+    pub fn multi_ball(&self) -> bool {
+        matches!(self, Self::Twinning | Self::Packing { .. } | Self::TightPacking { .. })
+    }
+
     /// Whether the process compares loads of several samples, so that a [`TieBreak`] applies.
     pub fn compares(&self) -> bool {
         matches!(self, Self::DChoice { d } if *d > 1) || matches!(self, Self::OnePlusBeta { .. })
@@ -344,6 +350,57 @@ impl Weights {
     }
 }
 
+/// What happens at m balls (and, in the batched setting, at a batch end) when a multi-ball
+/// step (Twinning, Packing, Tight-Packing: [`ProcessSpec::multi_ball`]) would place more
+/// balls than are left. Single-ball processes place exactly m balls either way: for them the
+/// rule has no effect.
+///
+/// - [`Stop::Truncate`] (the default): the step is cut, so a run places exactly m balls and
+///   a batch exactly b (the last batch `m mod b` when b does not divide m). For Twinning and
+///   Packing the cut balls of a step crossing a batch end are dropped (the next batch starts
+///   with a fresh step); a Tight-Packing round, which places its balls one decision at a
+///   time, continues in the next batch and is cut only at m.
+/// - [`Stop::Finish`]: the step (round) that reaches m is completed, so a run places
+///   between m and m + s − 1 balls, s the size of its last step; the outcome's
+///   [`crate::RunOutcome::balls`] says how many. In the batched setting every batch ends on
+///   a step boundary: a batch takes whole steps, all decided on the loads frozen at its start,
+///   until it holds at least b balls (at least the balls still missing to m, for the last
+///   batch), so a batch holds b to b + s − 1 balls and "the round is finished" within the
+///   batch that started it. Gaps are observed at these batch ends; sequential observation
+///   points (`observe_every`, the end) fall at the first round end at or after each point
+///   (with `Truncate` a Tight-Packing round may be observed midway).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Stop {
+    /// Cut the step at m balls (and at batch ends): exactly m balls.
+    #[default]
+    Truncate,
+    /// Complete the step that reaches m (or a batch end): m or slightly more balls.
+    Finish,
+}
+
+impl Stop {
+    /// All rules with their names.
+    pub const ALL: [(&'static str, Stop); 2] =
+        [("truncate", Stop::Truncate), ("finish", Stop::Finish)];
+
+    /// The snake_case name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Truncate => "truncate",
+            Self::Finish => "finish",
+        }
+    }
+
+    /// Parses a name (`truncate`, `finish`).
+    pub fn from_name(s: &str) -> Result<Self, Error> {
+        Self::ALL
+            .iter()
+            .find(|(n, _)| *n == s)
+            .map(|(_, t)| *t)
+            .ok_or_else(|| Error::invalid("stop", s, "one of truncate, finish"))
+    }
+}
+
 /// Everything that defines one simulated run, except the random seed.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RunSpec {
@@ -366,6 +423,9 @@ pub struct RunSpec {
     pub record_trajectory: bool,
     /// Simulation engine (default [`Engine::Auto`]).
     pub engine: Engine,
+    /// Stopping rule for multi-ball steps at m balls and at batch ends (default
+    /// [`Stop::Truncate`]; no effect on single-ball processes).
+    pub stop: Stop,
 }
 
 /// Which engine simulates a run (DESIGN.md, "Two engines, one meaning"). Both are exact;
@@ -420,7 +480,14 @@ impl RunSpec {
             observe_every: None,
             record_trajectory: false,
             engine: Engine::Auto,
+            stop: Stop::Truncate,
         }
+    }
+
+    /// Builder: stopping rule for multi-ball steps.
+    pub fn stop(mut self, stop: Stop) -> Self {
+        self.stop = stop;
+        self
     }
 
     /// Builder: simulation engine.

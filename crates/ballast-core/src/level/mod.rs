@@ -328,16 +328,18 @@ fn run_seq<P: Rule, R: RngCore + ?Sized, O: Observer>(
     let every = spec.observe_every.unwrap_or(m).max(1);
     let mut next_obs = every.min(m);
     let mut done = 0u64;
-    while done < m {
+    // The stopping rule for multi-ball steps, as in the bin engine ([`crate::Stop`]).
+    let finish = spec.stop == crate::Stop::Finish;
+    while done < m || (finish && rule.in_round()) {
         let p = rule.place(&st, &ranks, rng, &mut ctx);
-        let k = u64::from(p.balls).min(m - done);
+        let k = if finish { u64::from(p.balls) } else { u64::from(p.balls).min(m - done) };
         let x = st.load_at(p.bin as u64);
         for r in 0..k {
             let pos = st.bump_load(x + r);
             observer.on_ball(&st, pos as usize, 1.0);
         }
         done += k;
-        if done >= next_obs {
+        if done >= next_obs && !(finish && rule.in_round()) {
             gaps.observe(&st, observer);
             while next_obs <= done && next_obs < m {
                 next_obs = (next_obs + every).min(m);
@@ -347,7 +349,7 @@ fn run_seq<P: Rule, R: RngCore + ?Sized, O: Observer>(
     if m == 0 {
         gaps.observe(&st, observer);
     }
-    gaps.outcome(&st, m, ctx.samples)
+    gaps.outcome(&st, done, ctx.samples)
 }
 
 /// Sequential d-Choice, the hot path: the lightest of d uniform positions is the smallest,
