@@ -333,6 +333,15 @@ pub(crate) struct Units<T> {
     pub stored_wall_s: f64,
 }
 
+/// Decodes one stored outcome, requiring every byte to be used.
+fn decode<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, String> {
+    match postcard::take_from_bytes::<T>(bytes) {
+        Ok((t, [])) => Ok(t),
+        Ok((_, rest)) => Err(format!("{} bytes left over", rest.len())),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
 fn checkpoint_path(dir: &Path, key: &str, shard: Option<Shard>) -> PathBuf {
     match shard {
         None => dir.join(format!("{key}.bin")),
@@ -402,7 +411,9 @@ where
     let owned = |i: usize, r: u64| shard.is_none_or(|s| s.owns(i as u64 * runs + r));
     let mut todo: Vec<Vec<u64>> = Vec::with_capacity(points.len());
     for (i, h) in have.iter_mut().enumerate() {
-        h.runs.retain(|(r, _)| *r < runs && owned(i, *r));
+        // A stored run that does not decode exactly as `T` (a checkpoint of an older
+        // outcome type) is dropped and simulated again; in merge mode it is an error below.
+        h.runs.retain(|(r, bytes)| *r < runs && owned(i, *r) && decode::<T>(bytes).is_ok());
         let present: Vec<u64> = h.runs.iter().map(|(r, _)| *r).collect();
         todo.push(
             (0..runs).filter(|&r| owned(i, r) && present.binary_search(&r).is_err()).collect(),
@@ -511,7 +522,11 @@ where
         }
     }
     pb.finish_and_clear();
-    if interrupt_requested() {
+    let unfinished = have
+        .iter()
+        .enumerate()
+        .any(|(i, h)| (h.runs.len() as u64) < (0..runs).filter(|&r| owned(i, r)).count() as u64);
+    if unfinished && interrupt_requested() {
         let complete = have
             .iter()
             .enumerate()
@@ -551,17 +566,48 @@ where
     for (p, h) in points.iter().zip(have) {
         let mut v = Vec::with_capacity(runs as usize);
         for (r, bytes) in h.runs {
-            let t: T = postcard::from_bytes(&bytes).map_err(|e| Error::Shard {
+            v.push(decode::<T>(&bytes).map_err(|e| Error::Shard {
                 path: PathBuf::from(job.label),
                 message: format!(
-                    "stored outcome of run {r} of point {} does not decode ({e}); rerun without \
-                     the checkpoint (`--no-cache`)",
+                    "stored outcome of run {r} of point {} does not decode: {e}",
                     p.point
                 ),
-            })?;
-            v.push(t);
+            })?);
+        }
+        if v.len() as u64 != runs {
+            return Err(Error::Shard {
+                path: PathBuf::from(job.label),
+                message: format!("point {} has {} of {runs} runs", p.point, v.len()),
+            });
         }
         outs.push(v);
     }
     Ok(Units { outs, stored_points, stored_wall_s })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_unit_belongs_to_exactly_one_shard() {
+        for count in 1..=7u32 {
+            for unit in 0..100u64 {
+                let owners = (1..=count).filter(|&index| Shard { index, count }.owns(unit)).count();
+                assert_eq!(owners, 1, "unit {unit} of {count} shards");
+            }
+        }
+    }
+
+    #[test]
+    fn decoding_needs_the_exact_type() {
+        let bytes = postcard::to_allocvec(&(1.5f64, 7u64, vec![f64::NAN, -0.0])).unwrap();
+        let (a, b, c): (f64, u64, Vec<f64>) = decode(&bytes).unwrap();
+        assert_eq!((a, b), (1.5, 7));
+        assert!(c[0].is_nan() && c[1].to_bits() == (-0.0f64).to_bits(), "bits kept");
+        // Fewer fields than stored: bytes left over, refused.
+        assert!(decode::<(f64, u64)>(&bytes).is_err());
+        // More fields than stored: refused.
+        assert!(decode::<(f64, u64, Vec<f64>, u64)>(&bytes).is_err());
+    }
 }
