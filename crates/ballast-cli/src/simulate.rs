@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use anyhow::Context as _;
 use ballast_core::{
     derive_seed, resolve_engine, sim_rng, simulate, simulate_observed, Engine, RunOutcome, RunSpec,
-    Setting, TieBreak, Weights,
+    Setting, Stop, TieBreak, Weights,
 };
 use ballast_graph::{GraphKind, GraphOptions, Topology, GRAPH_STREAM};
 use ballast_potential::{PotentialSpec, Potentials};
@@ -55,6 +55,25 @@ impl EngineArg {
             Self::Auto => Engine::Auto,
             Self::Bins => Engine::Bins,
             Self::Levels => Engine::Levels,
+        }
+    }
+}
+
+/// Stopping rules on the command line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum StopArg {
+    /// Cut the last multi-ball step: exactly m balls (and b per batch).
+    Truncate,
+    /// Complete the last multi-ball step (and batches end on step boundaries).
+    Finish,
+}
+
+impl StopArg {
+    /// The core's stopping rule.
+    fn to_core(self) -> Stop {
+        match self {
+            Self::Truncate => Stop::Truncate,
+            Self::Finish => Stop::Finish,
         }
     }
 }
@@ -99,6 +118,11 @@ pub struct SimulateArgs {
     /// Simulation engine.
     #[arg(long, value_enum, default_value_t = EngineArg::Auto)]
     pub engine: EngineArg,
+    /// Stopping rule for multi-ball steps (twinning, packing, tight_packing) at m balls and
+    /// at batch ends: truncate (exactly m balls) or finish (complete the step: m or a few
+    /// more). No effect on single-ball processes.
+    #[arg(long, value_enum, default_value_t = StopArg::Truncate)]
+    pub stop: StopArg,
     /// Graphical allocation on a topology: complete, cycle, torus[:DIM], hypercube, star,
     /// regular:D, gnp:P[:connected], file:PATH (an edge list).
     #[arg(long, value_name = "KIND")]
@@ -143,6 +167,11 @@ pub struct SimulateReport {
     pub weights: &'static str,
     /// Mean weight for `exp`, `null` for unit weights.
     pub weight_mean: Option<f64>,
+    /// Stopping rule for multi-ball steps (`truncate` or `finish`; reported for every
+    /// process, it only matters for twinning, packing and tight_packing).
+    pub stop: &'static str,
+    /// Balls placed per run, averaged over runs: m, or slightly more with `stop = finish`.
+    pub balls_per_run: f64,
     /// Final gap over runs (distribution of the gap rounded up).
     pub gap: Summary,
     /// Max gap over observation points, over runs (distribution rounded up).
@@ -209,6 +238,7 @@ fn build_spec(args: &SimulateArgs) -> Result<(RunSpec, process::ResolvedProcess)
         observe_every: args.observe_every,
         record_trajectory: false,
         engine: args.engine.to_core(),
+        stop: args.stop.to_core(),
     };
     spec.validate().map_err(from_core)?;
     Ok((spec, proc_))
@@ -338,6 +368,8 @@ pub fn report(args: &SimulateArgs) -> anyhow::Result<SimulateReport> {
             Weights::Exp { mean } => Some(mean),
             _ => None,
         },
+        stop: spec.stop.name(),
+        balls_per_run: balls as f64 / args.runs as f64,
         gap: summarize(&gaps, Rounding::Ceil),
         max_gap: summarize(&max_gaps, Rounding::Ceil),
         graph: graph.as_ref().map(|t| GraphReport {
@@ -393,6 +425,9 @@ pub fn render_human(r: &SimulateReport) -> String {
             "{:<14}{name}: {:.6e} ± {:.2e} (final value)",
             "potential", v.mean, v.stderr
         );
+    }
+    if r.stop != Stop::Truncate.name() || r.balls_per_run != r.m as f64 {
+        let _ = writeln!(s, "{:<14}{:.2}  (stop = {})", "balls/run", r.balls_per_run, r.stop);
     }
     let _ = writeln!(s, "{:<14}{:.4}", "samples/ball", r.samples_per_ball);
     let _ =

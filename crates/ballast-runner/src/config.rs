@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
-use ballast_core::{ProcessSpec, Tau, TieBreak};
+use ballast_core::{ProcessSpec, Stop, Tau, TieBreak};
 use serde::Deserialize;
 use toml::Spanned;
 
@@ -371,6 +371,9 @@ pub(crate) struct RawSeries {
     pub process: Spanned<RawProcess>,
     #[serde(default)]
     pub tie_break: Option<Spanned<String>>,
+    /// Stopping rule for multi-ball steps: `"truncate"` (default) or `"finish"`.
+    #[serde(default)]
+    pub stop: Option<Spanned<String>>,
     #[serde(default)]
     pub weights: Option<RawWeights>,
     #[serde(default)]
@@ -999,6 +1002,23 @@ fn resolve_adaptive(
              {ADAPTIVE_PRESETS}{}",
             schema::did_you_mean(other, ["greedy", "threshold_first", "probe_count"])
         )),
+    }
+}
+
+/// Parses a series' stopping rule (`stop = "truncate" | "finish"`), reporting the allowed
+/// names on error.
+pub(crate) fn resolve_stop(
+    t: &Option<Spanned<String>>,
+    problems: &mut Problems<'_>,
+    ctx: &str,
+) -> Stop {
+    match t {
+        None => Stop::Truncate,
+        Some(s) => Stop::from_name(s.get_ref()).unwrap_or_else(|e| {
+            let hint = schema::did_you_mean(s.get_ref(), Stop::ALL.iter().map(|(n, _)| *n));
+            problems.at(Some(s.span()), format!("{ctx}: {e}{hint}"));
+            Stop::Truncate
+        }),
     }
 }
 

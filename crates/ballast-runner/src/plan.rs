@@ -9,8 +9,8 @@ use ballast_core::{Engine, RunSpec, Setting, Weights};
 use toml::Spanned;
 
 use crate::config::{
-    resolve_process, resolve_tie_break, Problems, RawConfig, RawPoint, RawWeights, Sampling, Scale,
-    SettingKind, Statistic,
+    resolve_process, resolve_stop, resolve_tie_break, Problems, RawConfig, RawPoint, RawWeights,
+    Sampling, Scale, SettingKind, Statistic,
 };
 use crate::formula::Formula;
 use crate::stats::Rounding;
@@ -372,6 +372,7 @@ pub(crate) fn build_plan(raw: &RawConfig, scale: Scale, problems: &mut Problems<
         }
         let sctx = format!("series `{}`", s.name);
         let tie_break = resolve_tie_break(&s.tie_break, problems, &sctx);
+        let stop = resolve_stop(&s.stop, problems, &sctx);
         let weights = match s.weights {
             None | Some(RawWeights::Unit) => Weights::Unit,
             Some(RawWeights::Exp { mean }) => Weights::Exp { mean },
@@ -534,6 +535,7 @@ pub(crate) fn build_plan(raw: &RawConfig, scale: Scale, problems: &mut Problems<
                 observe_every: sampling.map(|_| m.max(1)),
                 record_trajectory: s.statistic == Statistic::RunningMaxGap || sampling.is_some(),
                 engine,
+                stop,
                 ..RunSpec::new(process, n, m.saturating_mul(blocks))
             };
             if let Err(e) = spec.validate() {
