@@ -2,7 +2,7 @@
 //!
 //! The library part only holds the benchmark cases, so that they are documented and
 //! checked like any other code; `benches/engines.rs` times them (groups `bin_engine` and
-//! `level_engine`).
+//! `level_engine`), `benches/filling.rs` the filling and memory processes (group `filling`).
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
@@ -64,6 +64,38 @@ pub fn engine_cases(engine: Engine) -> Vec<Case> {
     cases
 }
 
+/// Bins and balls of the [`filling_cases`]: n = 10⁴, m = 500 n.
+pub const FILLING_SIZE: (u64, u64) = (10_000, 5_000_000);
+
+/// The cases of the `filling` group: every Filling and memory process of Los, Sauerwald and
+/// Sylvester's paper (and Vöcking's Always-Go-Left) with its default parameters, plus
+/// Two-Choice for comparison, sequential on the bin engine at n = 10⁴, m = 5·10⁶ (the default
+/// [`ballast_core::Stop::Truncate`]: exactly m balls, so ns/ball = time / m). Memory also
+/// with d = 2 (the general candidate-list path; (1, 1)-Memory and Caching have a
+/// specialised rule). Each iteration takes roughly 30–300 ms.
+pub fn filling_cases() -> Vec<Case> {
+    let (n, m) = FILLING_SIZE;
+    let processes = [
+        ("two_choice", ProcessSpec::DChoice { d: 2 }),
+        ("packing", ProcessSpec::Packing { offset: 1 }),
+        ("tight_packing", ProcessSpec::TightPacking { offset: 1, balls: None }),
+        ("twinning", ProcessSpec::Twinning),
+        ("mean_thinning", ProcessSpec::MeanThinning { strict: true }),
+        ("relative_threshold_1", ProcessSpec::RelativeThreshold { f: 1.0 }),
+        ("memory", ProcessSpec::Memory { d: 1, k: 1 }),
+        ("memory_d2_k1", ProcessSpec::Memory { d: 2, k: 1 }),
+        ("caching", ProcessSpec::Caching { d: 1 }),
+        ("always_go_left_2", ProcessSpec::AlwaysGoLeft { d: 2 }),
+    ];
+    processes
+        .into_iter()
+        .map(|(name, p)| Case {
+            id: format!("{name}/n={}/seq", short(n)),
+            spec: RunSpec::new(p, n, m).engine(Engine::Bins),
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -82,5 +114,28 @@ mod tests {
         ids.dedup();
         assert_eq!(ids.len(), cases.len());
         assert_eq!(short(10_000_000), "1e7");
+    }
+
+    #[test]
+    fn filling_cases_cover_the_new_processes() {
+        let cases = filling_cases();
+        let kinds: Vec<&str> = cases.iter().map(|c| c.spec.process.kind()).collect();
+        for k in [
+            "packing",
+            "tight_packing",
+            "twinning",
+            "mean_thinning",
+            "relative_threshold",
+            "memory",
+            "caching",
+            "always_go_left",
+            "d_choice",
+        ] {
+            assert!(kinds.contains(&k), "{k} missing");
+        }
+        for c in &cases {
+            c.spec.validate().unwrap();
+            assert_eq!((c.spec.n, c.spec.m), FILLING_SIZE);
+        }
     }
 }
