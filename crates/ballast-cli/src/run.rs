@@ -105,14 +105,25 @@ fn cli_error(e: ballast_runner::Error, what: String) -> anyhow::Error {
 
 /// Loads and validates a config (exit 2 when it is missing or invalid).
 fn load(config: &Path) -> anyhow::Result<Experiment> {
-    if !config.is_file() {
+    if config.is_dir() {
+        return Err(BadInput::new(format!(
+            "config `{}` is a directory (expected a file configs/<paper>/<item>.toml)",
+            config.display()
+        ))
+        .into());
+    }
+    if !config.exists() {
         return Err(BadInput::new(format!(
             "config file `{}` not found (expected configs/<paper>/<item>.toml; `ballast list` shows the items)",
             config.display()
         ))
         .into());
     }
-    Experiment::from_path(config).map_err(|e| cli_error(e, format!("loading {}", config.display())))
+    Experiment::from_path(config).map_err(|e| match e {
+        // Unreadable (permissions, a special file): the user's to fix, like a bad config.
+        ballast_runner::Error::Io { .. } => BadInput::new(e.to_string()).into(),
+        e => cli_error(e, format!("loading {}", config.display())),
+    })
 }
 
 /// Entry point of `ballast run`.

@@ -179,7 +179,7 @@ fn unreadable_files() {
     let o = run_in(&dir, &["run", "configs/demo/dir.toml", "--out", "out"]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{err}");
-    assert!(err.contains("configs/demo/dir.toml"), "{err}");
+    assert!(err.contains("configs/demo/dir.toml") && err.contains("is a directory"), "{err}");
     assert!(!dir.join("out").exists());
     std::fs::remove_dir_all(&dir).unwrap();
     // Not UTF-8: the place of the first bad byte.
