@@ -9,6 +9,9 @@
 //!   is the smallest one" (one level lookup per ball), Quantile asks "is the position among
 //!   the ⌈δn⌉ last" instead of counting heavier bins. The chosen bin moves up one level:
 //!   O(1) after an O(levels) scan (O(log levels) binary search when there are many levels).
+//!   Unobserved d-Choice runs take the loop of `level/sequential.rs`: one 64-bit word per
+//!   ball (two positions) from a child generator filled in blocks, a bucket table from
+//!   position to level, a fixed level array; about 4 ns per ball whatever n.
 //!   Every tie rule is accepted here: sequentially, all rules that choose among the sampled
 //!   bins of least load give the same law of the load histogram (DESIGN.md; tested), so the
 //!   sequential level engine simulates `first`, `lowest_index` and `position` exactly as far
@@ -41,6 +44,7 @@
 
 mod batch;
 pub mod occupancy;
+mod sequential;
 mod state;
 
 pub use state::LevelLoads;
@@ -370,12 +374,29 @@ fn run_seq_d_choice<R: RngCore + ?Sized, O: Observer>(
     let every = spec.observe_every.unwrap_or(m).max(1);
     let mut next_obs = every.min(m);
     let mut done = 0u64;
-    let position = |word: u32, rng: &mut R| -> u64 {
+    // Every word comes from a child generator seeded from the run's generator, in both
+    // loops below, so they give the same result (see `sequential`).
+    let rng = &mut sequential::ChildRng::from_parent(rng);
+    let position = |word: u32, rng: &mut sequential::ChildRng| -> u64 {
         match below_from_word(word, n32) {
             Some(p) => u64::from(p),
             None => below(rng, n),
         }
     };
+    if !O::PER_BALL && every >= 256 {
+        // Unobserved balls between observation points: the tight loop (whose set-up per
+        // stretch of balls costs a few hundred instructions, hence long stretches only).
+        let mut index = sequential::RankIndex::new(n);
+        while done < m {
+            let chunk = next_obs - done;
+            sequential::d_choice_balls(&mut st, d, chunk, &mut index, rng);
+            done += chunk;
+            gaps.observe(&st, observer);
+            while next_obs <= done && next_obs < m {
+                next_obs = (next_obs + every).min(m);
+            }
+        }
+    }
     while done < m {
         let mut p = u64::MAX;
         let mut left = d;

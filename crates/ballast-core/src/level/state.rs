@@ -21,10 +21,10 @@ use crate::loads::{gap_unit, LoadState};
 /// locating the level.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LevelLoads {
-    n: u64,
-    lo: u64,
-    cum: Vec<u64>,
-    total: u64,
+    pub(super) n: u64,
+    pub(super) lo: u64,
+    pub(super) cum: Vec<u64>,
+    pub(super) total: u64,
 }
 
 impl LevelLoads {
@@ -130,7 +130,7 @@ impl LevelLoads {
         if j + 1 == self.cum.len() {
             self.cum.push(self.n);
         }
-        if j == 0 && self.cum[0] == 0 {
+        if self.cum[0] == 0 {
             // The lowest level emptied: O(levels), at most once per n balls.
             self.cum.remove(0);
             self.lo += 1;

@@ -1,0 +1,547 @@
+//! The sequential d-Choice hot loop of the level engine, for runs without per-ball observers.
+//!
+//! Per ball: one 64-bit word gives two uniform positions (Lemire's multiply-shift on each
+//! 32-bit half; the smaller position is the lightest of the two sampled bins), a bucket table
+//! maps the position to its level, and one bin of that level moves up. No division, no
+//! search, and no unpredictable branch in the common case.
+//!
+//! - **Rank → level**: [`RankIndex`] stores the level of the first position of each of at
+//!   most 1024 buckets of 2^shift positions; the level of a position is its bucket's entry,
+//!   then a short upward scan over the level boundaries inside the bucket (rarely any: a
+//!   d-Choice histogram has a handful of levels). A ball moves one level boundary down by
+//!   one position, which changes at most one entry.
+//! - **Levels** live in a fixed array with spare empty levels on top, so the loop never grows
+//!   a vector; the lowest level emptying (about once per n balls) shifts the array.
+//! - **Random words** come from a child generator, [`ChildRng`]: a [`crate::SimRng`] seeded
+//!   with two words of the run's generator. Owning its state lets the loop generate words in
+//!   blocks of [`QUEUE_WORDS`] along four interleaved multiplier chains (jump-ahead by M⁴),
+//!   which breaks the 128-bit multiply latency chain of one-word-at-a-time generation; the
+//!   words are the child's `next_u64` sequence exactly. A block never holds more words than
+//!   the balls left need (each ball takes at least one), and extra words (a rejected Lemire
+//!   half, d > 2) are taken from the block first, then from the child: the loop consumes
+//!   the same words in the same order as the ball-by-ball loop of
+//!   [`super::run_seq_d_choice`] (which draws from the same child), so both give the same
+//!   result for the same seed (tested).
+
+use rand::RngCore;
+
+use super::state::LevelLoads;
+use crate::rng::below_from_word;
+
+/// Levels of the fixed array: room for [`FAST_LEVELS`] plus one new level per ball of a
+/// block.
+const KERNEL_LEVELS: usize = 128;
+
+/// The fixed array is used while the histogram has at most this many levels, checked once
+/// per block (a block of [`QUEUE_WORDS`] balls adds at most that many levels); wider
+/// histograms go ball by ball on the vector.
+const FAST_LEVELS: usize = 48;
+
+const _: () = assert!(FAST_LEVELS + QUEUE_WORDS < KERNEL_LEVELS && KERNEL_LEVELS <= 256);
+
+/// Entries of the bucket table.
+const TABLE: usize = 1024;
+
+/// Words per block of random words.
+const QUEUE_WORDS: usize = 64;
+
+/// The multiplier of PCG-64 MCG (`rand_pcg::Pcg64Mcg`, i.e. [`crate::SimRng`]).
+const MCG_MUL: u128 = 0x2360_ED05_1FC6_5DA4_4385_DF64_9FCC_F645;
+
+/// PCG's XSL RR output function (as `rand_pcg`).
+#[inline(always)]
+fn xsl_rr(state: u128) -> u64 {
+    let rot = (state >> 122) as u32;
+    let xsl = ((state >> 64) as u64) ^ (state as u64);
+    xsl.rotate_right(rot)
+}
+
+/// The generator of the sequential d-Choice loops: a [`crate::SimRng`] (PCG-64 MCG, same
+/// multiplier and output function; `next_u32` is the low half of `next_u64`) whose state
+/// the loop owns, seeded from two words of the run's generator.
+#[derive(Clone, Debug)]
+pub(super) struct ChildRng {
+    state: u128,
+    /// Words taken from a block beyond the first of each ball (counted by the slow paths,
+    /// so the ball loop needs no ball counter).
+    extra: u64,
+}
+
+impl ChildRng {
+    /// Seeds from the next two words of `rng` (low word first), as
+    /// `Pcg64Mcg::new(lo | hi << 64)` would.
+    pub(super) fn from_parent<R: RngCore + ?Sized>(rng: &mut R) -> Self {
+        let lo = rng.next_u64();
+        let hi = rng.next_u64();
+        Self { state: (u128::from(hi) << 64 | u128::from(lo)) | 1, extra: 0 }
+    }
+
+    /// Fills `buf` with the next `buf.len()` words; full blocks along four interleaved
+    /// chains (the same words as calling `next_u64` in turn).
+    #[inline(always)]
+    fn fill(&mut self, buf: &mut [u64]) {
+        if buf.len() == QUEUE_WORDS {
+            const M2: u128 = MCG_MUL.wrapping_mul(MCG_MUL);
+            const M3: u128 = M2.wrapping_mul(MCG_MUL);
+            const M4: u128 = M2.wrapping_mul(M2);
+            let s0 = self.state;
+            let mut s = [
+                s0.wrapping_mul(MCG_MUL),
+                s0.wrapping_mul(M2),
+                s0.wrapping_mul(M3),
+                s0.wrapping_mul(M4),
+            ];
+            let mut last = s0;
+            for quad in buf.chunks_exact_mut(4) {
+                for (w, st) in quad.iter_mut().zip(&mut s) {
+                    *w = xsl_rr(*st);
+                }
+                last = s[3];
+                for st in &mut s {
+                    *st = st.wrapping_mul(M4);
+                }
+            }
+            self.state = last;
+        } else {
+            for w in buf {
+                *w = self.next_u64();
+            }
+        }
+    }
+}
+
+impl RngCore for ChildRng {
+    #[inline]
+    fn next_u32(&mut self) -> u32 {
+        self.next_u64() as u32
+    }
+
+    #[inline]
+    fn next_u64(&mut self) -> u64 {
+        self.state = self.state.wrapping_mul(MCG_MUL);
+        xsl_rr(self.state)
+    }
+
+    fn fill_bytes(&mut self, dest: &mut [u8]) {
+        for chunk in dest.chunks_mut(8) {
+            let w = self.next_u64().to_le_bytes();
+            chunk.copy_from_slice(&w[..chunk.len()]);
+        }
+    }
+}
+
+/// Bucketed rank → level map: `table[i]` is the level index of position `i·2^shift`.
+#[derive(Clone, Debug)]
+pub(super) struct RankIndex {
+    shift: u32,
+    /// Buckets in use: `(n − 1) >> shift` + 1.
+    used: usize,
+    table: Box<[u8; TABLE]>,
+    /// The table does not describe the histogram (after the vector path).
+    stale: bool,
+}
+
+impl RankIndex {
+    /// An index for `n` bins (built on first use).
+    pub(super) fn new(n: u64) -> Self {
+        let mut shift = 0;
+        while (n - 1) >> shift >= TABLE as u64 {
+            shift += 1;
+        }
+        let used = ((n - 1) >> shift) as usize + 1;
+        Self { shift, used, table: Box::new([0; TABLE]), stale: true }
+    }
+
+    /// Rebuilds the table from `st` (at most [`FAST_LEVELS`] levels).
+    fn rebuild(&mut self, st: &LevelLoads) {
+        debug_assert!(st.levels() <= FAST_LEVELS);
+        for (i, t) in self.table[..self.used].iter_mut().enumerate() {
+            *t = st.level_of((i as u64) << self.shift) as u8;
+        }
+        self.stale = false;
+    }
+
+    /// Whether the table describes `st` (debug assertions).
+    fn matches(&self, st: &LevelLoads) -> bool {
+        self.table[..self.used]
+            .iter()
+            .enumerate()
+            .all(|(i, &t)| usize::from(t) == st.level_of((i as u64) << self.shift))
+    }
+}
+
+/// The words of a block after the first word of the current ball, and how many of them the
+/// ball took; further words come from the generator.
+struct Extra<'a> {
+    rest: &'a [u64],
+    used: usize,
+    rng: &'a mut ChildRng,
+}
+
+impl Extra<'_> {
+    #[inline]
+    fn next(&mut self) -> u64 {
+        match self.rest.get(self.used) {
+            Some(&w) => {
+                self.used += 1;
+                w
+            }
+            None => self.rng.next_u64(),
+        }
+    }
+
+    /// A uniform position in `0..n` from `word`, or, if `word` is rejected, Lemire's method
+    /// on further words (as [`crate::rng::below`], whose `next_u32` is the low half of the
+    /// next word).
+    #[inline]
+    fn position(&mut self, word: u32, n: u64) -> u64 {
+        let mut word = word;
+        loop {
+            if let Some(p) = below_from_word(word, n as u32) {
+                return u64::from(p);
+            }
+            word = self.next() as u32;
+        }
+    }
+}
+
+/// The smaller of the two positions in `0..n` given by the halves of `w`, and the number of
+/// further block words used. The common case needs no division; a half whose low product is
+/// below `n` takes the exact rejection test (probability < 2n/2³² per ball).
+#[inline(always)]
+fn two_positions(w: u64, n: u64, rest: &[u64], rng: &mut ChildRng) -> (u64, usize) {
+    let a = (w & 0xffff_ffff) * n;
+    let b = (w >> 32) * n;
+    if (a as u32) < n as u32 || (b as u32) < n as u32 {
+        two_positions_slow(w, n, rest, rng)
+    } else {
+        ((a >> 32).min(b >> 32), 0)
+    }
+}
+
+/// [`two_positions`] with the rejection tests, lower half first.
+#[cold]
+#[inline(never)]
+fn two_positions_slow(w: u64, n: u64, rest: &[u64], rng: &mut ChildRng) -> (u64, usize) {
+    let mut x = Extra { rest, used: 0, rng };
+    let a = x.position(w as u32, n);
+    let p = a.min(x.position((w >> 32) as u32, n));
+    x.rng.extra += x.used as u64;
+    (p, x.used)
+}
+
+/// The smallest of `d >= 3` positions: two per word, then one from a final low half.
+#[inline(never)]
+fn d_positions(w: u64, n: u64, d: u32, rest: &[u64], rng: &mut ChildRng) -> (u64, usize) {
+    let mut x = Extra { rest, used: 0, rng };
+    let mut p = x.position(w as u32, n).min(x.position((w >> 32) as u32, n));
+    let mut left = d - 2;
+    while left >= 2 {
+        let w = x.next();
+        p = p.min(x.position(w as u32, n)).min(x.position((w >> 32) as u32, n));
+        left -= 2;
+    }
+    if left == 1 {
+        let w = x.next() as u32;
+        p = p.min(x.position(w, n));
+    }
+    x.rng.extra += x.used as u64;
+    (p, x.used)
+}
+
+/// Sequential d-Choice (`d >= 2`) for `balls` balls on `st`, without observers.
+pub(super) fn d_choice_balls(
+    st: &mut LevelLoads,
+    d: u32,
+    balls: u64,
+    index: &mut RankIndex,
+    rng: &mut ChildRng,
+) {
+    debug_assert!(d >= 2 && st.n <= u64::from(u32::MAX));
+    let n = st.n;
+    // A local copy keeps the generator's state out of memory in the loop.
+    let mut child = rng.clone();
+    if d == 2 {
+        indexed_balls(st, balls, index, &mut child, |w, rest, rng| two_positions(w, n, rest, rng));
+    } else {
+        indexed_balls(st, balls, index, &mut child, |w, rest, rng| d_positions(w, n, d, rest, rng));
+    }
+    *rng = child;
+}
+
+/// `balls` balls, each to the bin at position `draw(first word, rest of the block, rng)`.
+#[inline(always)]
+fn indexed_balls<F>(
+    st: &mut LevelLoads,
+    balls: u64,
+    index: &mut RankIndex,
+    rng: &mut ChildRng,
+    draw: F,
+) where
+    F: Fn(u64, &[u64], &mut ChildRng) -> (u64, usize),
+{
+    let n = st.n;
+    let shift = index.shift;
+    let mask = (1u64 << shift) - 1;
+    let mut buf = [0u64; QUEUE_WORDS];
+    let (mut pos, mut len) = (0usize, 0usize);
+    let mut done = 0u64;
+    while done < balls {
+        if st.cum.len() > FAST_LEVELS {
+            // A wide histogram: one ball on the vector (as LevelLoads::bump).
+            if pos == len {
+                len = refill(&mut buf, balls - done, rng);
+                pos = 0;
+            }
+            let w = buf[pos];
+            pos += 1;
+            let (p, used) = draw(w, &buf[pos..len], rng);
+            pos += used;
+            let j = st.level_of(p);
+            st.bump(j);
+            index.stale = true;
+            done += 1;
+            continue;
+        }
+        if index.stale {
+            index.rebuild(st);
+        }
+        debug_assert!(index.matches(st));
+        let levels = st.cum.len();
+        let mut lv = [n; KERNEL_LEVELS];
+        lv[..levels].copy_from_slice(&st.cum);
+        let table = &mut index.table;
+        let mut k = done;
+        let mut dropped = 0u64;
+        loop {
+            if pos == len {
+                // Words never outnumber the balls left, so an empty block with balls left
+                // means more balls to go.
+                if k == balls {
+                    break;
+                }
+                // The histogram may have grown by one level per ball of the last block.
+                if lv[FAST_LEVELS] < n {
+                    break;
+                }
+                len = refill(&mut buf, balls - k, rng);
+                pos = 0;
+            }
+            // Balls of this block: words taken minus the extra words of the slow paths.
+            let (start, extra) = (pos, rng.extra);
+            while pos < len {
+                let w = buf[pos];
+                pos += 1;
+                let (p, used) = draw(w, &buf[pos..len], rng);
+                pos += used;
+                // Level of position p: the bucket's level, then the boundaries inside the
+                // bucket. The scan stops at the top level (lv = n > p); the masks only spare
+                // bounds checks.
+                let mut j = usize::from(table[(p >> shift) as usize & (TABLE - 1)]);
+                while lv[j & (KERNEL_LEVELS - 1)] <= p {
+                    j += 1;
+                }
+                let j = j & (KERNEL_LEVELS - 1);
+                // One bin of level j moves up: position lv[j] − 1 now belongs to level j + 1.
+                let c = lv[j] - 1;
+                lv[j] = c;
+                if c & mask == 0 {
+                    table[(c >> shift) as usize & (TABLE - 1)] += 1;
+                    if c == 0 {
+                        // The lowest level emptied (j = 0): drop it. About once per n balls.
+                        lv.copy_within(1.., 0);
+                        lv[KERNEL_LEVELS - 1] = n;
+                        dropped += 1;
+                        for t in &mut table[..index.used] {
+                            *t -= 1;
+                        }
+                    }
+                }
+            }
+            k += (pos - start) as u64 - (rng.extra - extra);
+        }
+        // Write back: the top level is the first with lv = n.
+        let top = lv.iter().take_while(|&&c| c < n).count();
+        st.cum.clear();
+        st.cum.extend_from_slice(&lv[..=top]);
+        st.lo += dropped;
+        st.total += k - done;
+        done = k;
+    }
+}
+
+/// Fills the block with `min(QUEUE_WORDS, balls)` words; returns their number.
+#[inline(always)]
+fn refill(buf: &mut [u64; QUEUE_WORDS], balls: u64, rng: &mut ChildRng) -> usize {
+    let k = balls.min(QUEUE_WORDS as u64) as usize;
+    rng.fill(&mut buf[..k]);
+    k
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn child_words_are_sim_rng_words_in_blocks_and_one_by_one() {
+        let mut parent = crate::sim_rng(5);
+        let child = ChildRng::from_parent(&mut parent);
+        let mut pcg = rand_pcg::Pcg64Mcg::new(child.state);
+        let mut a = child.clone();
+        let mut buf = [0u64; QUEUE_WORDS];
+        let mut words = Vec::new();
+        for k in [QUEUE_WORDS, 3, QUEUE_WORDS, 1, QUEUE_WORDS] {
+            a.fill(&mut buf[..k]);
+            words.extend_from_slice(&buf[..k]);
+        }
+        words.push(a.next_u64());
+        words.push(u64::from(a.next_u32()));
+        let mut expect: Vec<u64> = (0..words.len() - 1).map(|_| pcg.next_u64()).collect();
+        expect.push(u64::from(pcg.next_u32()));
+        assert_eq!(words, expect);
+        // Seeding: two parent words, low first, as Pcg64Mcg::new does (state | 1).
+        let mut p2 = crate::sim_rng(5);
+        let (lo, hi) = (p2.next_u64(), p2.next_u64());
+        let mut from_seed = rand_pcg::Pcg64Mcg::new(u128::from(hi) << 64 | u128::from(lo));
+        let mut b = ChildRng::from_parent(&mut crate::sim_rng(5));
+        assert_eq!(b.next_u64(), from_seed.next_u64());
+    }
+
+    /// The reference: ball by ball on the vector, the ball-by-ball loop's draws.
+    fn reference(st: &mut LevelLoads, d: u32, balls: u64, rng: &mut ChildRng) {
+        let n = st.bins();
+        let position = |word: u32, rng: &mut ChildRng| -> u64 {
+            match below_from_word(word, n as u32) {
+                Some(p) => u64::from(p),
+                None => crate::rng::below(rng, n),
+            }
+        };
+        for _ in 0..balls {
+            let mut p = u64::MAX;
+            let mut left = d;
+            while left >= 2 {
+                let w = rng.next_u64();
+                p = p.min(position(w as u32, rng)).min(position((w >> 32) as u32, rng));
+                left -= 2;
+            }
+            if left == 1 {
+                p = p.min(position(rng.next_u32(), rng));
+            }
+            st.bump(st.level_of(p));
+        }
+    }
+
+    #[test]
+    fn kernel_matches_ball_by_ball_reference_word_for_word() {
+        // Small and odd n (rejections are frequent near 2^32, so also n close to it), wide
+        // starting histograms (vector path and back), d = 2, 3, 4, chunks of every size.
+        let starts: Vec<LevelLoads> = vec![
+            LevelLoads::new(1),
+            LevelLoads::new(2),
+            LevelLoads::new(24),
+            LevelLoads::new(5000),
+            LevelLoads::new(u64::from(u32::MAX)),
+            LevelLoads::from_counts(3, &(0..60).map(|j| 1 + j % 3).collect::<Vec<u64>>()),
+            LevelLoads::from_counts(0, &[1000, 0, 0, 7, 0, 3]),
+            // 48 levels, the top one heavy: the top grows past the fixed array's range
+            // within a block, so the loop leaves for the vector path.
+            LevelLoads::from_counts(0, &[[1u64; 47].as_slice(), &[1000]].concat()),
+        ];
+        for (i, start) in starts.into_iter().enumerate() {
+            for d in [2u32, 3, 4] {
+                let seed = 100 * i as u64 + u64::from(d);
+                let mut a = start.clone();
+                let mut b = start.clone();
+                let mut ra = ChildRng::from_parent(&mut crate::sim_rng(seed));
+                let mut rb = ra.clone();
+                let mut index = RankIndex::new(a.bins());
+                for chunk in [1u64, 63, 64, 65, 1000, 5000, 7] {
+                    d_choice_balls(&mut a, d, chunk, &mut index, &mut ra);
+                    reference(&mut b, d, chunk, &mut rb);
+                    assert_eq!(a, b, "start {i}, d = {d}, after a chunk of {chunk}");
+                    assert_eq!(ra.state, rb.state, "start {i}, d = {d}: words consumed");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn observed_and_unobserved_loops_give_the_same_runs() {
+        use crate::{simulate_observed, Observer, ProcessSpec, RunSpec};
+        #[derive(Default)]
+        struct Count(u64);
+        impl Observer for Count {
+            fn on_ball<S: crate::LoadState>(&mut self, _s: &S, _bin: usize, _w: f64) {
+                self.0 += 1;
+            }
+        }
+        for (n, m, every, d) in [
+            (24u64, 240u64, None, 2u32),
+            (1000, 20_000, Some(777), 2),
+            (1 << 20, 3 << 20, Some(1 << 20), 2),
+            (333, 10_000, Some(1), 3),
+        ] {
+            let mut spec =
+                RunSpec::new(ProcessSpec::DChoice { d }, n, m).engine(crate::Engine::Levels);
+            spec.record_trajectory = true;
+            spec.observe_every = every;
+            for seed in 0..3 {
+                let mut count = Count::default();
+                let observed =
+                    simulate_observed(&spec, &mut crate::sim_rng(seed), &mut count).expect("valid");
+                let fast =
+                    simulate_observed(&spec, &mut crate::sim_rng(seed), &mut ()).expect("valid");
+                assert_eq!(count.0, m);
+                assert_eq!(observed, fast, "n = {n}, m = {m}, d = {d}, seed {seed}");
+            }
+        }
+    }
+
+    /// Seeded two-sample chi-square (α = `ballast_testkit::ALPHA` = 0.001 per statistic,
+    /// 1500 runs per engine, seeds 9001/9002 and 9101/9102): the loop's law (child generator,
+    /// bucket table) against the bin engine at sizes where the table has wide buckets
+    /// (n = 5000: 8 positions per bucket) and a few levels. Statistics: max load, min load,
+    /// bins at ⌊W/n⌋.
+    #[test]
+    fn chi_square_against_the_bin_engine_at_larger_n() {
+        use crate::{derive_seed, simulate_observed, Engine, LoadState, Observer, ProcessSpec};
+        use ballast_testkit::{chi2_critical, chi2_two_sample, histogram};
+        #[derive(Default)]
+        struct AtFloor(i64);
+        impl Observer for AtFloor {
+            const PER_BALL: bool = false;
+            fn on_observation<S: LoadState>(&mut self, s: &S) {
+                let floor = (s.total() / s.n() as f64).floor();
+                self.0 = (0..s.n()).filter(|&i| s.load(i).into() == floor).count() as i64;
+            }
+        }
+        let stats = |spec: &crate::RunSpec, seed: u64| -> Vec<[i64; 3]> {
+            (0..1500)
+                .map(|r| {
+                    let mut obs = AtFloor::default();
+                    let rng = &mut crate::sim_rng(derive_seed(seed, &[r]));
+                    let o = simulate_observed(spec, rng, &mut obs).expect("valid");
+                    [o.max_load as i64, o.min_load as i64, obs.0]
+                })
+                .collect()
+        };
+        for (d, n, m, seed) in [(2u32, 5000u64, 20_000u64, 9001u64), (3, 3000, 9000, 9101)] {
+            let spec = crate::RunSpec::new(ProcessSpec::DChoice { d }, n, m);
+            let a = stats(&spec.clone().engine(Engine::Bins), seed);
+            let b = stats(&spec.clone().engine(Engine::Levels), seed + 1);
+            for k in 0..3 {
+                let lo = a.iter().chain(&b).map(|s| s[k]).min().expect("runs");
+                let hi = a.iter().chain(&b).map(|s| s[k]).max().expect("runs");
+                let len = (hi - lo + 1) as usize;
+                let (stat, df) = chi2_two_sample(
+                    &histogram(a.iter().map(|s| s[k]), lo, len),
+                    &histogram(b.iter().map(|s| s[k]), lo, len),
+                );
+                assert!(
+                    stat < chi2_critical(df),
+                    "d = {d}, n = {n}, statistic {k}: chi2 = {stat:.1}, df = {df}"
+                );
+            }
+        }
+    }
+}
