@@ -182,6 +182,8 @@ pub struct SimulateReport {
     pub potentials: BTreeMap<String, PotentialSummary>,
     /// Bin samples per ball over all runs.
     pub samples_per_ball: f64,
+    /// Balls per bin sample over all runs (its inverse: above 1 for Packing and Twinning).
+    pub balls_per_sample: f64,
     /// Simulation time per ball, summed over runs (per core, not wall time).
     pub ns_per_ball: f64,
     /// Wall time of all runs, in seconds.
@@ -379,6 +381,7 @@ pub fn report(args: &SimulateArgs) -> anyhow::Result<SimulateReport> {
         }),
         potentials: potential_summaries,
         samples_per_ball: per_ball(samples as f64),
+        balls_per_sample: if samples == 0 { f64::NAN } else { balls as f64 / samples as f64 },
         ns_per_ball: per_ball(busy.as_nanos() as f64),
         wall_s: wall.as_secs_f64(),
     })
@@ -429,7 +432,11 @@ pub fn render_human(r: &SimulateReport) -> String {
     if r.stop != Stop::Truncate.name() || r.balls_per_run != r.m as f64 {
         let _ = writeln!(s, "{:<14}{:.2}  (stop = {})", "balls/run", r.balls_per_run, r.stop);
     }
-    let _ = writeln!(s, "{:<14}{:.4}", "samples/ball", r.samples_per_ball);
+    let _ = writeln!(
+        s,
+        "{:<14}{:.4}  ({:.4} balls per sample)",
+        "samples/ball", r.samples_per_ball, r.balls_per_sample
+    );
     let _ =
         writeln!(s, "{:<14}{:.2}  (simulation time summed over runs)", "ns/ball", r.ns_per_ball);
     let _ = writeln!(s, "{:<14}{:.3} s", "wall", r.wall_s);

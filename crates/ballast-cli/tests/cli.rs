@@ -395,6 +395,12 @@ fn filling_and_memory_processes_run_and_validate() {
         let v = simulate_json(&args, &[]);
         assert_eq!(v["process"], kind);
         assert_eq!(v["m"], 5000);
+        // Balls per sample: above 1 exactly for the processes that place several balls per
+        // sample; the inverse of samples per ball.
+        let bps = v["balls_per_sample"].as_f64().unwrap();
+        let spb = v["samples_per_ball"].as_f64().unwrap();
+        assert!((bps * spb - 1.0).abs() < 1e-9, "{kind}: {bps} · {spb}");
+        assert_eq!(bps > 1.0, matches!(kind, "twinning" | "packing" | "tight_packing"), "{kind}");
     }
     assert_bad_input(&sim(&["--process", "packing", "--weights", "exp"]), &["weights", "unit"]);
     assert_bad_input(&sim(&["--process", "always_go_left", "--param", "d=11"]), &["`d`"]);
