@@ -84,6 +84,8 @@ pub(crate) fn render(r: &ItemResult) -> Result<String, String> {
     let lines = lines(r);
     let all = lines.iter().flat_map(|l| l.ours.iter().chain(l.refs.iter().flatten()));
     let (mut x0, mut x1, mut y1) = (f64::INFINITY, f64::NEG_INFINITY, 0.0f64);
+    // The y axis starts at 0, or below it when a value is negative (drifts, differences).
+    let mut y0 = 0.0f64;
     for &(x, y) in all {
         if r.x_log && x <= 0.0 {
             continue;
@@ -91,6 +93,7 @@ pub(crate) fn render(r: &ItemResult) -> Result<String, String> {
         x0 = x0.min(x);
         x1 = x1.max(x);
         y1 = y1.max(y);
+        y0 = y0.min(y);
     }
     if !x0.is_finite() {
         (x0, x1) = (1.0, 10.0);
@@ -98,17 +101,24 @@ pub(crate) fn render(r: &ItemResult) -> Result<String, String> {
     if x1 <= x0 {
         (x0, x1) = if r.x_log { (x0 / 2.0, x1 * 2.0) } else { (x0 - 1.0, x1 + 1.0) };
     }
-    let y1 = if y1 > 0.0 { y1 * 1.08 } else { 1.0 };
+    let y1 = if y1 > 0.0 {
+        y1 * 1.08
+    } else if y0 < 0.0 {
+        0.0
+    } else {
+        1.0
+    };
+    let ys = y0 * 1.08..y1;
     let mut buf = String::new();
     {
         let root = SVGBackend::with_string(&mut buf, (960, 640)).into_drawing_area();
         root.fill(&WHITE).map_err(|e| e.to_string())?;
         if r.x_log {
             let f = (x1 / x0).powf(0.03);
-            draw(r, &lines, &root, ((x0 / f)..(x1 * f)).log_scale(), y1)?;
+            draw(r, &lines, &root, ((x0 / f)..(x1 * f)).log_scale(), ys)?;
         } else {
             let pad = (x1 - x0) * 0.03;
-            draw(r, &lines, &root, (x0 - pad)..(x1 + pad), y1)?;
+            draw(r, &lines, &root, (x0 - pad)..(x1 + pad), ys)?;
         }
         root.present().map_err(|e| e.to_string())?;
     }
@@ -118,7 +128,13 @@ pub(crate) fn render(r: &ItemResult) -> Result<String, String> {
 type Area<'a> = DrawingArea<SVGBackend<'a>, plotters::coord::Shift>;
 
 /// Draws the chart on `root` with the x coordinate `xr` (linear or logarithmic).
-fn draw<XR>(r: &ItemResult, lines: &[Line], root: &Area<'_>, xr: XR, y1: f64) -> Result<(), String>
+fn draw<XR>(
+    r: &ItemResult,
+    lines: &[Line],
+    root: &Area<'_>,
+    xr: XR,
+    ys: std::ops::Range<f64>,
+) -> Result<(), String>
 where
     XR: AsRangedCoord<Value = f64>,
     XR::CoordDescType: ValueFormatter<f64>,
@@ -129,7 +145,7 @@ where
         .margin(16)
         .x_label_area_size(48)
         .y_label_area_size(64)
-        .build_cartesian_2d(xr, 0.0..y1)
+        .build_cartesian_2d(xr, ys)
         .map_err(|e| e.to_string())?;
     chart
         .configure_mesh()
