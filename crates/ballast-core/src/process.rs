@@ -420,7 +420,11 @@ pub enum Noisy {
 }
 
 impl Rule for Noisy {
-    #[inline]
+    // Inlined into the engine loop, and the decisions are selects rather than branches: the
+    // comparisons of two nearly equal random loads are unpredictable. Same random draws in
+    // the same order as the straightforward branching form (the g-Myopic coin is drawn only
+    // when the loads are within g).
+    #[inline(always)]
     fn place<S: LoadState, R: RngCore + ?Sized>(
         &mut self,
         s: &S,
@@ -431,35 +435,19 @@ impl Rule for Noisy {
         let i1 = ctx.sample(rng);
         let i2 = ctx.sample(rng);
         let (x1, x2): (f64, f64) = (s.load(i1).into(), s.load(i2).into());
-        let lighter_first = x1 < x2;
-        let bin = match *self {
+        let (lt, gt) = (x1 < x2, x1 > x2);
+        let first = match *self {
+            // Loads more than g apart: the lighter gets the ball; within g the adversary gives
+            // it to the heavier (on an exact tie: the second sample).
             Noisy::GBounded { g } => {
-                if (x1 - x2).abs() > g {
-                    if lighter_first {
-                        i1
-                    } else {
-                        i2
-                    }
-                } else if x1 > x2 {
-                    // The adversary reverses the decision: the heavier sample gets the ball.
-                    i1
-                } else {
-                    // Lighter first sample, or an exact tie: the second sample.
-                    i2
-                }
+                let far = (x1 - x2).abs() > g;
+                (far & lt) | (!far & gt)
             }
+            // Within g a fair coin decides, else the lighter.
             Noisy::GMyopic { g } => {
-                if (x1 - x2).abs() <= g {
-                    if ctx.coin(rng) {
-                        i1
-                    } else {
-                        i2
-                    }
-                } else if lighter_first {
-                    i1
-                } else {
-                    i2
-                }
+                let near = (x1 - x2).abs() <= g;
+                let coin = ctx.coin_if(near, rng);
+                (near & coin) | (!near & lt)
             }
             Noisy::SigmaNoisyLoad { sigma, truncate } => {
                 let z1: f64 = StandardNormal.sample(rng);
@@ -469,14 +457,10 @@ impl Rule for Noisy {
                     e1 = e1.trunc();
                     e2 = e2.trunc();
                 }
-                if e1 <= e2 {
-                    i1
-                } else {
-                    i2
-                }
+                e1 <= e2
             }
         };
-        Placement::one(bin)
+        Placement::one(if first { i1 } else { i2 })
     }
 }
 
