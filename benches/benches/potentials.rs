@@ -31,7 +31,7 @@ use criterion::{criterion_main, Criterion, SamplingMode, Throughput};
 const ALL4: [&str; 4] = ["exponential:alpha=0.1", "hyperbolic:alpha=0.05", "quadratic", "absolute"];
 
 /// Runs of each side in the interleaved overhead measurement.
-const INTERLEAVED_RUNS: u64 = 15;
+const INTERLEAVED_RUNS: u64 = 31;
 
 /// The target for `all4 / none`.
 const TARGET_RATIO: f64 = 1.5;
