@@ -1,6 +1,6 @@
 //! Criterion group `level_scale`: the level engine at scale (Two-Choice, n = 10⁴, 10⁶, 10⁸;
-//! sequential, and batched with b = n and b = 50n), with bin-engine cases where the bin
-//! engine finishes in reasonable time. Throughput is in balls.
+//! sequential, and batched with b = n, b = 10n (n ≤ 10⁶) and b = 50n), with bin-engine cases
+//! where the bin engine finishes in reasonable time. Throughput is in balls.
 //!
 //! `cargo bench -p ballast-benches --bench level_engine` (about a minute on 2 cores).
 //! ns per ball = 1e9 / thrpt (criterion prints elements/s); ns per batch = ns per ball × b.
@@ -31,6 +31,11 @@ fn cases() -> Vec<(String, RunSpec)> {
         // Batched: b = n with m = 100n; b = 50n with 20 batches (m = 1000n).
         let b1 = RunSpec::new(two.clone(), n, 100 * n).batched(n).engine(Engine::Levels);
         v.push((format!("levels/two_choice/n=1e{e}/batch=n"), b1));
+        if e < 8 {
+            // b = 10n with 20 batches, for the per-batch cost against b (n, 10n, 50n).
+            let b10 = RunSpec::new(two.clone(), n, 200 * n).batched(10 * n).engine(Engine::Levels);
+            v.push((format!("levels/two_choice/n=1e{e}/batch=10n"), b10));
+        }
         let b50 = RunSpec::new(two.clone(), n, 1000 * n).batched(50 * n).engine(Engine::Levels);
         v.push((format!("levels/two_choice/n=1e{e}/batch=50n"), b50));
     }
