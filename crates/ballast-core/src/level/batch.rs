@@ -16,7 +16,13 @@
 //! each type is multinomial too, which keeps the sample count jointly exact with the loads.
 //!
 //! Cost per batch: O(levels) for the class probabilities and the multinomial, plus the
-//! occupancy draws; nothing grows with b or n for a fixed shape of the histogram.
+//! occupancy draws; nothing grows with b or n for a fixed shape of the histogram. The shape
+//! does depend on b: batched Two-Choice spreads the loads over about 2b/n + O(log n) levels
+//! (13, 31, 89 levels at b = n, 10n, 50n for n = 10⁴), and a class of c bins receiving μ
+//! balls per bin costs about min(c, 16√μ + 16) binomial draws (one per cell of its
+//! occupancy histogram), so a batch costs O(levels · min(c, √(b/n))) draws: measured 10⁴
+//! binomials (~1 ms) per batch at b = 50n against 120 (~30 µs) at b = n, n = 10⁴. The output
+//! (the new histogram) itself has O(b/n) levels, so no exact level method is O(1) in b here.
 
 use rand::RngCore;
 use statrs::function::erf::erfc;
