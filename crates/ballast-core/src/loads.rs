@@ -27,6 +27,13 @@ pub trait LoadState {
     fn n(&self) -> usize;
     /// Load of bin `i`.
     fn load(&self, i: usize) -> Self::Load;
+    /// Load of bin `i` as an integer when loads are ball counts (`None` for weighted loads):
+    /// lets integer comparisons replace float ones in hot rules. After inlining the `Option`
+    /// is a constant of the state type.
+    #[inline(always)]
+    fn int_load(&self, _i: usize) -> Option<i64> {
+        None
+    }
     /// `x_i < W/n` (`strict`) or `x_i <= W/n`.
     fn below_average(&self, i: usize, strict: bool) -> bool;
     /// `x_i <= f`.
@@ -183,6 +190,10 @@ impl LoadState for UnitLoads {
     #[inline]
     fn load(&self, i: usize) -> u32 {
         self.loads[i]
+    }
+    #[inline(always)]
+    fn int_load(&self, i: usize) -> Option<i64> {
+        Some(i64::from(self.loads[i]))
     }
     #[inline]
     fn below_average(&self, i: usize, strict: bool) -> bool {

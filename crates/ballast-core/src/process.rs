@@ -653,13 +653,24 @@ pub fn memory_one_step<const LEAST: bool, S: LoadState, R: RngCore + ?Sized>(
     }
     let c = cached;
     let distinct = c != j;
-    let (lj, lc): (f64, f64) = (s.load(j).into(), s.load(c).into());
-    let diff = lj - lc;
-    let tie = distinct & (diff == 0.0);
-    let near = distinct & (diff.abs() == 1.0);
+    // (diff = 0, |diff| = 1, diff > 0, |diff| >= 2) of diff = load(j) − load(c): in integers
+    // for unit loads (no conversions on the chain from one ball's cache to the next).
+    let (zero, one, positive, two_or_more) = match (s.int_load(j), s.int_load(c)) {
+        (Some(a), Some(b)) => {
+            let d = a - b;
+            (d == 0, d.abs() == 1, d > 0, d.abs() >= 2)
+        }
+        _ => {
+            let (lj, lc): (f64, f64) = (s.load(j).into(), s.load(c).into());
+            let d = lj - lc;
+            (d == 0.0, d.abs() == 1.0, d > 0.0, d.abs() >= 2.0)
+        }
+    };
+    let tie = distinct & zero;
+    let near = distinct & one;
     let coin = ctx.coin_if(if LEAST { tie | near } else { tie }, rng);
     // The cached bin receives the ball when strictly lighter or on a tie with heads.
-    let to_cache = distinct & ((diff > 0.0) | (tie & coin));
+    let to_cache = distinct & (positive | (tie & coin));
     let (bin, other) = if to_cache { (c, j) } else { (j, c) };
     if !LEAST {
         return (bin, bin);
@@ -667,7 +678,7 @@ pub fn memory_one_step<const LEAST: bool, S: LoadState, R: RngCore + ?Sized>(
     // After placing, the receiver (the lighter, or either on a tie) is one ball heavier: it
     // stays the lighter when the loads differed by 2 or more, ties the other when they
     // differed by 1 (coin), and becomes the heavier when they were equal.
-    let keep_bin = !distinct | (diff.abs() >= 2.0) | (near & coin);
+    let keep_bin = !distinct | two_or_more | (near & coin);
     (bin, if keep_bin { bin } else { other })
 }
 
