@@ -356,11 +356,8 @@ fn main() -> ExitCode {
             )
         }
         Command::Bench { selectors, threads, filling } => {
-            let items = if filling && selectors.is_empty() {
-                Ok(())
-            } else {
-                bench(&selectors, threads)
-            };
+            let items =
+                if filling && selectors.is_empty() { Ok(()) } else { bench(&selectors, threads) };
             items.and_then(|()| if filling { bench_filling() } else { Ok(()) })
         }
         Command::Index { out } => {
