@@ -394,6 +394,12 @@ pub(crate) fn git_revision(dir: &Path) -> String {
 /// Runs an experiment (full scale or quick) and aggregates its results. Loads the references
 /// first, so a missing reference file fails before any simulation.
 pub fn run_experiment(exp: &Experiment, opts: &RunOptions) -> Result<ItemResult, Error> {
+    if let Some(s) = opts.shard {
+        return Err(Error::Shard {
+            path: exp.path().to_path_buf(),
+            message: format!("shard {s} is set: run it with run_shard, then merge_shards"),
+        });
+    }
     run_with(exp, opts, None)
 }
 
