@@ -728,13 +728,10 @@ impl ItemResult {
             .map_err(|message| Error::Output { path: dir.join(format!("{item}.svg")), message })?;
         let files =
             [("csv", self.to_csv()), ("json", json), ("svg", svg), ("md", self.to_report())];
-        std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
         let mut written = Vec::new();
         for (ext, content) in files {
             let path = dir.join(format!("{item}.{ext}"));
-            let tmp = dir.join(format!(".{item}.{ext}.tmp"));
-            std::fs::write(&tmp, content).map_err(|e| Error::io(&tmp, e))?;
-            std::fs::rename(&tmp, &path).map_err(|e| Error::io(&path, e))?;
+            crate::units::atomic_write(&path, content.as_bytes())?;
             written.push(path);
         }
         Ok(written)

@@ -57,7 +57,7 @@ use crate::process::{
     Accept, Ctx, Filling, Noisy, OneChoice, Placement, Ranks, Rule, Thinning, TightCount,
     TightPacking,
 };
-use crate::rng::{below, below_from_word, bernoulli};
+use crate::rng::bernoulli;
 use crate::{Engine, Error, Observer, ProcessSpec, RunSpec, Setting, TieBreak, Weights};
 
 /// Sequential runs with at least this many bins go to the level engine under `auto`.
@@ -368,7 +368,6 @@ fn run_seq_d_choice<R: RngCore + ?Sized, O: Observer>(
     observer: &mut O,
 ) -> RunOutcome {
     let n = st.bins();
-    let n32 = n as u32;
     let m = spec.m;
     let mut gaps = Gaps::new(spec.record_trajectory);
     let every = spec.observe_every.unwrap_or(m).max(1);
@@ -377,12 +376,6 @@ fn run_seq_d_choice<R: RngCore + ?Sized, O: Observer>(
     // Every word comes from a child generator seeded from the run's generator, in both
     // loops below, so they give the same result (see `sequential`).
     let rng = &mut sequential::ChildRng::from_parent(rng);
-    let position = |word: u32, rng: &mut sequential::ChildRng| -> u64 {
-        match below_from_word(word, n32) {
-            Some(p) => u64::from(p),
-            None => below(rng, n),
-        }
-    };
     if !O::PER_BALL && every >= 256 {
         // Unobserved balls between observation points: the tight loop (whose set-up per
         // stretch of balls costs a few hundred instructions, hence long stretches only).
@@ -398,16 +391,7 @@ fn run_seq_d_choice<R: RngCore + ?Sized, O: Observer>(
         }
     }
     while done < m {
-        let mut p = u64::MAX;
-        let mut left = d;
-        while left >= 2 {
-            let w = rng.next_u64();
-            p = p.min(position(w as u32, rng)).min(position((w >> 32) as u32, rng));
-            left -= 2;
-        }
-        if left == 1 {
-            p = p.min(position(rng.next_u32(), rng));
-        }
+        let p = sequential::min_position(d, n, rng);
         let pos = st.bump(st.level_of(p));
         observer.on_ball(&st, pos as usize, 1.0);
         done += 1;

@@ -378,6 +378,31 @@ fn refill(buf: &mut [u64; QUEUE_WORDS], balls: u64, rng: &mut ChildRng) -> usize
     k
 }
 
+/// The lightest of `d` uniform positions in `0..n`, one draw at a time: two positions per
+/// 64-bit word (Lemire on each half; a rejected half is replaced by a fresh bounded draw).
+/// The ball-by-ball form of what [`d_choice_balls`] does in blocks: the observed loop uses it,
+/// and the tests compare the block loop against it word for word.
+#[inline]
+pub(super) fn min_position(d: u32, n: u64, rng: &mut ChildRng) -> u64 {
+    let position = |word: u32, rng: &mut ChildRng| -> u64 {
+        match below_from_word(word, n as u32) {
+            Some(p) => u64::from(p),
+            None => crate::rng::below(rng, n),
+        }
+    };
+    let mut p = u64::MAX;
+    let mut left = d;
+    while left >= 2 {
+        let w = rng.next_u64();
+        p = p.min(position(w as u32, rng)).min(position((w >> 32) as u32, rng));
+        left -= 2;
+    }
+    if left == 1 {
+        p = p.min(position(rng.next_u32(), rng));
+    }
+    p
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -410,23 +435,8 @@ mod tests {
     /// The reference: ball by ball on the vector, the ball-by-ball loop's draws.
     fn reference(st: &mut LevelLoads, d: u32, balls: u64, rng: &mut ChildRng) {
         let n = st.bins();
-        let position = |word: u32, rng: &mut ChildRng| -> u64 {
-            match below_from_word(word, n as u32) {
-                Some(p) => u64::from(p),
-                None => crate::rng::below(rng, n),
-            }
-        };
         for _ in 0..balls {
-            let mut p = u64::MAX;
-            let mut left = d;
-            while left >= 2 {
-                let w = rng.next_u64();
-                p = p.min(position(w as u32, rng)).min(position((w >> 32) as u32, rng));
-                left -= 2;
-            }
-            if left == 1 {
-                p = p.min(position(rng.next_u32(), rng));
-            }
+            let p = min_position(d, n, rng);
             st.bump(st.level_of(p));
         }
     }
