@@ -1,5 +1,5 @@
-//! Criterion group `dynamic`: rounds of RBB and leaky bins (ballast-dynamic) at n = 10⁴ and
-//! 10⁶, throughput in ball-rounds (one ball released and re-thrown, or one arrival with its
+//! Criterion group `dynamic`: rounds of RBB (the dense load vector of `Rbb::new`, and the
+//! non-empty list as `rbb_list`) and leaky bins (ballast-dynamic) at n = 10⁴ and 10⁶, throughput in ball-rounds (one ball released and re-thrown, or one arrival with its
 //! share of the departures).
 //!
 //! `cargo bench -p ballast-benches --bench dynamic`. Each process is warmed up for 200 rounds
@@ -13,7 +13,9 @@ use std::time::Duration;
 
 use ballast_core::{sim_rng, SimRng};
 use ballast_dynamic::theory::rbb_empty_fraction;
-use ballast_dynamic::{LeakyBins, LeakyConfig, Rbb, RbbConfig, RoundProcess};
+use ballast_dynamic::{
+    DynLoads, LeakyBins, LeakyConfig, Rbb, RbbConfig, RethrowView, RoundProcess,
+};
 use criterion::{criterion_main, Criterion, SamplingMode, Throughput};
 
 /// Warms `p` up, then times `rounds` rounds per iteration.
@@ -54,6 +56,11 @@ fn dynamic(c: &mut Criterion) {
             let p = Rbb::new(&RbbConfig::one_choice(n, k * n as u64)).expect("valid");
             let balls = n as f64 * (1.0 - rbb_empty_fraction(k as f64));
             bench_rounds(&mut g, &format!("rbb/n={n}/k={k}"), p, 200, rounds, balls);
+            // The same process on the list of non-empty bins (what `Rbb::new` uses when
+            // m < n/2): the dense load vector's gain.
+            let list =
+                Rbb::from_state(DynLoads::uniform(n, k * n as u64), 1, RethrowView::AfterReleases);
+            bench_rounds(&mut g, &format!("rbb_list/n={n}/k={k}"), list, 200, rounds, balls);
         }
         for d in [1u32, 2] {
             let lambda = 0.9;

@@ -6,8 +6,8 @@
 use ballast_core::rng::below;
 use ballast_core::sim_rng;
 use ballast_dynamic::{
-    AzarConfig, DynLoads, Horizon, InfiniteAzar, LeakyBins, LeakyConfig, LevelLoads, Rbb,
-    RbbConfig, RethrowView, RoundMetrics, RoundProcess, Tracker,
+    AzarConfig, DenseLoads, DynLoads, Horizon, InfiniteAzar, LeakyBins, LeakyConfig, LevelLoads,
+    Rbb, RbbConfig, RethrowView, RoundMetrics, RoundProcess, Tracker,
 };
 
 /// Naive reference: a plain load vector.
@@ -42,6 +42,59 @@ fn dynloads_matches_naive_on_random_sequences() {
             s.check().unwrap();
         }
     }
+}
+
+#[test]
+fn dense_loads_match_naive_on_random_sequences() {
+    for seed in 0..20u64 {
+        let mut rng = sim_rng(200 + seed);
+        let n = 1 + below(&mut rng, 40) as usize;
+        let mut s = DenseLoads::uniform(n, below(&mut rng, 3 * n as u64));
+        let mut naive = s.loads().to_vec();
+        for _ in 0..3000 {
+            if below(&mut rng, 4) == 0 {
+                let want = naive.iter().filter(|&&x| x > 0).count() as u64;
+                assert_eq!(s.release_all(), want);
+                for x in &mut naive {
+                    *x = x.saturating_sub(1);
+                }
+            } else {
+                let i = below(&mut rng, n as u64) as usize;
+                s.add(i);
+                naive[i] += 1;
+            }
+            s.recount_empty();
+            assert_eq!(s.loads(), &naive[..]);
+            assert_eq!((s.max(), s.total(), s.empty()), naive_metrics(&naive));
+            s.check().unwrap();
+        }
+    }
+}
+
+/// One-Choice RBB with `2m >= n` keeps a plain load vector; it must be the list-based
+/// process exactly: the same draws in the same order, so the same loads after every round.
+#[test]
+fn dense_rbb_is_the_list_rbb_round_by_round() {
+    for (n, m) in [(2usize, 1u64), (1, 5), (10, 5), (10, 7), (37, 100), (200, 200), (64, 3000)] {
+        let cfg = RbbConfig::one_choice(n, m);
+        let mut dense = Rbb::new(&cfg).unwrap();
+        assert!(dense.is_dense(), "n = {n}, m = {m}");
+        let mut list = Rbb::from_state(DynLoads::uniform(n, m), 1, RethrowView::AfterReleases);
+        assert!(!list.is_dense());
+        let (mut a, mut b) = (sim_rng(n as u64 ^ m), sim_rng(n as u64 ^ m));
+        for round in 0..2000 {
+            let (x, y) = (dense.round(&mut a), list.round(&mut b));
+            assert_eq!(x, y, "n = {n}, m = {m}, round {round}");
+            assert_eq!(dense.loads(), list.loads(), "n = {n}, m = {m}, round {round}");
+        }
+        dense.check_state().unwrap();
+        list.check_state().unwrap();
+    }
+    // Few balls: the list is kept (a round then costs O(m), not O(n)).
+    assert!(!Rbb::new(&RbbConfig::one_choice(100, 49)).unwrap().is_dense());
+    assert!(!Rbb::new(&RbbConfig::d_choice(100, 500, 2, RethrowView::AfterReleases))
+        .unwrap()
+        .is_dense());
 }
 
 #[test]
@@ -101,6 +154,7 @@ fn processes_report_naive_metrics() {
     check(leaky(1), &mut rng, None);
     check(leaky(2), &mut rng, None);
     check(rbb(1, RethrowView::AfterReleases), &mut rng, Some(170));
+    check(Rbb::new(&RbbConfig::one_choice(50, 20)).unwrap(), &mut rng, Some(20));
     check(rbb(2, RethrowView::AfterReleases), &mut rng, Some(170));
     check(rbb(3, RethrowView::RoundStart), &mut rng, Some(170));
     let azar = InfiniteAzar::new(&AzarConfig::new(50, 170, 2)).unwrap();
