@@ -184,6 +184,51 @@ pub fn least_of<S: LoadState, R: RngCore + ?Sized>(
     rng: &mut R,
     ctx: &mut Ctx,
 ) -> usize {
+    match tie {
+        TieBreak::Random => least_of_branching(s, d, tie, rng, ctx),
+        TieBreak::First => least_of_select(s, d, rng, ctx, |_, _| false),
+        TieBreak::LowestIndex => least_of_select(s, d, rng, ctx, |j, best| j < best),
+        TieBreak::Position => least_of_select(s, d, rng, ctx, |j, best| j > best),
+    }
+}
+
+/// [`least_of`] for the deterministic tie rules, branch-free in the loads: each sample
+/// replaces the best when it is lighter, or equally light and `wins_tie(sample, best)`. The
+/// comparisons of random loads (weighted balls above all) are coin flips to a branch
+/// predictor; selects avoid a misprediction per sample. Same samples, same choice.
+#[inline(always)]
+fn least_of_select<S: LoadState, R: RngCore + ?Sized>(
+    s: &S,
+    d: u32,
+    rng: &mut R,
+    ctx: &mut Ctx,
+    wins_tie: impl Fn(usize, usize) -> bool,
+) -> usize {
+    let mut best = ctx.sample(rng);
+    let mut best_load = s.load(best);
+    for _ in 1..d {
+        let j = ctx.sample(rng);
+        let lj = s.load(j);
+        let take = (lj < best_load) | ((lj == best_load) & wins_tie(j, best));
+        best = if take { j } else { best };
+        // Re-read rather than select the load: a select of two f64 compiles to a branch.
+        best_load = s.load(best);
+    }
+    best
+}
+
+/// The straightforward [`least_of`]: one branch per comparison. Random ties use it (a tie
+/// consumes a coin, or a uniform draw among the tied, only when it happens); the tests
+/// compare the branch-free form against it for the other rules.
+#[doc(hidden)]
+#[inline]
+pub fn least_of_branching<S: LoadState, R: RngCore + ?Sized>(
+    s: &S,
+    d: u32,
+    tie: TieBreak,
+    rng: &mut R,
+    ctx: &mut Ctx,
+) -> usize {
     let mut best = ctx.sample(rng);
     let mut best_load = s.load(best);
     let mut ties = 1u64;
