@@ -18,12 +18,69 @@ fn naive_metrics(loads: &[u32]) -> (u32, u64, u64) {
     (max, total, empty)
 }
 
-#[test]
-fn dynloads_matches_naive_on_random_sequences() {
-    for seed in 0..20u64 {
+/// The two round-process states, driven by the same test.
+trait RoundLoads: Sized {
+    fn uniform(n: usize, m: u64) -> Self;
+    fn release_all(&mut self) -> u64;
+    fn add(&mut self, i: usize);
+    /// Brings lazily kept metrics up to date (the dense empty count).
+    fn settle(&mut self) {}
+    fn loads(&self) -> &[u32];
+    fn metrics(&self) -> (u32, u64, u64);
+    fn check(&self) -> Result<(), String>;
+}
+
+impl RoundLoads for DynLoads {
+    fn uniform(n: usize, m: u64) -> Self {
+        DynLoads::uniform(n, m)
+    }
+    fn release_all(&mut self) -> u64 {
+        DynLoads::release_all(self)
+    }
+    fn add(&mut self, i: usize) {
+        DynLoads::add(self, i)
+    }
+    fn loads(&self) -> &[u32] {
+        DynLoads::loads(self)
+    }
+    fn metrics(&self) -> (u32, u64, u64) {
+        (self.max(), self.total(), self.empty())
+    }
+    fn check(&self) -> Result<(), String> {
+        DynLoads::check(self)
+    }
+}
+
+impl RoundLoads for DenseLoads {
+    fn uniform(n: usize, m: u64) -> Self {
+        DenseLoads::uniform(n, m)
+    }
+    fn release_all(&mut self) -> u64 {
+        DenseLoads::release_all(self)
+    }
+    fn add(&mut self, i: usize) {
+        DenseLoads::add(self, i)
+    }
+    fn settle(&mut self) {
+        self.recount_empty()
+    }
+    fn loads(&self) -> &[u32] {
+        DenseLoads::loads(self)
+    }
+    fn metrics(&self) -> (u32, u64, u64) {
+        (self.max(), self.total(), self.empty())
+    }
+    fn check(&self) -> Result<(), String> {
+        DenseLoads::check(self)
+    }
+}
+
+/// Random sequences of releases and insertions against a plain vector.
+fn matches_naive_on_random_sequences<S: RoundLoads>(first_seed: u64) {
+    for seed in first_seed..first_seed + 20 {
         let mut rng = sim_rng(seed);
         let n = 1 + below(&mut rng, 40) as usize;
-        let mut s = DynLoads::uniform(n, below(&mut rng, 3 * n as u64));
+        let mut s = S::uniform(n, below(&mut rng, 3 * n as u64));
         let mut naive = s.loads().to_vec();
         for _ in 0..3000 {
             if below(&mut rng, 4) == 0 {
@@ -37,38 +94,22 @@ fn dynloads_matches_naive_on_random_sequences() {
                 s.add(i);
                 naive[i] += 1;
             }
+            s.settle();
             assert_eq!(s.loads(), &naive[..]);
-            assert_eq!((s.max(), s.total(), s.empty()), naive_metrics(&naive));
+            assert_eq!(s.metrics(), naive_metrics(&naive));
             s.check().unwrap();
         }
     }
 }
 
 #[test]
+fn dynloads_matches_naive_on_random_sequences() {
+    matches_naive_on_random_sequences::<DynLoads>(0);
+}
+
+#[test]
 fn dense_loads_match_naive_on_random_sequences() {
-    for seed in 0..20u64 {
-        let mut rng = sim_rng(200 + seed);
-        let n = 1 + below(&mut rng, 40) as usize;
-        let mut s = DenseLoads::uniform(n, below(&mut rng, 3 * n as u64));
-        let mut naive = s.loads().to_vec();
-        for _ in 0..3000 {
-            if below(&mut rng, 4) == 0 {
-                let want = naive.iter().filter(|&&x| x > 0).count() as u64;
-                assert_eq!(s.release_all(), want);
-                for x in &mut naive {
-                    *x = x.saturating_sub(1);
-                }
-            } else {
-                let i = below(&mut rng, n as u64) as usize;
-                s.add(i);
-                naive[i] += 1;
-            }
-            s.recount_empty();
-            assert_eq!(s.loads(), &naive[..]);
-            assert_eq!((s.max(), s.total(), s.empty()), naive_metrics(&naive));
-            s.check().unwrap();
-        }
-    }
+    matches_naive_on_random_sequences::<DenseLoads>(200);
 }
 
 /// One-Choice RBB with `2m >= n` keeps a plain load vector; it must be the list-based
