@@ -34,8 +34,9 @@ fn short(x: u64) -> String {
 
 /// The cases of the engine groups, run on `engine`: One-Choice and Two-Choice at n = 10⁴
 /// (m = 5·10⁶) and n = 10⁷ (m = 2·10⁷), sequential and batched with b = n; (1+β) with
-/// β = 0.5 and Three-Choice with position ties, batched at n = 10⁴. Cases the engine cannot
-/// simulate exactly are left out. On the bin engine each iteration takes roughly 10–500 ms.
+/// β = 0.5 batched with b = n, and Three-Choice with position ties batched with b = n and
+/// b = 50n, at n = 10⁴. Cases the engine cannot simulate exactly are left out. On the bin
+/// engine each iteration takes roughly 10–500 ms.
 pub fn engine_cases(engine: Engine) -> Vec<Case> {
     let mut cases = Vec::new();
     let sizes = [(10_000u64, 5_000_000u64), (10_000_000, 20_000_000)];
@@ -53,13 +54,15 @@ pub fn engine_cases(engine: Engine) -> Vec<Case> {
         id: format!("one_plus_beta_0.5/n={}/batch=n", short(n)),
         spec: RunSpec::new(ProcessSpec::OnePlusBeta { beta: 0.5 }, n, m).batched(n).engine(engine),
     });
-    cases.push(Case {
-        id: format!("three_choice_position/n={}/batch=n", short(n)),
-        spec: RunSpec::new(ProcessSpec::DChoice { d: 3 }, n, m)
-            .batched(n)
-            .tie_break(TieBreak::Position)
-            .engine(engine),
-    });
+    for (label, b) in [("n", n), ("50n", 50 * n)] {
+        cases.push(Case {
+            id: format!("three_choice_position/n={}/batch={label}", short(n)),
+            spec: RunSpec::new(ProcessSpec::DChoice { d: 3 }, n, m)
+                .batched(b)
+                .tie_break(TieBreak::Position)
+                .engine(engine),
+        });
+    }
     cases.retain(|c| supported_engines(&c.spec).contains(&engine));
     cases
 }
@@ -103,8 +106,9 @@ mod tests {
     #[test]
     fn cases_are_valid_and_unique() {
         let cases = engine_cases(Engine::Bins);
-        assert_eq!(cases.len(), 10);
-        assert!(engine_cases(Engine::Levels).len() >= 8);
+        assert_eq!(cases.len(), 11);
+        // Every case runs on both engines (positional ties in batches included).
+        assert_eq!(engine_cases(Engine::Levels).len(), 11);
         for c in &cases {
             c.spec.validate().unwrap();
             assert_eq!(c.spec.engine, Engine::Bins);

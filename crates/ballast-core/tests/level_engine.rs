@@ -355,13 +355,13 @@ fn auto_selection_and_refusals() {
     assert_eq!(resolve_engine(&one), Ok(Engine::Bins));
     assert_eq!(resolve_engine(&one.batched(1 << 15)), Ok(Engine::Levels));
     // Not exact on levels: auto falls back, explicit levels is refused with the alternative.
-    let position = batched.clone().tie_break(TieBreak::Position);
-    assert_eq!(resolve_engine(&position), Ok(Engine::Bins));
+    let lowest = batched.clone().tie_break(TieBreak::LowestIndex);
+    assert_eq!(resolve_engine(&lowest), Ok(Engine::Bins));
     let weighted = batched.clone().weights(Weights::Exp { mean: 1.0 });
     let memory = RunSpec::new(ProcessSpec::Memory { d: 1, k: 1 }, 1 << 20, 10);
     let twin_batched = RunSpec::new(ProcessSpec::Twinning, 100, 1000).batched(10);
     let huge_batches = RunSpec::new(ProcessSpec::DChoice { d: 2 }, 2, 1 << 31).batched(1 << 30);
-    for spec in [position, weighted, memory, twin_batched, huge_batches] {
+    for spec in [lowest, weighted, memory, twin_batched, huge_batches] {
         let err = ballast_core::simulate_seeded(&spec.clone().engine(Engine::Levels), 1)
             .expect_err("must be refused");
         assert!(matches!(err, Error::Unsupported(_)), "{err}");

@@ -1,7 +1,8 @@
 //! The level engine: exact simulation of exchangeable unit-weight processes from the number of
 //! bins at each load level (DESIGN.md, "Two engines, one meaning"; `notes/occupancy.md`).
 //!
-//! State: [`LevelLoads`], O(number of levels) memory whatever `n`.
+//! State: [`LevelLoads`], O(number of levels) memory whatever `n` (batched `position` ties
+//! add O(n) scratch, see below).
 //!
 //! - **Sequential**: a uniform bin sample is a uniform *position* in the lightest-first
 //!   order, so the rules of [`crate::process`] run unchanged on the sorted view of
@@ -18,11 +19,25 @@
 //!   as histogram statistics go.
 //! - **Batched**: per batch, the number of balls per class (level, or the heavy/light parts
 //!   of the level straddling a Quantile rank cut) is multinomial, and the receipts of the
-//!   bins of a class are occupancy counts ([`occupancy`]). Only `random` and `first` ties
-//!   keep the bins of a level exchangeable within a batch; `lowest_index` and `position`
-//!   are refused (use `engine = "bins"`).
+//!   bins of a class are occupancy counts ([`occupancy`]). This needs the bins of a level
+//!   to be equally likely within a batch, which `random` and `first` ties give.
+//! - **Batched, `position` ties** (d-Choice and (1+β), the authors' rule, SPEC.md §2): a
+//!   ball goes to the *smallest* of its d uniform positions in the lightest-first order
+//!   frozen at the batch start (for (1+β): with probability β the smaller of two, else one
+//!   position), whatever the loads; the bin engine's "least load, ties to the highest
+//!   index" is the same rule with bins ordered by load and then by decreasing index. Bins of
+//!   a level are *not* equally likely here, but the rule reads only positions, so which bin
+//!   of a level sits at which of its positions does not change the law of the histogram,
+//!   and the bins of a level are exchangeable again for the next batch: the histogram after
+//!   the batch is exactly {level(p) + c_p : p < n}, with c_p the balls at position p. The
+//!   counts c_p are generated per position (sorted positions, a counter per position, or a
+//!   conditional binomial per position by `b/n`: `level/position.rs`), so a batch costs
+//!   O(min(b log b, n + b)) or O(n) binomials, and the counter method needs **O(n) scratch
+//!   memory** (4 bytes per bin), the one exception to "memory independent of n". Exact in
+//!   distribution (tests: `tests/level_position.rs`, and exact one-batch enumerations in
+//!   `level/position.rs`). `lowest_index` ties in batches are refused.
 //!
-//! Refused (use the bin engine): weighted balls; batched `lowest_index`/`position` ties for
+//! Refused (use the bin engine): weighted balls; batched `lowest_index` ties for
 //! comparing processes; batched multi-ball processes (twinning, packing, tight_packing);
 //! processes that remember or group particular bins (memory, caching, always_go_left);
 //! batches of more than [`LEVEL_MAX_BATCH_PER_BIN`] balls per bin (the dense histogram
@@ -35,15 +50,34 @@
 //! `engine = "auto"` ([`resolve_engine`]) picks the level engine when it is exact and one of:
 //! the setting is batched with at least [`AUTO_BATCH_MIN_BALLS`] balls per batch
 //! ([`AUTO_BATCH_MIN_BALLS_ONE_CHOICE`] for One-Choice, whose bin engine is the cheapest and
-//! whose level histogram the widest); the run is sequential with `n >=`
+//! whose level histogram the widest; with `position` ties also `b >= n /`
+//! [`AUTO_POSITION_MAX_BINS_PER_BALL`]); the run is sequential with `n >=`
 //! [`AUTO_SEQUENTIAL_MIN_N`] (below, the bin engine's load array is cache-resident and as
 //! fast or faster); or `m` exceeds the bin engine's 32-bit loads. Otherwise the bin engine.
 //! The thresholds come from measurements on 2 cores (see the `level_engine` bench): a level
 //! batch costs O(levels) binomial draws and occupancy calls (~1–20 µs), the bin engine
 //! 5–25 ns per ball, so small batches stay on the bin engine.
+//!
+//! Positional ties, CPU time per ball (`perf stat -e task-clock`, best of 3, machine shared
+//! with other jobs, load average 4–5 on 2 cores; `ballast simulate --process three_choice
+//! --tie-break position --n 10000 --m 10000000 --batch B --engine E`, same with
+//! `two_choice`; the bin engine after its branch-free tie selects):
+//!
+//! | n = 10⁴, b = | n/10 | n/4 | n/2 | n | 10n | 50n |
+//! |---|---|---|---|---|---|---|
+//! | Three-Choice, bins | 12.8 | 13.5 | 13.7 | 13.2 | 12.7 | 17.7 |
+//! | Three-Choice, levels | 18.9 | 11.6 | 10.0 | 7.8 | 7.3 | 2.8 |
+//! | Two-Choice, bins | 13.6 | | | 14.9 | 16.6 | 14.4 |
+//! | Two-Choice, levels | 21.2 | | | 7.0 | 5.5 | 3.0 |
+//!
+//! (ns/ball; at n = 1000: Three-Choice b = n/2 18.9 vs 11.6, b = 3n 18.8 vs 6.8, b = 50n
+//! 14.9 vs 2.8; Two-Choice b = 25n 14.7 vs 4.0.) Below about n/4 the level engine's pass
+//! over the n positions per batch costs more than the bin engine's balls, hence the
+//! `b >= n/2` condition.
 
 mod batch;
 pub mod occupancy;
+mod position;
 mod sequential;
 mod state;
 
@@ -68,6 +102,12 @@ pub const AUTO_BATCH_MIN_BALLS: u64 = 1 << 11;
 
 /// As [`AUTO_BATCH_MIN_BALLS`], for One-Choice.
 pub const AUTO_BATCH_MIN_BALLS_ONE_CHOICE: u64 = 1 << 15;
+
+/// Batched runs with positional ties go to the level engine under `auto` when, besides
+/// [`AUTO_BATCH_MIN_BALLS`], there are at most this many bins per ball of a batch
+/// (`b >= n / 2`): a positional batch scans all n positions, so smaller batches are
+/// cheaper on the bin engine.
+pub const AUTO_POSITION_MAX_BINS_PER_BALL: u64 = 2;
 
 /// Largest batch size per bin (`b / n`) of the level engine.
 pub const LEVEL_MAX_BATCH_PER_BIN: u64 = 1 << 16;
@@ -97,9 +137,7 @@ pub fn level_support(spec: &RunSpec) -> Result<(), Error> {
                 spec.n
             )));
         }
-        if spec.process.compares()
-            && matches!(spec.tie_break, TieBreak::LowestIndex | TieBreak::Position)
-        {
+        if spec.process.compares() && spec.tie_break == TieBreak::LowestIndex {
             return Err(Error::Unsupported(format!(
                 "the level engine cannot break ties by \"{}\" within a batch (the same bins \
                  win every tie, so bins of a level are not exchangeable); use engine = \
@@ -211,9 +249,13 @@ pub fn supported_engines(spec: &RunSpec) -> Vec<Engine> {
 
 /// The engine that runs `spec`: [`Engine::Bins`] or [`Engine::Levels`]. `auto` picks the
 /// level engine when it is exact and either batched with at least [`AUTO_BATCH_MIN_BALLS`]
-/// balls per batch ([`AUTO_BATCH_MIN_BALLS_ONE_CHOICE`] for One-Choice), sequential with
+/// balls per batch ([`AUTO_BATCH_MIN_BALLS_ONE_CHOICE`] for One-Choice; with `position`
+/// ties also `b >= n /` [`AUTO_POSITION_MAX_BINS_PER_BALL`]), sequential with
 /// `n >=` [`AUTO_SEQUENTIAL_MIN_N`], or `m` beyond the bin engine's 32-bit loads; an
-/// explicit `levels` that cannot be exact is an [`Error::Unsupported`].
+/// explicit `levels` that cannot be exact is an [`Error::Unsupported`]. Measurements behind
+/// the positional rule: the table in the [module docs](self) (at n = 10⁴, Three-Choice with
+/// position ties: 13.2 → 7.8 ns/ball at b = n, 17.7 → 2.8 at b = 50n; 12.8 → 18.9 at b = n/10,
+/// which stays on the bin engine).
 pub fn resolve_engine(spec: &RunSpec) -> Result<Engine, Error> {
     match spec.engine {
         Engine::Bins => Ok(Engine::Bins),
@@ -229,10 +271,15 @@ pub fn resolve_engine(spec: &RunSpec) -> Result<Engine, Error> {
                         spec.process,
                         ProcessSpec::OneChoice | ProcessSpec::DChoice { d: 1 }
                     );
-                    b >= if one_choice {
-                        AUTO_BATCH_MIN_BALLS_ONE_CHOICE
+                    let positional =
+                        spec.process.compares() && spec.tie_break == TieBreak::Position;
+                    if one_choice {
+                        b >= AUTO_BATCH_MIN_BALLS_ONE_CHOICE
+                    } else if positional {
+                        b >= AUTO_BATCH_MIN_BALLS
+                            && b.saturating_mul(AUTO_POSITION_MAX_BINS_PER_BALL) >= spec.n
                     } else {
-                        AUTO_BATCH_MIN_BALLS
+                        b >= AUTO_BATCH_MIN_BALLS
                     }
                 }
                 Setting::Sequential => spec.n >= AUTO_SEQUENTIAL_MIN_N,
@@ -475,8 +522,7 @@ impl Rule for Sorted {
 /// ```
 #[derive(Debug)]
 pub struct LevelEngine {
-    law: batch::Law,
-    batcher: batch::Batcher,
+    stepper: Stepper,
     state: LevelLoads,
     samples: u64,
 }
@@ -490,17 +536,12 @@ impl LevelEngine {
         probe.m = 0;
         probe.process.validate()?;
         level_support(&probe)?;
-        Ok(Self {
-            law: batch::Law::new(&spec.process),
-            batcher: batch::Batcher::default(),
-            state,
-            samples: 0,
-        })
+        Ok(Self { stepper: Stepper::new(spec), state, samples: 0 })
     }
 
     /// Allocates one batch of `b` balls, all deciding on the current histogram.
     pub fn batch<R: RngCore + ?Sized>(&mut self, b: u64, rng: &mut R) {
-        self.samples += self.batcher.step(&self.law, &mut self.state, b, rng, &mut ());
+        self.samples += self.stepper.step(&mut self.state, b, rng, &mut ());
     }
 
     /// The current histogram.
@@ -513,9 +554,13 @@ impl LevelEngine {
         self.samples
     }
 
-    /// Work counters of the occupancy sampler.
+    /// Work counters of the occupancy sampler (all zero for positional ties, which do not
+    /// use it).
     pub fn occupancy_stats(&self) -> occupancy::OccupancyStats {
-        self.batcher.occ.stats
+        match &self.stepper {
+            Stepper::Classes { batcher, .. } => batcher.occ.stats,
+            Stepper::Positions(_) => occupancy::OccupancyStats::default(),
+        }
     }
 }
 
@@ -559,7 +604,47 @@ impl Gaps {
     }
 }
 
-/// Batched: one multinomial-plus-occupancy step per batch.
+/// The batch step of a process: per class (multinomial plus occupancy, [`batch`]) or per
+/// position (positional ties, [`position`]).
+#[derive(Debug)]
+enum Stepper {
+    Classes { law: batch::Law, batcher: Box<batch::Batcher> },
+    Positions(position::PositionBatcher),
+}
+
+impl Stepper {
+    /// The step for `spec`'s process and tie rule (supported in batches, [`level_support`]).
+    fn new(spec: &RunSpec) -> Self {
+        let positional = spec.process.compares() && spec.tie_break == TieBreak::Position;
+        match spec.process {
+            ProcessSpec::DChoice { d } if positional => {
+                Stepper::Positions(position::PositionBatcher::new(position::PositionLaw::DChoice {
+                    d,
+                }))
+            }
+            ProcessSpec::OnePlusBeta { beta } if positional => Stepper::Positions(
+                position::PositionBatcher::new(position::PositionLaw::OnePlusBeta { beta }),
+            ),
+            _ => Stepper::Classes { law: batch::Law::new(&spec.process), batcher: Box::default() },
+        }
+    }
+
+    /// One batch of `b` balls; returns the bin samples drawn.
+    fn step<R: RngCore + ?Sized, O: Observer>(
+        &mut self,
+        st: &mut LevelLoads,
+        b: u64,
+        rng: &mut R,
+        observer: &mut O,
+    ) -> u64 {
+        match self {
+            Stepper::Classes { law, batcher } => batcher.step(law, st, b, rng, observer),
+            Stepper::Positions(p) => p.step(st, b, rng, observer),
+        }
+    }
+}
+
+/// Batched: one step per batch ([`Stepper`]).
 fn batched<R: RngCore + ?Sized, O: Observer>(
     spec: &RunSpec,
     b: u64,
@@ -567,13 +652,12 @@ fn batched<R: RngCore + ?Sized, O: Observer>(
     rng: &mut R,
     observer: &mut O,
 ) -> RunOutcome {
-    let law = batch::Law::new(&spec.process);
-    let mut batcher = batch::Batcher::default();
+    let mut stepper = Stepper::new(spec);
     let mut gaps = Gaps::new(spec.record_trajectory);
     let (m, mut done, mut samples) = (spec.m, 0u64, 0u64);
     while done < m {
         let size = b.min(m - done);
-        samples += batcher.step(&law, &mut st, size, rng, observer);
+        samples += stepper.step(&mut st, size, rng, observer);
         done += size;
         gaps.observe(&st, observer);
     }

@@ -230,6 +230,22 @@ fn two_positions_slow(w: u64, n: u64, rest: &[u64], rng: &mut ChildRng) -> (u64,
     (p, x.used)
 }
 
+/// [`d_positions`] for `d = 3` with the common case inline: the halves of `w` and the low
+/// half of the next block word, none rejected (otherwise, or at a block end, the general
+/// path, which then takes the same words).
+#[inline(always)]
+fn three_positions(w: u64, n: u64, rest: &[u64], rng: &mut ChildRng) -> (u64, usize) {
+    if let Some(&w2) = rest.first() {
+        let a = (w & 0xffff_ffff) * n;
+        let b = (w >> 32) * n;
+        let c = (w2 & 0xffff_ffff) * n;
+        if (a as u32) >= n as u32 && (b as u32) >= n as u32 && (c as u32) >= n as u32 {
+            return ((a >> 32).min(b >> 32).min(c >> 32), 1);
+        }
+    }
+    d_positions(w, n, 3, rest, rng)
+}
+
 /// The smallest of `d >= 3` positions: two per word, then one from a final low half.
 #[inline(never)]
 fn d_positions(w: u64, n: u64, d: u32, rest: &[u64], rng: &mut ChildRng) -> (u64, usize) {
@@ -376,6 +392,44 @@ fn refill(buf: &mut [u64; QUEUE_WORDS], balls: u64, rng: &mut ChildRng) -> usize
     let k = balls.min(QUEUE_WORDS as u64) as usize;
     rng.fill(&mut buf[..k]);
     k
+}
+
+/// `balls` draws of the smallest of `d >= 2` uniform positions in `0..n`, handed to `sink`
+/// in order: the words come in blocks as in [`d_choice_balls`], and the positions are those
+/// of calling [`min_position`] `balls` times on the same generator (tested). The batched
+/// positional rule ([`super::position`]) throws its balls with it.
+#[inline(always)]
+pub(super) fn min_positions<F: FnMut(u64)>(
+    d: u32,
+    n: u64,
+    balls: u64,
+    rng: &mut ChildRng,
+    mut sink: F,
+) {
+    debug_assert!(d >= 2 && n <= u64::from(u32::MAX));
+    let mut child = rng.clone();
+    let mut buf = [0u64; QUEUE_WORDS];
+    let mut left = balls;
+    while left > 0 {
+        // Every ball takes at least one word, so a block never outlasts the balls.
+        let len = refill(&mut buf, left, &mut child);
+        let mut pos = 0;
+        while pos < len {
+            let w = buf[pos];
+            pos += 1;
+            let (p, used) = if d == 2 {
+                two_positions(w, n, &buf[pos..len], &mut child)
+            } else if d == 3 {
+                three_positions(w, n, &buf[pos..len], &mut child)
+            } else {
+                d_positions(w, n, d, &buf[pos..len], &mut child)
+            };
+            pos += used;
+            sink(p);
+            left -= 1;
+        }
+    }
+    *rng = child;
 }
 
 /// The lightest of `d` uniform positions in `0..n`, one draw at a time: two positions per
