@@ -65,15 +65,16 @@
 //!
 //! | n = 10⁴, b = | n/10 | n/4 | n/2 | n | 10n | 50n |
 //! |---|---|---|---|---|---|---|
-//! | Three-Choice, bins | 12.8 | 13.5 | 13.7 | 13.2 | 12.7 | 17.7 |
-//! | Three-Choice, levels | 18.9 | 11.6 | 10.0 | 7.8 | 7.3 | 2.8 |
-//! | Two-Choice, bins | 13.6 | | | 14.9 | 16.6 | 14.4 |
-//! | Two-Choice, levels | 21.2 | | | 7.0 | 5.5 | 3.0 |
+//! | Three-Choice, bins | 12.3 | 15.0 | 19.1 | 16.3 | 19.7 | 16.6 |
+//! | Three-Choice, levels | 16.3 | 11.7 | 11.0 | 8.4 | 8.1 | 2.8 |
+//! | Two-Choice, bins | 13.2 | 16.4 | 12.8 | 13.3 | 18.0 | 14.2 |
+//! | Two-Choice, levels | 21.2 | 11.6 | 7.0 | 5.8 | 5.4 | 2.8 |
 //!
-//! (ns/ball; at n = 1000: Three-Choice b = n/2 18.9 vs 11.6, b = 3n 18.8 vs 6.8, b = 50n
-//! 14.9 vs 2.8; Two-Choice b = 25n 14.7 vs 4.0.) Below about n/4 the level engine's pass
-//! over the n positions per batch costs more than the bin engine's balls, hence the
-//! `b >= n/2` condition.
+//! (ns/ball, all from one session; the bin engine's numbers move by ±30 % between sessions
+//! under this load. At n = 1000, Three-Choice: b = n/2 18.9 vs 11.6, b = 3n 18.8 vs 6.8,
+//! b = 50n 14.9 vs 2.8; Two-Choice b = 25n 14.7 vs 4.0.) Below about n/4 the level
+//! engine's pass over the n positions per batch costs more than the bin engine's balls,
+//! hence the `b >= n/2` condition.
 
 mod batch;
 pub mod occupancy;
@@ -254,7 +255,7 @@ pub fn supported_engines(spec: &RunSpec) -> Vec<Engine> {
 /// `n >=` [`AUTO_SEQUENTIAL_MIN_N`], or `m` beyond the bin engine's 32-bit loads; an
 /// explicit `levels` that cannot be exact is an [`Error::Unsupported`]. Measurements behind
 /// the positional rule: the table in the [module docs](self) (at n = 10⁴, Three-Choice with
-/// position ties: 13.2 → 7.8 ns/ball at b = n, 17.7 → 2.8 at b = 50n; 12.8 → 18.9 at b = n/10,
+/// position ties: 16.3 → 8.4 ns/ball at b = n, 16.6 → 2.8 at b = 50n; 12.3 → 16.3 at b = n/10,
 /// which stays on the bin engine).
 pub fn resolve_engine(spec: &RunSpec) -> Result<Engine, Error> {
     match spec.engine {
