@@ -13,6 +13,10 @@
 //!   `--filling` also runs the criterion group `filling` (ns per ball of each filling and
 //!   memory process at n = 10^4; alone, without selectors, only that).
 
+// The clap `///` comments are `--help` text, read in a terminal: `[r]`, `torus[:DIM]` and
+// `<paper>` there are plain text, not rustdoc links or HTML.
+#![allow(rustdoc::broken_intra_doc_links, rustdoc::invalid_html_tags)]
+
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;

@@ -13,6 +13,10 @@
 //!
 //! Bad input exits with code 2 and a message naming the field and the allowed values; an
 //! interrupted run (Ctrl-C) exits with code 130 after saving its finished runs.
+
+// The clap `///` comments are `--help` text, read in a terminal: `[r]`, `torus[:DIM]` and
+// `<paper>` there are plain text, not rustdoc links or HTML.
+#![allow(rustdoc::broken_intra_doc_links, rustdoc::invalid_html_tags)]
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 

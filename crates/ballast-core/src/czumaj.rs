@@ -29,7 +29,7 @@ pub struct Tau {
 }
 
 impl Tau {
-    /// τ = −∞: never stop before the cap (Greedy[d] with cap d).
+    /// τ = −∞: never stop before the cap (Greedy\[d\] with cap d).
     pub const NEVER: Tau =
         Tau { base: f64::NEG_INFINITY, per_probe: 0.0, per_average: 0.0, until: None };
 

@@ -274,7 +274,7 @@ impl Rule for OneChoice {
     }
 }
 
-/// d-Choice (Greedy[d]): least loaded of `d` samples.
+/// d-Choice (Greedy\[d\]): least loaded of `d` samples.
 #[derive(Clone, Copy, Debug)]
 pub struct DChoice {
     /// Number of samples.

@@ -805,7 +805,7 @@ impl Experiment {
     }
 
     /// What the `[reduced]` (or `[quick]`) table changes, in words, for reports: e.g.
-    /// "runs 20 (full: 100); grid n = [10000] (full: [10000, 50000, 100000])". Empty at
+    /// `runs 20 (full: 100); grid n = [10000] (full: [10000, 50000, 100000])`. Empty at
     /// full scale or without the table.
     pub fn scale_changes(&self, scale: Scale) -> String {
         let q = match scale {
