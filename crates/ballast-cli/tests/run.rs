@@ -56,6 +56,36 @@ fn run_writes_the_four_outputs() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// Under `nohup` or a batch scheduler stderr is a file, so there is no bar: plain progress
+/// lines instead, every `BALLAST_PROGRESS_SECS` seconds (0 here: after every run), and none
+/// when the interval is long.
+#[test]
+fn progress_lines_when_stderr_is_not_a_terminal() {
+    let dir = scratch("progress");
+    std::fs::write(dir.join("configs/demo/tiny.toml"), CONFIG).unwrap();
+    let run = |secs: &str| {
+        Command::new(env!("CARGO_BIN_EXE_ballast"))
+            .args(["run", "configs/demo/tiny.toml", "--no-checkpoint", "--out", "out"])
+            .env("BALLAST_PROGRESS_SECS", secs)
+            .current_dir(&dir)
+            .output()
+            .expect("spawning ballast")
+    };
+    let o = run("0");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    let lines: Vec<&str> =
+        err.lines().filter(|l| l.starts_with("demo/tiny: ") && l.contains("% of ")).collect();
+    // 2 points × 3 runs: at most one line per finished run, at least one.
+    assert!((1..=6).contains(&lines.len()), "{err}");
+    assert!(lines.iter().all(|l| l.contains(" elapsed, eta ")), "{err}");
+    assert!(lines.last().unwrap().contains("100.0% of 1.80e3 balls"), "{err}");
+    let o = run("3600");
+    assert!(o.status.success());
+    assert!(!String::from_utf8_lossy(&o.stderr).contains("% of "));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// Asserts exit code 2, every needle in stderr, and no output directory.
 fn assert_config_error(name: &str, config: &str, needles: &[&str]) {
     let dir = scratch(name);

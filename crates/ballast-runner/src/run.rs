@@ -37,7 +37,9 @@ pub struct RunOptions {
     pub shard: Option<crate::Shard>,
     /// Worker threads (0: rayon's default, one per core).
     pub threads: usize,
-    /// Show a progress bar (only when stderr is a terminal and the run lasts over a second).
+    /// Show progress: a bar when stderr is a terminal (after the first second), else a plain
+    /// line every [`crate::units::PROGRESS_LOG_SECS`] seconds (`BALLAST_PROGRESS_SECS`
+    /// overrides), for logs under `nohup` or a batch scheduler.
     pub progress: bool,
     /// Directory holding the reference CSVs (the repository's `reference/`).
     pub reference_dir: PathBuf,

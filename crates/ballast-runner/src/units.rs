@@ -26,7 +26,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -366,15 +366,76 @@ fn store_checkpoint(dir: &Path, shard: Option<Shard>, point: &Stored) {
     }
 }
 
-fn progress_bar(total: u64, label: &str, wanted: bool) -> (ProgressBar, bool) {
-    let pb = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::hidden());
-    if let Ok(style) =
-        ProgressStyle::with_template("{msg} [{elapsed_precise}] {wide_bar} {percent}% eta {eta}")
-    {
-        pb.set_style(style);
+/// Seconds between plain progress lines when stderr is not a terminal (a log file under
+/// `nohup` or a batch scheduler), unless `BALLAST_PROGRESS_SECS` says otherwise.
+pub const PROGRESS_LOG_SECS: u64 = 300;
+
+/// How a run shows its progress: a bar on a terminal, else a plain line every so often.
+struct Progress {
+    bar: ProgressBar,
+    /// Draw the bar (stderr is a terminal).
+    may_show: bool,
+    /// Print a line at most this often (stderr is not a terminal).
+    log_every: Option<Duration>,
+    /// Elapsed milliseconds at the last line.
+    last_log_ms: AtomicU64,
+}
+
+impl Progress {
+    fn new(total: u64, label: &str, wanted: bool) -> Self {
+        let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::hidden());
+        if let Ok(style) = ProgressStyle::with_template(
+            "{msg} [{elapsed_precise}] {wide_bar} {percent}% eta {eta}",
+        ) {
+            bar.set_style(style);
+        }
+        bar.set_message(label.to_string());
+        let terminal = std::io::stderr().is_terminal();
+        let log_every = (wanted && !terminal).then(|| {
+            let secs = std::env::var("BALLAST_PROGRESS_SECS")
+                .ok()
+                .and_then(|v| v.trim().parse::<u64>().ok())
+                .unwrap_or(PROGRESS_LOG_SECS);
+            Duration::from_secs(secs)
+        });
+        Self { bar, may_show: wanted && terminal, log_every, last_log_ms: AtomicU64::new(0) }
     }
-    pb.set_message(label.to_string());
-    (pb, wanted && std::io::stderr().is_terminal())
+
+    /// After a finished unit: one line to stderr if the interval has passed since the last
+    /// (one thread wins the race; the others skip).
+    fn log(&self, label: &str, elapsed: Duration) {
+        let Some(every) = self.log_every else { return };
+        let now = elapsed.as_millis() as u64;
+        let last = self.last_log_ms.load(Ordering::Relaxed);
+        if now.saturating_sub(last) < every.as_millis() as u64
+            || self
+                .last_log_ms
+                .compare_exchange(last, now, Ordering::Relaxed, Ordering::Relaxed)
+                .is_err()
+        {
+            return;
+        }
+        eprintln!("{}", progress_line(label, self.bar.position(), self.bar.length(), elapsed));
+    }
+}
+
+/// `label: 37.5% of 1.20e12 balls, 1:02:03 elapsed, eta 1:43:10` (the eta extrapolates the
+/// rate so far).
+fn progress_line(label: &str, done: u64, total: Option<u64>, elapsed: Duration) -> String {
+    let hms = |s: f64| {
+        let s = s.round() as u64;
+        format!("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
+    };
+    let total = total.unwrap_or(0).max(1);
+    let frac = done as f64 / total as f64;
+    let spent = elapsed.as_secs_f64();
+    let eta = if done > 0 { hms(spent * (1.0 - frac) / frac) } else { "?".to_string() };
+    format!(
+        "{label}: {:.1}% of {:.2e} balls, {} elapsed, eta {eta}",
+        100.0 * frac,
+        total as f64,
+        hms(spent)
+    )
 }
 
 /// Runs the units of `points` that are not stored yet (and, with a shard, belong to it),
@@ -440,7 +501,8 @@ where
         .zip(&todo)
         .map(|(p, t)| p.balls.saturating_mul(t.len() as u64))
         .fold(0, u64::saturating_add);
-    let (pb, may_show) = progress_bar(total, job.label, opts.progress);
+    let progress = Progress::new(total, job.label, opts.progress);
+    let (pb, may_show) = (&progress.bar, progress.may_show);
     let shown = AtomicBool::new(false);
     let threads = job.pool.current_num_threads().max(1);
     // Chunks of points of about 4 units per thread, so finished points reach the checkpoints
@@ -481,6 +543,7 @@ where
                         })
                     });
                     pb.inc(points[i].balls);
+                    progress.log(job.label, start.elapsed());
                     if may_show
                         && start.elapsed() > Duration::from_secs(1)
                         && !shown.swap(true, Ordering::Relaxed)
