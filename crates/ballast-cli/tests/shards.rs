@@ -213,6 +213,8 @@ fn sigint_stops_cleanly_and_the_same_command_resumes_to_the_same_bytes() {
         // Resume.
         let o = ballast(&dir, &args);
         ok(&o);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains("resuming from checkpoints"), "no resume notice: {err}");
         let meta: serde_json::Value = serde_json::from_str(
             &std::fs::read_to_string(dir.join("resumed/demo/long.json")).unwrap(),
         )

@@ -502,6 +502,18 @@ where
         .map(|(p, t)| p.balls.saturating_mul(t.len() as u64))
         .fold(0, u64::saturating_add);
     let progress = Progress::new(total, job.label, opts.progress);
+    let stored_runs: usize = have.iter().map(|h| h.runs.len()).sum();
+    if opts.progress && job.merged.is_none() && stored_runs > 0 && total > 0 {
+        let owned_runs: u64 =
+            (0..points.len()).map(|i| (0..runs).filter(|&r| owned(i, r)).count() as u64).sum();
+        eprintln!(
+            "{}: resuming from checkpoints: {stored_runs} of {owned_runs} runs stored, {} of {} \
+             points complete",
+            job.label,
+            stored_points,
+            points.len()
+        );
+    }
     let (pb, may_show) = (&progress.bar, progress.may_show);
     let shown = AtomicBool::new(false);
     let threads = job.pool.current_num_threads().max(1);
