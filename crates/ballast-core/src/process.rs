@@ -54,6 +54,62 @@ impl Ctx {
         }
     }
 
+    /// `count` uniform bins, passed to `f` in order: exactly the bins of `count` calls of
+    /// [`Ctx::sample`] (the same 32-bit halves, the same rejections, and the same pending
+    /// half afterwards), without the per-sample bookkeeping: two samples per 64-bit word in
+    /// the common case where neither half is rejected. For loops that throw many balls
+    /// without looking at loads (One-Choice re-throws).
+    #[inline(always)]
+    pub fn sample_each<R: RngCore + ?Sized>(
+        &mut self,
+        rng: &mut R,
+        count: u64,
+        mut f: impl FnMut(usize),
+    ) {
+        let n = self.n;
+        let mut left = count;
+        self.samples += count;
+        if left == 0 {
+            return;
+        }
+        if self.has_half {
+            self.has_half = false;
+            if let Some(i) = crate::rng::below_from_word(self.half, n) {
+                f(i as usize);
+                left -= 1;
+            }
+        }
+        while left >= 2 {
+            let w = rng.next_u64();
+            let lo = crate::rng::below_from_word(w as u32, n);
+            let hi = crate::rng::below_from_word((w >> 32) as u32, n);
+            if let (Some(a), Some(b)) = (lo, hi) {
+                f(a as usize);
+                f(b as usize);
+                left -= 2;
+            } else {
+                // A rejected half is skipped; at least one more sample is wanted after a
+                // low half, so the high half is never left pending here.
+                for i in [lo, hi].into_iter().flatten() {
+                    f(i as usize);
+                    left -= 1;
+                }
+            }
+        }
+        while left > 0 {
+            let w = rng.next_u64();
+            if let Some(a) = crate::rng::below_from_word(w as u32, n) {
+                f(a as usize);
+                self.half = (w >> 32) as u32;
+                self.has_half = true;
+                left -= 1;
+            } else if let Some(b) = crate::rng::below_from_word((w >> 32) as u32, n) {
+                f(b as usize);
+                left -= 1;
+            }
+        }
+    }
+
     /// One uniform integer in `0..size` (`1 <= size <= 2^32`), counted as a bin sample (for
     /// processes that sample within a group of bins).
     #[inline]

@@ -11,6 +11,9 @@
 //! Azar state keeps the level histogram (count of bins per load), which finds the new max in
 //! O(1) and gives the empty bins as its level 0.
 
+use ballast_core::process::Ctx;
+use rand::RngCore;
+
 /// Loads of `n` bins (unit balls) for processes whose deletions are round-wide releases:
 /// O(1) insertion, O(non-empty bins) release of one ball from every non-empty bin, exact max
 /// load, total and empty-bin count at all times, and never a scan of all `n` bins.
@@ -226,6 +229,21 @@ impl DenseLoads {
         self.loads[i] = l;
         self.max = self.max.max(l);
         self.total += 1;
+    }
+
+    /// Adds `count` balls to uniform bins drawn by [`Ctx::sample_each`] (the bins of `count`
+    /// calls of [`Ctx::sample`], in order); leaves the empty count stale.
+    #[inline]
+    pub fn throw<R: RngCore + ?Sized>(&mut self, ctx: &mut Ctx, rng: &mut R, count: u64) {
+        let loads = &mut self.loads;
+        let mut max = self.max;
+        ctx.sample_each(rng, count, |i| {
+            let l = loads[i] + 1;
+            loads[i] = l;
+            max = max.max(l);
+        });
+        self.max = max;
+        self.total += count;
     }
 
     /// Every non-empty bin loses one ball; returns how many balls left. Needs a current
