@@ -1,25 +1,10 @@
 //! End-to-end tests of `ballast run`: a tiny config writes its four outputs; bad configs exit
 //! with code 2, name the field, and write nothing.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
-/// A fresh scratch directory for one test.
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("ballast-cli-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(dir.join("configs/demo")).unwrap();
-    std::fs::create_dir_all(dir.join("reference")).unwrap();
-    dir
-}
-
-fn run_in(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ballast"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("spawning ballast")
-}
+mod common;
+use common::{run_in, scratch};
 
 const CONFIG: &str = r#"
 title = "Two-Choice, batched (test)"
@@ -39,7 +24,7 @@ runs = 2
 
 #[test]
 fn run_writes_the_four_outputs() {
-    let dir = scratch("ok");
+    let dir = scratch("cli", "ok");
     std::fs::write(dir.join("configs/demo/tiny.toml"), CONFIG).unwrap();
     let o = run_in(&dir, &["run", "configs/demo/tiny.toml", "--quick", "--out", "out"]);
     let err = String::from_utf8_lossy(&o.stderr);
@@ -61,7 +46,7 @@ fn run_writes_the_four_outputs() {
 /// when the interval is long.
 #[test]
 fn progress_lines_when_stderr_is_not_a_terminal() {
-    let dir = scratch("progress");
+    let dir = scratch("cli", "progress");
     std::fs::write(dir.join("configs/demo/tiny.toml"), CONFIG).unwrap();
     let run = |secs: &str| {
         Command::new(env!("CARGO_BIN_EXE_ballast"))
@@ -88,7 +73,7 @@ fn progress_lines_when_stderr_is_not_a_terminal() {
 
 /// Asserts exit code 2, every needle in stderr, and no output directory.
 fn assert_config_error(name: &str, config: &str, needles: &[&str]) {
-    let dir = scratch(name);
+    let dir = scratch("cli", name);
     std::fs::write(dir.join("configs/demo/bad.toml"), config).unwrap();
     let o = run_in(&dir, &["run", "configs/demo/bad.toml", "--out", "out"]);
     let err = String::from_utf8_lossy(&o.stderr);
@@ -118,7 +103,7 @@ fn bad_configs_exit_2_and_write_nothing() {
 
 #[test]
 fn missing_config_file_exits_2() {
-    let dir = scratch("missing");
+    let dir = scratch("cli", "missing");
     let o = run_in(&dir, &["run", "configs/demo/nope.toml"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("nope.toml"));

@@ -4,34 +4,12 @@
 //! above its `## Run` section, and the JSON identical after removing the execution fields
 //! (`Metadata::EXECUTION_FIELDS`: command, threads, wall time, cached points, shards, git).
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+mod common;
+use common::{ok, run_in, scratch};
 use std::time::{Duration, Instant};
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("ballast-shards-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(dir.join("configs/demo")).unwrap();
-    std::fs::create_dir_all(dir.join("reference")).unwrap();
-    dir
-}
-
-fn ballast(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ballast"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("spawning ballast")
-}
-
-fn ok(o: &Output) {
-    assert!(
-        o.status.success(),
-        "ballast failed ({:?}): {}",
-        o.status.code(),
-        String::from_utf8_lossy(&o.stderr)
-    );
-}
 
 /// An allocation item: 2 series × 3 points × 5 runs, batched, with a `distribution` series.
 const ALLOCATION: &str = r#"
@@ -96,14 +74,14 @@ fn assert_same(a: &Path, b: &Path, item: &str) {
 }
 
 fn one_two_threads_and_three_shards(name: &str, config: &str) {
-    let dir = scratch(name);
+    let dir = scratch("shards", name);
     let cfg = format!("configs/demo/{name}.toml");
     std::fs::write(dir.join(&cfg), config).unwrap();
-    ok(&ballast(&dir, &["run", &cfg, "--out", "t1", "--threads", "1", "--no-checkpoint"]));
-    ok(&ballast(&dir, &["run", &cfg, "--out", "t2", "--threads", "2", "--no-checkpoint"]));
+    ok(&run_in(&dir, &["run", &cfg, "--out", "t1", "--threads", "1", "--no-checkpoint"]));
+    ok(&run_in(&dir, &["run", &cfg, "--out", "t2", "--threads", "2", "--no-checkpoint"]));
     let mut shard_files = Vec::new();
     for i in 1..=3 {
-        let o = ballast(&dir, &["run", &cfg, "--out", "sh", "--shard", &format!("{i}/3")]);
+        let o = run_in(&dir, &["run", &cfg, "--out", "sh", "--shard", &format!("{i}/3")]);
         ok(&o);
         let path = String::from_utf8_lossy(&o.stdout).trim().to_string();
         assert!(path.ends_with(&format!("{name}.shard-{i}-of-3.bin")), "{path}");
@@ -115,7 +93,7 @@ fn one_two_threads_and_three_shards(name: &str, config: &str) {
     shard_files.reverse();
     let mut args = vec!["merge", cfg.as_str(), "--out", "merged"];
     args.extend(shard_files.iter().map(String::as_str));
-    ok(&ballast(&dir, &args));
+    ok(&run_in(&dir, &args));
     assert_same(&dir.join("t1"), &dir.join("t2"), name);
     assert_same(&dir.join("t1"), &dir.join("merged"), name);
     let meta: serde_json::Value = serde_json::from_str(
@@ -125,17 +103,17 @@ fn one_two_threads_and_three_shards(name: &str, config: &str) {
     assert_eq!(meta["metadata"]["shards"], 3);
 
     // Merging with a shard missing, or a shard given twice, is bad input (exit 2).
-    let o = ballast(&dir, &["merge", &cfg, "--out", "bad", &shard_files[0], &shard_files[1]]);
+    let o = run_in(&dir, &["merge", &cfg, "--out", "bad", &shard_files[0], &shard_files[1]]);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("missing shard files"));
-    let o = ballast(&dir, &["merge", &cfg, "--out", "bad", &shard_files[0], &shard_files[0]]);
+    let o = run_in(&dir, &["merge", &cfg, "--out", "bad", &shard_files[0], &shard_files[0]]);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("given twice"));
     // A shard of another version of the config is refused.
     std::fs::write(dir.join(&cfg), config.replacen("seed = ", "seed = 1", 1)).unwrap();
     let mut args = vec!["merge", cfg.as_str(), "--out", "bad"];
     args.extend(shard_files.iter().map(String::as_str));
-    let o = ballast(&dir, &args);
+    let o = run_in(&dir, &args);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("different version"));
     assert!(!dir.join("bad").exists(), "a failed merge wrote outputs");
@@ -173,10 +151,10 @@ process = { kind = "one_choice" }
 
 #[test]
 fn sigint_stops_cleanly_and_the_same_command_resumes_to_the_same_bytes() {
-    let dir = scratch("sigint");
+    let dir = scratch("shards", "sigint");
     let cfg = "configs/demo/long.toml";
     std::fs::write(dir.join(cfg), LONG).unwrap();
-    ok(&ballast(&dir, &["run", cfg, "--out", "straight", "--threads", "1", "--no-checkpoint"]));
+    ok(&run_in(&dir, &["run", cfg, "--out", "straight", "--threads", "1", "--no-checkpoint"]));
 
     let args = ["run", cfg, "--out", "resumed", "--threads", "1", "--checkpoint", "ckpt"];
     let child = Command::new(env!("CARGO_BIN_EXE_ballast"))
@@ -211,7 +189,7 @@ fn sigint_stops_cleanly_and_the_same_command_resumes_to_the_same_bytes() {
             assert!(name.ends_with(".bin"), "stray file {name} in the checkpoints");
         }
         // Resume.
-        let o = ballast(&dir, &args);
+        let o = run_in(&dir, &args);
         ok(&o);
         let err = String::from_utf8_lossy(&o.stderr);
         assert!(err.contains("resuming from checkpoints"), "no resume notice: {err}");
@@ -252,10 +230,10 @@ echo 1001
 
 #[test]
 fn the_slurm_script_runs_the_shards_and_the_merge() {
-    let dir = scratch("slurm");
+    let dir = scratch("shards", "slurm");
     let cfg = "configs/demo/alloc.toml";
     std::fs::write(dir.join(cfg), ALLOCATION).unwrap();
-    let o = ballast(&dir, &["slurm", cfg, "--shards", "3", "--out", "cluster", "--cpus", "2"]);
+    let o = run_in(&dir, &["slurm", cfg, "--shards", "3", "--out", "cluster", "--cpus", "2"]);
     ok(&o);
     let script = String::from_utf8_lossy(&o.stdout).into_owned();
     for needle in [
@@ -287,23 +265,23 @@ fn the_slurm_script_runs_the_shards_and_the_merge() {
     let log = std::fs::read_to_string(dir.join("sbatch.log")).unwrap();
     assert_eq!(log.lines().count(), 2, "{log}");
     assert!(log.lines().nth(1).unwrap().contains("--dependency=afterok:1001"), "{log}");
-    ok(&ballast(&dir, &["run", cfg, "--out", "local", "--no-checkpoint"]));
+    ok(&run_in(&dir, &["run", cfg, "--out", "local", "--no-checkpoint"]));
     assert_same(&dir.join("local"), &dir.join("cluster"), "alloc");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn bad_shard_arguments_exit_2() {
-    let dir = scratch("badshard");
+    let dir = scratch("shards", "badshard");
     let cfg = "configs/demo/alloc.toml";
     std::fs::write(dir.join(cfg), ALLOCATION).unwrap();
     for bad in ["0/3", "4/3", "x/3", "3"] {
-        let o = ballast(&dir, &["run", cfg, "--shard", bad]);
+        let o = run_in(&dir, &["run", cfg, "--shard", bad]);
         assert_eq!(o.status.code(), Some(2), "--shard {bad}");
         assert!(String::from_utf8_lossy(&o.stderr).contains("i/k"), "--shard {bad}");
     }
     std::fs::write(dir.join("junk.bin"), b"not a shard").unwrap();
-    let o = ballast(&dir, &["merge", cfg, "junk.bin"]);
+    let o = run_in(&dir, &["merge", cfg, "junk.bin"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("not a ballast shard file"));
     std::fs::remove_dir_all(&dir).unwrap();

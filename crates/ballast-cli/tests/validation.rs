@@ -1,25 +1,8 @@
 //! `ballast run` on bad configs: exit code 2, every problem of the file in the message (file,
 //! line and column, field, allowed values, a suggestion), and no output files.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn scratch(name: &str) -> PathBuf {
-    let dir =
-        std::env::temp_dir().join(format!("ballast-cli-validation-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(dir.join("configs/demo")).unwrap();
-    std::fs::create_dir_all(dir.join("reference")).unwrap();
-    dir
-}
-
-fn run_in(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ballast"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("spawning ballast")
-}
+mod common;
+use common::{run_in, scratch};
 
 const CONFIG: &str = r#"title = "Two-Choice, batched (test)"
 seed = 7
@@ -40,7 +23,7 @@ process = { kind = "one_plus_beta", beta = 0.5 }
 /// Runs `ballast run` on `bytes` written to configs/demo/bad.toml; asserts exit code 2, no
 /// outputs, and every needle in stderr; returns stderr.
 fn rejected(name: &str, bytes: &[u8], needles: &[&str]) -> String {
-    let dir = scratch(name);
+    let dir = scratch("cli-validation", name);
     std::fs::write(dir.join("configs/demo/bad.toml"), bytes).unwrap();
     let o = run_in(&dir, &["run", "configs/demo/bad.toml", "--out", "out"]);
     let err = String::from_utf8_lossy(&o.stderr).into_owned();
@@ -55,7 +38,7 @@ fn rejected(name: &str, bytes: &[u8], needles: &[&str]) -> String {
 
 #[test]
 fn the_base_config_runs() {
-    let dir = scratch("good");
+    let dir = scratch("cli-validation", "good");
     std::fs::write(dir.join("configs/demo/good.toml"), CONFIG).unwrap();
     let o = run_in(&dir, &["run", "configs/demo/good.toml", "--out", "out"]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
@@ -174,7 +157,7 @@ fn out_of_range_values() {
 #[test]
 fn unreadable_files() {
     // A directory where the config should be.
-    let dir = scratch("dir");
+    let dir = scratch("cli-validation", "dir");
     std::fs::create_dir_all(dir.join("configs/demo/dir.toml")).unwrap();
     let o = run_in(&dir, &["run", "configs/demo/dir.toml", "--out", "out"]);
     let err = String::from_utf8_lossy(&o.stderr);

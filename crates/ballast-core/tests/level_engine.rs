@@ -19,7 +19,7 @@ use ballast_core::{
     derive_seed, resolve_engine, sim_rng, simulate_observed, Engine, Error, LoadState, Observer,
     ProcessSpec, RunSpec, TieBreak, Weights,
 };
-use common::{chi2_critical, chi2_gof, chi2_two_sample, histogram};
+use common::{chi2_critical, chi2_gof, chi2_two_sample, exact_batch_law, histogram};
 
 /// Records the final level counts (through the `LoadState` view of either engine).
 #[derive(Default)]
@@ -183,24 +183,6 @@ fn power_check_lowest_index_ties_inside_batches_are_detected() {
     let b = RunSpec::new(ProcessSpec::OnePlusBeta { beta: 0.35 }, N, 10 * N).batched(N);
     let (worst, report) = compare(&a.engine(Engine::Bins), &b.engine(Engine::Levels), RUNS, 6002);
     assert!(worst > 1.0, "the test has no power here\n{report}");
-}
-
-/// Exact law of the next histogram after one batch of `b` balls from `loads`, given the
-/// per-bin probabilities `p` (the batch balls are i.i.d.): enumerate all n^b bin sequences.
-fn exact_batch_law(loads: &[u64], p: &[f64], b: u32) -> Vec<(Vec<u64>, f64)> {
-    let n = loads.len();
-    let mut law: std::collections::BTreeMap<Vec<u64>, f64> = Default::default();
-    for t in 0..n.pow(b) {
-        let (mut x, mut v, mut pr) = (t, loads.to_vec(), 1.0);
-        for _ in 0..b {
-            v[x % n] += 1;
-            pr *= p[x % n];
-            x /= n;
-        }
-        v.sort_unstable();
-        *law.entry(v).or_insert(0.0) += pr;
-    }
-    law.into_iter().collect()
 }
 
 /// Per-bin probabilities of a two-sample rule by enumerating ordered pairs; `first_wins(x1,

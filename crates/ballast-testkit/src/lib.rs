@@ -77,3 +77,22 @@ pub fn histogram(values: impl IntoIterator<Item = i64>, lo: i64, len: usize) -> 
     }
     h
 }
+
+/// Exact law of the sorted loads after one batch of `b` balls from `loads`, each ball
+/// independently at index `i` with probability `p[i]`: all `n^b` index sequences enumerated
+/// (tiny cases only). Returns (sorted loads, probability) pairs in increasing order.
+pub fn exact_batch_law(loads: &[u64], p: &[f64], b: u32) -> Vec<(Vec<u64>, f64)> {
+    let n = loads.len();
+    let mut law: std::collections::BTreeMap<Vec<u64>, f64> = Default::default();
+    for t in 0..n.pow(b) {
+        let (mut x, mut v, mut pr) = (t, loads.to_vec(), 1.0);
+        for _ in 0..b {
+            v[x % n] += 1;
+            pr *= p[x % n];
+            x /= n;
+        }
+        v.sort_unstable();
+        *law.entry(v).or_insert(0.0) += pr;
+    }
+    law.into_iter().collect()
+}

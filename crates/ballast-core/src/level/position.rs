@@ -309,7 +309,7 @@ mod tests {
     use super::*;
     use crate::level::sequential::min_position;
     use crate::LoadState;
-    use ballast_testkit::{chi2_critical, chi2_gof};
+    use ballast_testkit::{chi2_critical, chi2_gof, exact_batch_law};
 
     #[test]
     fn block_positions_are_the_ball_by_ball_positions() {
@@ -357,24 +357,6 @@ mod tests {
                 PositionLaw::OnePlusBeta { beta } => (1.0 - beta) / nf + beta * min_of(2, p),
             })
             .collect()
-    }
-
-    /// Exact law of the sorted loads after one batch of `b` balls from the sorted `loads`,
-    /// each ball independently at position `p` with probability `q[p]`: all n^b sequences.
-    fn exact_batch_law(loads: &[u64], q: &[f64], b: u32) -> Vec<(Vec<u64>, f64)> {
-        let n = loads.len();
-        let mut law: std::collections::BTreeMap<Vec<u64>, f64> = Default::default();
-        for t in 0..n.pow(b) {
-            let (mut x, mut v, mut pr) = (t, loads.to_vec(), 1.0);
-            for _ in 0..b {
-                v[x % n] += 1;
-                pr *= q[x % n];
-                x /= n;
-            }
-            v.sort_unstable();
-            *law.entry(v).or_insert(0.0) += pr;
-        }
-        law.into_iter().collect()
     }
 
     /// Counts balls, so that the batch is applied ball by ball.
