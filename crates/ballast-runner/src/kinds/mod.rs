@@ -179,6 +179,14 @@ pub(crate) struct KindConfig {
     #[serde(default)]
     pub notes: String,
     pub seed: u64,
+    /// Derive the unit seeds and checkpoint keys from this item id instead of the config's
+    /// own. With `seed_by = "values"` two items that report different statistics of the
+    /// same runs share every point they both have (see [`SeedBy`]).
+    #[serde(default)]
+    pub seed_item: Option<String>,
+    /// How a point enters its unit seeds.
+    #[serde(default)]
+    pub seed_by: SeedBy,
     pub runs: Spanned<u64>,
     pub x: RawAxis,
     #[serde(default)]
@@ -195,6 +203,23 @@ pub(crate) struct KindConfig {
     pub reduced: Option<KindScale>,
     #[serde(default)]
     pub report: RawReport,
+}
+
+/// How a point of a non-allocation item enters its unit seeds (`seed_by` in the config).
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum SeedBy {
+    /// Its position in the plan (the default): `derive_seed(seed, [item, point, run])`.
+    #[default]
+    Index,
+    /// Its series name and grid values: `derive_seed(seed, [item, hash("name|k=4,n=100"),
+    /// run])`. Two items with the same `seed`, the same seed item and `seed_by = "values"`
+    /// give a point with the same series name, grid values, parameters and process the same
+    /// runs, whatever else their grids hold; the checkpoint key then names the point the same
+    /// way and leaves out the reported statistic (the runs record every metric), so the
+    /// second item reads the first item's runs. Dynamic items only: a graph item also draws
+    /// its topology from its own id, and a potential item's runs depend on its statistic.
+    Values,
 }
 
 /// `[quick]` / `[reduced]` of a non-allocation item.
@@ -422,6 +447,19 @@ impl KindExperiment {
             if v.file.is_some() == v.theory.is_some() {
                 problems.at(Some(rf.span()), "a reference needs exactly one of `file` or `theory`");
             }
+        }
+        // Shared seeds only where the checkpoint key names everything a run depends on: a
+        // graph item also draws its topology from the item id, a potential item's runs
+        // depend on its statistic.
+        if kind != Kind::Dynamic && (cfg.seed_item.is_some() || cfg.seed_by != SeedBy::Index) {
+            problems.at(
+                None,
+                format!(
+                    "`seed_item` and `seed_by` are supported by dynamic items only, not by {} \
+                     items",
+                    kind.name()
+                ),
+            );
         }
         let exp = Self { kind, cfg, measures };
         for scale in [Scale::Full, Scale::Quick, Scale::Reduced] {
@@ -776,11 +814,46 @@ impl<'a> Driver<'a> {
         })
     }
 
+    /// The item id the unit seeds derive from (`seed_item`, else the item's own id).
+    fn seed_item(&self) -> &str {
+        self.kexp.cfg.seed_item.as_deref().unwrap_or(self.exp.id())
+    }
+
+    /// `name|k=4,n=100`: the series name and grid values of point `pi` (for `seed_by =
+    /// "values"`).
+    fn point_label(&self, pi: usize) -> String {
+        let p = &self.plan.points[pi];
+        let name = &self.kexp.cfg.series[p.series].get_ref().name;
+        let grid: Vec<String> = p.grid.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        format!("{name}|{}", grid.join(","))
+    }
+
     /// The checkpoint key of point `pi`: everything its runs depend on.
     pub fn point_key(&self, pi: usize) -> String {
         use sha2::Digest;
         let p = &self.plan.points[pi];
         let s = self.kexp.cfg.series[p.series].get_ref();
+        if self.kexp.cfg.seed_by == SeedBy::Values {
+            // Dynamic items only (checked at load): their runs record every metric, so the
+            // reported statistic is left out and items reporting different ones share runs.
+            let text = format!(
+                "ballast-runner {} units v{} | kind {} | seeds v{SEED_DERIVATION_VERSION} {} {} \
+                 by value {:?} runs {} | {:?} {:?} {:?} {:?} | {:?}",
+                env!("CARGO_PKG_VERSION"),
+                crate::units::UNIT_FORMAT,
+                self.kexp.kind.name(),
+                self.exp.seed(),
+                self.seed_item(),
+                self.point_label(pi),
+                self.plan.runs,
+                s.process,
+                s.graph,
+                s.potential,
+                s.params,
+                p.params
+            );
+            return format!("{:x}", sha2::Sha256::digest(text.as_bytes()));
+        }
         let text = format!(
             "ballast-runner {} units v{} | kind {} | seeds v{SEED_DERIVATION_VERSION} {} {} \
              point {pi} runs {} | {:?} {:?} {:?} {:?} {:?} | {:?}",
@@ -788,7 +861,7 @@ impl<'a> Driver<'a> {
             crate::units::UNIT_FORMAT,
             self.kexp.kind.name(),
             self.exp.seed(),
-            self.exp.id(),
+            self.seed_item(),
             self.plan.runs,
             s.process,
             s.graph,
@@ -834,9 +907,19 @@ impl<'a> Driver<'a> {
         Ok(done.outs)
     }
 
-    /// The seed of run `run` of point `point`.
+    /// The seed of run `run` of point `point` (see [`SeedBy`]).
     pub fn seed(&self, point: usize, run: u64) -> u64 {
-        crate::Plan::unit_seed(self.exp.seed(), self.exp.id(), point, run)
+        match self.kexp.cfg.seed_by {
+            SeedBy::Index => crate::Plan::unit_seed(self.exp.seed(), self.seed_item(), point, run),
+            SeedBy::Values => ballast_core::rng::derive_seed(
+                self.exp.seed(),
+                &[
+                    ballast_core::rng::hash_str(self.seed_item()),
+                    ballast_core::rng::hash_str(&self.point_label(point)),
+                    run,
+                ],
+            ),
+        }
     }
 
     /// Pushes one row: `summary` compared with every reference; `theory` evaluates the
