@@ -97,3 +97,18 @@ fn shared_seeds_are_refused_outside_dynamic_items() {
     assert!(!dir.join("out").exists());
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// By values a point is named by its series name, so two series of one name are refused.
+#[test]
+fn series_names_must_be_unique_when_seeding_by_values() {
+    let dir = scratch("shared-runs", "names");
+    let twice = format!(
+        "{FIRST}\n[[series]]\nname = \"RBB\"\nprocess = {{ kind = \"rbb\", d = 2 }}\nstatistic = \"avg_max_load\"\n"
+    );
+    std::fs::write(dir.join("configs/demo/twice.toml"), twice).unwrap();
+    let o = run_in(&dir, &["run", "configs/demo/twice.toml", "--out", "out"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("series names must be unique"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -461,6 +461,23 @@ impl KindExperiment {
                 ),
             );
         }
+        // By values, a point is named by its series name: two series of one name would run
+        // on the same seeds.
+        if cfg.seed_by == SeedBy::Values {
+            let mut seen = std::collections::BTreeSet::new();
+            for s in &cfg.series {
+                if !seen.insert(s.get_ref().name.as_str()) {
+                    problems.at(
+                        Some(s.span()),
+                        format!(
+                            "series `{}`: with `seed_by = \"values\"` series names must be \
+                             unique",
+                            s.get_ref().name
+                        ),
+                    );
+                }
+            }
+        }
         let exp = Self { kind, cfg, measures };
         for scale in [Scale::Full, Scale::Quick, Scale::Reduced] {
             if scale == Scale::Full || exp.scale_table(scale).is_some() {
