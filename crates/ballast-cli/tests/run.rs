@@ -50,7 +50,9 @@ fn progress_lines_when_stderr_is_not_a_terminal() {
     std::fs::write(dir.join("configs/demo/tiny.toml"), CONFIG).unwrap();
     let run = |secs: &str| {
         Command::new(env!("CARGO_BIN_EXE_ballast"))
-            .args(["run", "configs/demo/tiny.toml", "--no-checkpoint", "--out", "out"])
+            // One thread: with more, two finishing runs may print in either order.
+            .args(["run", "configs/demo/tiny.toml", "--no-checkpoint", "--threads", "1"])
+            .args(["--out", "out"])
             .env("BALLAST_PROGRESS_SECS", secs)
             .current_dir(&dir)
             .output()

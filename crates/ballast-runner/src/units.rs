@@ -26,7 +26,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -377,8 +377,8 @@ struct Progress {
     may_show: bool,
     /// Print a line at most this often (stderr is not a terminal).
     log_every: Option<Duration>,
-    /// Elapsed milliseconds at the last line.
-    last_log_ms: AtomicU64,
+    /// Elapsed milliseconds and balls done at the last line.
+    last_log: std::sync::Mutex<(u64, u64)>,
 }
 
 impl Progress {
@@ -398,24 +398,22 @@ impl Progress {
                 .unwrap_or(PROGRESS_LOG_SECS);
             Duration::from_secs(secs)
         });
-        Self { bar, may_show: wanted && terminal, log_every, last_log_ms: AtomicU64::new(0) }
+        Self { bar, may_show: wanted && terminal, log_every, last_log: Default::default() }
     }
 
     /// After a finished unit: one line to stderr if the interval has passed since the last
-    /// (one thread wins the race; the others skip).
+    /// and more balls are done. A worker that finds another one printing skips, so no
+    /// worker waits, and the lines only move forward.
     fn log(&self, label: &str, elapsed: Duration) {
         let Some(every) = self.log_every else { return };
+        let Ok(mut last) = self.last_log.try_lock() else { return };
         let now = elapsed.as_millis() as u64;
-        let last = self.last_log_ms.load(Ordering::Relaxed);
-        if now.saturating_sub(last) < every.as_millis() as u64
-            || self
-                .last_log_ms
-                .compare_exchange(last, now, Ordering::Relaxed, Ordering::Relaxed)
-                .is_err()
-        {
+        let done = self.bar.position();
+        if now.saturating_sub(last.0) < every.as_millis() as u64 || done <= last.1 {
             return;
         }
-        eprintln!("{}", progress_line(label, self.bar.position(), self.bar.length(), elapsed));
+        *last = (now, done);
+        eprintln!("{}", progress_line(label, done, self.bar.length(), elapsed));
     }
 }
 
