@@ -158,44 +158,33 @@ impl DynLoads {
 }
 
 /// Loads of `n` bins for One-Choice RBB with `m >= n/2` balls: a plain load vector, no list
-/// of non-empty bins. The release is one pass over all `n` loads (a saturating decrement the
-/// compiler vectorises), the empty-bin count one more pass after the re-throws, and an
-/// insertion one increment and a running max. RBB with `m = k·n` has a fraction
+/// of non-empty bins. The release is one pass over all `n` loads (a saturating decrement
+/// that also counts the non-empty bins; the compiler vectorises it), an insertion is one
+/// increment, and the max load and empty-bin count are read off the loads by one more pass,
+/// [`DenseLoads::recount`], once per round. RBB with `m = k·n` has a fraction
 /// `1 − (sqrt(k² + 1) − k)` of non-empty bins in stationarity (over 0.58 for `k >= 1`), so
 /// these passes cost about as much as walking the list would, and the insertions no longer
-/// append to it. The loads, max, total and empty count equal those of [`DynLoads`] after
-/// the same operations (tested).
+/// keep a list or a running max. The loads, max, total and empty count equal those of
+/// [`DynLoads`] after the same operations (tested).
 ///
-/// Invariants (checked by [`DenseLoads::check`]): `max`, `total` as for [`DynLoads`];
-/// `empty` counts the zero loads whenever [`DenseLoads::recount_empty`] has run since the
-/// last insertion or release.
+/// Invariants (checked by [`DenseLoads::check`]): `total` is the sum of the loads; `max` and
+/// `empty` describe the loads as of the last [`DenseLoads::recount`].
 #[derive(Clone, Debug)]
 pub struct DenseLoads {
     loads: Vec<u32>,
-    max: u32,
     total: u64,
+    max: u32,
     empty: u64,
 }
 
 impl DenseLoads {
     /// `n` bins holding `m` balls as evenly as possible (as [`DynLoads::uniform`]).
     pub fn uniform(n: usize, m: u64) -> Self {
-        Self::from_loads(uniform_loads(n, m))
-    }
-
-    /// A state with the given loads (O(n)).
-    pub fn from_loads(loads: Vec<u32>) -> Self {
-        let max = loads.iter().copied().max().unwrap_or(0);
+        let loads = uniform_loads(n, m);
         let total = loads.iter().map(|&x| u64::from(x)).sum();
-        let mut s = Self { loads, max, total, empty: 0 };
-        s.recount_empty();
+        let mut s = Self { loads, total, max: 0, empty: 0 };
+        s.recount();
         s
-    }
-
-    /// Number of bins.
-    #[inline]
-    pub fn n(&self) -> usize {
-        self.loads.len()
     }
 
     /// All loads.
@@ -204,7 +193,7 @@ impl DenseLoads {
         &self.loads
     }
 
-    /// Largest load.
+    /// Largest load as of the last [`DenseLoads::recount`].
     #[inline]
     pub fn max(&self) -> u32 {
         self.max
@@ -216,51 +205,48 @@ impl DenseLoads {
         self.total
     }
 
-    /// Number of empty bins as of the last [`DenseLoads::recount_empty`].
+    /// Number of empty bins as of the last [`DenseLoads::recount`].
     #[inline]
     pub fn empty(&self) -> u64 {
         self.empty
     }
 
-    /// Adds one ball to bin `i`. O(1); leaves the empty count stale.
+    /// Adds one ball to bin `i`. O(1).
     #[inline]
     pub fn add(&mut self, i: usize) {
-        let l = self.loads[i] + 1;
-        self.loads[i] = l;
-        self.max = self.max.max(l);
+        self.loads[i] += 1;
         self.total += 1;
     }
 
     /// Adds `count` balls to uniform bins drawn by [`Ctx::sample_each`] (the bins of `count`
-    /// calls of [`Ctx::sample`], in order); leaves the empty count stale.
+    /// calls of [`Ctx::sample`], in order): one increment per ball.
     #[inline]
     pub fn throw<R: RngCore + ?Sized>(&mut self, ctx: &mut Ctx, rng: &mut R, count: u64) {
         let loads = &mut self.loads;
-        let mut max = self.max;
-        ctx.sample_each(rng, count, |i| {
-            let l = loads[i] + 1;
-            loads[i] = l;
-            max = max.max(l);
-        });
-        self.max = max;
+        ctx.sample_each(rng, count, |i| loads[i] += 1);
         self.total += count;
     }
 
-    /// Every non-empty bin loses one ball; returns how many balls left. Needs a current
-    /// empty count (the number released is `n − empty`); leaves it stale. O(n), vectorised.
+    /// Every non-empty bin loses one ball; returns how many balls left. O(n), vectorised.
     pub fn release_all(&mut self) -> u64 {
-        let released = self.loads.len() as u64 - self.empty;
+        // A u32 count (n < 2^32) keeps the loop in 32-bit lanes.
+        let mut released = 0u32;
         for x in &mut self.loads {
+            released += u32::from(*x > 0);
             *x = x.saturating_sub(1);
         }
-        self.max = self.max.saturating_sub(1);
-        self.total -= released;
-        released
+        self.total -= u64::from(released);
+        u64::from(released)
     }
 
-    /// Recounts the empty bins. O(n), vectorised.
-    pub fn recount_empty(&mut self) {
-        self.empty = self.loads.iter().map(|&x| u64::from(x == 0)).sum();
+    /// Reads the max load and the number of empty bins off the loads. O(n), vectorised.
+    pub fn recount(&mut self) {
+        let (mut max, mut empty) = (0u32, 0u32);
+        for &x in &self.loads {
+            max = max.max(x);
+            empty += u32::from(x == 0);
+        }
+        (self.max, self.empty) = (max, u64::from(empty));
     }
 
     /// Verifies every invariant by recomputing from the loads (O(n)): for tests.

@@ -62,7 +62,7 @@ impl RoundLoads for DenseLoads {
         DenseLoads::add(self, i)
     }
     fn settle(&mut self) {
-        self.recount_empty()
+        self.recount()
     }
     fn loads(&self) -> &[u32] {
         DenseLoads::loads(self)
