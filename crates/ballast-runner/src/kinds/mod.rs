@@ -850,30 +850,16 @@ impl<'a> Driver<'a> {
         use sha2::Digest;
         let p = &self.plan.points[pi];
         let s = self.kexp.cfg.series[p.series].get_ref();
-        if self.kexp.cfg.seed_by == SeedBy::Values {
-            // Dynamic items only (checked at load): their runs record every metric, so the
-            // reported statistic is left out and items reporting different ones share runs.
-            let text = format!(
-                "ballast-runner {} units v{} | kind {} | seeds v{SEED_DERIVATION_VERSION} {} {} \
-                 by value {:?} runs {} | {:?} {:?} {:?} {:?} | {:?}",
-                env!("CARGO_PKG_VERSION"),
-                crate::units::UNIT_FORMAT,
-                self.kexp.kind.name(),
-                self.exp.seed(),
-                self.seed_item(),
-                self.point_label(pi),
-                self.plan.runs,
-                s.process,
-                s.graph,
-                s.potential,
-                s.params,
-                p.params
-            );
-            return format!("{:x}", sha2::Sha256::digest(text.as_bytes()));
-        }
+        // How the point is named: by its position (and, with it, the statistic), or by
+        // value (dynamic items only, checked at load: their runs record every metric, so the
+        // statistic is left out and items reporting different ones share runs).
+        let (point, statistic) = match self.kexp.cfg.seed_by {
+            SeedBy::Index => (format!("point {pi}"), format!("{:?} ", s.statistic)),
+            SeedBy::Values => (format!("by value {:?}", self.point_label(pi)), String::new()),
+        };
         let text = format!(
             "ballast-runner {} units v{} | kind {} | seeds v{SEED_DERIVATION_VERSION} {} {} \
-             point {pi} runs {} | {:?} {:?} {:?} {:?} {:?} | {:?}",
+             {point} runs {} | {:?} {:?} {:?} {statistic}{:?} | {:?}",
             env!("CARGO_PKG_VERSION"),
             crate::units::UNIT_FORMAT,
             self.kexp.kind.name(),
@@ -883,7 +869,6 @@ impl<'a> Driver<'a> {
             s.process,
             s.graph,
             s.potential,
-            s.statistic,
             s.params,
             p.params
         );
