@@ -1,6 +1,71 @@
-//! Shared helpers of this crate's statistical tests: the chi-square helpers of
-//! `ballast-testkit` (significance level `ALPHA`), re-exported under the name the tests use.
+//! Shared helpers of this crate's tests: the chi-square helpers of `ballast-testkit`
+//! (significance level `ALPHA`), re-exported under the name the tests use, and observers
+//! used by several test files.
 
-#![allow(unused_imports)]
+#![allow(unused_imports, dead_code)]
 
 pub use ballast_testkit::*;
+
+use ballast_core::engine::run_rule_observed;
+use ballast_core::loads::{LoadState, UnitLoads, WeightedLoads};
+use ballast_core::process::Rule;
+use ballast_core::{sim_rng, simulate_observed, Observer, RunSpec, Weights};
+
+/// Records the bin of every ball, in order.
+#[derive(Default)]
+pub struct BinTrace(pub Vec<usize>);
+
+impl Observer for BinTrace {
+    fn on_ball<S: LoadState>(&mut self, _state: &S, bin: usize, _weight: f64) {
+        self.0.push(bin);
+    }
+}
+
+/// The bins of one seeded run of `spec` through the engine, and through `rule` driven by
+/// `run_rule_observed` on the load state of the spec's weights. Equal traces: the same bin
+/// for every ball (the engine's rule makes the same choices as `rule`).
+pub fn engine_and_rule_traces<P: Rule>(
+    spec: &RunSpec,
+    rule: P,
+    seed: u64,
+) -> (Vec<usize>, Vec<usize>) {
+    let mut engine = BinTrace::default();
+    simulate_observed(spec, &mut sim_rng(seed), &mut engine).expect("valid");
+    let mut reference = BinTrace::default();
+    let n = spec.n as usize;
+    let rng = &mut sim_rng(seed);
+    match spec.weights {
+        Weights::Unit => {
+            run_rule_observed(spec, UnitLoads::new(n, false), rule, rng, &mut reference);
+        }
+        Weights::Exp { mean } => {
+            run_rule_observed(spec, WeightedLoads::new(n, mean), rule, rng, &mut reference);
+        }
+    }
+    (engine.0, reference.0)
+}
+
+/// The quadratic potential Υ = Σ y_i², updated in O(1) per ball (SPEC.md §6): when a ball
+/// lands on j, Υ' = Υ + 2·y_j' − 1 + 1/n with y_j' the new normalised load. `max_err` is the
+/// largest difference from a full recomputation at an observation point: small only if
+/// `on_ball` names the bin that received the ball and the view is consistent.
+#[derive(Default)]
+pub struct Quadratic {
+    /// Balls seen by `on_ball`.
+    pub balls: u64,
+    /// Υ kept up to date ball by ball.
+    pub upsilon: f64,
+    /// Largest |Υ − recomputed Υ| at an observation point.
+    pub max_err: f64,
+}
+
+impl Observer for Quadratic {
+    fn on_ball<S: LoadState>(&mut self, s: &S, bin: usize, _w: f64) {
+        self.balls += 1;
+        self.upsilon += 2.0 * s.normalized(bin) - 1.0 + 1.0 / s.n() as f64;
+    }
+    fn on_observation<S: LoadState>(&mut self, s: &S) {
+        let full: f64 = (0..s.n()).map(|i| s.normalized(i).powi(2)).sum();
+        self.max_err = self.max_err.max((full - self.upsilon).abs());
+    }
+}

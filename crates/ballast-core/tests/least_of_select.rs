@@ -5,22 +5,13 @@
 //! batched, unit and Exp(1) weights, d = 2, 3, 5. A check that the comparison has power: the
 //! same runs with a different tie rule in the reference are told apart.
 
-use ballast_core::engine::run_rule_observed;
-use ballast_core::loads::{LoadState, UnitLoads, WeightedLoads};
+mod common;
+
+use ballast_core::loads::LoadState;
 use ballast_core::process::{least_of_branching, Ctx, Placement, Ranks, Rule};
-use ballast_core::{
-    sim_rng, simulate_observed, Engine, Observer, ProcessSpec, RunSpec, TieBreak, Weights,
-};
+use ballast_core::{Engine, ProcessSpec, RunSpec, TieBreak, Weights};
+use common::engine_and_rule_traces;
 use rand::RngCore;
-
-#[derive(Default)]
-struct Trace(Vec<usize>);
-
-impl Observer for Trace {
-    fn on_ball<S: LoadState>(&mut self, _state: &S, bin: usize, _weight: f64) {
-        self.0.push(bin);
-    }
-}
 
 /// d-Choice through the branching code path.
 struct Branching {
@@ -43,17 +34,7 @@ impl Rule for Branching {
 /// The engine's trace and the branching rule's trace of one run.
 fn traces(spec: &RunSpec, reference_tie: TieBreak, seed: u64) -> (Vec<usize>, Vec<usize>) {
     let ProcessSpec::DChoice { d } = spec.process else { unreachable!("d-Choice only") };
-    let mut fast = Trace::default();
-    simulate_observed(spec, &mut sim_rng(seed), &mut fast).expect("valid");
-    let mut slow = Trace::default();
-    let rule = Branching { d, tie: reference_tie };
-    let n = spec.n as usize;
-    if matches!(spec.weights, Weights::Unit) {
-        run_rule_observed(spec, UnitLoads::new(n, false), rule, &mut sim_rng(seed), &mut slow);
-    } else {
-        run_rule_observed(spec, WeightedLoads::new(n, 1.0), rule, &mut sim_rng(seed), &mut slow);
-    }
-    (fast.0, slow.0)
+    engine_and_rule_traces(spec, Branching { d, tie: reference_tie }, seed)
 }
 
 fn spec(d: u32, tie: TieBreak, n: u64, m: u64, batch: Option<u64>, exp: bool) -> RunSpec {

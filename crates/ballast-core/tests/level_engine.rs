@@ -19,7 +19,7 @@ use ballast_core::{
     derive_seed, resolve_engine, sim_rng, simulate_observed, Engine, Error, LoadState, Observer,
     ProcessSpec, RunSpec, TieBreak, Weights,
 };
-use common::{chi2_critical, chi2_gof, chi2_two_sample, exact_batch_law, histogram};
+use common::{chi2_critical, chi2_gof, chi2_two_sample, exact_batch_law, histogram, Quadratic};
 
 /// Records the final level counts (through the `LoadState` view of either engine).
 #[derive(Default)]
@@ -380,27 +380,6 @@ fn level_engine_reports_like_the_bin_engine() {
 
 #[test]
 fn per_ball_observers_see_every_ball_in_both_settings() {
-    /// The quadratic potential Υ = Σ y_i², updated in O(1) per ball (SPEC.md §6): when a ball
-    /// lands on j, Υ' = Υ + 2·y_j' − 1 + 1/n with y_j' the new normalised load. Checked
-    /// against a full recomputation at every observation point: this only holds if `bin` is
-    /// the bin that received the ball and the view is consistent.
-    #[derive(Default)]
-    struct Quadratic {
-        balls: u64,
-        upsilon: f64,
-        max_err: f64,
-    }
-    impl Observer for Quadratic {
-        fn on_ball<S: LoadState>(&mut self, s: &S, bin: usize, _w: f64) {
-            self.balls += 1;
-            let n = s.n() as f64;
-            self.upsilon += 2.0 * s.normalized(bin) - 1.0 + 1.0 / n;
-        }
-        fn on_observation<S: LoadState>(&mut self, s: &S) {
-            let full: f64 = (0..s.n()).map(|i| s.normalized(i).powi(2)).sum();
-            self.max_err = self.max_err.max((full - self.upsilon).abs());
-        }
-    }
     for spec in [
         RunSpec::new(ProcessSpec::DChoice { d: 2 }, 7, 300).engine(Engine::Levels),
         RunSpec::new(ProcessSpec::Packing { offset: 1 }, 7, 300).engine(Engine::Levels),

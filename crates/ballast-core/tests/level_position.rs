@@ -42,7 +42,7 @@ use ballast_core::{
     derive_seed, resolve_engine, sim_rng, simulate_observed, Engine, Error, LoadState, Observer,
     ProcessSpec, RunSpec, TieBreak,
 };
-use common::{chi2_critical, chi2_gof, chi2_two_sample, histogram};
+use common::{chi2_critical, chi2_gof, chi2_two_sample, histogram, Quadratic};
 
 /// Bins: large enough that b = 2 takes the sorted-positions path (b·16 < n).
 const N: u64 = 40;
@@ -246,24 +246,6 @@ fn one_ball_takes_position_p_with_the_min_of_d_law() {
 
 #[test]
 fn per_ball_observers_see_every_ball_with_position_ties() {
-    /// Υ = Σ y_i² updated per ball (Υ' = Υ + 2·y_j' − 1 + 1/n) and recomputed at every batch
-    /// end: holds only if `bin` received the ball and the view is consistent.
-    #[derive(Default)]
-    struct Quadratic {
-        balls: u64,
-        upsilon: f64,
-        max_err: f64,
-    }
-    impl Observer for Quadratic {
-        fn on_ball<S: LoadState>(&mut self, s: &S, bin: usize, _w: f64) {
-            self.balls += 1;
-            self.upsilon += 2.0 * s.normalized(bin) - 1.0 + 1.0 / s.n() as f64;
-        }
-        fn on_observation<S: LoadState>(&mut self, s: &S) {
-            let full: f64 = (0..s.n()).map(|i| s.normalized(i).powi(2)).sum();
-            self.max_err = self.max_err.max((full - self.upsilon).abs());
-        }
-    }
     // Every method: sorted positions (b = 2), counters (b = n), binomials (b = 50n, 100n).
     for (process, b) in [
         (ProcessSpec::DChoice { d: 3 }, 2),

@@ -3,21 +3,14 @@
 //! they were written before) on the same seeds and requires the same bin for every ball, so
 //! the law and every value are unchanged, sequential and batched, unit and Exp(1) weights.
 
-use ballast_core::engine::run_rule_observed;
-use ballast_core::loads::{LoadState, UnitLoads, WeightedLoads};
+mod common;
+
+use ballast_core::loads::LoadState;
 use ballast_core::process::{Ctx, Placement, Ranks, Rule};
-use ballast_core::{sim_rng, simulate_observed, Engine, Observer, ProcessSpec, RunSpec, Weights};
+use ballast_core::{Engine, ProcessSpec, RunSpec, Weights};
+use common::engine_and_rule_traces;
 use rand::RngCore;
 use rand_distr::{Distribution, StandardNormal};
-
-#[derive(Default)]
-struct Trace(Vec<usize>);
-
-impl Observer for Trace {
-    fn on_ball<S: LoadState>(&mut self, _state: &S, bin: usize, _weight: f64) {
-        self.0.push(bin);
-    }
-}
 
 /// The rules with `if`/`else`, as first written.
 enum Reference {
@@ -115,21 +108,11 @@ fn select_form_makes_the_same_choices_as_the_branching_form() {
                 if exp {
                     spec.weights = Weights::Exp { mean: 1.0 };
                 }
-                let mut fast = Trace::default();
-                simulate_observed(&spec, &mut sim_rng(seed), &mut fast).expect("valid");
-                let mut slow = Trace::default();
-                let rule = reference_of(process);
-                if exp {
-                    let state = WeightedLoads::new(n as usize, 1.0);
-                    run_rule_observed(&spec, state, rule, &mut sim_rng(seed), &mut slow);
-                } else {
-                    let state = UnitLoads::new(n as usize, false);
-                    run_rule_observed(&spec, state, rule, &mut sim_rng(seed), &mut slow);
-                }
-                assert_eq!(fast.0.len() as u64, m);
+                let (fast, slow) = engine_and_rule_traces(&spec, reference_of(process), seed);
+                assert_eq!(fast.len() as u64, m);
                 let what =
                     format!("{} n={n} batch={batch:?} exp={exp} seed={seed}", process.kind());
-                assert!(fast.0 == slow.0, "{what}");
+                assert!(fast == slow, "{what}");
             }
         }
     }
