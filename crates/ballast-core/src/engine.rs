@@ -4,7 +4,10 @@
 //! monomorphised loop ([`run_rule`]). The batched setting never copies the loads: decisions
 //! read the loads as they were at the batch start because the batch's allocations are
 //! buffered and applied together at its end, so a batch costs O(b) (plus O(n) for processes
-//! that need frozen ranks).
+//! that need frozen ranks). Weighted batches of d-Choice, (1+β) and One-Choice with at
+//! least [`crate::weighted::SORTED_FROM`]`·n` balls go a batch at a time instead
+//! ([`crate::weighted`]: same law, per-bin Gamma weight totals); [`simulate_ball_by_ball`]
+//! keeps the ball-by-ball loop for them.
 
 use rand::RngCore;
 
@@ -35,6 +38,26 @@ pub fn simulate_observed<R: RngCore + ?Sized, O: Observer>(
     rng: &mut R,
     observer: &mut O,
 ) -> Result<RunOutcome, Error> {
+    simulate_with(spec, rng, observer, true)
+}
+
+/// Runs `spec` like [`simulate_observed`], except that the bin engine places weighted
+/// batches ball by ball even where it would use [`crate::weighted::simulate_sorted`]: the
+/// straightforward reference the sorted method is tested and benchmarked against.
+pub fn simulate_ball_by_ball<R: RngCore + ?Sized, O: Observer>(
+    spec: &RunSpec,
+    rng: &mut R,
+    observer: &mut O,
+) -> Result<RunOutcome, Error> {
+    simulate_with(spec, rng, observer, false)
+}
+
+fn simulate_with<R: RngCore + ?Sized, O: Observer>(
+    spec: &RunSpec,
+    rng: &mut R,
+    observer: &mut O,
+    sorted_batches: bool,
+) -> Result<RunOutcome, Error> {
     spec.validate()?;
     if let Setting::Delay { tau, mode } = spec.setting {
         return crate::delay::simulate_delay(spec, tau, mode, rng);
@@ -56,6 +79,11 @@ pub fn simulate_observed<R: RngCore + ?Sized, O: Observer>(
                 state = state.with_min_set();
             }
             Ok(dispatch(spec, state, rng, observer))
+        }
+        Weights::Exp { .. }
+            if sorted_batches && !O::PER_BALL && crate::weighted::prefers_sorted(spec) =>
+        {
+            crate::weighted::simulate_sorted(spec, rng, observer)
         }
         Weights::Exp { mean } => Ok(dispatch(spec, WeightedLoads::new(n, mean), rng, observer)),
     }
@@ -181,15 +209,20 @@ impl Observer for () {
 }
 
 /// Gap bookkeeping at observation points.
-struct GapTracker {
+pub(crate) struct GapTracker {
     record: bool,
-    max_gap: f64,
-    trajectory: Vec<f64>,
-    count: u64,
+    pub(crate) max_gap: f64,
+    pub(crate) trajectory: Vec<f64>,
+    pub(crate) count: u64,
 }
 
 impl GapTracker {
-    fn observe<S: LoadState, O: Observer>(&mut self, state: &S, observer: &mut O) {
+    /// No observation yet; `record` keeps the gap of every observation.
+    pub(crate) fn new(record: bool) -> Self {
+        Self { record, max_gap: 0.0, trajectory: Vec::new(), count: 0 }
+    }
+
+    pub(crate) fn observe<S: LoadState, O: Observer>(&mut self, state: &S, observer: &mut O) {
         let gap = state.gap();
         if self.count == 0 || gap > self.max_gap {
             self.max_gap = gap;
@@ -231,12 +264,7 @@ where
     let mut ctx = Ctx::new(n);
     let mut steps = 0u64;
     let mut per_step: Vec<u64> = Vec::new();
-    let mut gaps = GapTracker {
-        record: spec.record_trajectory,
-        max_gap: 0.0,
-        trajectory: Vec::new(),
-        count: 0,
-    };
+    let mut gaps = GapTracker::new(spec.record_trajectory);
     let k_heavy = (rule.heavy_fraction() * n as f64).ceil() as u64;
     let finish = spec.stop == Stop::Finish;
     let mut done = 0u64;

@@ -37,10 +37,11 @@ mod outcome;
 pub mod process;
 pub mod rng;
 mod spec;
+pub mod weighted;
 
 pub use czumaj::Tau;
 pub use delay::DelayMode;
-pub use engine::{simulate, simulate_observed, simulate_seeded, Observer};
+pub use engine::{simulate, simulate_ball_by_ball, simulate_observed, simulate_seeded, Observer};
 pub use error::Error;
 pub use level::{resolve_engine, supported_engines};
 pub use loads::{gap_unit, LoadState, UnitLoads, WeightedLoads};

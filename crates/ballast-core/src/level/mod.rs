@@ -79,7 +79,7 @@
 mod batch;
 pub mod occupancy;
 mod position;
-mod sequential;
+pub(crate) mod sequential;
 mod state;
 
 pub use state::LevelLoads;

@@ -60,7 +60,7 @@ fn xsl_rr(state: u128) -> u64 {
 /// multiplier and output function; `next_u32` is the low half of `next_u64`) whose state
 /// the loop owns, seeded from two words of the run's generator.
 #[derive(Clone, Debug)]
-pub(super) struct ChildRng {
+pub(crate) struct ChildRng {
     state: u128,
     /// Words taken from a block beyond the first of each ball (counted by the slow paths,
     /// so the ball loop needs no ball counter).
@@ -70,7 +70,7 @@ pub(super) struct ChildRng {
 impl ChildRng {
     /// Seeds from the next two words of `rng` (low word first), as
     /// `Pcg64Mcg::new(lo | hi << 64)` would.
-    pub(super) fn from_parent<R: RngCore + ?Sized>(rng: &mut R) -> Self {
+    pub(crate) fn from_parent<R: RngCore + ?Sized>(rng: &mut R) -> Self {
         let lo = rng.next_u64();
         let hi = rng.next_u64();
         Self { state: (u128::from(hi) << 64 | u128::from(lo)) | 1, extra: 0 }
@@ -399,7 +399,7 @@ fn refill(buf: &mut [u64; QUEUE_WORDS], balls: u64, rng: &mut ChildRng) -> usize
 /// of calling [`min_position`] `balls` times on the same generator (tested). The batched
 /// positional rule ([`super::position`]) throws its balls with it.
 #[inline(always)]
-pub(super) fn min_positions<F: FnMut(u64)>(
+pub(crate) fn min_positions<F: FnMut(u64)>(
     d: u32,
     n: u64,
     balls: u64,
