@@ -128,7 +128,8 @@ pub struct Metadata {
     pub crate_version: String,
     /// `git rev-parse HEAD` (with `+dirty` for uncommitted tracked changes), or `unknown`.
     pub git_revision: String,
-    /// Simulation engine(s) that ran the points (`bins`, `levels`, or both joined by `+`).
+    /// Simulation engine(s) that ran the points (`bins`, `levels`, `bins sorted-weights`, joined
+    /// by `+`).
     pub engine: String,
     /// Whether the `[quick]` variant ran.
     pub quick: bool,
@@ -238,13 +239,24 @@ impl UnitOut {
     }
 }
 
+/// The engine that runs `spec`, as named in checkpoint keys and in [`Metadata::engine`]:
+/// `levels`, `bins`, or `bins sorted-weights` for weighted batches simulated a batch at a
+/// time ([`ballast_core::weighted`]; other values than ball by ball, so a key of its own).
+fn engine_label(spec: &ballast_core::RunSpec) -> &'static str {
+    match ballast_core::resolve_engine(spec) {
+        Ok(e) if e != ballast_core::Engine::Bins => e.name(),
+        _ if ballast_core::weighted::prefers_sorted(spec) => "bins sorted-weights",
+        _ => "bins",
+    }
+}
+
 /// The checkpoint key of a point: SHA-256 of the fields of its run spec that the runner sets,
 /// the resolved engine, the seeds and the versions. (Listed explicitly, so a new core field
 /// that the runner leaves at its default does not invalidate the checkpoints.)
 fn point_key(point: &PlanPoint, seeds: &[u64]) -> String {
     use sha2::Digest;
     let s = &point.spec;
-    let engine = ballast_core::resolve_engine(s).map_or("bins", |e| e.name());
+    let engine = engine_label(s);
     // The stopping rule only where it is not the default and matters (multi-ball steps), so
     // existing checkpoints stay valid.
     let finish = s.stop == ballast_core::Stop::Finish && s.process.multi_ball();
@@ -698,11 +710,7 @@ fn run_with(
         crate_version: env!("CARGO_PKG_VERSION").to_string(),
         git_revision: git_revision(config_dir),
         engine: {
-            let mut names: Vec<&str> = plan
-                .points
-                .iter()
-                .map(|p| ballast_core::resolve_engine(&p.spec).map_or("bins", |e| e.name()))
-                .collect();
+            let mut names: Vec<&str> = plan.points.iter().map(|p| engine_label(&p.spec)).collect();
             names.sort_unstable();
             names.dedup();
             names.join("+")
