@@ -74,6 +74,14 @@ fn whole_runs_are_pinned() {
         RunSpec::new(ProcessSpec::MixedQuantile { delta: 0.5, eta: 0.6 }, 100, 10_000).batched(300),
         RunSpec::new(ProcessSpec::OnePlusBeta { beta: 0.5 }, 100, 10_000)
             .weights(Weights::Exp { mean: 1.0 }),
+        // Weighted batches of at least 4n balls: a batch at a time (`ballast_core::weighted`).
+        RunSpec::new(ProcessSpec::DChoice { d: 3 }, 100, 10_000)
+            .batched(500)
+            .tie_break(TieBreak::Position)
+            .weights(Weights::Exp { mean: 1.0 }),
+        RunSpec::new(ProcessSpec::OnePlusBeta { beta: 0.5 }, 100, 10_000)
+            .batched(1000)
+            .weights(Weights::Exp { mean: 2.0 }),
     ];
     let got: Vec<String> = specs
         .iter()
@@ -85,9 +93,11 @@ fn whole_runs_are_pinned() {
     assert_eq!(got, PINNED_RUNS, "{got:?}");
 }
 
-const PINNED_RUNS: [&str; 4] = [
+const PINNED_RUNS: [&str; 6] = [
     "2.000000/2.000000/20000",
     "18.000000/18.000000/30000",
     "12.000000/12.000000/12975",
     "10.269553/10.269553/14922",
+    "17.115872/27.687519/30000",
+    "31.483515/36.404557/14999",
 ];
