@@ -1,8 +1,9 @@
 //! Batched d-Choice, (1+β) and One-Choice with exponential weights, a batch at a time.
 //!
 //! The bin engine places a weighted batch ball by ball: sample, compare the frozen loads,
-//! draw an Exp weight, buffer, add (about 20 ns per ball at n = 10³). When batches are
-//! large this module produces the same law from per-bin totals instead.
+//! draw an Exp weight, buffer, add (11–25 ns per ball at n = 10³, depending on the process;
+//! criterion group `weighted_batches`). When batches are large this module produces the same
+//! law from per-bin totals instead.
 //!
 //! **The law.** In a batch every ball decides on the loads frozen at the batch start, and its
 //! weight is drawn independently of its bin. Sort the bins lightest first. A d-Choice ball
@@ -43,11 +44,14 @@ use crate::rng::below;
 use crate::{Error, ProcessSpec, RunSpec, Setting, TieBreak, Weights};
 
 /// Weighted batches of at least `SORTED_FROM · n` balls use [`simulate_sorted`] in the bin
-/// engine (measured at n = 10³: the two methods cost the same between b = 2n and b = 5n, depending on the process).
+/// engine (measured at n = 10³: the two methods cost the same somewhere between b = 2n and
+/// b = 5n, depending on the process).
 pub const SORTED_FROM: u64 = 4;
 
 /// A bin receiving at least this many balls in a batch gets its weight as one Gamma variate
-/// rather than a sum of Exp variates (where the two cost about the same).
+/// rather than a sum of Exp variates. (One Gamma variate costs about as much as 3–4 Exp
+/// variates, 16 against 5 ns; a lower threshold would be a little faster but changes the
+/// values of a seed.)
 pub const GAMMA_FROM: u32 = 8;
 
 /// Whether [`simulate_sorted`] can run `spec`; the error says why not.
