@@ -749,3 +749,29 @@ fn run_with(
 fn ref_runs(t: &ReferenceTable, name: &str, n: u64, b: Option<u64>) -> u64 {
     t.xs(name, n, b).first().and_then(|&x| t.get_at(name, n, b, x)).map_or(1, |r| r.runs)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::engine_label;
+    use ballast_core::{ProcessSpec, RunSpec, TieBreak, Weights};
+
+    #[test]
+    fn weighted_batches_run_a_batch_at_a_time_get_their_own_engine_label() {
+        let two = |b: u64| {
+            RunSpec::new(ProcessSpec::DChoice { d: 2 }, 1000, 100_000)
+                .batched(b)
+                .tie_break(TieBreak::Random)
+        };
+        let exp = Weights::Exp { mean: 1.0 };
+        let from = ballast_core::weighted::SORTED_FROM * 1000;
+        assert_eq!(engine_label(&two(from).weights(exp)), "bins sorted-weights");
+        assert_eq!(engine_label(&two(from - 1).weights(exp)), "bins");
+        assert_eq!(engine_label(&two(from)), "levels");
+        assert_eq!(engine_label(&two(100)), "bins");
+        // Processes the batch-at-a-time method does not cover stay ball by ball.
+        let q = RunSpec::new(ProcessSpec::Quantile { delta: 0.5 }, 1000, 100_000)
+            .batched(from)
+            .weights(exp);
+        assert_eq!(engine_label(&q), "bins");
+    }
+}
