@@ -5,7 +5,8 @@
 //! simulated exactly by the *bin engine* (one load per bin) or, for exchangeable unit-weight
 //! processes, the *level engine* ([`level`]: bin counts per load level, O(levels) memory and
 //! per-batch cost independent of n). [`RunSpec::engine`] chooses; `auto` (the default) picks
-//! the level engine where it is exact and faster ([`resolve_engine`]).
+//! the level engine where it is exact and faster ([`resolve_engine`]). Within the bin engine,
+//! large weighted batches go a batch at a time ([`weighted`]), with the same law.
 //!
 //! A run is described by plain data ([`RunSpec`]); [`simulate`] matches on it once and then
 //! runs a monomorphised loop. Randomness is always passed in, so a run is reproducible from
