@@ -28,6 +28,7 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+pub mod binomial;
 pub mod czumaj;
 pub mod delay;
 pub mod engine;

@@ -35,13 +35,18 @@
 use rand::RngCore;
 use rand_distr::{Distribution, Exp1, Gamma};
 
+use crate::binomial::binomial;
 use crate::engine::{GapTracker, Observer};
-use crate::level::occupancy::binomial;
 use crate::level::sequential::{min_positions, ChildRng};
 use crate::loads::{LoadState, WeightedLoads};
 use crate::outcome::RunOutcome;
 use crate::rng::below;
 use crate::{Error, ProcessSpec, RunSpec, Setting, TieBreak, Weights};
+
+/// Version of this method's values for a given seed: bumped by every value-breaking change
+/// (recorded in CHANGELOG.md) and part of the runner's checkpoint keys. 2: the number of
+/// Two-Choice balls of (1+β) from [`crate::binomial`].
+pub const VALUES_VERSION: u32 = 2;
 
 /// Weighted batches of at least `SORTED_FROM · n` balls use [`simulate_sorted`] in the bin
 /// engine (measured at n = 10³: the two methods cost the same somewhere between b = 2n and

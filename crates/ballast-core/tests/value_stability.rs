@@ -82,6 +82,11 @@ fn whole_runs_are_pinned() {
         RunSpec::new(ProcessSpec::OnePlusBeta { beta: 0.5 }, 100, 10_000)
             .batched(1000)
             .weights(Weights::Exp { mean: 2.0 }),
+        // The level engine (batched, b >= 2048): multinomials and occupancy counts.
+        RunSpec::new(ProcessSpec::DChoice { d: 2 }, 1000, 100_000).batched(10_000),
+        RunSpec::new(ProcessSpec::DChoice { d: 3 }, 1000, 100_000)
+            .batched(50_000)
+            .tie_break(TieBreak::Position),
     ];
     let got: Vec<String> = specs
         .iter()
@@ -93,11 +98,13 @@ fn whole_runs_are_pinned() {
     assert_eq!(got, PINNED_RUNS, "{got:?}");
 }
 
-const PINNED_RUNS: [&str; 6] = [
+const PINNED_RUNS: [&str; 8] = [
     "2.000000/2.000000/20000",
     "18.000000/18.000000/30000",
     "12.000000/12.000000/12975",
     "10.269553/10.269553/14922",
     "17.115872/27.687519/30000",
-    "31.483515/36.404557/14999",
+    "25.509176/27.476533/14955",
+    "17.000000/18.000000/200000",
+    "78.000000/121.000000/300000",
 ];

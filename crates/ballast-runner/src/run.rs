@@ -250,13 +250,32 @@ fn engine_label(spec: &ballast_core::RunSpec) -> &'static str {
     }
 }
 
+/// The engine's part of a checkpoint key: [`engine_label`], plus the version of the random
+/// stream for the engines whose values have changed since checkpoints were introduced
+/// (`ballast_core::level::VALUES_VERSION`, `ballast_core::weighted::VALUES_VERSION`), so
+/// checkpoints of older values are never reused.
+fn engine_key(spec: &ballast_core::RunSpec) -> String {
+    let label = engine_label(spec);
+    let version = match ballast_core::resolve_engine(spec) {
+        Ok(ballast_core::Engine::Levels) => Some(ballast_core::level::VALUES_VERSION),
+        _ if ballast_core::weighted::prefers_sorted(spec) => {
+            Some(ballast_core::weighted::VALUES_VERSION)
+        }
+        _ => None,
+    };
+    match version {
+        Some(v) => format!("{label} values v{v}"),
+        None => label.to_string(),
+    }
+}
+
 /// The checkpoint key of a point: SHA-256 of the fields of its run spec that the runner sets,
 /// the resolved engine, the seeds and the versions. (Listed explicitly, so a new core field
 /// that the runner leaves at its default does not invalidate the checkpoints.)
 fn point_key(point: &PlanPoint, seeds: &[u64]) -> String {
     use sha2::Digest;
     let s = &point.spec;
-    let engine = engine_label(s);
+    let engine = engine_key(s);
     // The stopping rule only where it is not the default and matters (multi-ball steps), so
     // existing checkpoints stay valid.
     let finish = s.stop == ballast_core::Stop::Finish && s.process.multi_ball();
@@ -752,7 +771,7 @@ fn ref_runs(t: &ReferenceTable, name: &str, n: u64, b: Option<u64>) -> u64 {
 
 #[cfg(test)]
 mod tests {
-    use super::engine_label;
+    use super::{engine_key, engine_label};
     use ballast_core::{ProcessSpec, RunSpec, TieBreak, Weights};
 
     #[test]
@@ -773,5 +792,9 @@ mod tests {
             .batched(from)
             .weights(exp);
         assert_eq!(engine_label(&q), "bins");
+        // Keys: the bin engine's ball-by-ball values never changed, so its key has no version.
+        assert_eq!(engine_key(&two(100)), "bins");
+        assert_eq!(engine_key(&two(from)), "levels values v2");
+        assert_eq!(engine_key(&two(from).weights(exp)), "bins sorted-weights values v2");
     }
 }

@@ -95,6 +95,11 @@ use crate::process::{
 use crate::rng::bernoulli;
 use crate::{Engine, Error, Observer, ProcessSpec, RunSpec, Setting, TieBreak, Weights};
 
+/// Version of the level engine's values for a given seed: bumped by every value-breaking
+/// change (recorded in CHANGELOG.md) and part of the runner's checkpoint keys. 2: binomials
+/// from [`crate::binomial`] instead of `rand_distr`.
+pub const VALUES_VERSION: u32 = 2;
+
 /// Sequential runs with at least this many bins go to the level engine under `auto`.
 pub const AUTO_SEQUENTIAL_MIN_N: u64 = 1 << 20;
 

@@ -19,7 +19,7 @@
 //!   per occupied level per recursion node, independent of `k` and `c` for fixed mean load
 //!   (a few dozen binomials at k = c = 10⁸).
 //!
-//! "Exact" means exact given exact binomial and uniform variates (`rand_distr::Binomial`,
+//! "Exact" means exact given exact binomial and uniform variates ([`crate::binomial`],
 //! Lemire's bounded integers); the only departures are floating-point rounding of the
 //! probabilities, the standard of `rand_distr` itself. Poisson cell weights are computed by
 //! ratio recurrences from the mode (no `lgamma`, no cancellation); for large μ a window
@@ -27,22 +27,13 @@
 //! exact inversion, so the window only changes the speed, never the law.
 
 use rand::{Rng, RngCore};
-use rand_distr::{Binomial, Distribution};
 
-use crate::rng::{below, bernoulli};
+use crate::rng::below;
 
-/// `Binomial(r, p)` with the cheap cases short-circuited. `p` is clamped to `[0, 1]`.
+/// `Binomial(r, p)` ([`crate::binomial::binomial`]); `p` is clamped to `[0, 1]`.
 #[inline]
 pub fn binomial<R: RngCore + ?Sized>(rng: &mut R, r: u64, p: f64) -> u64 {
-    if r == 0 || p <= 0.0 {
-        0
-    } else if p >= 1.0 {
-        r
-    } else if r == 1 {
-        u64::from(bernoulli(rng, p))
-    } else {
-        Binomial::new(r, p).expect("0 < p < 1").sample(rng)
-    }
+    crate::binomial::binomial(rng, r, p)
 }
 
 /// Splits `r` items over cells with non-negative weights `w` (any scale) by conditional
