@@ -126,7 +126,8 @@ pub struct Metadata {
     pub seed_scheme: String,
     /// Version of ballast-runner.
     pub crate_version: String,
-    /// `git rev-parse HEAD` (with `+dirty` for uncommitted tracked changes), or `unknown`.
+    /// `git rev-parse HEAD` (with `+dirty` for uncommitted changes to tracked files outside
+    /// `results/`), or `unknown`.
     pub git_revision: String,
     /// Simulation engine(s) that ran the points (`bins`, `levels`, `bins sorted-weights`, joined
     /// by `+`).
@@ -412,8 +413,17 @@ pub(crate) fn git_revision(dir: &Path) -> String {
     };
     match run(&["rev-parse", "HEAD"]) {
         Some(rev) if !rev.is_empty() => {
-            let dirty = run(&["status", "--porcelain", "--untracked-files=no"])
-                .is_some_and(|s| !s.is_empty());
+            // Committed outputs under `results/` do not change what produced a run, and
+            // regenerating several items in a row rewrites them: not counted.
+            let dirty = run(&[
+                "status",
+                "--porcelain",
+                "--untracked-files=no",
+                "--",
+                ":(top)",
+                ":(top,exclude)results",
+            ])
+            .is_some_and(|s| !s.is_empty());
             if dirty {
                 format!("{rev}+dirty")
             } else {
@@ -771,7 +781,37 @@ fn ref_runs(t: &ReferenceTable, name: &str, n: u64, b: Option<u64>) -> u64 {
 
 #[cfg(test)]
 mod tests {
-    use super::{engine_key, engine_label};
+    use super::{engine_key, engine_label, git_revision};
+
+    #[test]
+    fn git_revision_ignores_outputs_under_results() {
+        let dir = std::env::temp_dir().join(format!("ballast-git-rev-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("results")).expect("temp dir");
+        std::fs::create_dir_all(dir.join("configs")).expect("temp dir");
+        let git = |args: &[&str]| {
+            let ok = std::process::Command::new("git")
+                .args(["-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"])
+                .args(args)
+                .current_dir(&dir)
+                .output()
+                .is_ok_and(|o| o.status.success());
+            assert!(ok, "git {args:?}");
+        };
+        std::fs::write(dir.join("results/a.csv"), "1\n").expect("write");
+        std::fs::write(dir.join("configs/a.toml"), "x = 1\n").expect("write");
+        git(&["init", "-q"]);
+        git(&["add", "."]);
+        git(&["commit", "-q", "-m", "c"]);
+        let configs = dir.join("configs");
+        let clean = git_revision(&configs);
+        assert_eq!(clean.len(), 40, "{clean}");
+        std::fs::write(dir.join("results/a.csv"), "2\n").expect("write");
+        assert_eq!(git_revision(&configs), clean);
+        std::fs::write(dir.join("configs/a.toml"), "x = 2\n").expect("write");
+        assert_eq!(git_revision(&configs), format!("{clean}+dirty"));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
     use ballast_core::{ProcessSpec, RunSpec, TieBreak, Weights};
 
     #[test]
