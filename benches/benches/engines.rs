@@ -21,14 +21,22 @@ use ballast_core::{
 };
 use criterion::{criterion_main, Criterion, SamplingMode, Throughput};
 
-/// Times every case in one group.
-fn group(c: &mut Criterion, name: &str, cases: Vec<Case>) {
+/// A group for long iterations (10–500 ms): flat sampling, few samples.
+fn long_iterations<'a>(
+    c: &'a mut Criterion,
+    name: &str,
+) -> criterion::BenchmarkGroup<'a, criterion::measurement::WallTime> {
     let mut group = c.benchmark_group(name);
-    // Iterations are long (10–500 ms): flat sampling, few samples.
     group.sampling_mode(SamplingMode::Flat);
     group.sample_size(10);
     group.warm_up_time(Duration::from_secs(1));
     group.measurement_time(Duration::from_secs(3));
+    group
+}
+
+/// Times every case in one group.
+fn group(c: &mut Criterion, name: &str, cases: Vec<Case>) {
+    let mut group = long_iterations(c, name);
     for case in cases {
         group.throughput(Throughput::Elements(case.spec.m));
         let mut seed = 0u64;
@@ -52,11 +60,7 @@ fn level_engine(c: &mut Criterion) {
 }
 
 fn weighted_batches(c: &mut Criterion) {
-    let mut group = c.benchmark_group("weighted_batches");
-    group.sampling_mode(SamplingMode::Flat);
-    group.sample_size(10);
-    group.warm_up_time(Duration::from_secs(1));
-    group.measurement_time(Duration::from_secs(2));
+    let mut group = long_iterations(c, "weighted_batches");
     let n = 1000;
     for (name, d, tie) in [("two", 2, TieBreak::Random), ("three_position", 3, TieBreak::Position)]
     {

@@ -211,15 +211,41 @@ impl Observer for () {
 /// Gap bookkeeping at observation points.
 pub(crate) struct GapTracker {
     record: bool,
-    pub(crate) max_gap: f64,
-    pub(crate) trajectory: Vec<f64>,
-    pub(crate) count: u64,
+    max_gap: f64,
+    trajectory: Vec<f64>,
+    count: u64,
 }
 
 impl GapTracker {
     /// No observation yet; `record` keeps the gap of every observation.
     pub(crate) fn new(record: bool) -> Self {
         Self { record, max_gap: 0.0, trajectory: Vec::new(), count: 0 }
+    }
+
+    /// The run's outcome: the final state's loads and gap, the observations, and the
+    /// engine's counters (`moved` = 0: no process of the bin engine moves balls).
+    pub(crate) fn into_outcome<S: LoadState>(
+        self,
+        state: &S,
+        balls: u64,
+        samples: u64,
+        steps: u64,
+        samples_per_step: Vec<u64>,
+    ) -> RunOutcome {
+        let (max_load, min_load) = state.max_min();
+        RunOutcome {
+            final_gap: state.gap(),
+            max_gap: self.max_gap,
+            trajectory: self.trajectory,
+            max_load,
+            min_load,
+            balls,
+            samples,
+            observations: self.count,
+            steps,
+            samples_per_step,
+            moved: 0,
+        }
     }
 
     pub(crate) fn observe<S: LoadState, O: Observer>(&mut self, state: &S, observer: &mut O) {
@@ -342,20 +368,7 @@ where
     if m == 0 {
         gaps.observe(&state, observer);
     }
-    let (max_load, min_load) = state.max_min();
-    RunOutcome {
-        final_gap: state.gap(),
-        max_gap: gaps.max_gap,
-        trajectory: gaps.trajectory,
-        max_load,
-        min_load,
-        balls: done,
-        samples: ctx.samples,
-        observations: gaps.count,
-        steps,
-        samples_per_step: per_step,
-        moved: 0,
-    }
+    gaps.into_outcome(&state, done, ctx.samples, steps, per_step)
 }
 
 /// Adds one step with `k` samples to the histogram.

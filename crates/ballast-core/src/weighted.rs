@@ -139,20 +139,7 @@ pub fn simulate_sorted<R: RngCore + ?Sized, O: Observer>(
     if spec.m == 0 {
         gaps.observe(&state, observer);
     }
-    let (max_load, min_load) = state.max_min();
-    Ok(RunOutcome {
-        final_gap: state.gap(),
-        max_gap: gaps.max_gap,
-        trajectory: gaps.trajectory,
-        max_load,
-        min_load,
-        balls: done,
-        samples,
-        observations: gaps.count,
-        steps: done,
-        samples_per_step: Vec::new(),
-        moved: 0,
-    })
+    Ok(gaps.into_outcome(&state, done, samples, done, Vec::new()))
 }
 
 /// Scratch space of one run.
