@@ -63,9 +63,13 @@ pub const GAMMA_FROM: u32 = 8;
 pub fn sorted_support(spec: &RunSpec) -> Result<(), Error> {
     let unsupported =
         |why: &str| Err(Error::Unsupported(format!("sorted weighted batches: {why}")));
-    let Setting::Batched { .. } = spec.setting else {
+    let Setting::Batched { b } = spec.setting else {
         return unsupported("the setting must be batched");
     };
+    if b > u64::from(u32::MAX) {
+        // Balls per position are counted in 32 bits.
+        return unsupported("batches must have fewer than 2^32 balls");
+    }
     let Weights::Exp { .. } = spec.weights else {
         return unsupported("the weights must be exponential");
     };
@@ -190,7 +194,7 @@ impl Batch {
         if matches!(tie, TieBreak::Random | TieBreak::First) && multi > 0 {
             spread_over_ties(order, counts, rng);
         }
-        for (p, (&key, &c)) in order.iter().zip(counts.iter()).enumerate() {
+        for (&key, &c) in order.iter().zip(counts.iter()) {
             if c == 0 {
                 continue;
             }
@@ -199,7 +203,6 @@ impl Batch {
                 TieBreak::Position => u32::MAX - low,
                 _ => low,
             } as usize;
-            debug_assert!(p < n);
             let w = if c < GAMMA_FROM {
                 (0..c).map(|_| -> f64 { Exp1.sample(rng) }).sum::<f64>()
             } else {

@@ -215,4 +215,8 @@ fn unsupported_specs_are_refused() {
     let seq =
         RunSpec::new(ProcessSpec::DChoice { d: 2 }, 10, 80).weights(Weights::Exp { mean: 1.0 });
     assert!(simulate_sorted(&seq, &mut sim_rng(1), &mut ()).is_err());
+    // Balls per position are counted in 32 bits: larger batches stay ball by ball.
+    let huge = spec(ProcessSpec::DChoice { d: 2 }, TieBreak::Random, 10, 1 << 32, 1);
+    assert!(ballast_core::weighted::sorted_support(&huge).is_err());
+    assert!(!ballast_core::weighted::prefers_sorted(&huge));
 }
