@@ -40,8 +40,13 @@ fn open01<R: RngCore + ?Sized>(rng: &mut R) -> f64 {
 
 /// An exact `Binomial(n, p)` variate; `p` is clamped to [0, 1]. `n = 1` is one
 /// [`crate::rng::bernoulli`] draw.
+///
+/// # Panics
+///
+/// If `p` is NaN (a bug in the caller's probabilities; the rejection loop would not end).
 #[inline]
 pub fn binomial<R: RngCore + ?Sized>(rng: &mut R, n: u64, p: f64) -> u64 {
+    assert!(!p.is_nan(), "a binomial probability is NaN");
     if n == 0 || p <= 0.0 {
         return 0;
     }

@@ -165,4 +165,8 @@ fn degenerate_parameters() {
         assert!(binomial(&mut rng, 1, 0.5) <= 1);
         assert!(binomial(&mut rng, 3, 1e-300) == 0);
     }
+    assert_eq!(binomial(&mut rng, 10, -0.5), 0);
+    assert_eq!(binomial(&mut rng, 10, 1.5), 10);
+    let nan = std::panic::catch_unwind(|| binomial(&mut sim_rng(2), 10, f64::NAN));
+    assert!(nan.is_err(), "NaN must panic, not loop");
 }
