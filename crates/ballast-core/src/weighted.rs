@@ -282,8 +282,8 @@ mod tests {
             }
         }
         // Each bin of the first group gets Binomial(6, 1/3) balls per trial: mean 2,
-        // variance 4/3, so 4000 ± 52 (one sd) over 2000 trials; ±300 is 5.8 sd (a false
-        // alarm has probability below 1e-8 per bin at this fixed seed's distribution).
+        // variance 4/3, so 4000 ± 52 (one sd) over 2000 trials. ±300 is 5.8 sd: with any
+        // seed a false alarm would have probability about 1e-8 per bin (the seed is fixed).
         for &s in &seen[..3] {
             assert!((3700..=4300).contains(&s), "{seen:?}");
         }
