@@ -257,11 +257,9 @@ fn engine_label(spec: &ballast_core::RunSpec) -> &'static str {
 /// checkpoints of older values are never reused.
 fn engine_key(spec: &ballast_core::RunSpec) -> String {
     let label = engine_label(spec);
-    let version = match ballast_core::resolve_engine(spec) {
-        Ok(ballast_core::Engine::Levels) => Some(ballast_core::level::VALUES_VERSION),
-        _ if ballast_core::weighted::prefers_sorted(spec) => {
-            Some(ballast_core::weighted::VALUES_VERSION)
-        }
+    let version = match label {
+        "levels" => Some(ballast_core::level::VALUES_VERSION),
+        "bins sorted-weights" => Some(ballast_core::weighted::VALUES_VERSION),
         _ => None,
     };
     match version {
