@@ -1089,8 +1089,8 @@ fn compare(
     Comparison { value, runs, stderr: se_ref, z: z.filter(|z| z.is_finite()) }
 }
 
-/// A summary from a mean and a standard error (time averages: the pooled batch-means
-/// standard error; `sd` is then stderr·sqrt(runs)).
+/// A summary from a mean and a standard error (time averages: the kind's standard error of
+/// the mean over runs; `sd` is then stderr·sqrt(runs)).
 pub(crate) fn summary_of(mean: f64, stderr: f64, runs: usize) -> Summary {
     Summary {
         mean,
