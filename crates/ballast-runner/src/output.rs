@@ -366,8 +366,12 @@ impl ItemResult {
         let m = &self.meta;
         let _ = writeln!(
             s,
-            "## Run\n\nProduced by `{}` in {:.1} s on {} threads, git `{}`.",
-            m.command, m.wall_time_s, m.threads, m.git_revision
+            "## Run\n\nProduced by `{}` in {:.1} s on {} thread{}, git `{}`.",
+            m.command,
+            m.wall_time_s,
+            m.threads,
+            if m.threads == 1 { "" } else { "s" },
+            m.git_revision
         );
         if let Some(k) = m.shards {
             let _ = writeln!(
