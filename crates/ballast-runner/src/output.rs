@@ -36,6 +36,17 @@ fn sig(v: f64) -> String {
     format!("{v:.digits$}")
 }
 
+/// Decimals for a mean and its standard error in the values tables: 2, or more when the
+/// standard error is below 0.01, so that it shows two significant digits (up to 12
+/// decimals). "0.0702 ± 0.0012" instead of "0.07 ± 0.00".
+fn decimals(stderr: f64) -> usize {
+    if stderr.is_finite() && stderr > 0.0 && stderr < 0.01 {
+        (1 - stderr.log10().floor() as i32).clamp(2, 12) as usize
+    } else {
+        2
+    }
+}
+
 fn label_key(label: &str) -> String {
     label
         .chars()
@@ -322,9 +333,10 @@ impl ItemResult {
             for r in rows {
                 let batches =
                     r.b.map(|b| r.m.div_ceil(b.max(1)).to_string()).unwrap_or_else(|| "–".into());
+                let d = decimals(r.summary.stderr);
                 let _ = write!(
                     s,
-                    "| {} | {} | {batches} | {} | {:.2} ± {:.2} |",
+                    "| {} | {} | {batches} | {} | {:.d$} ± {:.d$} |",
                     r.n,
                     r.b.map(|b| b.to_string()).unwrap_or_else(|| "–".into()),
                     num(r.x),
@@ -332,7 +344,7 @@ impl ItemResult {
                     r.summary.stderr
                 );
                 if theory {
-                    let t = r.theory.map_or_else(|| "–".to_string(), |t| format!("{t:.2}"));
+                    let t = r.theory.map_or_else(|| "–".to_string(), |t| format!("{t:.d$}"));
                     let _ = write!(s, " {t} |");
                 }
                 for c in &r.refs {
@@ -739,5 +751,24 @@ impl ItemResult {
             written.push(path);
         }
         Ok(written)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::decimals;
+
+    #[test]
+    fn values_tables_show_two_significant_digits_of_small_standard_errors() {
+        assert_eq!(decimals(0.5), 2);
+        assert_eq!(decimals(0.01), 2);
+        assert_eq!(decimals(0.0099), 4);
+        assert_eq!(decimals(0.0012), 4);
+        assert_eq!(decimals(2.4e-5), 6);
+        assert_eq!(decimals(1e-20), 12);
+        assert_eq!(decimals(0.0), 2);
+        assert_eq!(decimals(f64::NAN), 2);
+        let d = decimals(0.0012);
+        assert_eq!(format!("{:.d$} ± {:.d$}", 0.070_213, 0.0012), "0.0702 ± 0.0012");
     }
 }
