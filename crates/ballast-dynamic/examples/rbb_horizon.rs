@@ -7,7 +7,8 @@
 //!     --n 10000 --ks 19,31,46 --reps 4 --horizons 10000,100000,1000000
 //! ```
 //!
-//! Columns: `n, k, rep, horizon, avg_max_load, max_load_at_horizon`. The runs use the seeds
+//! Columns: `n, k, rep, horizon, avg_max_load, max_load_at_horizon, avg_fraction_empty_bins`
+//! (the last averaged like the first). The runs use the seeds
 //! `derive_seed(seed, [hash_str("rbb_horizon"), n, k, rep])`, so any subset of the grid
 //! reproduces the same numbers; with `--common-seed`, k is 0 there, so every m/n uses the
 //! same stream (common random numbers). Used by the notes of `rbb23/max_load` to test whether the
@@ -53,24 +54,27 @@ fn main() -> Result<()> {
     if horizons[0] == 0 {
         bail!("--horizons: horizons must be at least 1 round");
     }
-    println!("n,k,rep,horizon,avg_max_load,max_load_at_horizon");
+    println!("n,k,rep,horizon,avg_max_load,max_load_at_horizon,avg_fraction_empty_bins");
     for &k in &cli.ks {
         for rep in 0..cli.reps {
             let kk = if cli.common_seed { 0 } else { k };
             let s = derive_seed(cli.seed, &[hash_str("rbb_horizon"), cli.n as u64, kk, rep]);
             let spec = DynamicSpec::Rbb(RbbConfig::one_choice(cli.n, k * cli.n as u64));
             let mut sum = 0u64;
+            let mut empty = 0u64;
             let mut next = 0usize;
             let mut rows = Vec::new();
             simulate_observed(&spec, &Horizon::new(0, last), &mut sim_rng(s), |t, m| {
                 sum += u64::from(m.max_load);
+                empty += m.empty_bins;
                 if next < horizons.len() && t + 1 == horizons[next] {
                     let h = horizons[next];
                     rows.push(format!(
-                        "{},{k},{rep},{h},{:.4},{}",
+                        "{},{k},{rep},{h},{:.4},{},{:.8}",
                         cli.n,
                         sum as f64 / h as f64,
-                        m.max_load
+                        m.max_load,
+                        empty as f64 / (h as f64 * cli.n as f64)
                     ));
                     next += 1;
                 }
