@@ -1,6 +1,8 @@
 //! The SVG figure of an item (plotters, SVG backend only): one line per series (and per value
 //! of the other grid variables) with its points, the reference points overlaid as distinct
-//! markers, axis labels and a legend.
+//! markers, axis labels and a legend. Below it, when the first reference has z values, a
+//! panel of those z values per point with the ±3 band, so a disagreement too small to see
+//! on the values' scale still shows.
 
 use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
 use plotters::prelude::*;
@@ -27,7 +29,15 @@ struct Line {
     label: String,
     ours: Vec<(f64, f64)>,
     refs: Vec<Vec<(f64, f64)>>,
+    /// z against the first reference, per x.
+    zs: Vec<(f64, f64)>,
 }
+
+/// The z panel's y axis: z values beyond are drawn at the edge.
+const Z_CLAMP: f64 = 10.0;
+/// Height of the main chart and of the z panel, in pixels.
+const MAIN_HEIGHT: u32 = 640;
+const Z_HEIGHT: u32 = 240;
 
 fn lines(r: &ItemResult) -> Vec<Line> {
     let mut out: Vec<(String, Group, Line)> = Vec::new();
@@ -55,7 +65,12 @@ fn lines(r: &ItemResult) -> Vec<Line> {
                 out.push((
                     row.series.clone(),
                     row.group.clone(),
-                    Line { label, ours: Vec::new(), refs: vec![Vec::new(); r.ref_labels.len()] },
+                    Line {
+                        label,
+                        ours: Vec::new(),
+                        refs: vec![Vec::new(); r.ref_labels.len()],
+                        zs: Vec::new(),
+                    },
                 ));
                 out.len() - 1
             }
@@ -65,6 +80,9 @@ fn lines(r: &ItemResult) -> Vec<Line> {
         for (i, c) in row.refs.iter().enumerate() {
             if let Some(c) = c {
                 line.refs[i].push((row.x, c.value));
+                if let (0, Some(z)) = (i, c.z) {
+                    line.zs.push((row.x, z.clamp(-Z_CLAMP, Z_CLAMP)));
+                }
             }
         }
     }
@@ -109,20 +127,72 @@ pub(crate) fn render(r: &ItemResult) -> Result<String, String> {
         1.0
     };
     let ys = y0 * 1.08..y1;
+    let z_panel = lines.iter().any(|l| !l.zs.is_empty());
+    let height = MAIN_HEIGHT + if z_panel { Z_HEIGHT } else { 0 };
     let mut buf = String::new();
     {
-        let root = SVGBackend::with_string(&mut buf, (960, 640)).into_drawing_area();
+        let root = SVGBackend::with_string(&mut buf, (960, height)).into_drawing_area();
         root.fill(&WHITE).map_err(|e| e.to_string())?;
+        let (main, lower) = root.split_vertically(MAIN_HEIGHT);
         if r.x_log {
             let f = (x1 / x0).powf(0.03);
-            draw(r, &lines, &root, ((x0 / f)..(x1 * f)).log_scale(), ys)?;
+            draw(r, &lines, &main, ((x0 / f)..(x1 * f)).log_scale(), ys)?;
+            if z_panel {
+                draw_z(r, &lines, &lower, ((x0 / f)..(x1 * f)).log_scale())?;
+            }
         } else {
             let pad = (x1 - x0) * 0.03;
-            draw(r, &lines, &root, (x0 - pad)..(x1 + pad), ys)?;
+            draw(r, &lines, &main, (x0 - pad)..(x1 + pad), ys)?;
+            if z_panel {
+                draw_z(r, &lines, &lower, (x0 - pad)..(x1 + pad))?;
+            }
         }
         root.present().map_err(|e| e.to_string())?;
     }
     Ok(buf)
+}
+
+/// The z panel: z against the first reference per point and line, clamped to ±[`Z_CLAMP`],
+/// with the ±3 band of the verdict.
+fn draw_z<XR>(r: &ItemResult, lines: &[Line], area: &Area<'_>, xr: XR) -> Result<(), String>
+where
+    XR: AsRangedCoord<Value = f64>,
+    XR::CoordDescType: ValueFormatter<f64>,
+{
+    let err = |e: DrawingAreaErrorKind<std::io::Error>| e.to_string();
+    let label = r.ref_labels.first().map_or("reference", String::as_str);
+    let mut chart = ChartBuilder::on(area)
+        .margin(16)
+        .x_label_area_size(40)
+        .y_label_area_size(64)
+        .build_cartesian_2d(xr, -Z_CLAMP - 0.5..Z_CLAMP + 0.5)
+        .map_err(|e| e.to_string())?;
+    chart
+        .configure_mesh()
+        .y_desc(format!("z vs {label} (clamped to ±{Z_CLAMP})"))
+        .y_labels(5)
+        .light_line_style(WHITE.mix(0.0))
+        .draw()
+        .map_err(err)?;
+    let (xa, xb) = {
+        let mut pts = lines.iter().flat_map(|l| l.zs.iter().map(|p| p.0));
+        let first = pts.next().unwrap_or(0.0);
+        pts.fold((first, first), |(a, b), x| (a.min(x), b.max(x)))
+    };
+    let band = RED.mix(0.6).stroke_width(1);
+    for (y, style) in [(0.0, BLACK.stroke_width(1)), (3.0, band), (-3.0, band)] {
+        chart.draw_series(LineSeries::new([(xa, y), (xb, y)], style)).map_err(err)?;
+    }
+    for (i, line) in lines.iter().enumerate() {
+        let color = COLORS[i % COLORS.len()];
+        chart
+            .draw_series(LineSeries::new(line.zs.iter().copied(), color.mix(0.5).stroke_width(1)))
+            .map_err(err)?;
+        chart
+            .draw_series(line.zs.iter().map(|&p| Circle::new(p, 3, color.filled())))
+            .map_err(err)?;
+    }
+    Ok(())
 }
 
 type Area<'a> = DrawingArea<SVGBackend<'a>, plotters::coord::Shift>;

@@ -91,6 +91,8 @@ fn write_produces_four_files_and_no_temporaries() {
     assert_eq!(names.len(), 4, "{names:?}");
     let svg = std::fs::read_to_string(dir.join("batched22/small.svg")).unwrap();
     assert!(svg.starts_with("<svg") && svg.contains("published") && svg.contains("Three-Choice"));
+    // The references have z values, so the figure has the z panel below the chart.
+    assert!(svg.contains("z vs published (clamped to ±10)") && svg.contains("height=\"880\""));
     let md = std::fs::read_to_string(dir.join("batched22/small.md")).unwrap();
     assert!(md.contains("## Verdict") && md.contains("10.79"), "{md}");
     let json: serde_json::Value =
