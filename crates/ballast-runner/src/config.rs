@@ -163,6 +163,19 @@ impl Statistic {
         matches!(self, Self::Distribution | Self::MaxLoadDistribution)
     }
 
+    /// Whether the statistic is a gap or a distribution of gaps (an allocation series'; the
+    /// other kinds' measures are not).
+    pub fn is_gap(self) -> bool {
+        matches!(
+            self,
+            Self::MaxGap
+                | Self::FinalGap
+                | Self::RunningMaxGap
+                | Self::Distribution
+                | Self::GapOverLnN
+        )
+    }
+
     /// The snake_case name used in CSV files.
     pub fn name(self) -> &'static str {
         match self {

@@ -283,7 +283,7 @@ impl ItemResult {
             }
             // The caveat on two runs of the same experiment concerns the batched and noisy
             // papers' gap figures (reference/README.md); other statistics have no such pair.
-            let gaps = self.rows.iter().any(|r| r.statistic.name().contains("gap"));
+            let gaps = self.rows.iter().any(|r| r.statistic.is_gap());
             let caveat = if gaps {
                 " (The reference README notes that the authors' raw output and the published \
                  figure, two runs of the same experiment, differ by up to about 2 gap units.)"

@@ -8,6 +8,7 @@ use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
 use plotters::prelude::*;
 
 use crate::run::ItemResult;
+use crate::tolerance::Z_OUTLIER;
 
 const COLORS: [RGBColor; 10] = [
     RGBColor(31, 119, 180),
@@ -153,7 +154,7 @@ pub(crate) fn render(r: &ItemResult) -> Result<String, String> {
 }
 
 /// The z panel: z against the first reference per point and line, clamped to ±[`Z_CLAMP`],
-/// with the ±3 band of the verdict.
+/// with the ±[`Z_OUTLIER`] band of the verdict.
 fn draw_z<XR>(r: &ItemResult, lines: &[Line], area: &Area<'_>, xr: XR) -> Result<(), String>
 where
     XR: AsRangedCoord<Value = f64>,
@@ -180,7 +181,7 @@ where
         pts.fold((first, first), |(a, b), x| (a.min(x), b.max(x)))
     };
     let band = RED.mix(0.6).stroke_width(1);
-    for (y, style) in [(0.0, BLACK.stroke_width(1)), (3.0, band), (-3.0, band)] {
+    for (y, style) in [(0.0, BLACK.stroke_width(1)), (Z_OUTLIER, band), (-Z_OUTLIER, band)] {
         chart.draw_series(LineSeries::new([(xa, y), (xb, y)], style)).map_err(err)?;
     }
     for (i, line) in lines.iter().enumerate() {

@@ -95,6 +95,7 @@ fn write_produces_four_files_and_no_temporaries() {
     assert!(svg.contains("z vs published (clamped to ±10)") && svg.contains("height=\"880\""));
     let md = std::fs::read_to_string(dir.join("batched22/small.md")).unwrap();
     assert!(md.contains("## Verdict") && md.contains("10.79"), "{md}");
+    assert!(md.contains("differ by up to about 2 gap units"), "{md}");
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("batched22/small.json")).unwrap())
             .unwrap();
