@@ -57,6 +57,10 @@ enum Command {
         /// (the new outcomes replace them).
         #[arg(long)]
         no_cache: bool,
+        /// Simulate nothing: re-render the outputs from the checkpoints, and fail (writing
+        /// nothing) if any run of an item is not stored there.
+        #[arg(long, conflicts_with_all = ["no_cache", "shard"])]
+        cached_only: bool,
         /// Run only shard I of K of each item (`--shard 2/8`), writing
         /// `<out>/<paper>/<item>.shard-I-of-K.bin`; combine them with `ballast merge`.
         #[arg(long, value_name = "I/K")]
@@ -175,11 +179,12 @@ struct ReproduceArgs {
     out: Option<PathBuf>,
     threads: usize,
     refresh: bool,
+    cached_only: bool,
     shard: Option<ballast_runner::Shard>,
 }
 
 fn reproduce(selectors: &[String], args: ReproduceArgs) -> Result<()> {
-    let ReproduceArgs { quick, reduced, out, threads, refresh, shard } = args;
+    let ReproduceArgs { quick, reduced, out, threads, refresh, cached_only, shard } = args;
     let root = repo_root();
     // Relative config paths in the metadata: run from the repository root.
     std::env::set_current_dir(&root).with_context(|| format!("cd {}", root.display()))?;
@@ -195,6 +200,7 @@ fn reproduce(selectors: &[String], args: ReproduceArgs) -> Result<()> {
     opts.command = Some(command_line());
     opts.cache_dir = Some(PathBuf::from("target/ballast-cache"));
     opts.refresh_cache = refresh;
+    opts.cached_only = cached_only;
     opts.shard = shard;
     ballast_runner::install_ctrl_c_handler().map_err(anyhow::Error::msg)?;
     if shard.is_some() {
@@ -353,12 +359,19 @@ fn bench_filling() -> Result<()> {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let res = match cli.command {
-        Command::Reproduce { selectors, quick, out, threads, reduced, no_cache, shard } => {
-            reproduce(
-                &selectors,
-                ReproduceArgs { quick, reduced, out, threads, refresh: no_cache, shard },
-            )
-        }
+        Command::Reproduce {
+            selectors,
+            quick,
+            out,
+            threads,
+            reduced,
+            no_cache,
+            cached_only,
+            shard,
+        } => reproduce(
+            &selectors,
+            ReproduceArgs { quick, reduced, out, threads, refresh: no_cache, cached_only, shard },
+        ),
         Command::Bench { selectors, threads, filling } => {
             let items =
                 if filling && selectors.is_empty() { Ok(()) } else { bench(&selectors, threads) };

@@ -47,6 +47,10 @@ pub struct RunArgs {
     /// Neither read nor write checkpoints.
     #[arg(long)]
     pub no_checkpoint: bool,
+    /// Simulate nothing: re-render the outputs from the checkpoints, and fail (writing
+    /// nothing) if any run is not stored there.
+    #[arg(long, conflicts_with_all = ["no_checkpoint", "shard"])]
+    pub cached_only: bool,
 }
 
 /// Arguments of `ballast merge`.
@@ -135,6 +139,7 @@ pub fn main(args: &RunArgs) -> anyhow::Result<()> {
     opts.reduced = args.reduced;
     opts.threads = args.threads.map_or(0, |t| usize::try_from(t).unwrap_or(usize::MAX));
     opts.shard = args.shard;
+    opts.cached_only = args.cached_only;
     opts.cache_dir = if args.no_checkpoint {
         None
     } else {

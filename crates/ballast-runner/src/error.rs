@@ -83,6 +83,28 @@ pub enum Error {
         /// Where the checkpoints are.
         checkpoint: Option<std::path::PathBuf>,
     },
+    /// [`crate::RunOptions::cached_only`] was set and some runs are not in the checkpoints.
+    #[error(
+        "{item}: {missing_runs} runs ({missing_points} of {points} points) are not in the \
+         checkpoints{}; nothing was simulated or written (run without `--cached-only` to \
+         simulate them)",
+        match checkpoint {
+            Some(d) => format!(" in {}", d.display()),
+            None => " (no checkpoint directory)".to_string(),
+        }
+    )]
+    NotCached {
+        /// The item id.
+        item: String,
+        /// Runs without a stored outcome.
+        missing_runs: usize,
+        /// Points with at least one missing run.
+        missing_points: usize,
+        /// Points of the item.
+        points: usize,
+        /// Where the checkpoints were looked for.
+        checkpoint: Option<std::path::PathBuf>,
+    },
     /// A shard file is unreadable or does not belong to the merge.
     #[error("shard {}: {message}", .path.display())]
     Shard {

@@ -33,6 +33,11 @@ pub struct RunOptions {
     pub cache_dir: Option<PathBuf>,
     /// Ignore existing checkpoints (simulate everything again) but still write new ones.
     pub refresh_cache: bool,
+    /// Simulate nothing: every run must already be in the checkpoints (or the merged shards),
+    /// else the item fails with [`Error::NotCached`] before anything is written. For
+    /// re-rendering reports and figures after a change to the outputs without risking hours
+    /// of simulation.
+    pub cached_only: bool,
     /// Run only this shard's units and return them ([`crate::run_shard`]).
     pub shard: Option<crate::Shard>,
     /// Worker threads (0: rayon's default, one per core).
@@ -55,6 +60,7 @@ impl RunOptions {
             reduced: false,
             cache_dir: None,
             refresh_cache: false,
+            cached_only: false,
             shard: None,
             threads: 0,
             progress: true,

@@ -493,6 +493,15 @@ where
         }
     }
     let stored_points = todo.iter().filter(|t| t.is_empty()).count();
+    if opts.cached_only && stored_points < points.len() {
+        return Err(Error::NotCached {
+            item: job.label.to_string(),
+            missing_runs: todo.iter().map(Vec::len).sum(),
+            missing_points: points.len() - stored_points,
+            points: points.len(),
+            checkpoint: opts.cache_dir.clone(),
+        });
+    }
     let stored_wall_s: f64 = have.iter().map(|h| h.wall_s).sum();
     let total: u64 = points
         .iter()
