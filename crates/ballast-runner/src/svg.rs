@@ -2,7 +2,9 @@
 //! of the other grid variables) with its points, the reference points overlaid as distinct
 //! markers, axis labels and a legend. Below it, when the first reference has z values, a
 //! panel of those z values per point with the ±3 band, so a disagreement too small to see
-//! on the values' scale still shows.
+//! on the values' scale still shows. A legend of more than [`LEGEND_INSIDE_MAX`] entries goes
+//! to a column right of the charts instead of covering the data; lines after the tenth are
+//! dashed, so no two lines look alike.
 
 use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
 use plotters::prelude::*;
@@ -39,6 +41,84 @@ const Z_CLAMP: f64 = 10.0;
 /// Height of the main chart and of the z panel, in pixels.
 const MAIN_HEIGHT: u32 = 640;
 const Z_HEIGHT: u32 = 240;
+/// Width of the charts, and of the legend column when the legend is outside them.
+const CHART_WIDTH: u32 = 960;
+const LEGEND_WIDTH: u32 = 340;
+/// Legends with more entries than this are drawn right of the charts.
+const LEGEND_INSIDE_MAX: usize = 8;
+
+/// How line `i` is drawn: its color, and whether it is dashed (from the eleventh line on).
+fn line_style(i: usize) -> (RGBColor, bool) {
+    (COLORS[i % COLORS.len()], i >= COLORS.len())
+}
+
+/// The sample drawn beside a legend entry.
+enum Glyph {
+    /// One of our lines (color, dashed).
+    Line(RGBColor, bool),
+    /// The first reference's points.
+    Cross,
+    /// Further references' points.
+    Triangle,
+    /// Our minimum.
+    Circle,
+    /// The first reference's minimum.
+    Square,
+}
+
+/// The legend: our lines, the references, the minima markers.
+fn legend(r: &ItemResult, lines: &[Line]) -> Vec<(String, Glyph)> {
+    let mut out: Vec<(String, Glyph)> = lines
+        .iter()
+        .enumerate()
+        .map(|(i, l)| {
+            let (color, dashed) = line_style(i);
+            (l.label.clone(), Glyph::Line(color, dashed))
+        })
+        .collect();
+    for (ri, label) in r.ref_labels.iter().enumerate() {
+        out.push((label.clone(), if ri == 0 { Glyph::Cross } else { Glyph::Triangle }));
+    }
+    if r.mark_minima {
+        out.push(("minimum (ours)".into(), Glyph::Circle));
+        if let Some(l) = r.ref_labels.first() {
+            out.push((format!("minimum ({l})"), Glyph::Square));
+        }
+    }
+    out
+}
+
+/// Draws the legend as a column of entries on `area` (right of the charts).
+fn draw_legend(area: &Area<'_>, entries: &[(String, Glyph)]) -> Result<(), String> {
+    let err = |e: DrawingAreaErrorKind<std::io::Error>| e.to_string();
+    let font = ("sans-serif", 13).into_font();
+    let (x, top, row) = (8, 56, 20);
+    for (k, (label, glyph)) in entries.iter().enumerate() {
+        let y = top + row * k as i32;
+        match *glyph {
+            Glyph::Line(color, false) => {
+                area.draw(&PathElement::new(vec![(x, y), (x + 24, y)], color.stroke_width(2)))
+            }
+            Glyph::Line(color, true) => area.draw(&plotters::element::DashedPathElement::new(
+                vec![(x, y), (x + 24, y)],
+                5,
+                3,
+                color.stroke_width(2),
+            )),
+            Glyph::Cross => area.draw(&Cross::new((x + 12, y), 5, BLACK.stroke_width(1))),
+            Glyph::Triangle => {
+                area.draw(&TriangleMarker::new((x + 12, y), 4, BLACK.stroke_width(1)))
+            }
+            Glyph::Circle => area.draw(&Circle::new((x + 12, y), 6, BLACK.stroke_width(2))),
+            Glyph::Square => {
+                area.draw(&Rectangle::new([(x + 6, y - 6), (x + 18, y + 6)], BLACK.stroke_width(2)))
+            }
+        }
+        .map_err(err)?;
+        area.draw(&Text::new(label.as_str(), (x + 32, y - 7), font.clone())).map_err(err)?;
+    }
+    Ok(())
+}
 
 fn lines(r: &ItemResult) -> Vec<Line> {
     let mut out: Vec<(String, Group, Line)> = Vec::new();
@@ -130,23 +210,30 @@ pub(crate) fn render(r: &ItemResult) -> Result<String, String> {
     let ys = y0 * 1.08..y1;
     let z_panel = lines.iter().any(|l| !l.zs.is_empty());
     let height = MAIN_HEIGHT + if z_panel { Z_HEIGHT } else { 0 };
+    let entries = legend(r, &lines);
+    let inside = entries.len() <= LEGEND_INSIDE_MAX;
+    let width = CHART_WIDTH + if inside { 0 } else { LEGEND_WIDTH };
     let mut buf = String::new();
     {
-        let root = SVGBackend::with_string(&mut buf, (960, height)).into_drawing_area();
+        let root = SVGBackend::with_string(&mut buf, (width, height)).into_drawing_area();
         root.fill(&WHITE).map_err(|e| e.to_string())?;
-        let (main, lower) = root.split_vertically(MAIN_HEIGHT);
+        let (charts, side) = root.split_horizontally(CHART_WIDTH);
+        let (main, lower) = charts.split_vertically(MAIN_HEIGHT);
         if r.x_log {
             let f = (x1 / x0).powf(0.03);
-            draw(r, &lines, &main, ((x0 / f)..(x1 * f)).log_scale(), ys)?;
+            draw(r, &lines, &main, ((x0 / f)..(x1 * f)).log_scale(), ys, inside)?;
             if z_panel {
                 draw_z(r, &lines, &lower, ((x0 / f)..(x1 * f)).log_scale())?;
             }
         } else {
             let pad = (x1 - x0) * 0.03;
-            draw(r, &lines, &main, (x0 - pad)..(x1 + pad), ys)?;
+            draw(r, &lines, &main, (x0 - pad)..(x1 + pad), ys, inside)?;
             if z_panel {
                 draw_z(r, &lines, &lower, (x0 - pad)..(x1 + pad))?;
             }
+        }
+        if !inside {
+            draw_legend(&side, &entries)?;
         }
         root.present().map_err(|e| e.to_string())?;
     }
@@ -185,10 +272,15 @@ where
         chart.draw_series(LineSeries::new([(xa, y), (xb, y)], style)).map_err(err)?;
     }
     for (i, line) in lines.iter().enumerate() {
-        let color = COLORS[i % COLORS.len()];
-        chart
-            .draw_series(LineSeries::new(line.zs.iter().copied(), color.mix(0.5).stroke_width(1)))
-            .map_err(err)?;
+        let (color, dashed) = line_style(i);
+        let style = color.mix(0.5).stroke_width(1);
+        if dashed {
+            chart
+                .draw_series(DashedLineSeries::new(line.zs.iter().copied(), 4, 3, style))
+                .map_err(err)?;
+        } else {
+            chart.draw_series(LineSeries::new(line.zs.iter().copied(), style)).map_err(err)?;
+        }
         chart
             .draw_series(line.zs.iter().map(|&p| Circle::new(p, 3, color.filled())))
             .map_err(err)?;
@@ -198,13 +290,15 @@ where
 
 type Area<'a> = DrawingArea<SVGBackend<'a>, plotters::coord::Shift>;
 
-/// Draws the chart on `root` with the x coordinate `xr` (linear or logarithmic).
+/// Draws the chart on `root` with the x coordinate `xr` (linear or logarithmic), with the
+/// legend in its upper left corner when `legend_inside`.
 fn draw<XR>(
     r: &ItemResult,
     lines: &[Line],
     root: &Area<'_>,
     xr: XR,
     ys: std::ops::Range<f64>,
+    legend_inside: bool,
 ) -> Result<(), String>
 where
     XR: AsRangedCoord<Value = f64>,
@@ -227,14 +321,19 @@ where
         .map_err(|e| e.to_string())?;
     let err = |e: DrawingAreaErrorKind<std::io::Error>| e.to_string();
     for (i, line) in lines.iter().enumerate() {
-        let color = COLORS[i % COLORS.len()];
-        chart
-            .draw_series(LineSeries::new(line.ours.iter().copied(), color.stroke_width(2)))
-            .map_err(err)?
-            .label(line.label.as_str())
-            .legend(move |(x, y)| {
+        let (color, dashed) = line_style(i);
+        let pts = line.ours.iter().copied();
+        let drawn = if dashed {
+            chart.draw_series(DashedLineSeries::new(pts, 6, 4, color.stroke_width(2)))
+        } else {
+            chart.draw_series(LineSeries::new(pts, color.stroke_width(2)))
+        }
+        .map_err(err)?;
+        if legend_inside {
+            drawn.label(line.label.as_str()).legend(move |(x, y)| {
                 PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
             });
+        }
         chart
             .draw_series(line.ours.iter().map(|&p| Circle::new(p, 3, color.filled())))
             .map_err(err)?;
@@ -264,6 +363,9 @@ where
                 chart.draw_series(std::iter::once(sq)).map_err(err)?;
             }
         }
+    }
+    if !legend_inside {
+        return Ok(());
     }
     for (ri, label) in r.ref_labels.iter().enumerate() {
         let s = chart

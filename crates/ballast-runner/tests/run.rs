@@ -93,6 +93,8 @@ fn write_produces_four_files_and_no_temporaries() {
     assert!(svg.starts_with("<svg") && svg.contains("published") && svg.contains("Three-Choice"));
     // The references have z values, so the figure has the z panel below the chart.
     assert!(svg.contains("z vs published (clamped to ±10)") && svg.contains("height=\"880\""));
+    // Four legend entries (two lines, two references) stay inside the chart.
+    assert!(svg.contains("width=\"960\""), "the legend should stay inside");
     let md = std::fs::read_to_string(dir.join("batched22/small.md")).unwrap();
     assert!(md.contains("## Verdict") && md.contains("10.79"), "{md}");
     assert!(md.contains("differ by up to about 2 gap units"), "{md}");
@@ -110,4 +112,37 @@ fn missing_reference_fails_before_running() {
     let exp = Experiment::parse("batched22/small", Path::new("small.toml"), &src).unwrap();
     let e = run_experiment(&exp, &opts(1)).unwrap_err().to_string();
     assert!(e.contains("no_such_file.csv"), "{e}");
+}
+
+#[test]
+fn a_long_legend_goes_right_of_the_chart_and_late_lines_are_dashed() {
+    // Eleven lines (one per value of `c`, a grid variable other than x): more than the 8
+    // legend entries that fit inside, and one line more than there are colors.
+    let src = r#"
+title = "many lines"
+seed = 1
+runs = 2
+x = { variable = "n", log = true }
+grid = { n = [100, 200], c = { from = 1, to = 11 } }
+point = { m = "c * n" }
+
+[[series]]
+name = "Two-Choice"
+process = { kind = "two_choice" }
+reference = ""
+"#;
+    let exp = Experiment::parse("t/many", Path::new("many.toml"), src).unwrap();
+    let r = run_experiment(&exp, &opts(1)).unwrap();
+    let dir = std::env::temp_dir().join(format!("ballast-legend-test-{}", std::process::id()));
+    r.write(&dir).unwrap();
+    let svg = std::fs::read_to_string(dir.join("t/many.svg")).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(svg.contains("width=\"1300\""), "legend column missing");
+    for c in 1..=11 {
+        assert_eq!(svg.matches(&format!("Two-Choice, c={c}\n</text>")).count(), 1, "c={c}");
+    }
+    // The eleventh line is drawn in the first line's color, dashed: as many short segments
+    // (one <polyline> each) as dashes, so that color has far more polylines than one line's.
+    let blue = svg.matches("stroke=\"#1F77B4\"").count();
+    assert!(blue > 10, "{blue} elements in the first color: the eleventh line is not dashed");
 }
