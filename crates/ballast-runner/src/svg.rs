@@ -3,8 +3,8 @@
 //! markers, axis labels and a legend. Below it, when the first reference has z values, a
 //! panel of those z values per point with the ±3 band, so a disagreement too small to see
 //! on the values' scale still shows. A legend of more than [`LEGEND_INSIDE_MAX`] entries goes
-//! to a column right of the charts instead of covering the data; lines after the tenth are
-//! dashed, so no two lines look alike.
+//! to a column right of the charts instead of covering the data; lines 11–20 are dashed,
+//! 21–30 dotted and 31–40 long-dashed, so up to 40 lines all look different.
 
 use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
 use plotters::prelude::*;
@@ -47,15 +47,20 @@ const LEGEND_WIDTH: u32 = 340;
 /// Legends with more entries than this are drawn right of the charts.
 const LEGEND_INSIDE_MAX: usize = 8;
 
-/// How line `i` is drawn: its color, and whether it is dashed (from the eleventh line on).
-fn line_style(i: usize) -> (RGBColor, bool) {
-    (COLORS[i % COLORS.len()], i >= COLORS.len())
+/// Dash patterns (dash, gap in pixels) of the lines after the first ten, ten lines each.
+const DASHES: [(u32, u32); 3] = [(6, 4), (2, 3), (14, 4)];
+
+/// How line `i` is drawn: its color, and its dash pattern (`None`: solid; the first ten).
+fn line_style(i: usize) -> (RGBColor, Option<(u32, u32)>) {
+    let cycle = i / COLORS.len();
+    let dash = cycle.checked_sub(1).map(|k| DASHES[k % DASHES.len()]);
+    (COLORS[i % COLORS.len()], dash)
 }
 
 /// The sample drawn beside a legend entry.
 enum Glyph {
-    /// One of our lines (color, dashed).
-    Line(RGBColor, bool),
+    /// One of our lines (color, dash pattern).
+    Line(RGBColor, Option<(u32, u32)>),
     /// The first reference's points.
     Cross,
     /// Further references' points.
@@ -72,8 +77,8 @@ fn legend(r: &ItemResult, lines: &[Line]) -> Vec<(String, Glyph)> {
         .iter()
         .enumerate()
         .map(|(i, l)| {
-            let (color, dashed) = line_style(i);
-            (l.label.clone(), Glyph::Line(color, dashed))
+            let (color, dash) = line_style(i);
+            (l.label.clone(), Glyph::Line(color, dash))
         })
         .collect();
     for (ri, label) in r.ref_labels.iter().enumerate() {
@@ -96,15 +101,17 @@ fn draw_legend(area: &Area<'_>, entries: &[(String, Glyph)]) -> Result<(), Strin
     for (k, (label, glyph)) in entries.iter().enumerate() {
         let y = top + row * k as i32;
         match *glyph {
-            Glyph::Line(color, false) => {
+            Glyph::Line(color, None) => {
                 area.draw(&PathElement::new(vec![(x, y), (x + 24, y)], color.stroke_width(2)))
             }
-            Glyph::Line(color, true) => area.draw(&plotters::element::DashedPathElement::new(
-                vec![(x, y), (x + 24, y)],
-                5,
-                3,
-                color.stroke_width(2),
-            )),
+            Glyph::Line(color, Some((dash, gap))) => {
+                area.draw(&plotters::element::DashedPathElement::new(
+                    vec![(x, y), (x + 24, y)],
+                    dash,
+                    gap,
+                    color.stroke_width(2),
+                ))
+            }
             Glyph::Cross => area.draw(&Cross::new((x + 12, y), 5, BLACK.stroke_width(1))),
             Glyph::Triangle => {
                 area.draw(&TriangleMarker::new((x + 12, y), 4, BLACK.stroke_width(1)))
@@ -272,15 +279,14 @@ where
         chart.draw_series(LineSeries::new([(xa, y), (xb, y)], style)).map_err(err)?;
     }
     for (i, line) in lines.iter().enumerate() {
-        let (color, dashed) = line_style(i);
+        let (color, dash) = line_style(i);
         let style = color.mix(0.5).stroke_width(1);
-        if dashed {
-            chart
-                .draw_series(DashedLineSeries::new(line.zs.iter().copied(), 4, 3, style))
-                .map_err(err)?;
-        } else {
-            chart.draw_series(LineSeries::new(line.zs.iter().copied(), style)).map_err(err)?;
+        let pts = line.zs.iter().copied();
+        match dash {
+            Some((d, g)) => chart.draw_series(DashedLineSeries::new(pts, d, g, style)),
+            None => chart.draw_series(LineSeries::new(pts, style)),
         }
+        .map_err(err)?;
         chart
             .draw_series(line.zs.iter().map(|&p| Circle::new(p, 3, color.filled())))
             .map_err(err)?;
@@ -321,12 +327,13 @@ where
         .map_err(|e| e.to_string())?;
     let err = |e: DrawingAreaErrorKind<std::io::Error>| e.to_string();
     for (i, line) in lines.iter().enumerate() {
-        let (color, dashed) = line_style(i);
+        let (color, dash) = line_style(i);
         let pts = line.ours.iter().copied();
-        let drawn = if dashed {
-            chart.draw_series(DashedLineSeries::new(pts, 6, 4, color.stroke_width(2)))
-        } else {
-            chart.draw_series(LineSeries::new(pts, color.stroke_width(2)))
+        let drawn = match dash {
+            Some((d, g)) => {
+                chart.draw_series(DashedLineSeries::new(pts, d, g, color.stroke_width(2)))
+            }
+            None => chart.draw_series(LineSeries::new(pts, color.stroke_width(2))),
         }
         .map_err(err)?;
         if legend_inside {
@@ -402,4 +409,21 @@ where
         .draw()
         .map_err(err)?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn forty_lines_have_forty_different_styles() {
+        let styles: Vec<_> = (0..40).map(line_style).collect();
+        for (i, a) in styles.iter().enumerate() {
+            for b in &styles[i + 1..] {
+                assert!(a != b, "line {i} has the style of a later line");
+            }
+        }
+        assert_eq!(line_style(0), (COLORS[0], None));
+        assert_eq!(line_style(10), (COLORS[0], Some(DASHES[0])));
+    }
 }

@@ -115,7 +115,7 @@ fn missing_reference_fails_before_running() {
 }
 
 #[test]
-fn a_long_legend_goes_right_of_the_chart_and_late_lines_are_dashed() {
+fn a_long_legend_goes_right_of_the_chart_and_the_eleventh_line_is_dashed() {
     // Eleven lines (one per value of `c`, a grid variable other than x): more than the 8
     // legend entries that fit inside, and one line more than there are colors.
     let src = r#"
