@@ -58,6 +58,7 @@ fn line_style(i: usize) -> (RGBColor, Option<(u32, u32)>) {
 }
 
 /// The sample drawn beside a legend entry.
+#[derive(Clone, Copy)]
 enum Glyph {
     /// One of our lines (color, dash pattern).
     Line(RGBColor, Option<(u32, u32)>),
@@ -69,6 +70,32 @@ enum Glyph {
     Circle,
     /// The first reference's minimum.
     Square,
+}
+
+impl Glyph {
+    /// The sample as an element whose left end is at `(x, y)` (20 pixels wide), for either
+    /// legend placement.
+    fn element<DB: DrawingBackend>(
+        self,
+        (x, y): (i32, i32),
+    ) -> DynElement<'static, DB, (i32, i32)> {
+        let ends = vec![(x, y), (x + 20, y)];
+        match self {
+            Glyph::Line(color, None) => PathElement::new(ends, color.stroke_width(2)).into_dyn(),
+            Glyph::Line(color, Some((dash, gap))) => {
+                plotters::element::DashedPathElement::new(ends, dash, gap, color.stroke_width(2))
+                    .into_dyn()
+            }
+            Glyph::Cross => Cross::new((x + 10, y), 5, BLACK.stroke_width(1)).into_dyn(),
+            Glyph::Triangle => {
+                TriangleMarker::new((x + 10, y), 4, BLACK.stroke_width(1)).into_dyn()
+            }
+            Glyph::Circle => Circle::new((x + 10, y), 6, BLACK.stroke_width(2)).into_dyn(),
+            Glyph::Square => {
+                Rectangle::new([(x + 4, y - 6), (x + 16, y + 6)], BLACK.stroke_width(2)).into_dyn()
+            }
+        }
+    }
 }
 
 /// The legend: our lines, the references, the minima markers.
@@ -100,29 +127,8 @@ fn draw_legend(area: &Area<'_>, entries: &[(String, Glyph)]) -> Result<(), Strin
     let (x, top, row) = (8, 56, 20);
     for (k, (label, glyph)) in entries.iter().enumerate() {
         let y = top + row * k as i32;
-        match *glyph {
-            Glyph::Line(color, None) => {
-                area.draw(&PathElement::new(vec![(x, y), (x + 24, y)], color.stroke_width(2)))
-            }
-            Glyph::Line(color, Some((dash, gap))) => {
-                area.draw(&plotters::element::DashedPathElement::new(
-                    vec![(x, y), (x + 24, y)],
-                    dash,
-                    gap,
-                    color.stroke_width(2),
-                ))
-            }
-            Glyph::Cross => area.draw(&Cross::new((x + 12, y), 5, BLACK.stroke_width(1))),
-            Glyph::Triangle => {
-                area.draw(&TriangleMarker::new((x + 12, y), 4, BLACK.stroke_width(1)))
-            }
-            Glyph::Circle => area.draw(&Circle::new((x + 12, y), 6, BLACK.stroke_width(2))),
-            Glyph::Square => {
-                area.draw(&Rectangle::new([(x + 6, y - 6), (x + 18, y + 6)], BLACK.stroke_width(2)))
-            }
-        }
-        .map_err(err)?;
-        area.draw(&Text::new(label.as_str(), (x + 32, y - 7), font.clone())).map_err(err)?;
+        area.draw(&glyph.element((x, y))).map_err(err)?;
+        area.draw(&Text::new(label.as_str(), (x + 30, y - 7), font.clone())).map_err(err)?;
     }
     Ok(())
 }
@@ -218,8 +224,8 @@ pub(crate) fn render(r: &ItemResult) -> Result<String, String> {
     let z_panel = lines.iter().any(|l| !l.zs.is_empty());
     let height = MAIN_HEIGHT + if z_panel { Z_HEIGHT } else { 0 };
     let entries = legend(r, &lines);
-    let inside = entries.len() <= LEGEND_INSIDE_MAX;
-    let width = CHART_WIDTH + if inside { 0 } else { LEGEND_WIDTH };
+    let inside = (entries.len() <= LEGEND_INSIDE_MAX).then_some(entries.as_slice());
+    let width = CHART_WIDTH + if inside.is_some() { 0 } else { LEGEND_WIDTH };
     let mut buf = String::new();
     {
         let root = SVGBackend::with_string(&mut buf, (width, height)).into_drawing_area();
@@ -239,7 +245,7 @@ pub(crate) fn render(r: &ItemResult) -> Result<String, String> {
                 draw_z(r, &lines, &lower, (x0 - pad)..(x1 + pad))?;
             }
         }
-        if !inside {
+        if inside.is_none() {
             draw_legend(&side, &entries)?;
         }
         root.present().map_err(|e| e.to_string())?;
@@ -297,14 +303,14 @@ where
 type Area<'a> = DrawingArea<SVGBackend<'a>, plotters::coord::Shift>;
 
 /// Draws the chart on `root` with the x coordinate `xr` (linear or logarithmic), with the
-/// legend in its upper left corner when `legend_inside`.
+/// legend `inside` (if any) in its upper left corner.
 fn draw<XR>(
     r: &ItemResult,
     lines: &[Line],
     root: &Area<'_>,
     xr: XR,
     ys: std::ops::Range<f64>,
-    legend_inside: bool,
+    inside: Option<&[(String, Glyph)]>,
 ) -> Result<(), String>
 where
     XR: AsRangedCoord<Value = f64>,
@@ -329,18 +335,13 @@ where
     for (i, line) in lines.iter().enumerate() {
         let (color, dash) = line_style(i);
         let pts = line.ours.iter().copied();
-        let drawn = match dash {
+        match dash {
             Some((d, g)) => {
                 chart.draw_series(DashedLineSeries::new(pts, d, g, color.stroke_width(2)))
             }
             None => chart.draw_series(LineSeries::new(pts, color.stroke_width(2))),
         }
         .map_err(err)?;
-        if legend_inside {
-            drawn.label(line.label.as_str()).legend(move |(x, y)| {
-                PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
-            });
-        }
         chart
             .draw_series(line.ours.iter().map(|&p| Circle::new(p, 3, color.filled())))
             .map_err(err)?;
@@ -371,35 +372,18 @@ where
             }
         }
     }
-    if !legend_inside {
+    let Some(entries) = inside else {
         return Ok(());
-    }
-    for (ri, label) in r.ref_labels.iter().enumerate() {
-        let s = chart
-            .draw_series(std::iter::empty::<Circle<(f64, f64), i32>>())
-            .map_err(err)?
-            .label(label.as_str());
-        if ri == 0 {
-            s.legend(|(x, y)| Cross::new((x + 10, y), 5, BLACK.stroke_width(1)));
-        } else {
-            s.legend(|(x, y)| TriangleMarker::new((x + 10, y), 4, BLACK.stroke_width(1)));
-        }
-    }
-    if r.mark_minima {
+    };
+    // Plotters lists the labels of series in the order they were drawn: empty series carry
+    // the entries, so the box shows exactly the legend of the outside column.
+    for (label, glyph) in entries {
+        let glyph = *glyph;
         chart
             .draw_series(std::iter::empty::<Circle<(f64, f64), i32>>())
             .map_err(err)?
-            .label("minimum (ours)")
-            .legend(|(x, y)| Circle::new((x + 10, y), 6, BLACK.stroke_width(2)));
-        if let Some(l) = r.ref_labels.first() {
-            chart
-                .draw_series(std::iter::empty::<Circle<(f64, f64), i32>>())
-                .map_err(err)?
-                .label(format!("minimum ({l})"))
-                .legend(|(x, y)| {
-                    Rectangle::new([(x + 4, y - 6), (x + 16, y + 6)], BLACK.stroke_width(2))
-                });
-        }
+            .label(label.as_str())
+            .legend(move |p| glyph.element(p));
     }
     chart
         .configure_series_labels()
