@@ -16,6 +16,7 @@ use crate::outcome::RunOutcome;
 use crate::process::{
     Accept, AlwaysGoLeft, CachePolicy, Ctx, DChoice, Filling, Memory, MemoryOne, MixedQuantile,
     Noisy, OneChoice, OnePlusBeta, Ranks, Rule, Thinning, TightCount, TightPacking, TwoChoice,
+    UnfairDChoice,
 };
 use crate::rng::sim_rng;
 use crate::{Error, ProcessSpec, RunSpec, Setting, Stop, Weights};
@@ -109,6 +110,9 @@ fn dispatch<S: LoadState, R: RngCore + ?Sized, O: Observer>(
         }
         ProcessSpec::DChoice { d } => {
             run_rule_observed(spec, state, DChoice { d, tie }, rng, observer)
+        }
+        ProcessSpec::UnfairDChoice { d } => {
+            run_rule_observed(spec, state, UnfairDChoice { d }, rng, observer)
         }
         ProcessSpec::OnePlusBeta { beta } => {
             run_rule_observed(spec, state, OnePlusBeta { beta, tie }, rng, observer)

@@ -37,6 +37,7 @@ pub mod level;
 pub mod loads;
 mod outcome;
 pub mod process;
+pub mod registry;
 pub mod rng;
 mod spec;
 pub mod weighted;

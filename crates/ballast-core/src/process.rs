@@ -352,6 +352,38 @@ impl Rule for DChoice {
     }
 }
 
+/// Unfair d-Choice: the ball joins a *most* loaded of `d` uniform samples (the earliest of
+/// the tied ones, which for i.i.d. samples has the law of a uniform choice among them). A
+/// process of the catalogue whose load profile has a heavy upper tail.
+#[derive(Clone, Copy, Debug)]
+pub struct UnfairDChoice {
+    /// Number of samples.
+    pub d: u32,
+}
+
+impl Rule for UnfairDChoice {
+    #[inline]
+    fn place<S: LoadState, R: RngCore + ?Sized>(
+        &mut self,
+        s: &S,
+        _r: &Ranks<S::Load>,
+        rng: &mut R,
+        ctx: &mut Ctx,
+    ) -> Placement {
+        let mut best = ctx.sample(rng);
+        let mut best_load = s.load(best);
+        for _ in 1..self.d {
+            let j = ctx.sample(rng);
+            let lj = s.load(j);
+            if lj > best_load {
+                best = j;
+                best_load = lj;
+            }
+        }
+        Placement::one(best)
+    }
+}
+
 /// Two-Choice specialised (d = 2): the hot path of the papers.
 #[derive(Clone, Copy, Debug)]
 pub struct TwoChoice {

@@ -17,6 +17,11 @@ pub enum ProcessSpec {
         /// Number of samples, at least 1.
         d: u32,
     },
+    /// Unfair d-Choice: `d` uniform samples; the ball goes to a *most* loaded one.
+    UnfairDChoice {
+        /// Number of samples, at least 1.
+        d: u32,
+    },
     /// With probability `beta` a Two-Choice step, otherwise a One-Choice step.
     OnePlusBeta {
         /// Probability of taking a second sample, in `[0, 1]`.
@@ -125,6 +130,7 @@ impl ProcessSpec {
         match self {
             Self::OneChoice => "one_choice",
             Self::DChoice { .. } => "d_choice",
+            Self::UnfairDChoice { .. } => "unfair_d_choice",
             Self::OnePlusBeta { .. } => "one_plus_beta",
             Self::Quantile { .. } => "quantile",
             Self::MixedQuantile { .. } => "mixed_quantile",
@@ -214,7 +220,7 @@ impl ProcessSpec {
                     Err(Error::invalid("f", f, "a finite number"))
                 }
             }
-            Self::DChoice { d } => {
+            Self::DChoice { d } | Self::UnfairDChoice { d } => {
                 if (1..=1024).contains(&d) {
                     Ok(())
                 } else {
@@ -261,7 +267,8 @@ impl ProcessSpec {
 
     /// Whether the process compares loads of several samples, so that a [`TieBreak`] applies.
     pub fn compares(&self) -> bool {
-        matches!(self, Self::DChoice { d } if *d > 1) || matches!(self, Self::OnePlusBeta { .. })
+        matches!(self, Self::DChoice { d } | Self::UnfairDChoice { d } if *d > 1)
+            || matches!(self, Self::OnePlusBeta { .. })
     }
 }
 

@@ -64,7 +64,8 @@ impl Law {
                 sigma,
                 tails: (truncate && sigma > 0.0).then(|| NormalIntervals::new(sigma)),
             },
-            ProcessSpec::Twinning
+            ProcessSpec::UnfairDChoice { .. }
+            | ProcessSpec::Twinning
             | ProcessSpec::Packing { .. }
             | ProcessSpec::TightPacking { .. }
             | ProcessSpec::Memory { .. }

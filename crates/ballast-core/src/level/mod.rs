@@ -90,7 +90,7 @@ use crate::loads::LoadState;
 use crate::outcome::RunOutcome;
 use crate::process::{
     Accept, Ctx, Filling, Noisy, OneChoice, Placement, Ranks, Rule, Thinning, TightCount,
-    TightPacking,
+    TightPacking, UnfairDChoice,
 };
 use crate::rng::bernoulli;
 use crate::{Engine, Error, Observer, ProcessSpec, RunSpec, Setting, TieBreak, Weights};
@@ -174,6 +174,19 @@ pub fn level_support(spec: &RunSpec) -> Result<(), Error> {
         | ProcessSpec::GBounded { .. }
         | ProcessSpec::GMyopic { .. }
         | ProcessSpec::SigmaNoisyLoad { .. } => Ok(()),
+        // The heaviest of d samples: the generic sequential rule on the sorted view is exact;
+        // the batch step has no law for it yet.
+        ProcessSpec::UnfairDChoice { .. } => {
+            if batched {
+                Err(Error::Unsupported(
+                    "the level engine simulates unfair_d_choice sequentially only (no batch \
+                     law yet); use engine = \"bins\""
+                        .to_string(),
+                ))
+            } else {
+                Ok(())
+            }
+        }
         // Multi-ball steps: exact sequentially; inside a batch the number of steps is random
         // (a step may be cut at the batch end), which the batch step does not model.
         ProcessSpec::Twinning | ProcessSpec::Packing { .. } | ProcessSpec::TightPacking { .. } => {
@@ -324,6 +337,7 @@ fn sequential<R: RngCore + ?Sized, O: Observer>(
         ProcessSpec::OneChoice | ProcessSpec::DChoice { d: 1 } => run_seq(spec, s, OneChoice, r, o),
         ProcessSpec::DChoice { d } => run_seq_d_choice(spec, s, d, r, o),
         ProcessSpec::OnePlusBeta { beta } => run_seq(spec, s, Sorted::OnePlusBeta { beta }, r, o),
+        ProcessSpec::UnfairDChoice { d } => run_seq(spec, s, UnfairDChoice { d }, r, o),
         ProcessSpec::Quantile { delta } => {
             let rule = Sorted::Quantile { heavy: heavy_count(delta, n), eta: 1.0, n };
             run_seq(spec, s, rule, r, o)

@@ -1,0 +1,1021 @@
+//! The process registry: one [`ProcessDef`] per process kind, the single declaration that
+//! every interface reads (the TOML configs of `ballast-runner`, `ballast simulate
+//! --process/--param`, `ballast list`, the README's process table and every error message).
+//!
+//! An entry names the kind, documents it in one line, declares its typed parameters (range,
+//! default, meaning), the settings, weights and tie rules it supports, and its constructor.
+//! Front ends hand the parameters they read to [`ProcessDef::build`] as [`ParamValue`]s;
+//! unknown names, wrong types, values out of range and missing parameters are refused here,
+//! with one message for every front end ([`ParamError`]).
+//!
+//! Adding a process: its rule (in [`crate::process`]), a [`ProcessSpec`] variant, one entry
+//! in [`PROCESSES`], its level law if it has one ([`crate::level`]) and its tests. Nothing
+//! outside this crate changes.
+//!
+//! ```
+//! use ballast_core::registry::{find, ParamValue};
+//! use ballast_core::ProcessSpec;
+//!
+//! let def = find("one_plus_beta").unwrap();
+//! let spec = def.build(&[("beta", ParamValue::Num(0.5))]).unwrap();
+//! assert_eq!(spec, ProcessSpec::OnePlusBeta { beta: 0.5 });
+//!
+//! // Unknown parameters are refused, with the allowed ones.
+//! let e = find("two_choice").unwrap().build(&[("d", ParamValue::Num(3.0))]).unwrap_err();
+//! assert_eq!(e.param.as_deref(), Some("d"));
+//! assert!(e.to_string().contains("allowed parameters: none"));
+//! ```
+
+use std::fmt;
+
+use crate::czumaj::Tau;
+use crate::spec::{ProcessSpec, TieBreak};
+
+/// What values a parameter takes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ParamType {
+    /// An integer in `lo..=hi`.
+    Int {
+        /// Smallest accepted value.
+        lo: u32,
+        /// Largest accepted value.
+        hi: u32,
+    },
+    /// A real number in `[0, 1]`.
+    Unit,
+    /// Any finite real number.
+    Real,
+    /// A finite real number `>= 0`.
+    NonNeg,
+    /// A finite real number or −∞ (`-inf`).
+    RealOrMinusInf,
+    /// `true` or `false`.
+    Bool,
+    /// One of the listed names.
+    Choice(&'static [&'static str]),
+}
+
+impl ParamType {
+    /// Human description of the accepted values.
+    pub fn describe(self) -> String {
+        match self {
+            Self::Int { lo, hi } => format!("an integer in {lo}..={hi}"),
+            Self::Unit => "a number in [0, 1]".to_owned(),
+            Self::Real => "a finite number".to_owned(),
+            Self::NonNeg => "a finite number >= 0".to_owned(),
+            Self::RealOrMinusInf => "a finite number or -inf".to_owned(),
+            Self::Bool => "true or false".to_owned(),
+            Self::Choice(names) => format!("one of {}", names.join(", ")),
+        }
+    }
+
+    /// Whether values of this type are numbers (configs may give them as formulas).
+    pub fn is_numeric(self) -> bool {
+        !matches!(self, Self::Bool | Self::Choice(_))
+    }
+}
+
+/// The default of a parameter.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ParamDefault {
+    /// The parameter must be given.
+    Required,
+    /// Left out, it means "not set" (e.g. no probe cap).
+    Unset,
+    /// This number.
+    Num(f64),
+    /// This truth value.
+    Bool(bool),
+    /// This name (of a [`ParamType::Choice`]).
+    Text(&'static str),
+}
+
+impl ParamDefault {
+    /// The default as a value, if it has one.
+    fn value(self) -> Option<ParamValue> {
+        match self {
+            Self::Required | Self::Unset => None,
+            Self::Num(v) => Some(ParamValue::Num(v)),
+            Self::Bool(b) => Some(ParamValue::Bool(b)),
+            Self::Text(t) => Some(ParamValue::Text(t.to_owned())),
+        }
+    }
+
+    /// `default 1`, `optional`, or empty for a required parameter, for listings.
+    pub fn describe(self) -> String {
+        match self {
+            Self::Required => String::new(),
+            Self::Unset => "optional".to_owned(),
+            Self::Num(v) => format!("default {v}"),
+            Self::Bool(b) => format!("default {b}"),
+            Self::Text(t) => format!("default {t}"),
+        }
+    }
+}
+
+/// One parameter of a process kind.
+#[derive(Clone, Copy, Debug)]
+pub struct ParamDef {
+    /// Name in configs and in `--param name=value`; a dot names a field of a table
+    /// (`tau.base` is `tau = { base = … }` in a config).
+    pub name: &'static str,
+    /// Accepted values.
+    pub ty: ParamType,
+    /// Default.
+    pub default: ParamDefault,
+    /// One-line meaning.
+    pub doc: &'static str,
+}
+
+/// A parameter value as a front end read it (numbers already evaluated).
+#[derive(Clone, Debug, PartialEq)]
+pub enum ParamValue {
+    /// A number (integers too).
+    Num(f64),
+    /// A truth value.
+    Bool(bool),
+    /// A name.
+    Text(String),
+}
+
+impl fmt::Display for ParamValue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Num(v) => write!(f, "{v}"),
+            Self::Bool(b) => write!(f, "{b}"),
+            Self::Text(t) => write!(f, "\"{t}\""),
+        }
+    }
+}
+
+/// The settings a process can run in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Settings {
+    /// The batched setting (decisions on loads frozen at the batch start).
+    pub batched: bool,
+    /// The τ-delay setting ([`crate::delay`]).
+    pub delay: bool,
+}
+
+/// A refused parameter list: the message every front end shows, and the parameter it is
+/// about (for a config's line and column), if any.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParamError {
+    /// The parameter the message is about (`None`: the process as a whole).
+    pub param: Option<String>,
+    /// The message.
+    pub message: String,
+}
+
+impl fmt::Display for ParamError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for ParamError {}
+
+impl ParamError {
+    fn at(param: &str, message: String) -> Self {
+        Self { param: Some(param.to_owned()), message }
+    }
+}
+
+/// The parameters of one build, checked and completed with defaults.
+#[derive(Debug)]
+pub struct Args<'a> {
+    def: &'a ProcessDef,
+    values: Vec<(&'static str, Option<ParamValue>)>,
+}
+
+impl Args<'_> {
+    fn get(&self, name: &str) -> Option<&ParamValue> {
+        self.values.iter().find(|(n, _)| *n == name).and_then(|(_, v)| v.as_ref())
+    }
+
+    /// A numeric parameter of the entry (checked, so present unless it is optional).
+    pub fn num(&self, name: &str) -> f64 {
+        self.opt_num(name).unwrap_or_else(|| panic!("{}: no number `{name}`", self.def.name))
+    }
+
+    /// An optional numeric parameter.
+    pub fn opt_num(&self, name: &str) -> Option<f64> {
+        match self.get(name) {
+            Some(ParamValue::Num(v)) => Some(*v),
+            _ => None,
+        }
+    }
+
+    /// An integer parameter (checked integral and in range).
+    pub fn int(&self, name: &str) -> u32 {
+        self.num(name) as u32
+    }
+
+    /// An optional integer parameter.
+    pub fn opt_int(&self, name: &str) -> Option<u32> {
+        self.opt_num(name).map(|v| v as u32)
+    }
+
+    /// A boolean parameter.
+    pub fn flag(&self, name: &str) -> bool {
+        matches!(self.get(name), Some(ParamValue::Bool(true)))
+    }
+
+    /// A name parameter, if given or defaulted.
+    pub fn text(&self, name: &str) -> Option<&str> {
+        match self.get(name) {
+            Some(ParamValue::Text(t)) => Some(t),
+            _ => None,
+        }
+    }
+
+    /// Whether the user gave `name` (not a default).
+    pub fn given(&self, name: &str) -> bool {
+        self.get(name).is_some()
+            && self.def.param(name).is_ok_and(|p| p.default.value().is_none())
+    }
+
+    /// A refusal about parameter `name`.
+    pub fn refuse(&self, name: &str, why: impl fmt::Display) -> ParamError {
+        ParamError::at(name, format!("process `{}`: {why}", self.def.name))
+    }
+}
+
+/// One process kind.
+#[derive(Debug)]
+pub struct ProcessDef {
+    /// Kind name in configs (`kind = "…"`) and for `--process`.
+    pub name: &'static str,
+    /// One-line rule.
+    pub doc: &'static str,
+    /// Parameters, in display order.
+    pub params: &'static [ParamDef],
+    /// The tie-breaking rules it accepts; empty: it never compares loads, so a tie rule
+    /// would be ignored and is refused.
+    pub ties: &'static [TieBreak],
+    /// The settings besides the sequential one.
+    pub settings: Settings,
+    /// Whether it is defined for unit weights only.
+    pub unit_weights_only: bool,
+    /// Builds the engine's description from checked parameters.
+    pub build: fn(&Args<'_>) -> Result<ProcessSpec, ParamError>,
+    /// Parameters of a typical instance (`key=value`, space-separated) beyond the required
+    /// ones, which [`ProcessDef::example`] fills in itself; empty for most kinds.
+    pub example: &'static str,
+}
+
+impl ProcessDef {
+    /// The parameter `name`, or the registry's "unknown parameter" message.
+    pub fn param(&self, name: &str) -> Result<&ParamDef, ParamError> {
+        self.params.iter().find(|p| p.name == name).ok_or_else(|| {
+            ParamError::at(
+                name,
+                format!(
+                    "unknown parameter `{name}` for process `{}`{}; allowed parameters: {}",
+                    self.name,
+                    did_you_mean(name, self.params.iter().map(|p| p.name)),
+                    self.allowed_params()
+                ),
+            )
+        })
+    }
+
+    /// `beta (a number in [0, 1])`, … or `none`.
+    pub fn allowed_params(&self) -> String {
+        if self.params.is_empty() {
+            return "none".to_owned();
+        }
+        let list: Vec<String> =
+            self.params.iter().map(|p| format!("{} ({})", p.name, p.ty.describe())).collect();
+        list.join(", ")
+    }
+
+    /// Reads a value written as text (`--param key=value`; `true`/`false`, a name, or a
+    /// number such as `0.5`, `1e3`, `-inf`) by the parameter's type, and checks it.
+    pub fn parse_value(&self, def: &ParamDef, raw: &str) -> Result<ParamValue, ParamError> {
+        let raw = raw.trim();
+        let v = match def.ty {
+            ParamType::Bool => match raw {
+                "true" => ParamValue::Bool(true),
+                "false" => ParamValue::Bool(false),
+                _ => ParamValue::Text(raw.to_owned()),
+            },
+            ParamType::Choice(_) => ParamValue::Text(raw.to_owned()),
+            _ => match raw.parse::<f64>() {
+                Ok(x) if !x.is_nan() => ParamValue::Num(x),
+                _ => ParamValue::Text(raw.to_owned()),
+            },
+        };
+        self.check(def, &v)?;
+        Ok(v)
+    }
+
+    /// Checks one value against its parameter's type.
+    pub fn check(&self, def: &ParamDef, v: &ParamValue) -> Result<(), ParamError> {
+        let ok = match (def.ty, v) {
+            (ParamType::Int { lo, hi }, ParamValue::Num(x)) => {
+                x.fract() == 0.0 && (f64::from(lo)..=f64::from(hi)).contains(x)
+            }
+            (ParamType::Unit, ParamValue::Num(x)) => (0.0..=1.0).contains(x),
+            (ParamType::Real, ParamValue::Num(x)) => x.is_finite(),
+            (ParamType::NonNeg, ParamValue::Num(x)) => x.is_finite() && *x >= 0.0,
+            (ParamType::RealOrMinusInf, ParamValue::Num(x)) => {
+                x.is_finite() || *x == f64::NEG_INFINITY
+            }
+            (ParamType::Bool, ParamValue::Bool(_)) => true,
+            (ParamType::Choice(names), ParamValue::Text(t)) => names.contains(&t.as_str()),
+            _ => false,
+        };
+        if ok {
+            return Ok(());
+        }
+        let hint = match (def.ty, v) {
+            (ParamType::Choice(names), ParamValue::Text(t)) => did_you_mean(t, names.iter().copied()),
+            _ => String::new(),
+        };
+        Err(ParamError::at(
+            def.name,
+            format!(
+                "invalid value {v} for parameter `{}` of process `{}`: expected {}{hint}",
+                def.name,
+                self.name,
+                def.ty.describe()
+            ),
+        ))
+    }
+
+    /// Checks `given` (each name at most once, every name known, every value of its type),
+    /// completes it with the defaults, refuses missing parameters and builds the spec.
+    pub fn build(&self, given: &[(&str, ParamValue)]) -> Result<ProcessSpec, ParamError> {
+        let mut values: Vec<(&'static str, Option<ParamValue>)> =
+            self.params.iter().map(|p| (p.name, None)).collect();
+        for (name, v) in given {
+            let def = self.param(name)?;
+            self.check(def, v)?;
+            let slot = values.iter_mut().find(|(n, _)| n == name).expect("known parameter");
+            if slot.1.is_some() {
+                return Err(ParamError::at(
+                    name,
+                    format!("parameter `{name}` given twice for process `{}`", self.name),
+                ));
+            }
+            slot.1 = Some(v.clone());
+        }
+        for (def, (_, slot)) in self.params.iter().zip(values.iter_mut()) {
+            if slot.is_none() {
+                match def.default {
+                    ParamDefault::Required => {
+                        return Err(ParamError {
+                            param: None,
+                            message: format!(
+                                "process `{}` needs parameter `{}` ({}); allowed parameters: {}",
+                                self.name,
+                                def.name,
+                                def.ty.describe(),
+                                self.allowed_params()
+                            ),
+                        })
+                    }
+                    d => *slot = d.value(),
+                }
+            }
+        }
+        let args = Args { def: self, values };
+        let spec = (self.build)(&args)?;
+        spec.validate().map_err(|e| ParamError {
+            param: None,
+            message: format!("process `{}`: {e}", self.name),
+        })?;
+        Ok(spec)
+    }
+
+    /// A spec built from defaults and the smallest legal value of each required parameter:
+    /// what listings ask "which engines run it?" of.
+    pub fn example(&self) -> ProcessSpec {
+        let mut given: Vec<(&str, ParamValue)> = self
+            .example
+            .split_whitespace()
+            .map(|kv| {
+                let (k, v) = kv.split_once('=').expect("example is key=value");
+                let def = self.param(k).expect("example names a parameter");
+                (def.name, self.parse_value(def, v).expect("example value parses"))
+            })
+            .collect();
+        let extra: Vec<(&str, ParamValue)> = self
+            .params
+            .iter()
+            .filter(|p| p.default == ParamDefault::Required)
+            .map(|p| {
+                let v = match p.ty {
+                    ParamType::Int { lo, hi } => ParamValue::Num(f64::from(lo.max(2).min(hi))),
+                    ParamType::Bool => ParamValue::Bool(false),
+                    ParamType::Choice(names) => ParamValue::Text(names[0].to_owned()),
+                    _ => ParamValue::Num(0.5),
+                };
+                (p.name, v)
+            })
+            .collect();
+        given.extend(extra);
+        self.build(&given).unwrap_or_else(|e| panic!("example of {}: {e}", self.name))
+    }
+
+    /// Whether the process accepts the tie rule `t` (the default, random, always).
+    pub fn accepts_tie(&self, t: TieBreak) -> bool {
+        t == TieBreak::Random || self.ties.contains(&t)
+    }
+
+    /// The registry's message for a tie rule the process does not take.
+    pub fn tie_error(&self, t: TieBreak) -> String {
+        if self.ties.is_empty() {
+            format!(
+                "process `{}` takes no tie-breaking rule (it never picks among equally loaded \
+                 samples by one), so `tie_break = \"{}\"` would be ignored; remove it",
+                self.name,
+                t.name()
+            )
+        } else {
+            let names: Vec<&str> = self.ties.iter().map(|t| t.name()).collect();
+            format!(
+                "process `{}` does not support tie_break \"{}\"; allowed: {}",
+                self.name,
+                t.name(),
+                names.join(", ")
+            )
+        }
+    }
+}
+
+/// Every process kind, in listing order.
+pub static PROCESSES: &[ProcessDef] = &[
+    ProcessDef {
+        name: "one_choice",
+        doc: "one sample; the ball goes there",
+        params: &[],
+        ties: NO_TIES,
+        settings: BATCHED,
+        unit_weights_only: false,
+        example: "",
+        build: |_| Ok(ProcessSpec::OneChoice),
+    },
+    ProcessDef {
+        name: "two_choice",
+        doc: "d_choice with d = 2",
+        params: &[],
+        ties: ALL_TIES,
+        settings: BATCHED_AND_DELAY,
+        unit_weights_only: false,
+        example: "",
+        build: |_| Ok(ProcessSpec::DChoice { d: 2 }),
+    },
+    ProcessDef {
+        name: "three_choice",
+        doc: "d_choice with d = 3",
+        params: &[],
+        ties: ALL_TIES,
+        settings: BATCHED_AND_DELAY,
+        unit_weights_only: false,
+        example: "",
+        build: |_| Ok(ProcessSpec::DChoice { d: 3 }),
+    },
+    ProcessDef {
+        name: "d_choice",
+        doc: "d samples; the ball goes to a least loaded one",
+        params: &[D],
+        ties: ALL_TIES,
+        settings: BATCHED_AND_DELAY,
+        unit_weights_only: false,
+        example: "",
+        build: |a| Ok(ProcessSpec::DChoice { d: a.int("d") }),
+    },
+    ProcessDef {
+        name: "unfair_d_choice",
+        doc: "d samples; the ball goes to a most loaded one (heavy-tailed load profiles)",
+        params: &[D],
+        ties: &[TieBreak::First],
+        settings: BATCHED,
+        unit_weights_only: false,
+        example: "",
+        build: |a| Ok(ProcessSpec::UnfairDChoice { d: a.int("d") }),
+    },
+    ProcessDef {
+        name: "one_plus_beta",
+        doc: "with probability beta a Two-Choice step, else One-Choice",
+        params: &[ParamDef {
+            name: "beta",
+            ty: ParamType::Unit,
+            default: ParamDefault::Required,
+            doc: "probability of a second sample",
+        }],
+        ties: ALL_TIES,
+        settings: BATCHED,
+        unit_weights_only: false,
+        example: "",
+        build: |a| Ok(ProcessSpec::OnePlusBeta { beta: a.num("beta") }),
+    },
+    ProcessDef {
+        name: "quantile",
+        doc: "sample i1; if among the ceil(delta n) heaviest, the ball goes to a fresh sample, \
+              else to i1",
+        params: &[DELTA],
+        ties: NO_TIES,
+        settings: BATCHED,
+        unit_weights_only: false,
+        example: "",
+        build: |a| Ok(ProcessSpec::Quantile { delta: a.num("delta") }),
+    },
+    ProcessDef {
+        name: "mixed_quantile",
+        doc: "with probability eta a Quantile(delta) step, else One-Choice",
+        params: &[
+            DELTA,
+            ParamDef {
+                name: "eta",
+                ty: ParamType::Unit,
+                default: ParamDefault::Required,
+                doc: "probability of a Quantile step (else One-Choice)",
+            },
+        ],
+        ties: NO_TIES,
+        settings: BATCHED,
+        unit_weights_only: false,
+        example: "",
+        build: |a| Ok(ProcessSpec::MixedQuantile { delta: a.num("delta"), eta: a.num("eta") }),
+    },
+    ProcessDef {
+        name: "threshold",
+        doc: "sample i1; accept it if its load <= f, else the ball goes to a fresh sample",
+        params: &[ParamDef {
+            name: "f",
+            ty: ParamType::Real,
+            default: ParamDefault::Required,
+            doc: "absolute load threshold",
+        }],
+        ties: NO_TIES,
+        settings: BATCHED,
+        unit_weights_only: false,
+        example: "",
+        build: |a| Ok(ProcessSpec::Threshold { f: a.num("f") }),
+    },
+    ProcessDef {
+        name: "mean_thinning",
+        doc: "sample i1; accept it if underloaded (x < W/n), else the ball goes to a fresh sample",
+        params: &[ParamDef {
+            name: "strict",
+            ty: ParamType::Bool,
+            default: ParamDefault::Bool(true),
+            doc: "accept only x < W/n (false: x <= W/n)",
+        }],
+        ties: NO_TIES,
+        settings: BATCHED,
+        unit_weights_only: false,
+        example: "",
+        build: |a| Ok(ProcessSpec::MeanThinning { strict: a.flag("strict") }),
+    },
+    ProcessDef {
+        name: "g_bounded",
+        doc: "two samples; loads differing by more than g: the lighter, else an adversary \
+              picks the heavier",
+        params: &[G],
+        ties: NO_TIES,
+        settings: BATCHED,
+        unit_weights_only: false,
+        example: "",
+        build: |a| Ok(ProcessSpec::GBounded { g: a.num("g") }),
+    },
+    ProcessDef {
+        name: "g_myopic",
+        doc: "two samples; loads differing by at most g: a fair coin, else the lighter",
+        params: &[G],
+        ties: NO_TIES,
+        settings: BATCHED,
+        unit_weights_only: false,
+        example: "",
+        build: |a| Ok(ProcessSpec::GMyopic { g: a.num("g") }),
+    },
+    ProcessDef {
+        name: "sigma_noisy_load",
+        doc: "two samples compared through x + N(0, sigma^2); the lighter estimate wins",
+        params: &[
+            ParamDef {
+                name: "sigma",
+                ty: ParamType::NonNeg,
+                default: ParamDefault::Required,
+                doc: "standard deviation of the Gaussian noise on each load",
+            },
+            ParamDef {
+                name: "truncate",
+                ty: ParamType::Bool,
+                default: ParamDefault::Bool(false),
+                doc: "truncate each noisy estimate to an integer (the authors' code)",
+            },
+        ],
+        ties: NO_TIES,
+        settings: BATCHED,
+        unit_weights_only: false,
+        example: "",
+        build: |a| {
+            Ok(ProcessSpec::SigmaNoisyLoad { sigma: a.num("sigma"), truncate: a.flag("truncate") })
+        },
+    },
+    ProcessDef {
+        name: "relative_threshold",
+        doc: "sample i1; accept it if x < W/n + f, else the ball goes to a fresh sample",
+        params: &[ParamDef {
+            name: "f",
+            ty: ParamType::Real,
+            default: ParamDefault::Required,
+            doc: "offset from the average load W/n",
+        }],
+        ties: NO_TIES,
+        settings: BATCHED,
+        unit_weights_only: false,
+        example: "",
+        build: |a| Ok(ProcessSpec::RelativeThreshold { f: a.num("f") }),
+    },
+    ProcessDef {
+        name: "twinning",
+        doc: "one sample; underloaded: 2 balls there, else 1",
+        params: &[],
+        ties: NO_TIES,
+        settings: BATCHED,
+        unit_weights_only: true,
+        example: "",
+        build: |_| Ok(ProcessSpec::Twinning),
+    },
+    ProcessDef {
+        name: "packing",
+        doc: "one sample; underloaded: raise it to ceil(W/n) + offset, else 1 ball",
+        params: &[OFFSET],
+        ties: NO_TIES,
+        settings: BATCHED,
+        unit_weights_only: true,
+        example: "",
+        build: |a| Ok(ProcessSpec::Packing { offset: a.int("offset") }),
+    },
+    ProcessDef {
+        name: "tight_packing",
+        doc: "reconstructed: one sample; underloaded: Packing's ball count, each to a least \
+              loaded bin",
+        params: &[
+            OFFSET,
+            ParamDef {
+                name: "balls",
+                ty: ParamType::Int { lo: 1, hi: 1_000_000 },
+                default: ParamDefault::Unset,
+                doc: "fixed balls per underloaded sample (default: as many as Packing would)",
+            },
+        ],
+        ties: NO_TIES,
+        settings: BATCHED,
+        unit_weights_only: true,
+        example: "",
+        build: |a| {
+            Ok(ProcessSpec::TightPacking { offset: a.int("offset"), balls: a.opt_int("balls") })
+        },
+    },
+    ProcessDef {
+        name: "memory",
+        doc: "d fresh samples plus k cached bins; ball to a least loaded; the cache keeps the k \
+              least loaded",
+        params: &[
+            FRESH_D,
+            ParamDef {
+                name: "k",
+                ty: ParamType::Int { lo: 1, hi: 1024 },
+                default: ParamDefault::Num(1.0),
+                doc: "cached bins",
+            },
+        ],
+        ties: NO_TIES,
+        settings: BATCHED,
+        unit_weights_only: true,
+        example: "",
+        build: |a| Ok(ProcessSpec::Memory { d: a.int("d"), k: a.int("k") }),
+    },
+    ProcessDef {
+        name: "caching",
+        doc: "d fresh samples plus the bin that received the previous ball",
+        params: &[FRESH_D],
+        ties: NO_TIES,
+        settings: BATCHED,
+        unit_weights_only: true,
+        example: "",
+        build: |a| Ok(ProcessSpec::Caching { d: a.int("d") }),
+    },
+    ProcessDef {
+        name: "always_go_left",
+        doc: "Voecking: d contiguous groups, one sample each, least loaded, ties to the left",
+        params: &[D],
+        ties: NO_TIES,
+        settings: BATCHED,
+        unit_weights_only: false,
+        example: "",
+        build: |a| Ok(ProcessSpec::AlwaysGoLeft { d: a.int("d") }),
+    },
+    ProcessDef {
+        name: "adaptive",
+        doc: "Czumaj-Stemann adaptive probing: probe until the least loaded probed bin is \
+              below tau_k, or cap probes",
+        params: &[
+            ParamDef {
+                name: "preset",
+                ty: ParamType::Choice(&["greedy", "threshold_first", "probe_count"]),
+                default: ParamDefault::Unset,
+                doc: "greedy (needs d), threshold_first (needs d, c), probe_count; or give tau",
+            },
+            ParamDef {
+                name: "d",
+                ty: ParamType::Int { lo: 1, hi: 1024 },
+                default: ParamDefault::Unset,
+                doc: "presets greedy and threshold_first: probe cap",
+            },
+            ParamDef {
+                name: "c",
+                ty: ParamType::Real,
+                default: ParamDefault::Unset,
+                doc: "preset threshold_first: accept the first probe with load below c",
+            },
+            ParamDef {
+                name: "relative",
+                ty: ParamType::Bool,
+                default: ParamDefault::Bool(false),
+                doc: "presets: thresholds measured from the average load (tau_k + W/n)",
+            },
+            ParamDef {
+                name: "tau.base",
+                ty: ParamType::RealOrMinusInf,
+                default: ParamDefault::Unset,
+                doc: "open form: tau_k = base + per_probe k + per_average W/n",
+            },
+            ParamDef {
+                name: "tau.per_probe",
+                ty: ParamType::Real,
+                default: ParamDefault::Unset,
+                doc: "open form: coefficient of the probe count k",
+            },
+            ParamDef {
+                name: "tau.per_average",
+                ty: ParamType::Real,
+                default: ParamDefault::Unset,
+                doc: "open form: coefficient of the average load W/n",
+            },
+            ParamDef {
+                name: "tau.until",
+                ty: ParamType::Int { lo: 0, hi: u32::MAX },
+                default: ParamDefault::Unset,
+                doc: "open form: tau_k = -inf from this probe count on",
+            },
+            ParamDef {
+                name: "cap",
+                ty: ParamType::Int { lo: 1, hi: 1_000_000 },
+                default: ParamDefault::Unset,
+                doc: "open form: probe cap (optional when tau grows with k)",
+            },
+        ],
+        ties: NO_TIES,
+        settings: BATCHED,
+        unit_weights_only: false,
+        build: build_adaptive,
+        example: "preset=greedy d=2",
+    },
+    ProcessDef {
+        name: "equalize",
+        doc: "Czumaj-Stemann reallocation: d samples; the new ball and the balls of the \
+              sampled bins are spread over them evenly",
+        params: &[D],
+        ties: NO_TIES,
+        settings: SEQUENTIAL_ONLY,
+        unit_weights_only: true,
+        example: "",
+        build: |a| Ok(ProcessSpec::Equalize { d: a.int("d") }),
+    },
+];
+
+const NO_TIES: &[TieBreak] = &[];
+const ALL_TIES: &[TieBreak] = &[TieBreak::First, TieBreak::LowestIndex, TieBreak::Position];
+const SEQUENTIAL_ONLY: Settings = Settings { batched: false, delay: false };
+const BATCHED: Settings = Settings { batched: true, delay: false };
+const BATCHED_AND_DELAY: Settings = Settings { batched: true, delay: true };
+
+const D: ParamDef = ParamDef {
+    name: "d",
+    ty: ParamType::Int { lo: 1, hi: 1024 },
+    default: ParamDefault::Required,
+    doc: "number of samples",
+};
+const FRESH_D: ParamDef = ParamDef {
+    name: "d",
+    ty: ParamType::Int { lo: 1, hi: 1024 },
+    default: ParamDefault::Num(1.0),
+    doc: "fresh samples per ball",
+};
+const DELTA: ParamDef = ParamDef {
+    name: "delta",
+    ty: ParamType::Unit,
+    default: ParamDefault::Required,
+    doc: "fraction of bins (by rank, heaviest first) counted as heavy",
+};
+const G: ParamDef = ParamDef {
+    name: "g",
+    ty: ParamType::NonNeg,
+    default: ParamDefault::Required,
+    doc: "load difference up to which the comparison is unreliable",
+};
+const OFFSET: ParamDef = ParamDef {
+    name: "offset",
+    ty: ParamType::Int { lo: 0, hi: 1_000_000 },
+    default: ParamDefault::Num(1.0),
+    doc: "fill level above the rounded-up average (0 = fill to the average)",
+};
+
+/// `adaptive`: a preset or the open form `tau.*` with `cap` (either, not both).
+fn build_adaptive(a: &Args<'_>) -> Result<ProcessSpec, ParamError> {
+    const OPEN: [&str; 5] = ["tau.base", "tau.per_probe", "tau.per_average", "tau.until", "cap"];
+    let refuse_all = |names: &[&str], why: &str| -> Result<(), ParamError> {
+        match names.iter().find(|n| a.given(n)) {
+            Some(n) => Err(a.refuse(n, format!("`{n}` {why}"))),
+            None => Ok(()),
+        }
+    };
+    let Some(preset) = a.text("preset") else {
+        if !OPEN[..4].iter().any(|n| a.given(n)) {
+            return Err(ParamError {
+                param: None,
+                message: "process `adaptive` needs `preset` (greedy, threshold_first, \
+                          probe_count) or the open form `tau = { base, per_probe, per_average, \
+                          until }` with `cap`"
+                    .to_owned(),
+            });
+        }
+        refuse_all(&["d", "c"], "belongs to a preset; the open form uses tau and cap")?;
+        if a.flag("relative") {
+            return Err(a.refuse("relative", "`relative` is for presets; use tau.per_average"));
+        }
+        let tau = Tau {
+            base: a.opt_num("tau.base").unwrap_or(0.0),
+            per_probe: a.opt_num("tau.per_probe").unwrap_or(0.0),
+            per_average: a.opt_num("tau.per_average").unwrap_or(0.0),
+            until: a.opt_int("tau.until"),
+        };
+        return Ok(ProcessSpec::Adaptive { tau, cap: a.opt_int("cap") });
+    };
+    refuse_all(&OPEN, "belongs to the open form: give either `preset` or `tau`/`cap`")?;
+    let rel = |mut t: Tau| {
+        if a.flag("relative") {
+            t.per_average = 1.0;
+        }
+        t
+    };
+    let need_d = || {
+        a.opt_int("d").ok_or_else(|| ParamError {
+            param: None,
+            message: format!("process `adaptive`: preset \"{preset}\" needs `d`"),
+        })
+    };
+    match preset {
+        "greedy" => {
+            refuse_all(&["c"], "is not used by preset \"greedy\"")?;
+            Ok(ProcessSpec::Adaptive { tau: Tau::NEVER, cap: Some(need_d()?) })
+        }
+        "threshold_first" => {
+            let d = need_d()?;
+            let c = a.opt_num("c").ok_or_else(|| ParamError {
+                param: None,
+                message: "process `adaptive`: preset \"threshold_first\" needs `c`".to_owned(),
+            })?;
+            Ok(ProcessSpec::Adaptive { tau: rel(Tau::constant_until(c, d)), cap: Some(d) })
+        }
+        _ => {
+            refuse_all(&["d", "c"], "is not used by preset \"probe_count\"")?;
+            Ok(ProcessSpec::Adaptive { tau: rel(Tau::PROBE_COUNT), cap: None })
+        }
+    }
+}
+
+/// The entry of kind `name`, or the registry's "unknown process" message (with the nearest
+/// valid name and the list).
+pub fn find(name: &str) -> Result<&'static ProcessDef, ParamError> {
+    PROCESSES.iter().find(|p| p.name == name).ok_or_else(|| ParamError {
+        param: None,
+        message: format!(
+            "unknown process `{name}`{}; valid kinds: {}",
+            did_you_mean(name, PROCESSES.iter().map(|p| p.name)),
+            names().join(", ")
+        ),
+    })
+}
+
+/// Every kind name, in listing order.
+pub fn names() -> Vec<&'static str> {
+    PROCESSES.iter().map(|p| p.name).collect()
+}
+
+/// The entry of a built spec (the first kind whose example builds this variant; `d_choice`
+/// for every d).
+pub fn def_of(spec: &ProcessSpec) -> &'static ProcessDef {
+    let kind = spec.kind();
+    PROCESSES.iter().find(|p| p.name == kind).expect("every ProcessSpec kind has an entry")
+}
+
+/// `"; did you mean `seed`?"` when one of `candidates` is close to `word`, else `""`: the
+/// nearest name by edit distance (adjacent transpositions count once), or by Jaro-Winkler
+/// similarity for long names.
+pub fn did_you_mean<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> String {
+    let w = word.to_lowercase();
+    let mut best: Option<(usize, f64, &str)> = None;
+    for c in candidates {
+        if c == word {
+            continue;
+        }
+        let cl = c.to_lowercase();
+        let d = strsim::damerau_levenshtein(&w, &cl);
+        let jw = strsim::jaro_winkler(&w, &cl);
+        let len = w.chars().count().min(cl.chars().count());
+        let close = d <= (len / 3).max(1) || jw >= 0.88;
+        if close && best.is_none_or(|(bd, bj, _)| (d, -jw) < (bd, -bj)) {
+            best = Some((d, jw, c));
+        }
+    }
+    best.map_or(String::new(), |(_, _, c)| format!("; did you mean `{c}`?"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_entry_builds_its_example_and_names_are_unique() {
+        let mut seen = std::collections::BTreeSet::new();
+        for p in PROCESSES {
+            assert!(seen.insert(p.name), "duplicate kind {}", p.name);
+            let spec = p.example();
+            assert!(
+                def_of(&spec).name == p.name || spec.kind() == "d_choice",
+                "{} builds a {} spec",
+                p.name,
+                spec.kind()
+            );
+            assert_eq!(spec.unit_weights_only(), p.unit_weights_only, "{}", p.name);
+        }
+    }
+
+    #[test]
+    fn unknown_names_and_values_are_refused_with_the_allowed_ones() {
+        let e = find("two_chioce").unwrap_err().to_string();
+        assert!(e.contains("did you mean `two_choice`"), "{e}");
+        let tc = find("two_choice").unwrap();
+        let e = tc.build(&[("d", ParamValue::Num(3.0))]).unwrap_err();
+        assert_eq!(e.param.as_deref(), Some("d"));
+        assert!(e.message.contains("allowed parameters: none"), "{e}");
+        let dc = find("d_choice").unwrap();
+        let e = dc.build(&[("dd", ParamValue::Num(3.0))]).unwrap_err().to_string();
+        assert!(e.contains("did you mean `d`"), "{e}");
+        let e = dc.build(&[("d", ParamValue::Num(2.5))]).unwrap_err().to_string();
+        assert!(e.contains("an integer in 1..=1024"), "{e}");
+        let e = dc.build(&[]).unwrap_err().to_string();
+        assert!(e.contains("needs parameter `d`"), "{e}");
+        let e = dc
+            .build(&[("d", ParamValue::Num(2.0)), ("d", ParamValue::Num(3.0))])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("given twice"), "{e}");
+        let e = find("mean_thinning")
+            .unwrap()
+            .build(&[("strict", ParamValue::Num(1.0))])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("true or false"), "{e}");
+    }
+
+    #[test]
+    fn adaptive_presets_and_open_form() {
+        let a = find("adaptive").unwrap();
+        let t = |s: &str| ParamValue::Text(s.to_owned());
+        assert_eq!(
+            a.build(&[("preset", t("greedy")), ("d", ParamValue::Num(2.0))]).unwrap(),
+            ProcessSpec::Adaptive { tau: Tau::NEVER, cap: Some(2) }
+        );
+        let e = a.build(&[("preset", t("greedy"))]).unwrap_err().to_string();
+        assert!(e.contains("needs `d`"), "{e}");
+        let e = a.build(&[("preset", t("greddy"))]).unwrap_err().to_string();
+        assert!(e.contains("did you mean `greedy`"), "{e}");
+        let open = a
+            .build(&[("tau.per_probe", ParamValue::Num(1.0)), ("cap", ParamValue::Num(9.0))])
+            .unwrap();
+        assert!(matches!(open, ProcessSpec::Adaptive { cap: Some(9), .. }));
+        let e = a
+            .build(&[("preset", t("probe_count")), ("cap", ParamValue::Num(3.0))])
+            .unwrap_err();
+        assert_eq!(e.param.as_deref(), Some("cap"));
+        assert!(a.build(&[]).is_err());
+    }
+
+    #[test]
+    fn tie_rules_follow_the_entry() {
+        let oc = find("one_choice").unwrap();
+        assert!(oc.accepts_tie(TieBreak::Random));
+        assert!(!oc.accepts_tie(TieBreak::Position));
+        assert!(oc.tie_error(TieBreak::Position).contains("would be ignored"));
+        assert!(find("two_choice").unwrap().accepts_tie(TieBreak::LowestIndex));
+    }
+}
