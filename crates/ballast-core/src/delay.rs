@@ -1,5 +1,5 @@
-//! The `delay{tau, mode}` setting (SPEC.md §3): every sampled bin reports one of its loads
-//! from the last τ steps instead of its current load.
+//! The `delay{tau, mode}` setting (`docs/settings.md#delay`): every sampled bin reports one
+//! of its loads from the last τ steps instead of its current load.
 //!
 //! - `random`: the reported load is the bin's load at a uniformly random step of the window
 //!   (`x_i(t − s)`, `s` uniform in `0..τ`, drawn afresh for every sample);

@@ -1,6 +1,6 @@
 //! What one run reports.
 
-/// Per-run metrics (SPEC.md §6). Gaps are `max load − W/n`.
+/// Per-run metrics (`docs/metrics.md#per-run-outcome`). Gaps are `max load − W/n`.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct RunOutcome {
     /// Gap at the end of the run.

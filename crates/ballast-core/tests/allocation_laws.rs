@@ -72,8 +72,8 @@ fn random_ties_are_uniform_and_position_ties_favour_late_positions() {
     let counts = choice_counts(&s, &TwoChoice { tie: TieBreak::Random }, 100_000, 13);
     let (stat, df) = chi2_gof(&counts, &uniform);
     assert!(stat < chi2_critical(df), "random ties: chi2 = {stat:.1}");
-    // SPEC.md: in the first batch the position rule sends a ball to position i (0-based)
-    // with probability (2i+1)/n^2.
+    // docs/processes.md#position: in the first batch the position rule sends a ball to
+    // position i (0-based) with probability (2i+1)/n^2.
     let counts = choice_counts(&s, &TwoChoice { tie: TieBreak::Position }, 100_000, 14);
     let probs: Vec<f64> = (0..n).map(|i| (2 * i + 1) as f64 / (n * n) as f64).collect();
     let (stat, df) = chi2_gof(&counts, &probs);
@@ -161,8 +161,9 @@ fn one_plus_beta_with_beta_1_equals_two_choice() {
 
 #[test]
 fn sequential_tie_rules_share_one_histogram_law() {
-    // DESIGN.md: sequentially, every rule that picks among the lightest samples gives the
-    // same law of the sorted load vector (here: of the max load).
+    // docs/level-engine.md#sequential-step: sequentially, every rule that picks among the
+    // lightest samples gives the same law of the sorted load vector (here: of the max
+    // load).
     let base = RunSpec::new(ProcessSpec::DChoice { d: 2 }, 20, 200);
     let pos = base.clone().tie_break(TieBreak::Position);
     assert_same_law(&base, &pos, "random vs position, sequential");

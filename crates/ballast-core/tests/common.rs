@@ -45,10 +45,11 @@ pub fn engine_and_rule_traces<P: Rule>(
     (engine.0, reference.0)
 }
 
-/// The quadratic potential Υ = Σ y_i², updated in O(1) per ball (SPEC.md §6): when a ball
-/// lands on j, Υ' = Υ + 2·y_j' − 1 + 1/n with y_j' the new normalised load. `max_err` is the
-/// largest difference from a full recomputation at an observation point: small only if
-/// `on_ball` names the bin that received the ball and the view is consistent.
+/// The quadratic potential Υ = Σ y_i², updated in O(1) per ball
+/// (`docs/metrics.md#potentials`): when a ball lands on j, Υ' = Υ + 2·y_j' − 1 + 1/n with
+/// y_j' the new normalised load. `max_err` is the largest difference from a full
+/// recomputation at an observation point: small only if `on_ball` names the bin that
+/// received the ball and the view is consistent.
 #[derive(Default)]
 pub struct Quadratic {
     /// Balls seen by `on_ball`.

@@ -4,13 +4,14 @@
 //! selection and refusals; and power checks (the same tests reject deliberately wrong
 //! variants).
 //!
-//! Statistics compared per run: the max load, the min load, and a level count — the number of
-//! bins at load ⌊W/n⌋ (from the final histogram). Every test uses `common::ALPHA` = 0.001 per
-//! comparison and the chi-square critical value for its degrees of freedom (sparse categories
-//! merged); seeds are fixed, so a pass is reproducible. Power: with 1500 runs per engine, a
-//! single category of mass 0.2 must move by about 20 % to be detected on its own
-//! (N·p·ε² ≳ 15, note §5); shifts of a whole distribution, as produced by real mistakes, are
-//! caught far earlier: the power checks below show two plausible wrong variants rejected.
+//! Statistics compared per run: the max load, the min load, and a level count — the number
+//! of bins at load ⌊W/n⌋ (from the final histogram). Every test uses `common::ALPHA` =
+//! 0.001 per comparison and the chi-square critical value for its degrees of freedom
+//! (sparse categories merged); seeds are fixed, so a pass is reproducible. Power: with 1500
+//! runs per engine, a single category of mass 0.2 must move by about 20 % to be detected on
+//! its own (N·p·ε² ≳ 15, `docs/occupancy.md#tests`); shifts of a whole distribution, as
+//! produced by real mistakes, are caught far earlier: the power checks below show two
+//! plausible wrong variants rejected.
 
 mod common;
 

@@ -1,4 +1,4 @@
-//! The occupancy sampler against exact laws (`notes/occupancy.md` §5): the closed-form law
+//! The occupancy sampler against exact laws (`docs/occupancy.md#tests`): the closed-form law
 //! of the level histogram for small (k, c), under several tunings (the law must not depend
 //! on them); the dynamic-programming law of the number of empty bins; means and variances at
 //! scale (k, c up to 10⁸); a two-sample test against throwing balls one by one; and a power
@@ -198,7 +198,8 @@ fn empty_bins_follow_the_dynamic_programming_law() {
     }
 }
 
-/// E[N_j], E[N_j(N_j − 1)] from the closed forms (note §1), in logarithms.
+/// E[N_j], E[N_j(N_j − 1)] from the closed forms (`docs/occupancy.md#exact-law-and-moments`),
+/// in logarithms.
 fn moments(k: u64, c: u64, j: u64) -> (f64, f64) {
     let (kf, cf) = (k as f64, c as f64);
     let falling = |r: u64| -> f64 { (0..r).map(|i| (kf - i as f64).ln()).sum() };

@@ -1,5 +1,5 @@
 //! Batched d-Choice and (1+β) with the authors' positional ties (`tie_break = position`,
-//! SPEC.md §2) on the level engine, against the bin engine.
+//! `docs/processes.md#position`) on the level engine, against the bin engine.
 //!
 //! The level engine sends each ball of a batch to the smallest of d uniform positions of the
 //! lightest-first order frozen at the batch start (module docs of `level`); the bin engine

@@ -1,6 +1,7 @@
 //! # ballast-dynamic
 //!
-//! Round-based balls-into-bins processes with departures (SPEC.md §4):
+//! Round-based balls-into-bins processes with departures
+//! (`docs/processes.md#processes-with-departures`):
 //!
 //! - **leaky bins** ([`LeakyBins`]; Berenbrink, Friedetzky, Kling, Mallmann-Trenn, Nagel,
 //!   Wastell, "Self-stabilizing balls & bins in batches", PODC 2016; Algorithmica 2018 as

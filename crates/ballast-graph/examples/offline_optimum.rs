@@ -1,7 +1,8 @@
 //! Item `czumaj97/offline`: the off-line optimum max load of m = c·n balls with d uniform
-//! choices each (SPEC.md §5), exact (max-flow with certificates), against the asymptotic
-//! prediction from the ℓ-orientability thresholds c*(d, ℓ), and beside the on-line
-//! Greedy[d] max load on the same choices (ln ln n / ln d + O(1)).
+//! choices each (`docs/processes.md#off-line-d-choice-optimum`), exact (max-flow with
+//! certificates), against the asymptotic prediction from the ℓ-orientability thresholds
+//! c*(d, ℓ), and beside the on-line Greedy[d] max load on the same choices
+//! (ln ln n / ln d + O(1)).
 //!
 //! ```text
 //! cargo run --release -p ballast-graph --example offline_optimum [-- --quick] [--runs R]

@@ -15,7 +15,8 @@
 //! - Graphical processes ([`process`]): Two-Choice on edges, (1+β) on edges, One-Choice on
 //!   vertices, as core [`ballast_core::process::Rule`]s run by the core bin engine, so the
 //!   sequential and batched settings, weights and observers work unchanged.
-//! - The off-line d-choice optimum ([`offline`], SPEC.md §5), exact, with certificates.
+//! - The off-line d-choice optimum ([`offline`], `docs/processes.md#off-line-d-choice-optimum`),
+//!   exact, with certificates.
 //!
 //! ```
 //! use ballast_core::{sim_rng, ProcessSpec, RunSpec};

@@ -1,6 +1,6 @@
-//! The off-line d-choice optimum (SPEC.md §5): `m` balls each get `d` uniform bins (with
-//! replacement); the best assignment minimises the maximum load. Computed exactly, with a
-//! certificate both ways.
+//! The off-line d-choice optimum (`docs/processes.md#off-line-d-choice-optimum`): `m` balls
+//! each get `d` uniform bins (with replacement); the best assignment minimises the maximum
+//! load. Computed exactly, with a certificate both ways.
 //!
 //! # Algorithm
 //!

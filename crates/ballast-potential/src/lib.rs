@@ -1,7 +1,7 @@
 //! # ballast-potential
 //!
-//! The potential functions of the balanced-allocation analyses (SPEC.md §6) over the
-//! normalised loads `y_i = x_i − W/n`:
+//! The potential functions of the balanced-allocation analyses
+//! (`docs/metrics.md#potentials`) over the normalised loads `y_i = x_i − W/n`:
 //!
 //! | potential | formula | spec text |
 //! |---|---|---|

@@ -17,7 +17,7 @@ pub const ALPHA_ALLOWED: &str = "a number with 0 < alpha <= 100";
 /// incremental sums would have to be resynchronised every few balls.
 pub const ALPHA_MAX: f64 = 100.0;
 
-/// One potential over the normalised loads `y_i = x_i − W/n` (SPEC.md §6).
+/// One potential over the normalised loads `y_i = x_i − W/n` (`docs/metrics.md#potentials`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[non_exhaustive]
 pub enum PotentialSpec {

@@ -1,5 +1,6 @@
-//! [`Potentials`]: the four potentials of SPEC.md §6, tracked in O(1) per ball as an
-//! [`Observer`] of the bin engine (or of the level engine, whose view has integer loads too).
+//! [`Potentials`]: the four potentials of `docs/metrics.md#potentials`, tracked in O(1) per
+//! ball as an [`Observer`] of the bin engine (or of the level engine, whose view has
+//! integer loads too).
 //!
 //! With `y_i = x_i − W/n`, a ball of weight `w` on bin `j` lowers every `y_i` by `w/n` and
 //! raises `y_j` by `w`. The tracker runs in one of two modes, chosen automatically: *unit

@@ -1,4 +1,4 @@
-//! One batch of a symmetric process on the level histogram (`notes/occupancy.md` §3).
+//! One batch of a symmetric process on the level histogram (`docs/occupancy.md#the-batch-step`).
 //!
 //! In a batch every ball decides from the histogram frozen at the batch start, independently
 //! of the other balls. For every supported process (random ties) the probability that a ball

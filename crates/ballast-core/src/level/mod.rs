@@ -1,5 +1,6 @@
 //! The level engine: exact simulation of exchangeable unit-weight processes from the number of
-//! bins at each load level (DESIGN.md, "Two engines, one meaning"; `notes/occupancy.md`).
+//! bins at each load level (`docs/level-engine.md`, `docs/occupancy.md`,
+//! `ARCHITECTURE.md#two-engines-one-meaning`).
 //!
 //! State: [`LevelLoads`], O(number of levels) memory whatever `n` (batched `position` ties
 //! add O(n) scratch, see below).
@@ -14,22 +15,24 @@
 //!   ball (two positions) from a child generator filled in blocks, a bucket table from
 //!   position to level, a fixed level array; about 4 ns per ball whatever n.
 //!   Every tie rule is accepted here: sequentially, all rules that choose among the sampled
-//!   bins of least load give the same law of the load histogram (DESIGN.md; tested), so the
-//!   sequential level engine simulates `first`, `lowest_index` and `position` exactly as far
-//!   as histogram statistics go.
+//!   bins of least load give the same law of the load histogram
+//!   (`docs/level-engine.md#sequential-step`; tested), so the sequential level engine
+//!   simulates `first`, `lowest_index` and `position` exactly as far as histogram
+//!   statistics go.
 //! - **Batched**: per batch, the number of balls per class (level, or the heavy/light parts
 //!   of the level straddling a Quantile rank cut) is multinomial, and the receipts of the
 //!   bins of a class are occupancy counts ([`occupancy`]). This needs the bins of a level
 //!   to be equally likely within a batch, which `random` and `first` ties give.
-//! - **Batched, `position` ties** (d-Choice and (1+β), the authors' rule, SPEC.md §2): a
-//!   ball goes to the *smallest* of its d uniform positions in the lightest-first order
-//!   frozen at the batch start (for (1+β): with probability β the smaller of two, else one
-//!   position), whatever the loads; the bin engine's "least load, ties to the highest
-//!   index" is the same rule with bins ordered by load and then by decreasing index. Bins of
-//!   a level are *not* equally likely here, but the rule reads only positions, so which bin
-//!   of a level sits at which of its positions does not change the law of the histogram,
-//!   and the bins of a level are exchangeable again for the next batch: the histogram after
-//!   the batch is exactly {level(p) + c_p : p < n}, with c_p the balls at position p. The
+//! - **Batched, `position` ties** (d-Choice and (1+β), the authors' rule,
+//!   `docs/processes.md#position`): a ball goes to the *smallest* of its d uniform
+//!   positions in the lightest-first order frozen at the batch start (for (1+β): with
+//!   probability β the smaller of two, else one position), whatever the loads; the bin
+//!   engine's "least load, ties to the highest index" is the same rule with bins ordered by
+//!   load and then by decreasing index. Bins of a level are *not* equally likely here, but
+//!   the rule reads only positions, so which bin of a level sits at which of its positions
+//!   does not change the law of the histogram, and the bins of a level are exchangeable
+//!   again for the next batch: the histogram after the batch is exactly
+//!   {level(p) + c_p : p < n}, with c_p the balls at position p. The
 //!   counts c_p are generated per position (sorted positions, a counter per position, or a
 //!   conditional binomial per position by `b/n`: `level/position.rs`), so a batch costs
 //!   O(min(b log b, n + b)) or O(n) binomials, and the counter method needs **O(n) scratch

@@ -1,7 +1,8 @@
 //! Exact occupancy counts: how many of `c` bins receive 0, 1, 2, … of `k` balls thrown
 //! independently and uniformly, generated without throwing the balls one by one.
 //!
-//! This follows `shared/notes/occupancy.md` (§2): three exact methods and a dispatcher.
+//! This follows `docs/occupancy.md#exact-occupancy-counts`: three exact methods and a
+//! dispatcher.
 //!
 //! - **Method N** (naive, `k <= naive_max`): draw the `k` bins, sort, count run lengths.
 //!   Θ(k log k), memory Θ(k).
@@ -39,7 +40,7 @@ pub fn binomial<R: RngCore + ?Sized>(rng: &mut R, r: u64, p: f64) -> u64 {
 /// Splits `r` items over cells with non-negative weights `w` (any scale) by conditional
 /// binomials, adding the counts to `out` (same length). Suffix sums of the positive weights
 /// are formed from the far end, so no conditional probability suffers cancellation
-/// (note §2.4). Stops as soon as nothing remains.
+/// (`docs/occupancy.md#multinomial-by-conditional-binomials`). Stops as soon as nothing remains.
 pub fn multinomial_weights<R: RngCore + ?Sized>(
     rng: &mut R,
     r: u64,

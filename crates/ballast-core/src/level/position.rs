@@ -1,5 +1,5 @@
-//! One batch of d-Choice or (1+β) with the authors' positional ties (SPEC.md §2,
-//! "Tie-breaking in the authors' batched code") on the level histogram.
+//! One batch of d-Choice or (1+β) with the authors' positional ties on the level histogram
+//! (`docs/processes.md#position`, `docs/level-engine.md#batched-positional-ties`).
 //!
 //! **The law.** The authors sort the stale loads heaviest first and send a d-Choice ball to
 //! the largest of its sampled positions, without comparing loads. In the level engine's
