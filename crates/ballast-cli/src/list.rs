@@ -6,7 +6,8 @@ use std::path::{Path, PathBuf};
 
 use ballast_core::{Engine, TieBreak};
 
-use crate::process::KINDS;
+use ballast_core::level::level_settings;
+use ballast_core::registry::PROCESSES;
 
 /// One-line meaning of a tie-breaking rule.
 fn tie_break_doc(t: TieBreak) -> &'static str {
@@ -39,16 +40,29 @@ pub fn find_configs_dir() -> Option<PathBuf> {
 pub fn render() -> String {
     let mut s = String::new();
     let _ = writeln!(s, "Processes (--process KIND [--param key=value]...):");
-    for k in KINDS {
-        let _ = writeln!(s, "  {:<15} {}", k.name, k.doc);
+    for k in PROCESSES {
+        let _ = writeln!(s, "  {:<19} {}", k.name, k.doc);
         for p in k.params {
-            let default = match (p.default, p.optional) {
-                (Some(d), _) => format!(", default {d}"),
-                (None, true) => ", optional".to_owned(),
-                (None, false) => String::new(),
-            };
-            let _ = writeln!(s, "      {:<8} {} ({}{default})", p.name, p.doc, p.ty.describe());
+            let default = p.default.describe();
+            let default = if default.is_empty() { default } else { format!(", {default}") };
+            let _ = writeln!(s, "      {:<15} {} ({}{default})", p.name, p.doc, p.ty.describe());
         }
+        let _ =
+            writeln!(s, "      {:<15} {}", "engines:", level_settings(&k.example()).engines_text());
+        let mut settings = vec!["sequential"];
+        if k.settings.batched {
+            settings.push("batched");
+        }
+        if k.settings.delay {
+            settings.push("delay");
+        }
+        let _ = writeln!(s, "      {:<15} {}", "settings:", settings.join(", "));
+        let ties: Vec<&str> =
+            std::iter::once("random").chain(k.ties.iter().map(|t| t.name())).collect();
+        let ties = if k.ties.is_empty() { "none".to_owned() } else { ties.join(", ") };
+        let _ = writeln!(s, "      {:<15} {}", "tie rules:", ties);
+        let weights = if k.unit_weights_only { "unit" } else { "unit, exp" };
+        let _ = writeln!(s, "      {:<15} {}", "weights:", weights);
     }
     let _ = writeln!(s, "\nTie-breaking rules (--tie-break RULE):");
     for (name, t) in TieBreak::ALL {
@@ -103,4 +117,41 @@ pub fn render() -> String {
         }
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    /// The kinds in the first column of the README's process table.
+    fn readme_kinds() -> BTreeSet<String> {
+        let readme = include_str!("../../../README.md");
+        let section = readme.split("## Processes").nth(1).expect("a Processes section");
+        section
+            .lines()
+            .skip_while(|l| !l.starts_with('|'))
+            .take_while(|l| l.starts_with('|'))
+            .skip(2)
+            .flat_map(|l| {
+                let first = l.split('|').nth(1).unwrap_or_default().to_owned();
+                first.split('`').skip(1).step_by(2).map(str::to_owned).collect::<Vec<_>>()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn readme_process_table_matches_the_registry() {
+        let registry: BTreeSet<String> =
+            ballast_core::registry::names().into_iter().map(str::to_owned).collect();
+        assert_eq!(readme_kinds(), registry, "README.md's process table and the registry differ");
+    }
+
+    #[test]
+    fn listing_shows_every_kind_with_its_engines() {
+        let text = super::render();
+        for def in ballast_core::registry::PROCESSES {
+            assert!(text.contains(&format!("  {:<19} {}", def.name, def.doc)), "{}", def.name);
+        }
+        assert!(text.contains("engines:"), "{text}");
+    }
 }

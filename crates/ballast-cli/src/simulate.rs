@@ -1,8 +1,10 @@
 //! `ballast simulate`: ad-hoc runs of one process with a summary over runs.
 //!
-//! Runs are independent and parallel (rayon over runs); run `r` uses the seed
-//! `derive_seed(seed, &[r])` and results are collected by index, so everything except the
-//! timing fields is identical for any thread count.
+//! Runs are independent and parallel (rayon over runs); run `r` uses the seed of run `r` of
+//! point 0 of the item [`SIMULATE_ITEM`] (`derive_seed(seed, [hash_str("simulate"), 0, r])`,
+//! [`ballast_runner::Plan::unit_seed`]), the seed a one-point config with `seed_item =
+//! "simulate"` gives its runs, so the two agree run for run. Results are collected by index,
+//! so everything except the timing fields is identical for any thread count.
 //!
 //! `--graph KIND` runs the graphical version of the process on a topology built once from
 //! `derive_seed(seed, [GRAPH_STREAM])`; `--potential SPEC` (repeatable) tracks potential
@@ -27,6 +29,10 @@ use serde_json::Value;
 use crate::error::{from_core, BadInput};
 use crate::process;
 use ballast_runner::stats::{summarize, Rounding, Summary};
+use ballast_runner::Plan;
+
+/// The item id whose unit seeds `ballast simulate` uses (point 0).
+pub const SIMULATE_ITEM: &str = "simulate";
 
 /// Ball weight distributions on the command line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -100,7 +106,8 @@ pub struct SimulateArgs {
     /// Number of independent runs.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
     pub runs: u64,
-    /// Master seed; run r uses derive_seed(seed, [r]).
+    /// Master seed; run r uses derive_seed(seed, [hash_str("simulate"), 0, r]), as run r of
+    /// a one-point config with `seed_item = "simulate"`.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Ball weights.
@@ -243,6 +250,9 @@ fn build_spec(args: &SimulateArgs) -> Result<(RunSpec, process::ResolvedProcess)
         stop: args.stop.to_core(),
     };
     spec.validate().map_err(from_core)?;
+    for w in ballast_core::registry::check_run(&spec).map_err(|e| BadInput::new(e.message))? {
+        eprintln!("warning: {w}");
+    }
     Ok((spec, proc_))
 }
 
@@ -282,8 +292,8 @@ fn run_all(
         .into_par_iter()
         .map(|r| {
             let t = Instant::now();
-            let (out, pots) =
-                run_one(job, derive_seed(seed, &[r])).with_context(|| format!("run {r} failed"))?;
+            let (out, pots) = run_one(job, Plan::unit_seed(seed, SIMULATE_ITEM, 0, r))
+                .with_context(|| format!("run {r} failed"))?;
             Ok((out, pots, t.elapsed()))
         })
         .collect()
@@ -355,7 +365,7 @@ pub fn report(args: &SimulateArgs) -> anyhow::Result<SimulateReport> {
     let per_ball = |x: f64| if balls == 0 { 0.0 } else { x / balls as f64 };
 
     Ok(SimulateReport {
-        process: proc_.name.to_owned(),
+        process: proc_.name().to_owned(),
         params: proc_.params,
         n: spec.n,
         m: spec.m,

@@ -70,8 +70,8 @@ fn several_unknown_fields_are_all_reported() {
             "configs/demo/bad.toml:3:1: unknown field `colour`, expected one of",
             "configs/demo/bad.toml:5:23: x: unknown field `lable`, expected one of `variable`, \
              `label`, `log`; did you mean `label`?",
-            "configs/demo/bad.toml:15:37: series[1].process: unknown field `betta`, expected \
-             `beta`; did you mean `beta`?",
+            "configs/demo/bad.toml:15:45: series `beta` at k = 1: unknown parameter `betta` for \
+             process `one_plus_beta`; did you mean `beta`?",
         ],
     );
     assert!(!err.contains("missing field"), "{err}");
@@ -83,7 +83,7 @@ fn unknown_names_suggest_the_nearest() {
         "kind",
         CONFIG.replace("\"two_choice\"", "\"tow_choice\"").as_bytes(),
         &[
-            "bad.toml:10:20: series[0].process.kind: unknown variant `tow_choice`",
+            "bad.toml:10:20: series `Two-Choice` at k = 1: unknown process `tow_choice`",
             "did you mean `two_choice`?",
         ],
     );

@@ -1,4 +1,4 @@
-//! The allocation rules (SPEC.md §2), one small type per process.
+//! The allocation rules (`docs/processes.md`), one small type per process.
 //!
 //! A rule reads a [`LoadState`] (the current loads in the sequential setting, the frozen
 //! loads of the batch start in the batched setting) and returns the bin of the next ball. It
@@ -669,7 +669,7 @@ pub enum TightCount {
     Fixed(u32),
 }
 
-/// Tight-Packing (reconstructed, SPEC.md §2): one sample; overloaded → 1 ball to it;
+/// Tight-Packing (reconstructed, `docs/processes.md#tight_packing`): one sample; overloaded → 1 ball to it;
 /// underloaded → a number of balls ([`TightCount`]), each to a currently least loaded bin
 /// (water-filling; ties uniformly at random). Only the first ball of a round costs a sample.
 #[derive(Clone, Copy, Debug)]

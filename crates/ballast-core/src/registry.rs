@@ -29,7 +29,7 @@
 use std::fmt;
 
 use crate::czumaj::Tau;
-use crate::spec::{ProcessSpec, TieBreak};
+use crate::spec::{ProcessSpec, RunSpec, Setting, TieBreak, Weights};
 
 /// What values a parameter takes.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -231,8 +231,7 @@ impl Args<'_> {
 
     /// Whether the user gave `name` (not a default).
     pub fn given(&self, name: &str) -> bool {
-        self.get(name).is_some()
-            && self.def.param(name).is_ok_and(|p| p.default.value().is_none())
+        self.get(name).is_some() && self.def.param(name).is_ok_and(|p| p.default.value().is_none())
     }
 
     /// A refusal about parameter `name`.
@@ -330,7 +329,9 @@ impl ProcessDef {
             return Ok(());
         }
         let hint = match (def.ty, v) {
-            (ParamType::Choice(names), ParamValue::Text(t)) => did_you_mean(t, names.iter().copied()),
+            (ParamType::Choice(names), ParamValue::Text(t)) => {
+                did_you_mean(t, names.iter().copied())
+            }
             _ => String::new(),
         };
         Err(ParamError::at(
@@ -892,6 +893,82 @@ fn build_adaptive(a: &Args<'_>) -> Result<ProcessSpec, ParamError> {
     }
 }
 
+/// The front ends' strictness rule for a whole run, on top of [`RunSpec::validate`]: what
+/// the user wrote must change the run. Refused (the message of every front end): a tie rule
+/// the process does not take, a setting or weights it cannot run, `m = 0`, and a batch
+/// larger than the run (`b > m`: the "batched" run would be one partial batch). Returns
+/// the warnings of legal but degenerate combinations (batched Memory, Caching or
+/// Tight-Packing send a whole batch to the bin that was least loaded at its start).
+pub fn check_run(spec: &RunSpec) -> Result<Vec<String>, ParamError> {
+    let def = def_of(&spec.process);
+    let refuse = |param: &str, message: String| Err(ParamError::at(param, message));
+    if !def.accepts_tie(spec.tie_break) {
+        return refuse("tie_break", def.tie_error(spec.tie_break));
+    }
+    if def.unit_weights_only && !matches!(spec.weights, Weights::Unit) {
+        return refuse(
+            "weights",
+            format!(
+                "process `{}` is defined for unit weights only (it places whole balls to fill \
+                 bins or keeps bins by load); got weights \"{}\"",
+                def.name,
+                spec.weights.name()
+            ),
+        );
+    }
+    match spec.setting {
+        Setting::Batched { .. } if !def.settings.batched => {
+            return refuse(
+                "b",
+                format!("process `{}` is defined for the sequential setting only", def.name),
+            )
+        }
+        Setting::Delay { .. } if !def.settings.delay => {
+            return refuse(
+                "delay",
+                format!("process `{}` does not run in the delay setting", def.name),
+            )
+        }
+        _ => {}
+    }
+    if spec.m == 0 {
+        return refuse("m", "m = 0 balls: the run would place nothing; expected m >= 1".into());
+    }
+    if let Setting::Batched { b } = spec.setting {
+        if b > spec.m {
+            return refuse(
+                "b",
+                format!(
+                    "batch size b = {b} is larger than m = {} balls: the run would be one \
+                     partial batch; expected b <= m",
+                    spec.m
+                ),
+            );
+        }
+    }
+    let mut warnings = Vec::new();
+    let frozen = matches!(
+        spec.process,
+        ProcessSpec::Memory { .. } | ProcessSpec::Caching { .. } | ProcessSpec::TightPacking { .. }
+    );
+    if frozen && matches!(spec.setting, Setting::Batched { b } if b > 1) {
+        warnings.push(format!(
+            "batched {}: its least-loaded choices read the loads frozen at the batch start, so \
+             they send a whole batch to the same bin (legal, but degenerate)",
+            def.name
+        ));
+    }
+    if spec.tie_break != TieBreak::Random && !spec.process.compares() {
+        warnings.push(format!(
+            "tie_break = \"{}\" has no effect on {} with these parameters (it never compares \
+             two samples)",
+            spec.tie_break.name(),
+            def.name
+        ));
+    }
+    Ok(warnings)
+}
+
 /// The entry of kind `name`, or the registry's "unknown process" message (with the nearest
 /// valid name and the list).
 pub fn find(name: &str) -> Result<&'static ProcessDef, ParamError> {
@@ -1003,9 +1080,8 @@ mod tests {
             .build(&[("tau.per_probe", ParamValue::Num(1.0)), ("cap", ParamValue::Num(9.0))])
             .unwrap();
         assert!(matches!(open, ProcessSpec::Adaptive { cap: Some(9), .. }));
-        let e = a
-            .build(&[("preset", t("probe_count")), ("cap", ParamValue::Num(3.0))])
-            .unwrap_err();
+        let e =
+            a.build(&[("preset", t("probe_count")), ("cap", ParamValue::Num(3.0))]).unwrap_err();
         assert_eq!(e.param.as_deref(), Some("cap"));
         assert!(a.build(&[]).is_err());
     }

@@ -6,7 +6,7 @@
 
 use crate::Error;
 
-/// An allocation process (SPEC.md §2). Every comparing process also takes a [`TieBreak`].
+/// An allocation process (`docs/processes.md`). Every comparing process also takes a [`TieBreak`].
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub enum ProcessSpec {
@@ -435,7 +435,7 @@ pub struct RunSpec {
     pub stop: Stop,
 }
 
-/// Which engine simulates a run (DESIGN.md, "Two engines, one meaning"). Both are exact;
+/// Which engine simulates a run (`ARCHITECTURE.md`, "Two engines, one meaning"; `docs/level-engine.md`). Both are exact;
 /// they agree in distribution, not draw for draw.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Engine {

@@ -15,7 +15,9 @@ mod common;
 use std::collections::BTreeMap;
 
 use ballast_core::loads::LoadState;
-use ballast_core::{derive_seed, sim_rng, simulate_observed, Engine, Observer, ProcessSpec, RunSpec};
+use ballast_core::{
+    derive_seed, sim_rng, simulate_observed, Engine, Observer, ProcessSpec, RunSpec,
+};
 use common::{chi2_critical, chi2_gof};
 
 /// Records the sorted load vector at the last observation (the end of the run).
@@ -96,8 +98,8 @@ fn both_engines_follow_the_exact_full_state_law() {
         let law = exact_law(n, m, d);
         assert!((law.values().sum::<f64>() - 1.0).abs() < 1e-12);
         for engine in [Engine::Bins, Engine::Levels] {
-            let spec = RunSpec::new(ProcessSpec::UnfairDChoice { d }, n as u64, m as u64)
-                .engine(engine);
+            let spec =
+                RunSpec::new(ProcessSpec::UnfairDChoice { d }, n as u64, m as u64).engine(engine);
             let (stat, crit) = fit(&spec, &law, runs);
             assert!(stat < crit, "d = {d}, {engine:?}: chi2 = {stat:.1} >= {crit:.1}");
         }

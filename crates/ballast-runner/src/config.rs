@@ -7,7 +7,8 @@ use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
-use ballast_core::{ProcessSpec, Stop, Tau, TieBreak};
+use ballast_core::registry::{self, ParamValue};
+use ballast_core::{ProcessSpec, Stop, TieBreak};
 use serde::Deserialize;
 use toml::Spanned;
 
@@ -242,130 +243,87 @@ impl<'de> Deserialize<'de> for Statistic {
     }
 }
 
-/// A process as written in a config: `{ kind = "one_plus_beta", beta = 0.5 }`. (Fields are
-/// not `Spanned`: serde buffers internally tagged enums, which loses spans; errors point at
-/// the process table instead.)
+/// A process as written in a config: `{ kind = "one_plus_beta", beta = 0.5 }`. The table is
+/// kept as written and read through the process registry of `ballast-core`
+/// ([`ballast_core::registry`]) by [`resolve_process`]: the kind, the parameter names, types,
+/// ranges and defaults, and every message, are the registry's.
 #[derive(Clone, Debug, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
-pub(crate) enum RawProcess {
-    OneChoice,
-    TwoChoice,
-    ThreeChoice,
-    DChoice {
-        d: Formula,
-    },
-    OnePlusBeta {
-        beta: Formula,
-    },
-    Quantile {
-        delta: Formula,
-    },
-    MixedQuantile {
-        delta: Formula,
-        eta: Formula,
-    },
-    Threshold {
-        f: Formula,
-    },
-    MeanThinning {
-        #[serde(default = "yes")]
-        strict: bool,
-    },
-    GBounded {
-        g: Formula,
-    },
-    GMyopic {
-        g: Formula,
-    },
-    SigmaNoisyLoad {
-        sigma: Formula,
-        #[serde(default)]
-        truncate: bool,
-    },
-    RelativeThreshold {
-        f: Formula,
-    },
-    Twinning {},
-    Packing {
-        #[serde(default = "one_f")]
-        offset: Formula,
-    },
-    TightPacking {
-        #[serde(default = "one_f")]
-        offset: Formula,
-        #[serde(default)]
-        balls: Option<Formula>,
-    },
-    Memory {
-        #[serde(default = "one_f")]
-        d: Formula,
-        #[serde(default = "one_f")]
-        k: Formula,
-    },
-    Caching {
-        #[serde(default = "one_f")]
-        d: Formula,
-    },
-    AlwaysGoLeft {
-        d: Formula,
-    },
-    Adaptive(RawAdaptive),
-    Equalize {
-        d: Formula,
-    },
-}
+#[serde(transparent)]
+pub(crate) struct RawProcess(pub toml::Table);
 
-/// `adaptive`: a named preset (`preset` with `d`, `c`) or the open form (`tau`, `cap`).
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct RawAdaptive {
-    #[serde(default)]
-    pub preset: Option<String>,
-    #[serde(default)]
-    pub d: Option<Formula>,
-    #[serde(default)]
-    pub c: Option<Formula>,
-    #[serde(default)]
-    pub tau: Option<RawTau>,
-    #[serde(default)]
-    pub cap: Option<Formula>,
-    /// Presets: measure the thresholds from the average load (τ_k + W/n), for the heavily
-    /// loaded case.
-    #[serde(default)]
-    pub relative: bool,
-}
+/// A process that could not be resolved: the parameter the message is about (for its span;
+/// `None`: the process table) and the message.
+pub(crate) type ProcessProblem = (Option<String>, String);
 
-/// The open threshold sequence τ_k = base + per_probe·k + per_average·W/n (−∞ from `until`).
-#[derive(Clone, Copy, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct RawTau {
-    #[serde(default)]
-    pub base: f64,
-    #[serde(default)]
-    pub per_probe: f64,
-    #[serde(default)]
-    pub per_average: f64,
-    #[serde(default)]
-    pub until: Option<u32>,
-}
-
-/// The `adaptive` presets, for messages.
-pub(crate) const ADAPTIVE_PRESETS: &str =
-    "\"greedy\" (needs `d`), \"threshold_first\" (needs `d` and `c`), \"probe_count\"";
-
-fn one_f() -> Formula {
-    Formula::new("1")
-}
-
-fn yes() -> bool {
-    true
+/// Resolves a process for one point; `vars` holds the grid variables and n, b, batches, m.
+/// Numeric parameters may be formulas over them.
+pub(crate) fn resolve_process(
+    p: &RawProcess,
+    vars: &[(&str, f64)],
+    ctx: &str,
+) -> Result<(&'static registry::ProcessDef, ProcessSpec), ProcessProblem> {
+    let kind = match p.0.get("kind") {
+        Some(toml::Value::String(k)) => k.as_str(),
+        Some(other) => {
+            let msg = format!("{ctx}: `kind` = {other}: expected a process name (a string)");
+            return Err((Some("kind".into()), msg));
+        }
+        None => {
+            let msg = format!(
+                "{ctx}: the process table needs `kind`, one of {}",
+                registry::names().join(", ")
+            );
+            return Err((None, msg));
+        }
+    };
+    let def = registry::find(kind).map_err(|e| (Some("kind".into()), format!("{ctx}: {e}")))?;
+    let mut fields: Vec<(String, &toml::Value)> = Vec::new();
+    for (k, v) in &p.0 {
+        if k == "kind" {
+            continue;
+        }
+        match v {
+            // `tau = { base = 1 }` is the parameter `tau.base`.
+            toml::Value::Table(t)
+                if def.params.iter().any(|d| d.name.starts_with(&format!("{k}."))) =>
+            {
+                fields.extend(t.iter().map(|(k2, v2)| (format!("{k}.{k2}"), v2)));
+            }
+            _ => fields.push((k.clone(), v)),
+        }
+    }
+    let mut given: Vec<(&str, ParamValue)> = Vec::new();
+    for (name, v) in &fields {
+        let pdef = def.param(name).map_err(|e| (e.param.clone(), format!("{ctx}: {e}")))?;
+        let value = match v {
+            toml::Value::Integer(i) => ParamValue::Num(*i as f64),
+            toml::Value::Float(x) => ParamValue::Num(*x),
+            toml::Value::Boolean(b) => ParamValue::Bool(*b),
+            toml::Value::String(t) if pdef.ty.is_numeric() => {
+                let x = Formula::new(t.as_str())
+                    .eval(vars)
+                    .map_err(|e| (Some(name.clone()), format!("{ctx}: `{name}`: {e}")))?;
+                ParamValue::Num(x)
+            }
+            toml::Value::String(t) => ParamValue::Text(t.clone()),
+            other => {
+                let msg = format!("{ctx}: `{name}` = {other}: expected {}", pdef.ty.describe());
+                return Err((Some(name.clone()), msg));
+            }
+        };
+        given.push((pdef.name, value));
+    }
+    let spec = def.build(&given).map_err(|e| (e.param.clone(), format!("{ctx}: {e}")))?;
+    Ok((def, spec))
 }
 
 /// Ball weights as written in a config.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub(crate) enum RawWeights {
-    Unit,
+    /// A struct variant, so that `deny_unknown_fields` refuses `{ kind = "unit", mean = 2 }`
+    /// (serde ignores unknown fields of unit variants in internally tagged enums).
+    Unit {},
     Exp {
         #[serde(default = "one")]
         mean: f64,
@@ -863,158 +821,6 @@ fn validate_raw(raw: &RawConfig, problems: &mut Problems<'_>) {
                 ),
             );
         }
-    }
-}
-
-/// Resolves a process for one point; `vars` holds the grid variables and n, b, batches, m.
-pub(crate) fn resolve_process(
-    p: &RawProcess,
-    vars: &[(&str, f64)],
-    ctx: &str,
-) -> Result<ProcessSpec, String> {
-    let ev = |f: &Formula, field: &str| -> Result<f64, String> {
-        f.eval(vars).map_err(|e| format!("{ctx}: `{field}`: {e}"))
-    };
-    Ok(match p {
-        RawProcess::OneChoice => ProcessSpec::OneChoice,
-        RawProcess::TwoChoice => ProcessSpec::DChoice { d: 2 },
-        RawProcess::ThreeChoice => ProcessSpec::DChoice { d: 3 },
-        RawProcess::DChoice { d } => {
-            let v = ev(d, "d")?;
-            if v.fract() != 0.0 || !(1.0..=1024.0).contains(&v) {
-                return Err(format!(
-                    "{ctx}: invalid value {v} for `d`: expected an integer in 1..=1024"
-                ));
-            }
-            ProcessSpec::DChoice { d: v as u32 }
-        }
-        RawProcess::OnePlusBeta { beta } => ProcessSpec::OnePlusBeta { beta: ev(beta, "beta")? },
-        RawProcess::Quantile { delta } => ProcessSpec::Quantile { delta: ev(delta, "delta")? },
-        RawProcess::MixedQuantile { delta, eta } => {
-            ProcessSpec::MixedQuantile { delta: ev(delta, "delta")?, eta: ev(eta, "eta")? }
-        }
-        RawProcess::Threshold { f } => ProcessSpec::Threshold { f: ev(f, "f")? },
-        RawProcess::MeanThinning { strict } => ProcessSpec::MeanThinning { strict: *strict },
-        RawProcess::GBounded { g } => ProcessSpec::GBounded { g: ev(g, "g")? },
-        RawProcess::GMyopic { g } => ProcessSpec::GMyopic { g: ev(g, "g")? },
-        RawProcess::SigmaNoisyLoad { sigma, truncate } => {
-            ProcessSpec::SigmaNoisyLoad { sigma: ev(sigma, "sigma")?, truncate: *truncate }
-        }
-        RawProcess::RelativeThreshold { f } => ProcessSpec::RelativeThreshold { f: ev(f, "f")? },
-        RawProcess::Twinning {} => ProcessSpec::Twinning,
-        RawProcess::Packing { offset } => ProcessSpec::Packing {
-            offset: int(ev(offset, "offset")?, "offset", 0, 1_000_000, ctx)?,
-        },
-        RawProcess::TightPacking { offset, balls } => ProcessSpec::TightPacking {
-            offset: int(ev(offset, "offset")?, "offset", 0, 1_000_000, ctx)?,
-            balls: match balls {
-                Some(b) => Some(int(ev(b, "balls")?, "balls", 1, 1_000_000, ctx)?),
-                None => None,
-            },
-        },
-        RawProcess::Memory { d, k } => ProcessSpec::Memory {
-            d: int(ev(d, "d")?, "d", 1, 1024, ctx)?,
-            k: int(ev(k, "k")?, "k", 1, 1024, ctx)?,
-        },
-        RawProcess::Caching { d } => {
-            ProcessSpec::Caching { d: int(ev(d, "d")?, "d", 1, 1024, ctx)? }
-        }
-        RawProcess::AlwaysGoLeft { d } => {
-            ProcessSpec::AlwaysGoLeft { d: int(ev(d, "d")?, "d", 1, 1024, ctx)? }
-        }
-        RawProcess::Equalize { d } => {
-            ProcessSpec::Equalize { d: int(ev(d, "d")?, "d", 1, 1024, ctx)? }
-        }
-        RawProcess::Adaptive(a) => resolve_adaptive(a, &ev, ctx)?,
-    })
-}
-
-/// An integer parameter in `lo..=hi`, with the allowed range in the error.
-fn int(v: f64, field: &str, lo: u32, hi: u32, ctx: &str) -> Result<u32, String> {
-    if v.fract() == 0.0 && (f64::from(lo)..=f64::from(hi)).contains(&v) {
-        Ok(v as u32)
-    } else {
-        Err(format!("{ctx}: invalid value {v} for `{field}`: expected an integer in {lo}..={hi}"))
-    }
-}
-
-/// `adaptive`: a preset or the open form `tau = { base, per_probe, per_average, until }`,
-/// `cap` (either, not both).
-fn resolve_adaptive(
-    a: &RawAdaptive,
-    ev: &dyn Fn(&Formula, &str) -> Result<f64, String>,
-    ctx: &str,
-) -> Result<ProcessSpec, String> {
-    let need = |f: &Option<Formula>, field: &str, preset: &str| -> Result<f64, String> {
-        match f {
-            Some(f) => ev(f, field),
-            None => Err(format!("{ctx}: adaptive preset \"{preset}\" needs `{field}`")),
-        }
-    };
-    let refuse = |f: bool, field: &str, preset: &str| -> Result<(), String> {
-        if f {
-            Err(format!("{ctx}: adaptive preset \"{preset}\" does not take `{field}`"))
-        } else {
-            Ok(())
-        }
-    };
-    let Some(preset) = a.preset.as_deref() else {
-        let Some(t) = a.tau else {
-            return Err(format!(
-                "{ctx}: adaptive needs `preset` (one of {ADAPTIVE_PRESETS}) or `tau = {{ base, \
-                 per_probe, per_average, until }}` with `cap`"
-            ));
-        };
-        refuse(a.d.is_some(), "d", "(open form)")?;
-        refuse(a.relative, "relative", "(open form; use tau.per_average)")?;
-        refuse(a.c.is_some(), "c", "(open form)")?;
-        let cap = match &a.cap {
-            Some(c) => Some(int(ev(c, "cap")?, "cap", 1, 1_000_000, ctx)?),
-            None => None,
-        };
-        let tau = Tau {
-            base: t.base,
-            per_probe: t.per_probe,
-            per_average: t.per_average,
-            until: t.until,
-        };
-        return Ok(ProcessSpec::Adaptive { tau, cap });
-    };
-    if a.tau.is_some() || a.cap.is_some() {
-        return Err(format!(
-            "{ctx}: adaptive: give either `preset` or the open form (`tau`, `cap`), not both"
-        ));
-    }
-    let rel = |mut t: Tau| {
-        if a.relative {
-            t.per_average = 1.0;
-        }
-        t
-    };
-    match preset {
-        "greedy" => {
-            refuse(a.c.is_some(), "c", preset)?;
-            let d = int(need(&a.d, "d", preset)?, "d", 1, 1024, ctx)?;
-            Ok(ProcessSpec::Adaptive { tau: Tau::NEVER, cap: Some(d) })
-        }
-        "threshold_first" => {
-            let d = int(need(&a.d, "d", preset)?, "d", 1, 1024, ctx)?;
-            let c = need(&a.c, "c", preset)?;
-            if !c.is_finite() {
-                return Err(format!("{ctx}: invalid value {c} for `c`: expected a finite number"));
-            }
-            Ok(ProcessSpec::Adaptive { tau: rel(Tau::constant_until(c, d)), cap: Some(d) })
-        }
-        "probe_count" => {
-            refuse(a.d.is_some(), "d", preset)?;
-            refuse(a.c.is_some(), "c", preset)?;
-            Ok(ProcessSpec::Adaptive { tau: rel(Tau::PROBE_COUNT), cap: None })
-        }
-        other => Err(format!(
-            "{ctx}: unknown adaptive preset \"{other}\" for `preset`: expected one of \
-             {ADAPTIVE_PRESETS}{}",
-            schema::did_you_mean(other, ["greedy", "threshold_first", "probe_count"])
-        )),
     }
 }
 

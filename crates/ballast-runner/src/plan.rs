@@ -105,6 +105,9 @@ pub struct Plan {
     pub sampling: Option<Sampling>,
     /// The scale this plan was built for.
     pub scale: Scale,
+    /// Legal but degenerate combinations found while planning (one line each, naming the
+    /// series), for the command line and the report.
+    pub warnings: Vec<String>,
 }
 
 impl Plan {
@@ -209,6 +212,7 @@ pub(crate) fn build_plan(raw: &RawConfig, scale: Scale, problems: &mut Problems<
             );
         }
     }
+    let mut warnings: Vec<String> = Vec::new();
     let runs_sp = q.and_then(|q| q.runs.as_ref()).unwrap_or(&raw.runs);
     let runs = *runs_sp.get_ref();
     if runs == 0 {
@@ -299,6 +303,7 @@ pub(crate) fn build_plan(raw: &RawConfig, scale: Scale, problems: &mut Problems<
             group_variables: Vec::new(),
             sampling,
             scale,
+            warnings,
         };
     }
     let group_variables: Vec<String> = grid.keys().filter(|k| **k != x_variable).cloned().collect();
@@ -374,7 +379,7 @@ pub(crate) fn build_plan(raw: &RawConfig, scale: Scale, problems: &mut Problems<
         let tie_break = resolve_tie_break(&s.tie_break, problems, &sctx);
         let stop = resolve_stop(&s.stop, problems, &sctx);
         let weights = match s.weights {
-            None | Some(RawWeights::Unit) => Weights::Unit,
+            None | Some(RawWeights::Unit {}) => Weights::Unit,
             Some(RawWeights::Exp { mean }) => Weights::Exp { mean },
         };
         let default_n = Spanned::new(0..0, Formula::new("n"));
@@ -505,11 +510,13 @@ pub(crate) fn build_plan(raw: &RawConfig, scale: Scale, problems: &mut Problems<
             vars.push(("batches", batches as f64));
             vars.push(("m", m as f64));
             let process = match resolve_process(s.process.get_ref(), &vars, &ctx) {
-                Ok(p) => p,
-                Err(msg) => {
-                    let rest = msg.strip_prefix(ctx.as_str()).unwrap_or(&msg);
-                    let field = rest.split('`').nth(1).unwrap_or("process").to_string();
-                    fail(&field, param_span(&field), msg);
+                Ok((_, p)) => p,
+                Err((field, msg)) => {
+                    let span = match &field {
+                        Some(f) => param_span(f),
+                        None => Some(process_span.clone()),
+                    };
+                    fail(field.as_deref().unwrap_or("process"), span, msg);
                     continue;
                 }
             };
@@ -554,6 +561,27 @@ pub(crate) fn build_plan(raw: &RawConfig, scale: Scale, problems: &mut Problems<
                 fail(&key, span, format!("{ctx}: {e}"));
                 continue;
             }
+            match ballast_core::registry::check_run(&spec) {
+                Ok(w) => {
+                    for w in w {
+                        let w = format!("{sctx}: {w}");
+                        if !warnings.contains(&w) {
+                            warnings.push(w);
+                        }
+                    }
+                }
+                Err(e) => {
+                    let key = e.param.clone().unwrap_or_else(|| "run".into());
+                    let span = match key.as_str() {
+                        "tie_break" => s.tie_break.as_ref().map(|t| t.span()),
+                        "b" => span_of(b_f),
+                        "m" => span_of(batches_f.or(m_f)),
+                        other => param_span(other),
+                    };
+                    fail(&key, span, format!("{ctx}: {e}"));
+                    continue;
+                }
+            }
             let theory = match &s.theory {
                 Some(f) => match f.get_ref().eval(&vars) {
                     Ok(v) if v.is_finite() => Some(v),
@@ -594,7 +622,7 @@ pub(crate) fn build_plan(raw: &RawConfig, scale: Scale, problems: &mut Problems<
             points.push(PlanPoint { series: si, grid: gvals, x, n, b, m, spec, theory });
         }
     }
-    Plan { series, points, runs, x_variable, group_variables, sampling, scale }
+    Plan { series, points, runs, x_variable, group_variables, sampling, scale, warnings }
 }
 
 #[cfg(test)]

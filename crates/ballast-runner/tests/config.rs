@@ -69,14 +69,16 @@ fn unknown_field_names_the_field_and_the_allowed_ones() {
 #[test]
 fn unknown_process_kind_lists_the_kinds() {
     let e = err(&GOOD.replace("\"two_choice\"", "\"tow_choice\""));
-    assert!(e.contains("item.toml:15:") && e.contains("unknown variant `tow_choice`"), "{e}");
+    assert!(e.contains("item.toml:15:") && e.contains("unknown process `tow_choice`"), "{e}");
+    assert!(e.contains("did you mean `two_choice`"), "{e}");
     assert!(e.contains("two_choice") && e.contains("mixed_quantile"), "{e}");
 }
 
 #[test]
 fn unknown_process_parameter() {
     let e = err(&GOOD.replace("beta = \"min", "betta = \"min"));
-    assert!(e.contains("unknown field `betta`") && e.contains("`beta`"), "{e}");
+    assert!(e.contains("item.toml:20:") && e.contains("unknown parameter `betta`"), "{e}");
+    assert!(e.contains("did you mean `beta`"), "{e}");
 }
 
 #[test]

@@ -40,7 +40,7 @@ fn offline(m: Measure) -> bool {
 fn process(s: &KindSeries, p: &KPoint) -> Result<ballast_core::ProcessSpec, String> {
     let v = s.process.clone().ok_or("`process` is required for graphical series")?;
     let raw = RawProcess::deserialize(v).map_err(|e| format!("`process`: {}", e.message()))?;
-    resolve_process(&raw, &p.vars(), "`process`")
+    resolve_process(&raw, &p.vars(), "`process`").map(|(_, spec)| spec).map_err(|(_, msg)| msg)
 }
 
 fn spec(s: &KindSeries, p: &KPoint, n: u64) -> Result<RunSpec, String> {
@@ -48,6 +48,8 @@ fn spec(s: &KindSeries, p: &KPoint, n: u64) -> Result<RunSpec, String> {
     if p.get("b").is_some() {
         spec = spec.batched(p.count("b")?);
     }
+    spec.validate().map_err(|e| e.to_string())?;
+    ballast_core::registry::check_run(&spec).map_err(|e| e.message)?;
     Ok(spec)
 }
 

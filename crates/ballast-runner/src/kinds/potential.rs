@@ -87,7 +87,7 @@ fn group_names(s: &KindSeries, p: &KPoint) -> Vec<String> {
 fn setup(s: &KindSeries, m: Measure, p: &KPoint) -> Result<Setup, String> {
     let v = s.process.clone().ok_or("`process` is required")?;
     let raw = RawProcess::deserialize(v).map_err(|e| format!("`process`: {}", e.message()))?;
-    let process = resolve_process(&raw, &p.vars(), "`process`")?;
+    let (_, process) = resolve_process(&raw, &p.vars(), "`process`").map_err(|(_, msg)| msg)?;
     let n = p.count("n")?;
     let mut spec = RunSpec::new(process, n, p.count("m")?).engine(Engine::Bins);
     let batched = p.get("b").is_some();
@@ -95,6 +95,7 @@ fn setup(s: &KindSeries, m: Measure, p: &KPoint) -> Result<Setup, String> {
         spec = spec.batched(p.count("b")?);
     }
     spec.validate().map_err(|e| e.to_string())?;
+    ballast_core::registry::check_run(&spec).map_err(|e| e.message)?;
     let field = if s.potentials.is_some() { "potentials" } else { "potential" };
     let mut pots = Vec::new();
     for text in potential_texts(s)? {
