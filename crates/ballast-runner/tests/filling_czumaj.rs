@@ -128,7 +128,7 @@ fn bad_parameters_name_the_field_and_the_allowed_values() {
     let e = err(r#"{ kind = "adaptive", preset = "threshold_first", d = 2 }"#);
     assert!(e.contains("needs `c`"), "{e}");
     let e = err(r#"{ kind = "adaptive", preset = "greedy", d = 2, cap = 3 }"#);
-    assert!(e.contains("not both"), "{e}");
+    assert!(e.contains("either `preset` or"), "{e}");
     let e = err(r#"{ kind = "adaptive", tau = { base = 0, per_probe = 0 } }"#);
     assert!(e.contains("`cap`"), "{e}");
     let e = err(r#"{ kind = "adaptive", tau = { base = 0, slope = 1 }, cap = 2 }"#);

@@ -61,7 +61,7 @@ fn several_unknown_fields_are_all_reported_with_suggestions() {
         &e,
         &["item.toml:18:1:", "series[0]: unknown field `tiebreak`", "did you mean `tie_break`?"],
     );
-    has(&e, &["item.toml:22:37:", "unknown field `betta`", "did you mean `beta`?"]);
+    has(&e, &["item.toml:22:45:", "unknown parameter `betta`", "did you mean `beta`?"]);
     // "colour" is far from every field: no suggestion.
     assert!(!e[0].contains("did you mean"), "{}", e[0]);
     // Sorted by place.
@@ -78,7 +78,7 @@ fn a_misspelled_required_field_is_one_error() {
     has(&e, &["item.toml:3:1:", "unknown field `seeed`", "did you mean `seed`?"]);
     let e = errors(&GOOD.replace("kind = \"two_choice\" }", "kind = \"d_choice\", dd = 3 }"));
     assert_eq!(e.len(), 1, "{e:#?}");
-    has(&e, &["series[0].process: unknown field `dd`", "did you mean `d`?"]);
+    has(&e, &["unknown parameter `dd` for process `d_choice`", "did you mean `d`?"]);
 }
 
 #[test]
@@ -114,8 +114,8 @@ fn unknown_variants_suggest_the_nearest_name() {
         &e,
         &[
             "item.toml:15:20:",
-            "unknown variant `tow_choice`",
-            "`mixed_quantile`",
+            "unknown process `tow_choice`",
+            "mixed_quantile",
             "did you mean `two_choice`?",
         ],
     );
@@ -181,8 +181,11 @@ fn schema_errors_and_value_errors_together() {
     let e = errors(&src);
     assert_eq!(e.len(), 3, "{e:#?}");
     has(&e, &["item.toml:4:1:", "unknown field `colour`"]);
-    has(&e, &["item.toml:16:20:", "unknown variant `tow_choice`"]);
-    has(&e, &["item.toml:21:44:", "series `beta`", "invalid value 1.5 for `beta`", "[0, 1]"]);
+    has(&e, &["item.toml:16:20:", "unknown process `tow_choice`"]);
+    has(
+        &e,
+        &["item.toml:21:44:", "series `beta`", "invalid value 1.5 for parameter `beta`", "[0, 1]"],
+    );
 }
 
 #[test]
@@ -194,7 +197,7 @@ fn no_consequences_of_a_schema_error_are_reported() {
     // A process of the wrong type: nothing about the placeholder that replaced it.
     let e = errors(&GOOD.replace("beta = \"min(1, sqrt(n/b*ln(n)))\"", "beta = true"));
     assert_eq!(e.len(), 1, "{e:#?}");
-    has(&e, &["item.toml:20:11:", "series[1].process: invalid type: boolean `true`"]);
+    has(&e, &["item.toml:20:44:", "invalid value true for parameter `beta`"]);
     // A bad grid: not a cascade of "unknown variable" and "not a grid variable".
     let e = errors(&GOOD.replace("k = [1, 2, 3]", "k = [1, nan, 3]"));
     assert_eq!(e.len(), 1, "{e:#?}");
@@ -234,7 +237,7 @@ fn wrong_types_name_the_expected_type_without_rust_names() {
     has(&e, &["item.toml:5:5:", "x: invalid type: integer `5`, expected a table"]);
     assert!(!e[0].contains("RawAxis"), "{e:#?}");
     let e = errors(&GOOD.replace("process = { kind = \"two_choice\" }", "process = 5"));
-    has(&e, &["series[0].process: invalid type: integer `5`", "`kind`"]);
+    has(&e, &["series[0].process: invalid type: integer `5`", "expected a table"]);
 }
 
 #[test]

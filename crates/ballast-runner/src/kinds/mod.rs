@@ -222,6 +222,18 @@ pub enum SeedBy {
     Values,
 }
 
+impl SeedBy {
+    /// The seed scheme, as the metadata records it.
+    pub fn scheme(self) -> &'static str {
+        match self {
+            Self::Index => "derive_seed(seed, [hash_str(item), point, run])",
+            Self::Values => {
+                "derive_seed(seed, [hash_str(item), hash_str(\"series|grid values\"), run])"
+            }
+        }
+    }
+}
+
 /// `[quick]` / `[reduced]` of a non-allocation item.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -986,7 +998,7 @@ impl<'a> Driver<'a> {
             config_sha256: exp.sha256().to_string(),
             seed: exp.seed(),
             seed_derivation_version: SEED_DERIVATION_VERSION,
-            seed_scheme: "derive_seed(seed, [hash_str(item), point, run])".to_string(),
+            seed_scheme: self.kexp.cfg.seed_by.scheme().to_string(),
             crate_version: env!("CARGO_PKG_VERSION").to_string(),
             git_revision: crate::run::git_revision(config_dir),
             engine: self.engine,
