@@ -358,6 +358,7 @@ fn bench_filling() -> Result<()> {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    ballast_runner::install_stderr_logging();
     let res = match cli.command {
         Command::Reproduce {
             selectors,

@@ -54,6 +54,7 @@ enum Command {
 
 fn main() {
     let cli = Cli::parse();
+    ballast_runner::install_stderr_logging();
     let result = match &cli.command {
         Command::Simulate(args) => simulate::main(args),
         Command::Run(args) => run::main(args),

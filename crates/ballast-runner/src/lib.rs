@@ -187,8 +187,8 @@ pub use run::{
     Comparison, DistCell, ItemResult, Metadata, Row, RunOptions, ROUNDING,
 };
 pub use units::{
-    clear_interrupt, install_ctrl_c_handler, interrupt_requested, request_interrupt, Shard,
-    ShardFile,
+    clear_interrupt, install_ctrl_c_handler, install_stderr_logging, interrupt_requested,
+    request_interrupt, Shard, ShardFile,
 };
 
 /// Lists the experiments under `configs_dir` as (`<paper>/<item>`, path), sorted by id, from

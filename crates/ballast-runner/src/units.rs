@@ -65,15 +65,48 @@ pub fn clear_interrupt() {
 pub fn install_ctrl_c_handler() -> Result<(), String> {
     ctrlc::set_handler(|| {
         if INTERRUPT.swap(true, Ordering::SeqCst) {
-            eprintln!("\ninterrupted again: exiting now");
+            tracing::warn!("interrupted again: exiting now");
             std::process::exit(130);
         }
-        eprintln!(
-            "\ninterrupt: finishing the runs in progress and saving them (Ctrl-C again to stop \
+        tracing::warn!(
+            "interrupt: finishing the runs in progress and saving them (Ctrl-C again to stop \
              now)"
         );
     })
     .map_err(|e| format!("installing the Ctrl-C handler: {e}"))
+}
+
+/// Installs the stderr log of the command-line tools: events of the runner at info level and
+/// above (`RUST_LOG`-style filtering is not offered yet), one line each, info as its bare
+/// message and warnings prefixed `warning: `. Libraries only emit events; binaries call this
+/// once. A second call (tests running several commands in one process) does nothing.
+pub fn install_stderr_logging() {
+    use tracing_subscriber::fmt::{format::Writer, FmtContext, FormatEvent, FormatFields};
+    use tracing_subscriber::registry::LookupSpan;
+    struct Plain;
+    impl<S, N> FormatEvent<S, N> for Plain
+    where
+        S: tracing::Subscriber + for<'a> LookupSpan<'a>,
+        N: for<'a> FormatFields<'a> + 'static,
+    {
+        fn format_event(
+            &self,
+            ctx: &FmtContext<'_, S, N>,
+            mut w: Writer<'_>,
+            event: &tracing::Event<'_>,
+        ) -> std::fmt::Result {
+            if *event.metadata().level() <= tracing::Level::WARN {
+                w.write_str("warning: ")?;
+            }
+            ctx.format_fields(w.by_ref(), event)?;
+            writeln!(w)
+        }
+    }
+    let _ = tracing_subscriber::fmt()
+        .with_max_level(tracing::Level::INFO)
+        .with_writer(std::io::stderr)
+        .event_format(Plain)
+        .try_init();
 }
 
 /// Shard `index` of `count` (1-based): the units `u` with `u mod count = index − 1`.
@@ -362,7 +395,7 @@ fn store_checkpoint(dir: &Path, shard: Option<Shard>, point: &Stored) {
         atomic_write(&checkpoint_path(dir, &point.key, shard), &b).map_err(|e| e.to_string())
     });
     if let Err(e) = written {
-        eprintln!("warning: checkpoint not written: {e}");
+        tracing::warn!("checkpoint not written: {e}");
     }
 }
 
@@ -413,7 +446,7 @@ impl Progress {
             return;
         }
         *last = (now, done);
-        eprintln!("{}", progress_line(label, done, self.bar.length(), elapsed));
+        tracing::info!("{}", progress_line(label, done, self.bar.length(), elapsed));
     }
 }
 
@@ -513,7 +546,7 @@ where
     if opts.progress && job.merged.is_none() && stored_runs > 0 && total > 0 {
         let owned_runs: u64 =
             (0..points.len()).map(|i| (0..runs).filter(|&r| owned(i, r)).count() as u64).sum();
-        eprintln!(
+        tracing::info!(
             "{}: resuming from checkpoints: {stored_runs} of {owned_runs} runs stored, {} of {} \
              points complete",
             job.label,
