@@ -113,11 +113,6 @@ pub enum Error {
         /// What is wrong.
         message: String,
     },
-    /// Not an error: a shard finished its units (internal; [`crate::run_shard`] turns it into
-    /// its result).
-    #[doc(hidden)]
-    #[error("shard finished")]
-    ShardDone(Box<crate::ShardFile>),
 }
 
 impl Error {

@@ -133,7 +133,7 @@ pub fn eval(expr: &str, vars: &[(&str, f64)]) -> Result<f64, String> {
         return Err(format!(
             "formula \"{expr}\" uses unknown variable `{unknown}`; known here: {}{}",
             if known.is_empty() { "none".to_string() } else { known.join(", ") },
-            crate::config::schema::did_you_mean(unknown, known.iter().copied())
+            ballast_core::registry::did_you_mean(unknown, known.iter().copied())
         ));
     }
     let v = tree

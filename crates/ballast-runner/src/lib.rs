@@ -10,7 +10,7 @@
 //! ```toml
 //! title = "Gap vs b/n (Figure 8.1)"   # caption of the figure and report
 //! seed  = 20220328                     # master seed
-//! engine = "bins"                      # bins (default) | levels | auto (ballast-core engines)
+//! engine = "auto"                      # auto (default) | bins | levels (ballast-core engines)
 //! runs  = 100                          # independent runs per point
 //! notes = "free text copied into the report (known disagreements, reconstructed rules)"
 //!
@@ -163,11 +163,15 @@
 
 mod config;
 mod error;
+mod experiment;
 pub mod formula;
 mod kinds;
+mod measure;
+mod options;
 mod output;
 mod plan;
 mod reference;
+mod result;
 mod run;
 pub mod stats;
 mod svg;
@@ -176,19 +180,19 @@ pub mod units;
 
 use std::path::{Path, PathBuf};
 
-pub use config::{Experiment, Layout, Sampling, Scale, Statistic};
+pub use config::{Layout, Sampling, Scale, Statistic};
 pub use error::Error;
-pub use kinds::Measure;
+pub use experiment::Experiment;
+pub use measure::Measure;
+pub use options::{RunOptions, Shard};
 pub use output::Verdict;
 pub use plan::{Plan, PlanPoint, PlanSeries};
 pub use reference::{RefPoint, ReferenceTable};
-pub use run::{
-    distribution_cells, merge_shards, percent_z, run_experiment, run_shard, running_max,
-    Comparison, DistCell, ItemResult, Metadata, Row, RunOptions, ROUNDING,
-};
+pub use result::{percent_z, Comparison, ItemResult, Metadata, Row, ROUNDING};
+pub use run::{distribution_cells, merge_shards, run_experiment, run_shard, running_max, DistCell};
 pub use units::{
     clear_interrupt, install_ctrl_c_handler, install_stderr_logging, interrupt_requested,
-    request_interrupt, Shard, ShardFile,
+    request_interrupt, ShardFile,
 };
 
 /// Lists the experiments under `configs_dir` as (`<paper>/<item>`, path), sorted by id, from
@@ -204,7 +208,7 @@ pub fn discover(configs_dir: &Path) -> Result<Vec<(String, PathBuf)>, Error> {
         for item in read(&paper)? {
             let item = item.map_err(|e| Error::io(&paper, e))?.path();
             if item.extension().is_some_and(|e| e == "toml") {
-                out.push((config::id_from_path(&item), item));
+                out.push((experiment::id_from_path(&item), item));
             }
         }
     }

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use crate::run::{ItemResult, Row};
+use crate::result::{ItemResult, Row};
 use crate::tolerance::{allowed_outliers, Z_MEAN_OFFSET, Z_OUTLIER};
 use crate::{config::Layout, Error, Scale, Statistic};
 

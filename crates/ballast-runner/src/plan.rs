@@ -155,7 +155,7 @@ pub(crate) fn grid_values_of(v: &toml::Value) -> Result<Vec<f64>, String> {
             if let Some(k) = t.keys().find(|k| !["from", "to", "step"].contains(&k.as_str())) {
                 return Err(format!(
                     "unknown field `{k}`, expected `from`, `to` or `step`{}",
-                    crate::config::schema::did_you_mean(k, ["from", "to", "step"])
+                    ballast_core::registry::did_you_mean(k, ["from", "to", "step"])
                 ));
             }
             let get = |k: &str| t.get(k).and_then(num);
@@ -243,7 +243,7 @@ pub(crate) fn build_plan(raw: &RawConfig, scale: Scale, problems: &mut Problems<
                 format!(
                     "{table}.grid: unknown grid variable `{name}`, expected one of: {}{}",
                     known.join(", "),
-                    crate::config::schema::did_you_mean(name, known.iter().copied())
+                    ballast_core::registry::did_you_mean(name, known.iter().copied())
                 ),
             );
             continue;
@@ -276,7 +276,7 @@ pub(crate) fn build_plan(raw: &RawConfig, scale: Scale, problems: &mut Problems<
             format!(
                 "x.variable: `{x_variable}` is not a grid variable, expected one of: {}{}",
                 known.join(", "),
-                crate::config::schema::did_you_mean(&x_variable, known.iter().copied())
+                ballast_core::registry::did_you_mean(&x_variable, known.iter().copied())
             ),
         );
     }
@@ -338,11 +338,12 @@ pub(crate) fn build_plan(raw: &RawConfig, scale: Scale, problems: &mut Problems<
         }
     }
 
-    // The committed results were made by the bin engine: it stays the default.
+    // One default everywhere (configs, `RunSpec`, `ballast simulate`): `auto`. Every committed
+    // allocation config names its engine, so the default moves no committed value.
     let engine = match &raw.engine {
-        None => Engine::Bins,
+        None => Engine::Auto,
         Some(e) => Engine::from_name(e.get_ref()).unwrap_or_else(|err| {
-            let hint = crate::config::schema::did_you_mean(
+            let hint = ballast_core::registry::did_you_mean(
                 e.get_ref(),
                 Engine::ALL.iter().map(|(n, _)| *n),
             );

@@ -8,206 +8,18 @@ use ballast_core::rng::SEED_DERIVATION_VERSION;
 use ballast_core::simulate_seeded;
 use serde::Serialize;
 
-use crate::config::{Experiment, Layout, Sampling, Scale, Statistic};
+use crate::config::{Scale, Statistic};
+use crate::experiment::Experiment;
+use crate::options::RunOptions;
 use crate::plan::{Plan, PlanPoint};
 use crate::reference::ReferenceTable;
+use crate::result::{
+    command_of, git_revision, mean_z, percent_z, Comparison, ItemResult, Metadata, Outcome, Row,
+    ZeroErrors, ROUNDING,
+};
 use crate::stats::{summarize, Rounding, Summary};
-use crate::units::{run_units, PointUnits, ShardFile, UnitJob};
+use crate::units::{run_units, Executed, PointUnits, ShardFile, UnitJob};
 use crate::Error;
-
-/// The rounding rule of the distributions in the outputs: gaps are rounded **up**.
-pub const ROUNDING: Rounding = Rounding::Ceil;
-
-/// How to run an experiment.
-#[derive(Clone, Debug)]
-pub struct RunOptions {
-    /// Run the `[quick]` variant.
-    pub quick: bool,
-    /// Run the `[reduced]` variant (ignored when `quick` is set; the full scale when the
-    /// config has no `[reduced]` table).
-    pub reduced: bool,
-    /// Directory of the checkpoints (`None`: none). The finished runs of every point are
-    /// stored under a key of (run spec, engine, seeds, ballast version), so an interrupted
-    /// item resumes where it stopped and a rerun after a change to the outputs only
-    /// re-renders. See [`crate::units`].
-    pub cache_dir: Option<PathBuf>,
-    /// Ignore existing checkpoints (simulate everything again) but still write new ones.
-    pub refresh_cache: bool,
-    /// Simulate nothing: every run must already be in the checkpoints (or the merged shards),
-    /// else the item fails with [`Error::NotCached`] before anything is written. For
-    /// re-rendering reports and figures after a change to the outputs without risking hours
-    /// of simulation.
-    pub cached_only: bool,
-    /// Run only this shard's units and return them ([`crate::run_shard`]).
-    pub shard: Option<crate::Shard>,
-    /// Worker threads (0: rayon's default, one per core).
-    pub threads: usize,
-    /// Show progress: a bar when stderr is a terminal (after the first second), else a plain
-    /// line every [`crate::units::PROGRESS_LOG_SECS`] seconds (`BALLAST_PROGRESS_SECS`
-    /// overrides), for logs under `nohup` or a batch scheduler.
-    pub progress: bool,
-    /// Directory holding the reference CSVs (the repository's `reference/`).
-    pub reference_dir: PathBuf,
-    /// The command line recorded in the metadata (`None`: this process's arguments).
-    pub command: Option<String>,
-}
-
-impl RunOptions {
-    /// Full scale, all cores, progress on, references in `reference_dir`.
-    pub fn new(reference_dir: impl Into<PathBuf>) -> Self {
-        Self {
-            quick: false,
-            reduced: false,
-            cache_dir: None,
-            refresh_cache: false,
-            cached_only: false,
-            shard: None,
-            threads: 0,
-            progress: true,
-            reference_dir: reference_dir.into(),
-            command: None,
-        }
-    }
-}
-
-/// Our value compared with one reference value.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Comparison {
-    /// The reference value.
-    pub value: f64,
-    /// Runs behind the reference value.
-    pub runs: u64,
-    /// Estimated standard error of the reference: our sample sd / sqrt(reference runs).
-    pub stderr: f64,
-    /// (ours − reference) / sqrt(our stderr² + reference stderr²); `None` when both standard
-    /// errors are 0.
-    pub z: Option<f64>,
-}
-
-/// One output row: a series at one point (and, for `running_max_gap`, one batch).
-#[derive(Clone, Debug, Serialize)]
-pub struct Row {
-    /// Series name.
-    pub series: String,
-    /// Grid variables other than x (all grid variables for `running_max_gap`).
-    pub group: Vec<(String, f64)>,
-    /// Number of bins.
-    pub n: u64,
-    /// Batch size, if batched.
-    pub b: Option<u64>,
-    /// Number of balls.
-    pub m: u64,
-    /// The x value (the batch index, from 1, for `running_max_gap`).
-    pub x: f64,
-    /// The statistic.
-    pub statistic: Statistic,
-    /// Mean, standard error and distribution over runs.
-    pub summary: Summary,
-    /// One entry per reference table, in config order.
-    pub refs: Vec<Option<Comparison>>,
-    /// The series' `theory` value at this point (`None` without a `theory` formula).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub theory: Option<f64>,
-    /// `true` for the rows of a series' `also` statistics (no reference, not in the figure).
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub also: bool,
-}
-
-/// Metadata recorded with every output (the JSON file).
-#[derive(Clone, Debug, Serialize)]
-pub struct Metadata {
-    /// Item id.
-    pub item: String,
-    /// Title from the config.
-    pub title: String,
-    /// Config path as given.
-    pub config_path: String,
-    /// SHA-256 of the config bytes.
-    pub config_sha256: String,
-    /// Master seed.
-    pub seed: u64,
-    /// Version of `ballast_core::derive_seed`.
-    pub seed_derivation_version: u32,
-    /// How unit seeds are derived.
-    pub seed_scheme: String,
-    /// Version of ballast-runner.
-    pub crate_version: String,
-    /// `git rev-parse HEAD` (with `+dirty` for uncommitted changes to tracked files outside
-    /// `results/`), or `unknown`.
-    pub git_revision: String,
-    /// Simulation engine(s) that ran the points (`bins`, `levels`, `bins sorted-weights`, joined
-    /// by `+`).
-    pub engine: String,
-    /// Whether the `[quick]` variant ran.
-    pub quick: bool,
-    /// The scale that ran: `full`, `quick` or `reduced`.
-    pub scale: Scale,
-    /// What the `[quick]`/`[reduced]` table changed (empty at full scale).
-    pub scale_changes: String,
-    /// The sampling protocol (`None`: independent runs).
-    pub sampling: Option<Sampling>,
-    /// Stopping rule at m balls of each series with multi-ball steps (Twinning, Packing,
-    /// Tight-Packing): (series name, `truncate` or `finish`). Absent when no series has them.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub stopping: Vec<(String, String)>,
-    /// Points whose every run came from the checkpoints (their recorded simulation time is
-    /// included in `wall_time_s`).
-    pub cached_points: usize,
-    /// The number of shards merged into this result (absent: one machine).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub shards: Option<u32>,
-    /// Worker threads used.
-    pub threads: usize,
-    /// Runs per point.
-    pub runs: u64,
-    /// Points (series × grid).
-    pub points: usize,
-    /// Wall time of the simulations and aggregation, seconds: this invocation's time plus
-    /// the recorded simulation time of the points taken from the cache.
-    pub wall_time_s: f64,
-    /// Balls simulated in total.
-    pub balls_simulated: u128,
-    /// Rounding rule of the distributions.
-    pub rounding: Rounding,
-    /// Reference files (label, file).
-    pub references: Vec<(String, String)>,
-    /// The command that produced the outputs.
-    pub command: String,
-}
-
-impl Metadata {
-    /// The fields that describe how an item was executed rather than what it computed: they
-    /// differ between a run on 1 thread, on 2 threads, a resumed run and a merge of shards,
-    /// while every other field, the CSV, the figure and the report above its `## Run` section
-    /// are byte-identical.
-    pub const EXECUTION_FIELDS: &'static [&'static str] =
-        &["command", "threads", "wall_time_s", "cached_points", "shards", "git_revision"];
-}
-
-/// The aggregated result of one item, ready to be written.
-#[derive(Clone, Debug)]
-pub struct ItemResult {
-    /// Metadata (the JSON output).
-    pub meta: Metadata,
-    /// Rows in plan order.
-    pub rows: Vec<Row>,
-    /// Series names in config order.
-    pub series: Vec<String>,
-    /// Reference labels in config order.
-    pub ref_labels: Vec<String>,
-    /// Free-text notes from the config.
-    pub notes: String,
-    /// Report layout.
-    pub layout: Layout,
-    /// Mark each line's minimum in the figure and list the minima in the report.
-    pub mark_minima: bool,
-    /// Logarithmic x axis.
-    pub x_log: bool,
-    /// x-axis label.
-    pub x_label: String,
-    /// y-axis label.
-    pub y_label: String,
-}
 
 #[derive(Clone, Debug, Serialize, serde::Deserialize)]
 struct UnitOut {
@@ -390,54 +202,6 @@ pub fn distribution_cells(values: &[f64], rounding: Rounding, extra: &[i64]) -> 
         .collect()
 }
 
-/// z of our percentage against a published one, with the pooled proportion's binomial
-/// standard error for both (`None` when the pooled proportion is 0 or 1).
-///
-/// ```
-/// let z = ballast_runner::percent_z(60.0, 100, 40.0, 100).unwrap();
-/// assert!((z - 2.8284).abs() < 1e-3);
-/// assert_eq!(ballast_runner::percent_z(0.0, 100, 0.0, 100), None);
-/// ```
-pub fn percent_z(ours: f64, runs: usize, reference: f64, ref_runs: u64) -> Option<f64> {
-    let (r, rr) = (runs.max(1) as f64, ref_runs.max(1) as f64);
-    let pooled = (ours / 100.0 * r + reference / 100.0 * rr) / (r + rr);
-    let se = 100.0 * (pooled * (1.0 - pooled) * (1.0 / r + 1.0 / rr)).sqrt();
-    (se > 0.0).then(|| (ours - reference) / se)
-}
-
-pub(crate) fn git_revision(dir: &Path) -> String {
-    let run = |args: &[&str]| {
-        std::process::Command::new("git")
-            .args(args)
-            .current_dir(dir)
-            .output()
-            .ok()
-            .filter(|o| o.status.success())
-            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-    };
-    match run(&["rev-parse", "HEAD"]) {
-        Some(rev) if !rev.is_empty() => {
-            // Committed outputs under `results/` do not change what produced a run, and
-            // regenerating several items in a row rewrites them: not counted.
-            let dirty = run(&[
-                "status",
-                "--porcelain",
-                "--untracked-files=no",
-                "--",
-                ":(top)",
-                ":(top,exclude)results",
-            ])
-            .is_some_and(|s| !s.is_empty());
-            if dirty {
-                format!("{rev}+dirty")
-            } else {
-                rev
-            }
-        }
-        _ => "unknown".to_string(),
-    }
-}
-
 /// Runs an experiment (full scale or quick) and aggregates its results. Loads the references
 /// first, so a missing reference file fails before any simulation.
 pub fn run_experiment(exp: &Experiment, opts: &RunOptions) -> Result<ItemResult, Error> {
@@ -447,7 +211,7 @@ pub fn run_experiment(exp: &Experiment, opts: &RunOptions) -> Result<ItemResult,
             message: format!("shard {s} is set: run it with run_shard, then merge_shards"),
         });
     }
-    run_with(exp, opts, None)
+    run_with(exp, opts, None)?.into_item(exp.path())
 }
 
 /// The scale that `opts` selects for `exp`.
@@ -470,16 +234,15 @@ pub fn run_shard(exp: &Experiment, opts: &RunOptions) -> Result<ShardFile, Error
             message: "run_shard needs RunOptions::shard".to_string(),
         });
     }
-    match run_with(exp, opts, None) {
-        Err(Error::ShardDone(mut f)) => {
+    match run_with(exp, opts, None)? {
+        Outcome::Shard(mut f) => {
             f.item = exp.id().to_string();
             f.config_sha256 = exp.sha256().to_string();
             f.scale = scale_of(exp, opts).name().to_string();
             f.command = command_of(opts);
             Ok(*f)
         }
-        Err(e) => Err(e),
-        Ok(_) => Err(Error::Shard {
+        Outcome::Item(_) => Err(Error::Shard {
             path: exp.path().to_path_buf(),
             message: "this item kind cannot be sharded".to_string(),
         }),
@@ -494,24 +257,20 @@ pub fn merge_shards(
     opts: &RunOptions,
     shard_files: &[PathBuf],
 ) -> Result<ItemResult, Error> {
-    let merged = crate::units::load_shards(exp, scale_of(exp, opts), shard_files)?;
+    let merged = crate::units::load_shards(&exp.file, scale_of(exp, opts), shard_files)?;
     let mut opts = opts.clone();
     opts.shard = None;
     opts.cache_dir = None;
-    run_with(exp, &opts, Some(&merged))
-}
-
-pub(crate) fn command_of(opts: &RunOptions) -> String {
-    opts.command.clone().unwrap_or_else(|| std::env::args().collect::<Vec<_>>().join(" "))
+    run_with(exp, &opts, Some(&merged))?.into_item(exp.path())
 }
 
 fn run_with(
     exp: &Experiment,
     opts: &RunOptions,
     merged: Option<&crate::units::Merged>,
-) -> Result<ItemResult, Error> {
+) -> Result<Outcome, Error> {
     if let Some(k) = &exp.kind {
-        return crate::kinds::run(exp, k, opts, merged);
+        return crate::kinds::run(&exp.file, k, opts, merged);
     }
     let scale = scale_of(exp, opts);
     let plan: Plan = exp.plan_at(scale)?;
@@ -565,6 +324,10 @@ fn run_with(
             trajectory: out.trajectory,
         })
     })?;
+    let done = match done {
+        Executed::Complete(units) => units,
+        Executed::Shard(f) => return Ok(Outcome::Shard(f)),
+    };
     let cached_points = if merged.is_some() { 0 } else { done.stored_points };
     let cached_sim_s = done.stored_wall_s;
     let outs = done.outs;
@@ -606,8 +369,7 @@ fn run_with(
                     .map(|(ri, t)| {
                         let r = lookup(t, refname.as_deref(), point, x - shifts[ri])?;
                         let se_ref = summary.sd / (r.runs.max(1) as f64).sqrt();
-                        let comb = (summary.stderr.powi(2) + se_ref.powi(2)).sqrt();
-                        let z = (comb > 0.0).then(|| (summary.mean - r.value) / comb);
+                        let z = mean_z(&summary, r.value, se_ref, ZeroErrors::Undefined);
                         Some(Comparison { value: r.value, runs: r.runs, stderr: se_ref, z })
                     })
                     .collect();
@@ -764,7 +526,7 @@ fn run_with(
         references: refs.iter().map(|r| (r.label.clone(), r.file.clone())).collect(),
         command: command_of(opts),
     };
-    Ok(ItemResult {
+    Ok(Outcome::Item(Box::new(ItemResult {
         meta,
         rows,
         series: plan.series.iter().map(|s| s.name.clone()).collect(),
@@ -775,7 +537,7 @@ fn run_with(
         x_log: exp.raw.x.log,
         x_label: exp.raw.x.label.clone().unwrap_or_else(|| plan.x_variable.clone()),
         y_label: exp.raw.y_label.clone().unwrap_or_else(|| statistic.describe().to_string()),
-    })
+    })))
 }
 
 /// Runs behind a published distribution at (series, n, b): the `runs` of any of its rows.

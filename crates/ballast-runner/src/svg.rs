@@ -9,7 +9,7 @@
 use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
 use plotters::prelude::*;
 
-use crate::run::ItemResult;
+use crate::result::ItemResult;
 use crate::tolerance::Z_OUTLIER;
 
 const COLORS: [RGBColor; 10] = [

@@ -34,7 +34,9 @@ use rayon::prelude::*;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
-use crate::{Error, RunOptions};
+use crate::config::{ConfigFile, Scale};
+use crate::options::{RunOptions, Shard};
+use crate::Error;
 
 /// Version of the stored unit format (checkpoints and shard files).
 pub(crate) const UNIT_FORMAT: u32 = 2;
@@ -107,50 +109,6 @@ pub fn install_stderr_logging() {
         .with_writer(std::io::stderr)
         .event_format(Plain)
         .try_init();
-}
-
-/// Shard `index` of `count` (1-based): the units `u` with `u mod count = index − 1`.
-///
-/// ```
-/// let s: ballast_runner::Shard = "2/3".parse().unwrap();
-/// assert_eq!((s.index, s.count), (2, 3));
-/// assert!("0/3".parse::<ballast_runner::Shard>().is_err());
-/// assert!("4/3".parse::<ballast_runner::Shard>().is_err());
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Shard {
-    /// Which shard, `1..=count`.
-    pub index: u32,
-    /// How many shards.
-    pub count: u32,
-}
-
-impl Shard {
-    /// Whether unit `unit` (point-major, then run) belongs to this shard.
-    pub fn owns(self, unit: u64) -> bool {
-        unit % u64::from(self.count) == u64::from(self.index - 1)
-    }
-}
-
-impl std::fmt::Display for Shard {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}/{}", self.index, self.count)
-    }
-}
-
-impl std::str::FromStr for Shard {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, String> {
-        let bad = || format!("invalid shard `{s}`: expected `i/k` with integers 1 <= i <= k");
-        let (i, k) = s.split_once('/').ok_or_else(bad)?;
-        let (index, count): (u32, u32) =
-            (i.trim().parse().map_err(|_| bad())?, k.trim().parse().map_err(|_| bad())?);
-        if index == 0 || index > count {
-            return Err(bad());
-        }
-        Ok(Self { index, count })
-    }
 }
 
 /// One point's stored runs: `(run, postcard bytes of the outcome)`, in increasing run order.
@@ -250,8 +208,8 @@ pub(crate) struct Merged {
 /// Reads and checks the shard files of `exp` at `scale`: same item, config hash, scale and
 /// shard count, every shard exactly once.
 pub(crate) fn load_shards(
-    exp: &crate::Experiment,
-    scale: crate::Scale,
+    exp: &ConfigFile,
+    scale: Scale,
     paths: &[PathBuf],
 ) -> Result<Merged, Error> {
     let Some(first) = paths.first() else {
@@ -354,6 +312,12 @@ pub(crate) struct UnitJob<'a> {
     pub runs: u64,
     /// The units of all shards (merge mode).
     pub merged: Option<&'a Merged>,
+}
+
+/// What running the units of an item gave: all of them, or this machine's shard of them.
+pub(crate) enum Executed<T> {
+    Complete(Units<T>),
+    Shard(Box<ShardFile>),
 }
 
 /// The outcomes of an item's units.
@@ -472,13 +436,13 @@ fn progress_line(label: &str, done: u64, total: Option<u64>, elapsed: Duration) 
 /// Runs the units of `points` that are not stored yet (and, with a shard, belong to it),
 /// checkpointing finished points, and returns every point's outcomes in run order.
 ///
-/// With a shard the result is [`Error::ShardDone`] carrying the shard's units; in merge mode
-/// every unit must come from the shard files.
+/// With a shard the result is [`Executed::Shard`], the shard's units; in merge mode every
+/// unit must come from the shard files.
 pub(crate) fn run_units<T, F>(
     job: &UnitJob<'_>,
     points: &[PointUnits],
     f: F,
-) -> Result<Units<T>, Error>
+) -> Result<Executed<T>, Error>
 where
     T: Serialize + DeserializeOwned + Send,
     F: Fn(usize, u64) -> Result<T, Error> + Sync,
@@ -661,7 +625,7 @@ where
     if let Some(s) = shard {
         let units: u64 = have.iter().map(|h| h.runs.len() as u64).sum();
         let wall_time_s = have.iter().map(|h| h.wall_s).sum::<f64>();
-        return Err(Error::ShardDone(Box::new(ShardFile {
+        return Ok(Executed::Shard(Box::new(ShardFile {
             magic: SHARD_MAGIC.to_string(),
             format: UNIT_FORMAT,
             item: String::new(),
@@ -697,7 +661,7 @@ where
         }
         outs.push(v);
     }
-    Ok(Units { outs, stored_points, stored_wall_s })
+    Ok(Executed::Complete(Units { outs, stored_points, stored_wall_s }))
 }
 
 #[cfg(test)]

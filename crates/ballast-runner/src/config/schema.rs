@@ -53,29 +53,6 @@ pub(crate) fn display_path(p: &[Seg]) -> String {
     s
 }
 
-/// `"; did you mean `seed`?"` when one of `candidates` is close to `word`, else `""`.
-pub(crate) fn did_you_mean<'a>(
-    word: &str,
-    candidates: impl IntoIterator<Item = &'a str>,
-) -> String {
-    let w = word.to_lowercase();
-    let mut best: Option<(usize, f64, &str)> = None;
-    for c in candidates {
-        if c == word {
-            continue;
-        }
-        let cl = c.to_lowercase();
-        let d = strsim::damerau_levenshtein(&w, &cl);
-        let jw = strsim::jaro_winkler(&w, &cl);
-        let len = w.chars().count().min(cl.chars().count());
-        let close = d <= (len / 3).max(1) || jw >= 0.88;
-        if close && best.is_none_or(|(bd, bj, _)| (d, -jw) < (bd, -bj)) {
-            best = Some((d, jw, c));
-        }
-    }
-    best.map_or(String::new(), |(_, _, c)| format!("; did you mean `{c}`?"))
-}
-
 /// The backquoted names in a serde message after its first one: the allowed names of
 /// "unknown field `x`, expected one of `a`, `b`" (empty for "there are no fields").
 fn expected_names(msg: &str) -> Vec<String> {
@@ -498,7 +475,10 @@ pub(crate) fn deserialize<T: DeserializeOwned>(source: &str) -> Result<Parsed<T>
                 Some(t) => {
                     if !under(&t, &tainted) {
                         let names = expected_names(&msg);
-                        let hint = did_you_mean(&name, names.iter().map(String::as_str));
+                        let hint = ballast_core::registry::did_you_mean(
+                            &name,
+                            names.iter().map(String::as_str),
+                        );
                         let table = t[..t.len() - 1].to_vec();
                         record(&mut found, &t, Part::Key, &table, format!("{msg}{hint}"));
                         if !hint.is_empty() {
@@ -531,7 +511,10 @@ pub(crate) fn deserialize<T: DeserializeOwned>(source: &str) -> Result<Parsed<T>
             let name = first_name(&msg).unwrap_or_default();
             let variants = expected_names(&msg);
             if !under(&path, &tainted) {
-                let hint = did_you_mean(&name, variants.iter().map(String::as_str));
+                let hint = ballast_core::registry::did_you_mean(
+                    &name,
+                    variants.iter().map(String::as_str),
+                );
                 record(&mut found, &path, Part::Value, &path, format!("{msg}{hint}"));
             }
             // An internally tagged enum (`kind = …`): its other fields belong to the unknown

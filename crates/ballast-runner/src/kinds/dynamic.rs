@@ -163,12 +163,13 @@ pub(super) fn run(d: &mut Driver<'_>) -> Result<(), Error> {
     let work = |pi: usize| {
         specs[pi].as_ref().map_or(0, |(sp, h)| (h.burn_in + h.rounds).saturating_mul(sp.n() as u64))
     };
-    let per_sim: Vec<Vec<RunSummary>> = d.units(&sims, &work, |pi, run| {
+    let per_sim: Option<Vec<Vec<RunSummary>>> = d.units(&sims, &work, |pi, run| {
         let s = k.cfg.series[points[pi].series].get_ref();
         let (spec, h) = specs[pi].as_ref().ok_or_else(|| err(s, pi, run, "no spec".into()))?;
         simulate(spec, h, &mut sim_rng(seeds[&pi][run as usize]))
             .map_err(|e| err(s, pi, run, e.to_string()))
     })?;
+    let Some(per_sim) = per_sim else { return Ok(()) }; // a shard: nothing to aggregate
     let outs: Vec<RunSummary> = per_sim.into_iter().flatten().collect();
     let index: BTreeMap<usize, usize> = sims.iter().enumerate().map(|(i, &pi)| (pi, i)).collect();
     d.balls = outs.iter().map(|o| u128::from(o.moved)).sum();

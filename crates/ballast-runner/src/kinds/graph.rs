@@ -78,7 +78,7 @@ pub(super) fn run(d: &mut Driver<'_>) -> Result<(), Error> {
     let k = d.kexp;
     let runs = d.plan.runs;
     let item = hash_str(d.exp.id());
-    let seed = d.exp.seed();
+    let seed = d.kexp.cfg.seed;
     let points = d.plan.points.clone();
     // Graphs first: one per graphical point, shared by its runs.
     let graphs: Vec<Option<Topology>> = d.pool.install(|| {
@@ -119,7 +119,7 @@ pub(super) fn run(d: &mut Driver<'_>) -> Result<(), Error> {
     let balls = |pi: usize| points[pi].count("m").unwrap_or(0);
     let seeds: Vec<Vec<u64>> =
         pis.iter().map(|&pi| (0..runs).map(|r| d.seed(pi, r)).collect()).collect();
-    let per_point: Vec<Vec<(f64, u64)>> = d.units(&pis, &balls, |pi, run| {
+    let per_point: Option<Vec<Vec<(f64, u64)>>> = d.units(&pis, &balls, |pi, run| {
         let unit_seed = seeds[pi][run as usize];
         let p = &points[pi];
         let s = k.cfg.series[p.series].get_ref();
@@ -147,6 +147,7 @@ pub(super) fn run(d: &mut Driver<'_>) -> Result<(), Error> {
             Ok((out.final_gap, out.balls))
         }
     })?;
+    let Some(per_point) = per_point else { return Ok(()) }; // a shard: nothing to aggregate
     let outs: Vec<(f64, u64)> = per_point.into_iter().flatten().collect();
     d.balls = outs.iter().map(|o| u128::from(o.1)).sum();
     let any_graph = graphs.iter().any(Option::is_some);

@@ -43,90 +43,20 @@ use std::path::Path;
 use std::time::Instant;
 
 use ballast_core::rng::SEED_DERIVATION_VERSION;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use toml::Spanned;
 
-use crate::config::{Problems, RawAxis, RawConfig, RawReport};
+use crate::config::{ConfigFile, Problems, RawAxis, RawConfig, RawReport};
 use crate::formula::Formula;
+pub(crate) use crate::measure::Measure;
+use crate::options::RunOptions;
 use crate::reference::ReferenceTable;
-use crate::run::{Comparison, ItemResult, Metadata, Row, RunOptions, ROUNDING};
+use crate::result::{mean_z, Comparison, ItemResult, Metadata, Outcome, Row, ZeroErrors, ROUNDING};
 use crate::stats::{Rounding, Summary};
 use crate::{Error, Scale, Statistic};
 
 /// The kinds a config's top-level `kind` may name.
 pub(crate) const KIND_NAMES: &str = "allocation (default), graph, dynamic, potential";
-
-/// A statistic of a non-allocation item kind (the `statistic` column of its CSV).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Measure {
-    /// Graphical process: gap at the end, mean over runs.
-    FinalGap,
-    /// Off-line d-choice optimum: minimum possible max load, mean over instances.
-    OfflineOptimum,
-    /// On-line Greedy\[d\] max load on the same choices, mean over instances.
-    GreedyMaxLoad,
-    /// Round-based process: time average of the max load over the measured rounds.
-    AvgMaxLoad,
-    /// Round-based process: time average of the fraction of empty bins.
-    AvgFractionEmptyBins,
-    /// Round-based process: time average of the total ("system") load.
-    AvgSystemLoad,
-    /// Round-based process: time average of the system load divided by n.
-    AvgLoadPerBin,
-    /// Time-averaged max load divided by the theorem's shape ((1/(1−λ))·ln(n/(1−λ)) for
-    /// d = 1, ln(n/(1−λ)) for d ≥ 2).
-    MaxLoadOverShape,
-    /// Potential value at a sample time, mean over runs (x = balls / n).
-    Potential,
-    /// Mean change of the potential per ball, conditional on its level (x = level).
-    DriftPerBall,
-}
-
-impl Measure {
-    /// The snake_case name used in CSV files.
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::FinalGap => "final_gap",
-            Self::OfflineOptimum => "offline_optimum",
-            Self::GreedyMaxLoad => "greedy_max_load",
-            Self::AvgMaxLoad => "avg_max_load",
-            Self::AvgFractionEmptyBins => "avg_fraction_empty_bins",
-            Self::AvgSystemLoad => "avg_system_load",
-            Self::AvgLoadPerBin => "avg_load_per_bin",
-            Self::MaxLoadOverShape => "max_load_over_shape",
-            Self::Potential => "potential",
-            Self::DriftPerBall => "drift_per_ball",
-        }
-    }
-
-    /// A human description for axis labels.
-    pub fn describe(self) -> &'static str {
-        match self {
-            Self::FinalGap => "gap at the end (mean over runs)",
-            Self::OfflineOptimum => "off-line optimum max load (mean over instances)",
-            Self::GreedyMaxLoad => "Greedy[d] max load (mean over instances)",
-            Self::AvgMaxLoad => "time-averaged max load",
-            Self::AvgFractionEmptyBins => "time-averaged fraction of empty bins",
-            Self::AvgSystemLoad => "time-averaged system load",
-            Self::AvgLoadPerBin => "time-averaged system load / n",
-            Self::MaxLoadOverShape => "time-averaged max load / bound's shape",
-            Self::Potential => "potential (mean over runs)",
-            Self::DriftPerBall => "mean change of the potential per ball",
-        }
-    }
-
-    fn from_name(s: &str, allowed: &[Measure]) -> Result<Self, String> {
-        allowed.iter().copied().find(|m| m.name() == s).ok_or_else(|| {
-            let names: Vec<&str> = allowed.iter().map(|m| m.name()).collect();
-            format!(
-                "unknown statistic `{s}`: expected one of {}{}",
-                names.join(", "),
-                crate::config::schema::did_you_mean(s, names.iter().copied())
-            )
-        })
-    }
-}
 
 /// The top-level `kind` of a config, if it names a non-allocation kind (`Ok(None)`: the
 /// allocation path). A source that is not TOML is left to the allocation parser's messages.
@@ -141,7 +71,7 @@ pub(crate) fn detect(source: &str) -> Result<Option<Kind>, String> {
             "potential" => Ok(Some(Kind::Potential)),
             other => Err(format!(
                 "unknown item kind `{other}`: expected one of {KIND_NAMES}{}",
-                crate::config::schema::did_you_mean(
+                ballast_core::registry::did_you_mean(
                     other,
                     ["allocation", "graph", "dynamic", "potential"]
                 )
@@ -406,7 +336,7 @@ impl KindExperiment {
             return Err(problems.into_error());
         }
         let r = rules(kind);
-        let hint = |k: &str| crate::config::schema::did_you_mean(k, r.params.iter().copied());
+        let hint = |k: &str| ballast_core::registry::did_you_mean(k, r.params.iter().copied());
         let mut measures = Vec::new();
         for (si, s) in cfg.series.iter().enumerate() {
             let skipped = problems.skips_series(si);
@@ -549,7 +479,7 @@ impl KindExperiment {
             }
         }
         let known: Vec<&str> = self.cfg.grid.keys().map(String::as_str).collect();
-        let hint = |k: &str| crate::config::schema::did_you_mean(k, known.iter().copied());
+        let hint = |k: &str| ballast_core::registry::did_you_mean(k, known.iter().copied());
         if let Some(q) = over {
             for (k, v) in &q.grid {
                 if !self.cfg.grid.contains_key(k) {
@@ -766,7 +696,7 @@ pub(crate) type Diagnostic = (String, Vec<(String, f64)>, f64, f64);
 
 /// The common driver of the kinds: loads the references, builds rows and the metadata.
 pub(crate) struct Driver<'a> {
-    pub exp: &'a crate::Experiment,
+    pub exp: &'a ConfigFile,
     pub kexp: &'a KindExperiment,
     pub plan: KPlan,
     pub refs: Vec<(KindReference, LoadedRef)>,
@@ -787,11 +717,13 @@ pub(crate) struct Driver<'a> {
     /// Points whose every run came from checkpoints, and their recorded time.
     pub stored_points: usize,
     pub stored_wall_s: f64,
+    /// This machine's units, when it runs a shard.
+    pub shard: Option<Box<crate::units::ShardFile>>,
 }
 
 impl<'a> Driver<'a> {
     fn new(
-        exp: &'a crate::Experiment,
+        exp: &'a ConfigFile,
         kexp: &'a KindExperiment,
         opts: &RunOptions,
         merged: Option<&'a crate::units::Merged>,
@@ -803,7 +735,7 @@ impl<'a> Driver<'a> {
         } else {
             Scale::Full
         };
-        let plan = kexp.plan(exp.path(), &exp.source, scale)?;
+        let plan = kexp.plan(&exp.path, &exp.source, scale)?;
         let mut refs = Vec::new();
         for r in &kexp.cfg.references {
             let r = r.get_ref().clone();
@@ -840,6 +772,7 @@ impl<'a> Driver<'a> {
             merged,
             stored_points: 0,
             stored_wall_s: 0.0,
+            shard: None,
         })
     }
 
@@ -875,7 +808,7 @@ impl<'a> Driver<'a> {
             env!("CARGO_PKG_VERSION"),
             crate::units::UNIT_FORMAT,
             self.kexp.kind.name(),
-            self.exp.seed(),
+            self.kexp.cfg.seed,
             self.seed_item(),
             self.plan.runs,
             s.process,
@@ -889,13 +822,14 @@ impl<'a> Driver<'a> {
 
     /// Runs (or reads from checkpoints or shard files) the units of the points `pis`: per
     /// point, the outcomes of runs `0..runs` of `f(point, run)`. `balls` is the per-run work
-    /// shown by the progress bar.
+    /// shown by the progress bar. `None` when this machine runs a shard: its units are in
+    /// [`Driver::shard`] and the kind has nothing to aggregate.
     pub fn units<T, F>(
         &mut self,
         pis: &[usize],
         balls: &dyn Fn(usize) -> u64,
         f: F,
-    ) -> Result<Vec<Vec<T>>, Error>
+    ) -> Result<Option<Vec<Vec<T>>>, Error>
     where
         T: serde::Serialize + serde::de::DeserializeOwned + Send,
         F: Fn(usize, u64) -> Result<T, Error> + Sync,
@@ -915,18 +849,27 @@ impl<'a> Driver<'a> {
             runs: self.plan.runs,
             merged: self.merged,
         };
-        let done = crate::units::run_units(&job, &points, f)?;
-        self.stored_points += done.stored_points;
-        self.stored_wall_s += done.stored_wall_s;
-        Ok(done.outs)
+        match crate::units::run_units(&job, &points, f)? {
+            crate::units::Executed::Complete(done) => {
+                self.stored_points += done.stored_points;
+                self.stored_wall_s += done.stored_wall_s;
+                Ok(Some(done.outs))
+            }
+            crate::units::Executed::Shard(f) => {
+                self.shard = Some(f);
+                Ok(None)
+            }
+        }
     }
 
     /// The seed of run `run` of point `point` (see [`SeedBy`]).
     pub fn seed(&self, point: usize, run: u64) -> u64 {
         match self.kexp.cfg.seed_by {
-            SeedBy::Index => crate::Plan::unit_seed(self.exp.seed(), self.seed_item(), point, run),
+            SeedBy::Index => {
+                crate::Plan::unit_seed(self.kexp.cfg.seed, self.seed_item(), point, run)
+            }
             SeedBy::Values => ballast_core::rng::derive_seed(
-                self.exp.seed(),
+                self.kexp.cfg.seed,
                 &[
                     ballast_core::rng::hash_str(self.seed_item()),
                     ballast_core::rng::hash_str(&self.point_label(point)),
@@ -993,14 +936,14 @@ impl<'a> Driver<'a> {
         let scale = self.plan.scale;
         let meta = Metadata {
             item: exp.id().to_string(),
-            title: exp.title().to_string(),
+            title: k.cfg.title.clone(),
             config_path: exp.path().display().to_string(),
             config_sha256: exp.sha256().to_string(),
-            seed: exp.seed(),
+            seed: k.cfg.seed,
             seed_derivation_version: SEED_DERIVATION_VERSION,
             seed_scheme: self.kexp.cfg.seed_by.scheme().to_string(),
             crate_version: env!("CARGO_PKG_VERSION").to_string(),
-            git_revision: crate::run::git_revision(config_dir),
+            git_revision: crate::result::git_revision(config_dir),
             engine: self.engine,
             quick: opts.quick,
             scale,
@@ -1028,7 +971,7 @@ impl<'a> Driver<'a> {
                     )
                 })
                 .collect(),
-            command: crate::run::command_of(opts),
+            command: crate::result::command_of(opts),
         };
         let mut notes = k.cfg.notes.trim().to_string();
         if !self.diagnostics.is_empty() {
@@ -1089,16 +1032,7 @@ fn compare(
         };
         (base * base + r.precision * r.precision / 12.0).sqrt()
     };
-    let comb = (s.stderr.powi(2) + se_ref.powi(2)).sqrt();
-    let diff = s.mean - value;
-    let z = if comb > 0.0 {
-        Some(diff / comb)
-    } else if diff.abs() < 1e-12 {
-        Some(0.0)
-    } else {
-        Some(diff * s.runs.max(1) as f64 / 3f64.sqrt())
-    };
-    Comparison { value, runs, stderr: se_ref, z: z.filter(|z| z.is_finite()) }
+    Comparison { value, runs, stderr: se_ref, z: mean_z(s, value, se_ref, ZeroErrors::RuleOfThree) }
 }
 
 /// A summary from a mean and a standard error (time averages: the kind's standard error of
@@ -1116,11 +1050,11 @@ pub(crate) fn summary_of(mean: f64, stderr: f64, runs: usize) -> Summary {
 
 /// Runs a non-allocation experiment.
 pub(crate) fn run(
-    exp: &crate::Experiment,
+    exp: &ConfigFile,
     kexp: &KindExperiment,
     opts: &RunOptions,
     merged: Option<&crate::units::Merged>,
-) -> Result<ItemResult, Error> {
+) -> Result<Outcome, Error> {
     if kexp.kind == Kind::Potential && (opts.shard.is_some() || merged.is_some()) {
         return Err(Error::Shard {
             path: exp.path().to_path_buf(),
@@ -1135,5 +1069,8 @@ pub(crate) fn run(
         Kind::Dynamic => dynamic::run(&mut d)?,
         Kind::Potential => potential::run(&mut d)?,
     }
-    Ok(d.finish(opts))
+    if let Some(f) = d.shard.take() {
+        return Ok(Outcome::Shard(f));
+    }
+    Ok(Outcome::Item(Box::new(d.finish(opts))))
 }

@@ -1,0 +1,245 @@
+//! The validated experiment: a config file read, parsed and checked once (every formula,
+//! every point of every scale), ready to be planned and run.
+
+use std::path::Path;
+
+use crate::config::{line_col, schema, ConfigFile, Problems, RawConfig, Scale};
+use crate::kinds::{self, KindExperiment};
+use crate::plan::{build_plan, Plan};
+use crate::Error;
+
+/// A validated experiment: one figure or table of a paper.
+#[derive(Debug)]
+pub struct Experiment {
+    pub(crate) file: ConfigFile,
+    pub(crate) raw: RawConfig,
+    /// A graph, dynamic or potential item (`kind = …`); `None`: the allocation path.
+    pub(crate) kind: Option<Box<KindExperiment>>,
+}
+
+/// The item id `<paper>/<item>` of `configs/<paper>/<item>.toml`.
+pub(crate) fn id_from_path(path: &Path) -> String {
+    let item = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    match path.parent().and_then(|p| p.file_name()) {
+        Some(paper) => format!("{}/{item}", paper.to_string_lossy()),
+        None => item,
+    }
+}
+
+impl Experiment {
+    /// Reads and validates `configs/<paper>/<item>.toml`; the id is `<paper>/<item>`.
+    ///
+    /// Validation evaluates every formula and checks every point of both the full and the
+    /// quick plan with `RunSpec::validate`, so a returned experiment can be run.
+    ///
+    /// A missing file is an [`Error::Io`]; a file that exists but cannot be read as text (a
+    /// directory, no permission, not UTF-8) is an [`Error::Config`] naming the reason (and,
+    /// for bad UTF-8, the line and column of the first bad byte).
+    pub fn from_path(path: &Path) -> Result<Self, Error> {
+        let config_err = |msg: String| Error::Config {
+            path: path.to_path_buf(),
+            errors: vec![format!("{}: {msg}", path.display())],
+        };
+        let bytes = match std::fs::read(path) {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(Error::io(path, e)),
+            Err(e) if path.is_dir() => {
+                return Err(config_err(format!(
+                    "cannot read the config: it is a directory ({e}); expected a TOML file such \
+                     as configs/<paper>/<item>.toml"
+                )))
+            }
+            Err(e) => return Err(config_err(format!("cannot read the config: {e}"))),
+        };
+        let source = match String::from_utf8(bytes) {
+            Ok(s) => s,
+            Err(e) => {
+                let good = e.utf8_error().valid_up_to();
+                let bytes = e.as_bytes();
+                let prefix = std::str::from_utf8(&bytes[..good]).unwrap_or_default();
+                let (l, c) = line_col(prefix, good);
+                return Err(Error::Config {
+                    path: path.to_path_buf(),
+                    errors: vec![format!(
+                        "{}:{l}:{c}: invalid UTF-8 (byte 0x{:02x}): a config must be UTF-8 text",
+                        path.display(),
+                        bytes[good]
+                    )],
+                });
+            }
+        };
+        Self::parse(&id_from_path(path), path, &source)
+    }
+
+    /// Parses and validates a config from text; `path` is only used in messages and metadata.
+    ///
+    /// ```
+    /// # use std::path::Path;
+    /// let toml = r#"
+    /// title = "Two-Choice vs One-Choice, batched"
+    /// seed = 1
+    /// runs = 10
+    /// x = { variable = "k", label = "b/n" }
+    /// grid = { k = [1, 2, 4] }
+    /// point = { n = 100, b = "k*n", batches = 10 }
+    ///
+    /// [[series]]
+    /// name = "Two-Choice"
+    /// process = { kind = "two_choice" }
+    ///
+    /// [[series]]
+    /// name = "(1+beta)"
+    /// process = { kind = "one_plus_beta", beta = "min(1, sqrt(n/b*ln(n)))" }
+    /// "#;
+    /// let exp = ballast_runner::Experiment::parse("demo/fig1", Path::new("fig1.toml"), toml).unwrap();
+    /// assert_eq!(exp.id(), "demo/fig1");
+    /// assert_eq!(exp.plan(false).unwrap().points.len(), 6);
+    /// ```
+    pub fn parse(id: &str, path: &Path, source: &str) -> Result<Self, Error> {
+        if let Some(kind) = kinds::detect(source).map_err(|e| {
+            let mut p = Problems::new(path, source);
+            p.at_path(&[schema::Seg::Key("kind".into())], false, e);
+            Error::Config { path: path.to_path_buf(), errors: p.list }
+        })? {
+            let k = KindExperiment::parse(kind, path, source)?;
+            return Ok(Self {
+                file: ConfigFile::new(id, path, source),
+                raw: k.stub_raw(),
+                kind: Some(Box::new(k)),
+            });
+        }
+        let parsed = schema::deserialize::<RawConfig>(source).map_err(|errors| {
+            let mut p = Problems::new(path, source);
+            for (span, msg) in errors {
+                p.at(span, msg);
+            }
+            p.into_error()
+        })?;
+        // Every problem of every scale, each once; value checks skip what the schema errors
+        // touched (they would only report consequences of them).
+        let (raw, schema) = parsed.split();
+        let mut problems = Problems::with_schema(path, source, &schema);
+        if !schema.taint.global {
+            validate_raw(&raw, &mut problems);
+            for scale in [Scale::Full, Scale::Quick, Scale::Reduced] {
+                let present = match scale {
+                    Scale::Full => true,
+                    Scale::Quick => raw.quick.is_some(),
+                    Scale::Reduced => raw.reduced.is_some(),
+                };
+                if present {
+                    build_plan(&raw, scale, &mut problems);
+                }
+            }
+        }
+        problems.into_result()?;
+        Ok(Self { file: ConfigFile::new(id, path, source), raw, kind: None })
+    }
+
+    /// The item id, `<paper>/<item>`.
+    pub fn id(&self) -> &str {
+        &self.file.id
+    }
+
+    /// The paper part of the id.
+    pub fn paper(&self) -> &str {
+        self.file.id.split_once('/').map_or("", |(p, _)| p)
+    }
+
+    /// The item part of the id.
+    pub fn item(&self) -> &str {
+        self.file.id.rsplit_once('/').map_or(self.file.id.as_str(), |(_, i)| i)
+    }
+
+    /// The title line of the config.
+    pub fn title(&self) -> &str {
+        &self.raw.title
+    }
+
+    /// The config file path.
+    pub fn path(&self) -> &Path {
+        &self.file.path
+    }
+
+    /// SHA-256 of the config file's bytes, hex.
+    pub fn sha256(&self) -> &str {
+        &self.file.sha256
+    }
+
+    /// The master seed.
+    pub fn seed(&self) -> u64 {
+        self.raw.seed
+    }
+
+    /// The item id the unit seeds derive from: `seed_item` when set, else [`Experiment::id`].
+    pub fn seed_id(&self) -> &str {
+        self.raw.seed_item.as_deref().unwrap_or(&self.file.id)
+    }
+
+    /// Expands the grid into the plan (full scale, or the `[quick]` variant), validating every
+    /// point.
+    pub fn plan(&self, quick: bool) -> Result<Plan, Error> {
+        self.plan_at(if quick { Scale::Quick } else { Scale::Full })
+    }
+
+    /// Expands the grid at the given scale, validating every point.
+    pub fn plan_at(&self, scale: Scale) -> Result<Plan, Error> {
+        let mut problems = Problems::new(&self.file.path, &self.file.source);
+        let plan = build_plan(&self.raw, scale, &mut problems);
+        problems.into_result()?;
+        Ok(plan)
+    }
+
+    /// Whether the config has a `[reduced]` table.
+    pub fn has_reduced(&self) -> bool {
+        self.raw.reduced.is_some()
+    }
+
+    /// What the `[reduced]` (or `[quick]`) table changes, in words, for reports: e.g.
+    /// `runs 20 (full: 100); grid n = [10000] (full: [10000, 50000, 100000])`. Empty at
+    /// full scale or without the table.
+    pub fn scale_changes(&self, scale: Scale) -> String {
+        let q = match scale {
+            Scale::Full => return String::new(),
+            Scale::Quick => self.raw.quick.as_ref(),
+            Scale::Reduced => self.raw.reduced.as_ref(),
+        };
+        let Some(q) = q else { return String::new() };
+        let show = |v: &toml::Value| v.to_string();
+        let mut parts = Vec::new();
+        if let Some(r) = &q.runs {
+            parts.push(format!("runs {} (full: {})", r.get_ref(), self.raw.runs.get_ref()));
+        }
+        for (k, v) in &q.grid {
+            let full = self.raw.grid.get(k).map(|f| show(f.get_ref())).unwrap_or_default();
+            parts.push(format!("grid {k} = {} (full: {full})", show(v.get_ref())));
+        }
+        let p = &q.point;
+        for (name, f) in [("n", &p.n), ("b", &p.b), ("batches", &p.batches), ("m", &p.m)] {
+            if let Some(f) = f {
+                parts.push(format!("{name} = {}", f.get_ref().source()));
+            }
+        }
+        if let Some(s) = &q.sampling {
+            parts.push(format!("sampling = {{ blocks = {} }}", s.get_ref().blocks));
+        }
+        parts.join("; ")
+    }
+}
+
+/// Checks of the allocation config that do not depend on a scale (the plan checks the rest).
+fn validate_raw(raw: &RawConfig, problems: &mut Problems<'_>) {
+    use schema::Seg;
+    for (i, r) in raw.references.iter().enumerate() {
+        if !r.x_shift.is_finite() {
+            problems.at_path(
+                &[Seg::Key("reference".into()), Seg::Index(i), Seg::Key("x_shift".into())],
+                false,
+                format!(
+                    "reference `{}`: invalid value {} for `x_shift`: expected a finite number",
+                    r.label, r.x_shift
+                ),
+            );
+        }
+    }
+}

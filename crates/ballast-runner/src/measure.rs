@@ -1,0 +1,76 @@
+//! The statistics of the graph, dynamic and potential items (the `statistic` column of
+//! their CSVs). A leaf: the config schema names them, the kinds compute them.
+
+use serde::Serialize;
+
+/// A statistic of a non-allocation item kind (the `statistic` column of its CSV).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Measure {
+    /// Graphical process: gap at the end, mean over runs.
+    FinalGap,
+    /// Off-line d-choice optimum: minimum possible max load, mean over instances.
+    OfflineOptimum,
+    /// On-line Greedy\[d\] max load on the same choices, mean over instances.
+    GreedyMaxLoad,
+    /// Round-based process: time average of the max load over the measured rounds.
+    AvgMaxLoad,
+    /// Round-based process: time average of the fraction of empty bins.
+    AvgFractionEmptyBins,
+    /// Round-based process: time average of the total ("system") load.
+    AvgSystemLoad,
+    /// Round-based process: time average of the system load divided by n.
+    AvgLoadPerBin,
+    /// Time-averaged max load divided by the theorem's shape ((1/(1−λ))·ln(n/(1−λ)) for
+    /// d = 1, ln(n/(1−λ)) for d ≥ 2).
+    MaxLoadOverShape,
+    /// Potential value at a sample time, mean over runs (x = balls / n).
+    Potential,
+    /// Mean change of the potential per ball, conditional on its level (x = level).
+    DriftPerBall,
+}
+
+impl Measure {
+    /// The snake_case name used in CSV files.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::FinalGap => "final_gap",
+            Self::OfflineOptimum => "offline_optimum",
+            Self::GreedyMaxLoad => "greedy_max_load",
+            Self::AvgMaxLoad => "avg_max_load",
+            Self::AvgFractionEmptyBins => "avg_fraction_empty_bins",
+            Self::AvgSystemLoad => "avg_system_load",
+            Self::AvgLoadPerBin => "avg_load_per_bin",
+            Self::MaxLoadOverShape => "max_load_over_shape",
+            Self::Potential => "potential",
+            Self::DriftPerBall => "drift_per_ball",
+        }
+    }
+
+    /// A human description for axis labels.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Self::FinalGap => "gap at the end (mean over runs)",
+            Self::OfflineOptimum => "off-line optimum max load (mean over instances)",
+            Self::GreedyMaxLoad => "Greedy[d] max load (mean over instances)",
+            Self::AvgMaxLoad => "time-averaged max load",
+            Self::AvgFractionEmptyBins => "time-averaged fraction of empty bins",
+            Self::AvgSystemLoad => "time-averaged system load",
+            Self::AvgLoadPerBin => "time-averaged system load / n",
+            Self::MaxLoadOverShape => "time-averaged max load / bound's shape",
+            Self::Potential => "potential (mean over runs)",
+            Self::DriftPerBall => "mean change of the potential per ball",
+        }
+    }
+
+    pub(crate) fn from_name(s: &str, allowed: &[Measure]) -> Result<Self, String> {
+        allowed.iter().copied().find(|m| m.name() == s).ok_or_else(|| {
+            let names: Vec<&str> = allowed.iter().map(|m| m.name()).collect();
+            format!(
+                "unknown statistic `{s}`: expected one of {}{}",
+                names.join(", "),
+                ballast_core::registry::did_you_mean(s, names.iter().copied())
+            )
+        })
+    }
+}

@@ -1,0 +1,260 @@
+//! The aggregated result of one item (rows, comparisons with the references, metadata) and
+//! the one comparison rule behind every z-score. Written by [`crate::output`].
+
+use std::path::Path;
+
+use serde::Serialize;
+
+use crate::config::{Layout, Sampling, Scale, Statistic};
+use crate::options::RunOptions;
+use crate::stats::{Rounding, Summary};
+use crate::units::ShardFile;
+
+/// What the execution of an item gives: its aggregated result, or (with
+/// [`RunOptions::shard`]) this machine's share of its units, to be merged later.
+pub(crate) enum Outcome {
+    Item(Box<ItemResult>),
+    Shard(Box<ShardFile>),
+}
+
+impl Outcome {
+    /// The result of a run without a shard (which always aggregates).
+    pub fn into_item(self, path: &Path) -> Result<ItemResult, crate::Error> {
+        match self {
+            Self::Item(r) => Ok(*r),
+            Self::Shard(_) => Err(crate::Error::Shard {
+                path: path.to_path_buf(),
+                message: "a run without --shard returned shard units".to_string(),
+            }),
+        }
+    }
+}
+
+/// The rounding rule of the distributions in the outputs: gaps are rounded **up**.
+pub const ROUNDING: Rounding = Rounding::Ceil;
+
+/// Our value compared with one reference value.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Comparison {
+    /// The reference value.
+    pub value: f64,
+    /// Runs behind the reference value.
+    pub runs: u64,
+    /// Estimated standard error of the reference: our sample sd / sqrt(reference runs).
+    pub stderr: f64,
+    /// (ours − reference) / sqrt(our stderr² + reference stderr²); `None` when both standard
+    /// errors are 0.
+    pub z: Option<f64>,
+}
+
+/// One output row: a series at one point (and, for `running_max_gap`, one batch).
+#[derive(Clone, Debug, Serialize)]
+pub struct Row {
+    /// Series name.
+    pub series: String,
+    /// Grid variables other than x (all grid variables for `running_max_gap`).
+    pub group: Vec<(String, f64)>,
+    /// Number of bins.
+    pub n: u64,
+    /// Batch size, if batched.
+    pub b: Option<u64>,
+    /// Number of balls.
+    pub m: u64,
+    /// The x value (the batch index, from 1, for `running_max_gap`).
+    pub x: f64,
+    /// The statistic.
+    pub statistic: Statistic,
+    /// Mean, standard error and distribution over runs.
+    pub summary: Summary,
+    /// One entry per reference table, in config order.
+    pub refs: Vec<Option<Comparison>>,
+    /// The series' `theory` value at this point (`None` without a `theory` formula).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub theory: Option<f64>,
+    /// `true` for the rows of a series' `also` statistics (no reference, not in the figure).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub also: bool,
+}
+
+/// Metadata recorded with every output (the JSON file).
+#[derive(Clone, Debug, Serialize)]
+pub struct Metadata {
+    /// Item id.
+    pub item: String,
+    /// Title from the config.
+    pub title: String,
+    /// Config path as given.
+    pub config_path: String,
+    /// SHA-256 of the config bytes.
+    pub config_sha256: String,
+    /// Master seed.
+    pub seed: u64,
+    /// Version of `ballast_core::derive_seed`.
+    pub seed_derivation_version: u32,
+    /// How unit seeds are derived.
+    pub seed_scheme: String,
+    /// Version of ballast-runner.
+    pub crate_version: String,
+    /// `git rev-parse HEAD` (with `+dirty` for uncommitted changes to tracked files outside
+    /// `results/`), or `unknown`.
+    pub git_revision: String,
+    /// Simulation engine(s) that ran the points (`bins`, `levels`, `bins sorted-weights`, joined
+    /// by `+`).
+    pub engine: String,
+    /// Whether the `[quick]` variant ran.
+    pub quick: bool,
+    /// The scale that ran: `full`, `quick` or `reduced`.
+    pub scale: Scale,
+    /// What the `[quick]`/`[reduced]` table changed (empty at full scale).
+    pub scale_changes: String,
+    /// The sampling protocol (`None`: independent runs).
+    pub sampling: Option<Sampling>,
+    /// Stopping rule at m balls of each series with multi-ball steps (Twinning, Packing,
+    /// Tight-Packing): (series name, `truncate` or `finish`). Absent when no series has them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub stopping: Vec<(String, String)>,
+    /// Points whose every run came from the checkpoints (their recorded simulation time is
+    /// included in `wall_time_s`).
+    pub cached_points: usize,
+    /// The number of shards merged into this result (absent: one machine).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shards: Option<u32>,
+    /// Worker threads used.
+    pub threads: usize,
+    /// Runs per point.
+    pub runs: u64,
+    /// Points (series × grid).
+    pub points: usize,
+    /// Wall time of the simulations and aggregation, seconds: this invocation's time plus
+    /// the recorded simulation time of the points taken from the cache.
+    pub wall_time_s: f64,
+    /// Balls simulated in total.
+    pub balls_simulated: u128,
+    /// Rounding rule of the distributions.
+    pub rounding: Rounding,
+    /// Reference files (label, file).
+    pub references: Vec<(String, String)>,
+    /// The command that produced the outputs.
+    pub command: String,
+}
+
+impl Metadata {
+    /// The fields that describe how an item was executed rather than what it computed: they
+    /// differ between a run on 1 thread, on 2 threads, a resumed run and a merge of shards,
+    /// while every other field, the CSV, the figure and the report above its `## Run` section
+    /// are byte-identical.
+    pub const EXECUTION_FIELDS: &'static [&'static str] =
+        &["command", "threads", "wall_time_s", "cached_points", "shards", "git_revision"];
+}
+
+/// The aggregated result of one item, ready to be written.
+#[derive(Clone, Debug)]
+pub struct ItemResult {
+    /// Metadata (the JSON output).
+    pub meta: Metadata,
+    /// Rows in plan order.
+    pub rows: Vec<Row>,
+    /// Series names in config order.
+    pub series: Vec<String>,
+    /// Reference labels in config order.
+    pub ref_labels: Vec<String>,
+    /// Free-text notes from the config.
+    pub notes: String,
+    /// Report layout.
+    pub layout: Layout,
+    /// Mark each line's minimum in the figure and list the minima in the report.
+    pub mark_minima: bool,
+    /// Logarithmic x axis.
+    pub x_log: bool,
+    /// x-axis label.
+    pub x_label: String,
+    /// y-axis label.
+    pub y_label: String,
+}
+
+/// z of our percentage against a published one, with the pooled proportion's binomial
+/// standard error for both (`None` when the pooled proportion is 0 or 1).
+///
+/// ```
+/// let z = ballast_runner::percent_z(60.0, 100, 40.0, 100).unwrap();
+/// assert!((z - 2.8284).abs() < 1e-3);
+/// assert_eq!(ballast_runner::percent_z(0.0, 100, 0.0, 100), None);
+/// ```
+pub fn percent_z(ours: f64, runs: usize, reference: f64, ref_runs: u64) -> Option<f64> {
+    let (r, rr) = (runs.max(1) as f64, ref_runs.max(1) as f64);
+    let pooled = (ours / 100.0 * r + reference / 100.0 * rr) / (r + rr);
+    let se = 100.0 * (pooled * (1.0 - pooled) * (1.0 / r + 1.0 / rr)).sqrt();
+    (se > 0.0).then(|| (ours - reference) / se)
+}
+
+pub(crate) fn git_revision(dir: &Path) -> String {
+    let run = |args: &[&str]| {
+        std::process::Command::new("git")
+            .args(args)
+            .current_dir(dir)
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+    };
+    match run(&["rev-parse", "HEAD"]) {
+        Some(rev) if !rev.is_empty() => {
+            // Committed outputs under `results/` do not change what produced a run, and
+            // regenerating several items in a row rewrites them: not counted.
+            let dirty = run(&[
+                "status",
+                "--porcelain",
+                "--untracked-files=no",
+                "--",
+                ":(top)",
+                ":(top,exclude)results",
+            ])
+            .is_some_and(|s| !s.is_empty());
+            if dirty {
+                format!("{rev}+dirty")
+            } else {
+                rev
+            }
+        }
+        _ => "unknown".to_string(),
+    }
+}
+
+pub(crate) fn command_of(opts: &RunOptions) -> String {
+    opts.command.clone().unwrap_or_else(|| std::env::args().collect::<Vec<_>>().join(" "))
+}
+
+/// What a z-score is when both standard errors are 0 (every run gave the same value and the
+/// reference carries no error of its own).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ZeroErrors {
+    /// No z-score (the allocation items: a constant statistic there is a degenerate point,
+    /// reported as such).
+    Undefined,
+    /// 0 when the values agree, else the difference against the rule-of-three bound
+    /// sqrt(3)/runs (the exact closed forms of graph, dynamic and potential items, where a
+    /// constant outcome over every instance is the normal case).
+    RuleOfThree,
+}
+
+/// The one z-score of the runner: (our mean − reference) / sqrt(our stderr² + `se_ref`²),
+/// with [`ZeroErrors`] deciding the case where both errors are 0. Each item kind supplies
+/// `se_ref` from its model of the published numbers' uncertainty.
+///
+/// ```text
+/// ours 10.0 ± 0.1, reference 9.8 ± 0.0  →  z = 2.0
+/// ```
+pub(crate) fn mean_z(ours: &Summary, reference: f64, se_ref: f64, zero: ZeroErrors) -> Option<f64> {
+    let comb = (ours.stderr.powi(2) + se_ref.powi(2)).sqrt();
+    let diff = ours.mean - reference;
+    let z = if comb > 0.0 {
+        Some(diff / comb)
+    } else {
+        match zero {
+            ZeroErrors::Undefined => None,
+            ZeroErrors::RuleOfThree if diff.abs() < 1e-12 => Some(0.0),
+            ZeroErrors::RuleOfThree => Some(diff * ours.runs.max(1) as f64 / 3f64.sqrt()),
+        }
+    };
+    z.filter(|z| z.is_finite())
+}
