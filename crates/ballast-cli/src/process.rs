@@ -20,6 +20,8 @@ pub struct ResolvedProcess {
     pub spec: ProcessSpec,
     /// Every parameter the user gave, by name, for output.
     pub params: BTreeMap<String, Value>,
+    /// The parameters as given, in the registry's types (for the one-point config).
+    pub given: Vec<(&'static str, ParamValue)>,
 }
 
 impl ResolvedProcess {
@@ -45,7 +47,7 @@ pub fn resolve(kind_name: &str, raw_params: &[String]) -> Result<ResolvedProcess
     let bad = |e: registry::ParamError| BadInput::new(e.message);
     let def = registry::find(kind_name)
         .map_err(|e| BadInput::new(format!("{} (set by --process)", e.message)))?;
-    let mut given: Vec<(&str, ParamValue)> = Vec::new();
+    let mut given: Vec<(&'static str, ParamValue)> = Vec::new();
     for raw in raw_params {
         let (key, value) = raw.split_once('=').ok_or_else(|| {
             BadInput::new(format!(
@@ -64,7 +66,7 @@ pub fn resolve(kind_name: &str, raw_params: &[String]) -> Result<ResolvedProcess
         // two_choice and three_choice imply d.
         params.insert("d".to_owned(), Value::from(d));
     }
-    Ok(ResolvedProcess { def, spec, params })
+    Ok(ResolvedProcess { def, spec, params, given })
 }
 
 #[cfg(test)]

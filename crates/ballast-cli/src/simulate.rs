@@ -15,12 +15,15 @@ use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
+use ballast_core::delay::DelayMode;
+use ballast_core::registry::ParamValue;
 use ballast_core::{
-    derive_seed, resolve_engine, sim_rng, simulate, simulate_observed, Engine, RunOutcome, RunSpec,
-    Setting, Stop, TieBreak, Weights,
+    derive_seed, sim_rng, simulate, simulate_observed, Engine, RunOutcome, RunSpec, Setting, Stop,
+    TieBreak, Weights,
 };
 use ballast_graph::{GraphKind, GraphOptions, Topology, GRAPH_STREAM};
 use ballast_potential::{PotentialSpec, Potentials};
+use ballast_runner::{run_experiment, Experiment, ItemResult, RunOptions, Statistic};
 use clap::{Args, ValueEnum};
 use rayon::prelude::*;
 use serde::Serialize;
@@ -122,6 +125,16 @@ pub struct SimulateArgs {
     /// Sequential setting: also observe the gap every K balls (max_gap is over these points).
     #[arg(long, value_name = "K")]
     pub observe_every: Option<u64>,
+    /// Delay setting: every sample reports one of its loads of the last TAU steps.
+    #[arg(long, value_name = "TAU", conflicts_with = "batch")]
+    pub tau: Option<u64>,
+    /// Delay setting: how the reported load is chosen from the window (random, adversarial).
+    #[arg(long, value_name = "MODE", requires = "tau")]
+    pub delay_mode: Option<String>,
+    /// Print the one-point config that these runs are (the same TOML for `ballast run`) and
+    /// exit without simulating.
+    #[arg(long)]
+    pub print_config: bool,
     /// Simulation engine.
     #[arg(long, value_enum, default_value_t = EngineArg::Auto)]
     pub engine: EngineArg,
@@ -162,12 +175,17 @@ pub struct SimulateReport {
     pub batch: Option<u64>,
     /// Sequential observation interval, `null` when not set.
     pub observe_every: Option<u64>,
+    /// Delay window, `null` outside the delay setting.
+    pub tau: Option<u64>,
+    /// Delay mode (`random`, `adversarial`), `null` outside the delay setting.
+    pub delay_mode: Option<&'static str>,
     /// Runs.
     pub runs: u64,
     /// Master seed.
     pub seed: u64,
-    /// Engine that actually ran (`bins` or `levels`; `auto` is resolved).
-    pub engine: &'static str,
+    /// Engine that actually ran (`bins`, `levels` or `bins sorted-weights`; `auto` is
+    /// resolved).
+    pub engine: String,
     /// Tie-breaking rule.
     pub tie_break: &'static str,
     /// `unit` or `exp`.
@@ -183,6 +201,9 @@ pub struct SimulateReport {
     pub gap: Summary,
     /// Max gap over observation points, over runs (distribution rounded up).
     pub max_gap: Summary,
+    /// Every other statistic the runs collect (`max_load`, `gap_over_ln_n`, probes, moves),
+    /// mean and standard error over runs; statistics a process does not define are left out.
+    pub statistics: BTreeMap<String, StatSummary>,
     /// The topology of a graphical run (`null` otherwise).
     pub graph: Option<GraphReport>,
     /// Final value of each tracked potential over runs, keyed by its spec text.
@@ -191,10 +212,20 @@ pub struct SimulateReport {
     pub samples_per_ball: f64,
     /// Balls per bin sample over all runs (its inverse: above 1 for Packing and Twinning).
     pub balls_per_sample: f64,
-    /// Simulation time per ball, summed over runs (per core, not wall time).
+    /// Time per ball: per run in the graph/potential loop; elsewhere the wall time × the
+    /// threads / the balls (the pipeline's measure, overheads included).
     pub ns_per_ball: f64,
     /// Wall time of all runs, in seconds.
     pub wall_s: f64,
+}
+
+/// Mean and standard error of one statistic over runs.
+#[derive(Debug, Serialize)]
+pub struct StatSummary {
+    /// Mean over runs.
+    pub mean: f64,
+    /// Standard error of the mean.
+    pub stderr: f64,
 }
 
 /// Final value of one potential over runs.
@@ -223,9 +254,20 @@ pub struct GraphReport {
 fn build_spec(args: &SimulateArgs) -> Result<(RunSpec, process::ResolvedProcess), BadInput> {
     let proc_ = process::resolve(&args.process, &args.params)?;
     let tie_break = TieBreak::from_name(&args.tie_break).map_err(from_core)?;
-    let setting = match args.batch {
-        Some(b) => Setting::Batched { b },
-        None => Setting::Sequential,
+    let setting = match (args.batch, args.tau) {
+        (Some(b), _) => Setting::Batched { b },
+        (None, Some(tau)) => {
+            let mode = args.delay_mode.as_deref().unwrap_or("random");
+            let mode = DelayMode::from_name(mode).map_err(|_| {
+                BadInput::new(format!(
+                    "unknown delay mode `{mode}` (set by --delay-mode): expected one of random, \
+                     adversarial{}",
+                    ballast_core::registry::did_you_mean(mode, ["random", "adversarial"])
+                ))
+            })?;
+            Setting::Delay { tau, mode }
+        }
+        (None, None) => Setting::Sequential,
     };
     if args.batch.is_some() && args.observe_every.is_some() {
         return Err(BadInput::new(
@@ -251,7 +293,7 @@ fn build_spec(args: &SimulateArgs) -> Result<(RunSpec, process::ResolvedProcess)
     };
     spec.validate().map_err(from_core)?;
     for w in ballast_core::registry::check_run(&spec).map_err(|e| BadInput::new(e.message))? {
-        eprintln!("warning: {w}");
+        tracing::warn!("{w}");
     }
     Ok((spec, proc_))
 }
@@ -321,9 +363,189 @@ fn build_graph(text: &str, spec: &mut RunSpec, seed: u64) -> Result<Topology, Ba
     Ok(topology)
 }
 
+/// The statistics `simulate` reports besides the gap (its primary statistic) and max gap.
+const ALSO: [Statistic; 7] = [
+    Statistic::MaxLoad,
+    Statistic::GapOverLnN,
+    Statistic::SamplesPerBall,
+    Statistic::BallsPerSample,
+    Statistic::ProbesMean,
+    Statistic::ProbesMax,
+    Statistic::MovedPerBall,
+];
+
+/// A registry parameter value as TOML.
+fn toml_value(v: &ParamValue) -> toml::Value {
+    match v {
+        ParamValue::Num(x) if x.fract() == 0.0 && x.abs() < 2f64.powi(53) => {
+            toml::Value::Integer(*x as i64)
+        }
+        ParamValue::Num(x) => toml::Value::Float(*x),
+        ParamValue::Bool(b) => toml::Value::Boolean(*b),
+        ParamValue::Text(t) => toml::Value::String(t.clone()),
+    }
+}
+
+/// The one-point config that `ballast simulate` runs: the TOML a user would write for the
+/// same runs (`--print-config` prints it; `ballast run` on it gives the same rows).
+pub fn one_point_config(
+    args: &SimulateArgs,
+    spec: &RunSpec,
+    proc_: &process::ResolvedProcess,
+) -> String {
+    use toml::{Table, Value};
+    let int = |v: u64| Value::Integer(i64::try_from(v).unwrap_or(i64::MAX));
+    let mut process = Table::new();
+    process.insert("kind".into(), Value::String(proc_.name().to_owned()));
+    for (k, v) in &proc_.given {
+        process.insert((*k).to_owned(), toml_value(v));
+    }
+    let mut series = Table::new();
+    series.insert("name".into(), Value::String(proc_.name().to_owned()));
+    series.insert("process".into(), Value::Table(process));
+    series.insert("statistic".into(), Value::String("final_gap".into()));
+    let also = std::iter::once(Statistic::MaxGap).chain(ALSO);
+    series.insert(
+        "also".into(),
+        Value::Array(also.map(|s| Value::String(s.name().to_owned())).collect()),
+    );
+    if spec.tie_break != TieBreak::Random {
+        series.insert("tie_break".into(), Value::String(spec.tie_break.name().to_owned()));
+    }
+    if let Weights::Exp { mean } = spec.weights {
+        let mut w = Table::new();
+        w.insert("kind".into(), Value::String("exp".into()));
+        w.insert("mean".into(), Value::Float(mean));
+        series.insert("weights".into(), Value::Table(w));
+    }
+    if spec.stop != Stop::Truncate {
+        series.insert("stop".into(), Value::String(spec.stop.name().to_owned()));
+    }
+    if let Setting::Delay { tau, mode } = spec.setting {
+        series.insert("setting".into(), Value::String("delay".into()));
+        series.insert("tau".into(), int(tau));
+        series.insert("delay_mode".into(), Value::String(mode.name().to_owned()));
+    }
+    if let Some(k) = spec.observe_every {
+        series.insert("observe_every".into(), int(k));
+    }
+    let mut point = Table::new();
+    point.insert("m".into(), int(spec.m));
+    if let Setting::Batched { b } = spec.setting {
+        point.insert("b".into(), int(b));
+    }
+    let mut x = Table::new();
+    x.insert("variable".into(), Value::String("n".into()));
+    let mut grid = Table::new();
+    grid.insert("n".into(), Value::Array(vec![int(spec.n)]));
+    let mut config = Table::new();
+    config.insert(
+        "title".into(),
+        Value::String(format!("ballast simulate --process {}", proc_.name())),
+    );
+    config.insert("seed".into(), int(args.seed));
+    config.insert("seed_item".into(), Value::String(SIMULATE_ITEM.into()));
+    config.insert("runs".into(), int(args.runs));
+    config.insert("engine".into(), Value::String(spec.engine.name().to_owned()));
+    config.insert("x".into(), Value::Table(x));
+    config.insert("grid".into(), Value::Table(grid));
+    config.insert("point".into(), Value::Table(point));
+    config.insert("series".into(), Value::Array(vec![Value::Table(series)]));
+    toml::to_string(&config).expect("a table of plain values serialises")
+}
+
+/// The runs of an allocation process: the one-point config through the runner's pipeline
+/// (validation, seeds, parallel units, progress, Ctrl-C, aggregation).
+fn run_pipeline(
+    args: &SimulateArgs,
+    spec: &RunSpec,
+    proc_: &process::ResolvedProcess,
+) -> anyhow::Result<ItemResult> {
+    let config = one_point_config(args, spec, proc_);
+    let exp = Experiment::parse(SIMULATE_ITEM, std::path::Path::new("<ballast simulate>"), &config)
+        .map_err(|e| BadInput::new(format!("{e}\n(the one-point config of these arguments)")))?;
+    let mut opts = RunOptions::new(".");
+    opts.threads = args.threads.map_or(0, |t| usize::try_from(t).unwrap_or(usize::MAX));
+    opts.command = Some(std::env::args().collect::<Vec<_>>().join(" "));
+    Ok(run_experiment(&exp, &opts)?)
+}
+
 /// Runs the simulations and builds the report.
 pub fn report(args: &SimulateArgs) -> anyhow::Result<SimulateReport> {
-    let (mut spec, proc_) = build_spec(args)?;
+    let (spec, proc_) = build_spec(args)?;
+    if args.graph.is_some() || !args.potentials.is_empty() {
+        return report_observed(args, spec, proc_);
+    }
+    let result = run_pipeline(args, &spec, &proc_)?;
+    let row = |stat: Statistic| result.rows.iter().find(|r| r.statistic == stat);
+    let summary = |stat: Statistic| row(stat).map(|r| r.summary.clone()).context("missing row");
+    // samples and balls per sample are fields of their own; moves only where there are any.
+    let listed = |r: &&ballast_runner::Row| {
+        let s = &r.summary;
+        let moves = r.statistic == Statistic::MovedPerBall;
+        s.mean.is_finite()
+            && !matches!(r.statistic, Statistic::SamplesPerBall | Statistic::BallsPerSample)
+            && !(moves && s.mean == 0.0)
+    };
+    let statistics = ALSO
+        .iter()
+        .filter_map(|&st| row(st))
+        .filter(listed)
+        .map(|r| {
+            let s = StatSummary { mean: r.summary.mean, stderr: r.summary.stderr };
+            (r.statistic.name().to_owned(), s)
+        })
+        .collect();
+    let stat_mean = |stat: Statistic| row(stat).map_or(f64::NAN, |r| r.summary.mean);
+    let balls = result.meta.balls_simulated as f64;
+    let busy_ns = result.meta.wall_time_s * 1e9 * result.meta.threads as f64;
+    Ok(SimulateReport {
+        process: proc_.name().to_owned(),
+        params: proc_.params.clone(),
+        n: spec.n,
+        m: spec.m,
+        batch: args.batch,
+        observe_every: args.observe_every,
+        tau: match spec.setting {
+            Setting::Delay { tau, .. } => Some(tau),
+            _ => None,
+        },
+        delay_mode: match spec.setting {
+            Setting::Delay { mode, .. } => Some(mode.name()),
+            _ => None,
+        },
+        runs: args.runs,
+        seed: args.seed,
+        engine: result.meta.engine.clone(),
+        tie_break: spec.tie_break.name(),
+        weights: spec.weights.name(),
+        weight_mean: match spec.weights {
+            Weights::Exp { mean } => Some(mean),
+            _ => None,
+        },
+        stop: spec.stop.name(),
+        balls_per_run: balls / args.runs as f64,
+        gap: summary(Statistic::FinalGap)?,
+        max_gap: summary(Statistic::MaxGap)?,
+        statistics,
+        graph: None,
+        potentials: BTreeMap::new(),
+        // Pooled over runs (every run places m balls, or a step more with `stop = finish`):
+        // the mean of the per-run ratios, and its inverse.
+        samples_per_ball: stat_mean(Statistic::SamplesPerBall),
+        balls_per_sample: 1.0 / stat_mean(Statistic::SamplesPerBall),
+        ns_per_ball: if balls > 0.0 { busy_ns / balls } else { 0.0 },
+        wall_s: result.meta.wall_time_s,
+    })
+}
+
+/// Graphical runs and runs with potentials: the graph and potential observers run inside
+/// this loop (they are separate item kinds in the runner).
+fn report_observed(
+    args: &SimulateArgs,
+    mut spec: RunSpec,
+    proc_: process::ResolvedProcess,
+) -> anyhow::Result<SimulateReport> {
     let potentials = parse_potentials(&args.potentials)?;
     let graph = match &args.graph {
         Some(text) => {
@@ -334,8 +556,11 @@ pub fn report(args: &SimulateArgs) -> anyhow::Result<SimulateReport> {
         }
         None => None,
     };
-    let engine =
-        if graph.is_some() { Engine::Bins } else { resolve_engine(&spec).map_err(from_core)? };
+    let engine = if graph.is_some() {
+        Engine::Bins
+    } else {
+        ballast_core::resolve_engine(&spec).map_err(from_core)?
+    };
     let job = Job { spec: &spec, graph: graph.as_ref(), potentials: &potentials };
     let start = Instant::now();
     let results = match args.threads {
@@ -371,9 +596,17 @@ pub fn report(args: &SimulateArgs) -> anyhow::Result<SimulateReport> {
         m: spec.m,
         batch: args.batch,
         observe_every: args.observe_every,
+        tau: match spec.setting {
+            Setting::Delay { tau, .. } => Some(tau),
+            _ => None,
+        },
+        delay_mode: match spec.setting {
+            Setting::Delay { mode, .. } => Some(mode.name()),
+            _ => None,
+        },
         runs: args.runs,
         seed: args.seed,
-        engine: engine.name(),
+        engine: engine.name().to_owned(),
         tie_break: spec.tie_break.name(),
         weights: spec.weights.name(),
         weight_mean: match spec.weights {
@@ -384,6 +617,7 @@ pub fn report(args: &SimulateArgs) -> anyhow::Result<SimulateReport> {
         balls_per_run: balls as f64 / args.runs as f64,
         gap: summarize(&gaps, Rounding::Ceil),
         max_gap: summarize(&max_gaps, Rounding::Ceil),
+        statistics: BTreeMap::new(),
         graph: graph.as_ref().map(|t| GraphReport {
             kind: args.graph.clone().unwrap_or_default(),
             vertices: t.n_vertices(),
@@ -411,9 +645,10 @@ pub fn render_human(r: &SimulateReport) -> String {
         let p: Vec<String> = r.params.iter().map(|(k, v)| format!("{k}={v}")).collect();
         format!(" ({})", p.join(", "))
     };
-    let setting = match r.batch {
-        Some(b) => format!("batched b={b}"),
-        None => "sequential".to_owned(),
+    let setting = match (r.batch, r.tau) {
+        (Some(b), _) => format!("batched b={b}"),
+        (None, Some(tau)) => format!("delay tau={tau} {}", r.delay_mode.unwrap_or("random")),
+        (None, None) => "sequential".to_owned(),
     };
     let weights = match r.weight_mean {
         Some(mean) => format!("{}(mean {mean})", r.weights),
@@ -428,6 +663,10 @@ pub fn render_human(r: &SimulateReport) -> String {
     let _ = writeln!(s, "{:<14}{:.4} ± {:.4}", "max_gap", r.max_gap.mean, r.max_gap.stderr);
     let _ = writeln!(s, "{:<14}{}", "ceil(gap)", format_distribution(&r.gap.distribution));
     let _ = writeln!(s, "{:<14}{}", "ceil(max_gap)", format_distribution(&r.max_gap.distribution));
+    for (name, v) in &r.statistics {
+        let _ = writeln!(s, "{name:<14}{:.4} ± {:.4}", v.mean, v.stderr);
+    }
+
     if let Some(g) = &r.graph {
         let _ =
             writeln!(s, "{:<14}{} ({} vertices, {} edges)", "graph", g.kind, g.vertices, g.edges);
@@ -447,14 +686,23 @@ pub fn render_human(r: &SimulateReport) -> String {
         "{:<14}{:.4}  ({:.4} balls per sample)",
         "samples/ball", r.samples_per_ball, r.balls_per_sample
     );
-    let _ =
-        writeln!(s, "{:<14}{:.2}  (simulation time summed over runs)", "ns/ball", r.ns_per_ball);
+    let _ = writeln!(s, "{:<14}{:.2}  (wall time × threads / balls)", "ns/ball", r.ns_per_ball);
     let _ = writeln!(s, "{:<14}{:.3} s", "wall", r.wall_s);
     s
 }
 
 /// Entry point of `ballast simulate`.
 pub fn main(args: &SimulateArgs) -> anyhow::Result<()> {
+    if args.print_config {
+        let (spec, proc_) = build_spec(args)?;
+        anyhow::ensure!(
+            args.graph.is_none() && args.potentials.is_empty(),
+            BadInput::new("--print-config covers allocation runs (no --graph or --potential)")
+        );
+        print!("{}", one_point_config(args, &spec, &proc_));
+        return Ok(());
+    }
+    ballast_runner::install_ctrl_c_handler().map_err(anyhow::Error::msg)?;
     let r = report(args)?;
     if args.json {
         println!("{}", serde_json::to_string(&r).context("serialising the report")?);

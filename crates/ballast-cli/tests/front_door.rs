@@ -143,51 +143,61 @@ fn simulate_gives_the_runs_of_the_equivalent_one_point_config() {
     let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
     let row: Vec<&str> = csv.lines().nth(1).unwrap().split(',').collect();
     let col = |name: &str| row[header.iter().position(|h| *h == name).unwrap()];
-    let o = run_in(
-        &dir,
-        &[
-            "simulate",
-            "--process",
-            "one_choice",
-            "--n",
-            "50",
-            "--m",
-            "500",
-            "--runs",
-            "4",
-            "--seed",
-            "7",
-            "--engine",
-            "bins",
-            "--json",
-        ],
-    );
-    ok(&o);
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let simulate = |seed: &str| {
+        let args = ["--process", "one_choice", "--n", "50", "--m", "500", "--runs", "4"];
+        let o = run_in(
+            &dir,
+            &[&["simulate"], &args[..], &["--seed", seed, "--engine", "bins", "--json"]].concat(),
+        );
+        ok(&o);
+        serde_json::from_slice::<serde_json::Value>(&o.stdout).unwrap()
+    };
+    let v = simulate("7");
     let mean: f64 = col("value").parse().unwrap();
     let se: f64 = col("stderr").parse().unwrap();
     assert!((v["gap"]["mean"].as_f64().unwrap() - mean).abs() < 1e-6, "{csv}\n{v}");
     assert!((v["gap"]["stderr"].as_f64().unwrap() - se).abs() < 1e-6, "{csv}\n{v}");
     // Another seed gives other runs (the comparison above can fail).
-    let o = run_in(
-        &dir,
-        &[
-            "simulate",
-            "--process",
-            "one_choice",
-            "--n",
-            "50",
-            "--m",
-            "500",
-            "--runs",
-            "4",
-            "--seed",
-            "8",
-            "--engine",
-            "bins",
-            "--json",
-        ],
-    );
-    let w: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let w = simulate("8");
     assert_ne!(w["gap"], v["gap"]);
+}
+
+/// `simulate --print-config` prints the one-point config that the runs are; `ballast run` on
+/// it gives the same values as `simulate`, for the settings only `simulate` flags reach.
+#[test]
+fn the_printed_one_point_config_runs_the_same_as_simulate() {
+    let dir = scratch("front", "printed");
+    let cases: [&[&str]; 3] = [
+        &["--process", "two_choice", "--tau", "300", "--delay-mode", "adversarial"],
+        &["--process", "one_plus_beta", "--param", "beta=0.7", "--batch", "50", "--weights", "exp"],
+        &["--process", "two_choice", "--observe-every", "100", "--tie-break", "first"],
+    ];
+    for (i, case) in cases.iter().enumerate() {
+        let common = ["--n", "100", "--m", "2000", "--runs", "5", "--seed", "3"];
+        let args: Vec<&str> = [&["simulate"], *case, &common[..]].concat();
+        let printed = run_in(&dir, &[&args[..], &["--print-config"]].concat());
+        ok(&printed);
+        let path = dir.join(format!("configs/demo/printed{i}.toml"));
+        std::fs::write(&path, &printed.stdout).unwrap();
+        ok(&run_in(&dir, &["run", path.to_str().unwrap(), "--out", "out", "--no-checkpoint"]));
+        let csv = std::fs::read_to_string(dir.join(format!("out/demo/printed{i}.csv"))).unwrap();
+        let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+        let value = |statistic: &str| -> f64 {
+            let at = |name: &str| header.iter().position(|h| *h == name).unwrap();
+            let row = csv.lines().map(|l| l.split(',').collect::<Vec<_>>());
+            let row = row.into_iter().find(|r| r[at("statistic")] == statistic).unwrap();
+            row[at("value")].parse().unwrap()
+        };
+        let o = run_in(&dir, &[&args[..], &["--json"]].concat());
+        ok(&o);
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        let close = |a: f64, b: f64| (a - b).abs() < 1e-6;
+        assert!(
+            close(v["gap"]["mean"].as_f64().unwrap(), value("final_gap")),
+            "{case:?}\n{csv}\n{v}"
+        );
+        assert!(close(v["max_gap"]["mean"].as_f64().unwrap(), value("max_gap")), "{case:?}");
+        let max_load = v["statistics"]["max_load"]["mean"].as_f64().unwrap();
+        assert!(close(max_load, value("max_load")), "{case:?}\n{csv}\n{v}");
+    }
 }

@@ -895,7 +895,8 @@ fn build_adaptive(a: &Args<'_>) -> Result<ProcessSpec, ParamError> {
 
 /// The front ends' strictness rule for a whole run, on top of [`RunSpec::validate`]: what
 /// the user wrote must change the run. Refused (the message of every front end): a tie rule
-/// the process does not take, a setting or weights it cannot run, `m = 0`, and a batch
+/// the process does not take, a setting or weights it cannot run, an explicit `levels`
+/// engine that cannot run it exactly, `m = 0`, and a batch
 /// larger than the run (`b > m`: the "batched" run would be one partial batch). Returns
 /// the warnings of legal but degenerate combinations (batched Memory, Caching or
 /// Tight-Packing send a whole batch to the bin that was least loaded at its start).
@@ -945,6 +946,10 @@ pub fn check_run(spec: &RunSpec) -> Result<Vec<String>, ParamError> {
                 ),
             );
         }
+    }
+    if let Err(e) = crate::resolve_engine(spec) {
+        // An explicit `levels` for a run the level engine cannot make exact.
+        return refuse("engine", e.to_string());
     }
     let mut warnings = Vec::new();
     let frozen = matches!(

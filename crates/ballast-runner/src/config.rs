@@ -87,6 +87,8 @@ pub(crate) struct RawPoint {
     pub b: Option<SFormula>,
     pub batches: Option<SFormula>,
     pub m: Option<SFormula>,
+    /// The delay window τ (with `setting = "delay"`).
+    pub tau: Option<SFormula>,
 }
 
 /// The setting of a series, when it overrides `[point]`.
@@ -95,6 +97,9 @@ pub(crate) struct RawPoint {
 pub(crate) enum SettingKind {
     Sequential,
     Batched,
+    /// `delay{tau, mode}`: every sample reports a load of the last τ steps (`tau` in the
+    /// series or `[point]`, `delay_mode = "random" | "adversarial"` in the series).
+    Delay,
 }
 
 /// Which per-run statistic a series reports.
@@ -364,6 +369,14 @@ pub(crate) struct RawSeries {
     pub batches: Option<SFormula>,
     #[serde(default)]
     pub m: Option<SFormula>,
+    #[serde(default)]
+    pub tau: Option<SFormula>,
+    #[serde(default)]
+    pub delay_mode: Option<Spanned<String>>,
+    /// Sequential settings: also observe the gap every this many balls (`max_gap` is the
+    /// largest gap over these points).
+    #[serde(default)]
+    pub observe_every: Option<SFormula>,
 }
 
 /// One `[[reference]]` entry.

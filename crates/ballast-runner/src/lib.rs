@@ -70,7 +70,11 @@
 //!   `sigma_noisy_load {sigma, truncate = false}` (`truncate`: each noisy estimate is
 //!   truncated to an integer before comparing, as in the authors' code). Series may also set
 //!   `weights = { kind = "exp", mean = 1 }` (default `{ kind = "unit" }`), `setting =
-//!   "sequential" | "batched"`, and `reference = "other name"` (`""`: no reference).
+//!   "sequential" | "batched" | "delay"`, and `reference = "other name"` (`""`: no
+//!   reference). `setting = "delay"` is the `delay{tau, mode}` setting: `tau` (a number or
+//!   formula, in the series or `[point]`) is the window in steps and `delay_mode = "random"`
+//!   (default) or `"adversarial"` (Two-Choice only) how a sample's reported load is chosen
+//!   from it (see `docs/settings.md`, "Delay").
 //! - **formulas**: any number may be a string formula over the grid variables and `n`, `b`,
 //!   `batches`, `m` (computed in that order), evaluated by [`evalexpr`] with real arithmetic
 //!   (`1/2` is 0.5); functions `ln log2 log10 exp sqrt abs pow min max floor ceil round`,

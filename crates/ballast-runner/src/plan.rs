@@ -4,6 +4,7 @@
 use std::collections::{BTreeMap, HashSet};
 use std::ops::Range;
 
+use ballast_core::delay::DelayMode;
 use ballast_core::rng::{derive_seed, hash_str};
 use ballast_core::{Engine, RunSpec, Setting, Weights};
 use toml::Spanned;
@@ -392,10 +393,12 @@ pub(crate) fn build_plan(raw: &RawConfig, scale: Scale, problems: &mut Problems<
             (point.batches.as_ref(), point.m.as_ref())
         };
         let batched = match s.setting {
-            Some(SettingKind::Sequential) => false,
+            Some(SettingKind::Sequential | SettingKind::Delay) => false,
             Some(SettingKind::Batched) => true,
             None => b_f.is_some(),
         };
+        let delayed = s.setting == Some(SettingKind::Delay);
+        let tau_f = s.tau.as_ref().or(point.tau.as_ref());
         let span_of = |f: Option<&Spanned<Formula>>| f.map(|f| f.span()).filter(|r| *r != (0..0));
         let s_span = s_sp.span();
         // Errors about a process parameter point at it (the process table is buffered by
@@ -423,6 +426,46 @@ pub(crate) fn build_plan(raw: &RawConfig, scale: Scale, problems: &mut Problems<
                          statistic = \"final_gap\" or \"distribution\" (and no `also`)"
                     ),
                 );
+                continue;
+            }
+        }
+        if !delayed && (tau_f.is_some() || s.delay_mode.is_some()) {
+            let span = span_of(tau_f).or_else(|| s.delay_mode.as_ref().map(|m| m.span()));
+            fail("tau", span, format!("{sctx}: `tau` and `delay_mode` need setting = \"delay\""));
+            continue;
+        }
+        if delayed && tau_f.is_none() {
+            fail(
+                "tau",
+                None,
+                format!("{sctx}: setting = \"delay\" needs `tau` (in [point] or the series)"),
+            );
+            continue;
+        }
+        let delay_mode = match &s.delay_mode {
+            None => DelayMode::Random,
+            Some(m) => match DelayMode::from_name(m.get_ref()) {
+                Ok(mode) => mode,
+                Err(_) => {
+                    let modes = ["random", "adversarial"];
+                    let hint = ballast_core::registry::did_you_mean(m.get_ref(), modes);
+                    let msg = format!(
+                        "{sctx}: unknown `delay_mode` `{}`: expected one of random, \
+                         adversarial{hint}",
+                        m.get_ref()
+                    );
+                    fail("delay_mode", Some(m.span()), msg);
+                    continue;
+                }
+            },
+        };
+        if let Some(f) = &s.observe_every {
+            if batched || sampling_sp.is_some() {
+                let msg = format!(
+                    "{sctx}: `observe_every` applies to the sequential and delay settings \
+                     without `sampling` (batched runs observe at every batch end)"
+                );
+                fail("observe_every", span_of(Some(f)), msg);
                 continue;
             }
         }
@@ -510,6 +553,20 @@ pub(crate) fn build_plan(raw: &RawConfig, scale: Scale, problems: &mut Problems<
             };
             vars.push(("batches", batches as f64));
             vars.push(("m", m as f64));
+            let observe_every = match &s.observe_every {
+                Some(f) => match eval_count(f, "observe_every", &vars) {
+                    Some(k) => Some(k),
+                    None => continue,
+                },
+                None => None,
+            };
+            let tau = match tau_f {
+                Some(f) if delayed => match eval_count(f, "tau", &vars) {
+                    Some(t) => Some(t),
+                    None => continue,
+                },
+                _ => None,
+            };
             let process = match resolve_process(s.process.get_ref(), &vars, &ctx) {
                 Ok((_, p)) => p,
                 Err((field, msg)) => {
@@ -535,12 +592,13 @@ pub(crate) fn build_plan(raw: &RawConfig, scale: Scale, problems: &mut Problems<
             }
             let spec = RunSpec {
                 tie_break,
-                setting: match b {
-                    Some(b) => Setting::Batched { b },
-                    None => Setting::Sequential,
+                setting: match (b, tau) {
+                    (Some(b), _) => Setting::Batched { b },
+                    (None, Some(tau)) => Setting::Delay { tau, mode: delay_mode },
+                    (None, None) => Setting::Sequential,
                 },
                 weights,
-                observe_every: sampling.map(|_| m.max(1)),
+                observe_every: sampling.map(|_| m.max(1)).or(observe_every),
                 record_trajectory: s.statistic == Statistic::RunningMaxGap || sampling.is_some(),
                 engine,
                 stop,
@@ -553,6 +611,8 @@ pub(crate) fn build_plan(raw: &RawConfig, scale: Scale, problems: &mut Problems<
                             "n" => span_of(Some(n_f)),
                             "b" => span_of(b_f),
                             "m" => span_of(batches_f.or(m_f)),
+                            "tau" => span_of(tau_f),
+                            "observe_every" => span_of(s.observe_every.as_ref()),
                             other => param_span(other),
                         };
                         (field.to_string(), span)
@@ -575,8 +635,10 @@ pub(crate) fn build_plan(raw: &RawConfig, scale: Scale, problems: &mut Problems<
                     let key = e.param.clone().unwrap_or_else(|| "run".into());
                     let span = match key.as_str() {
                         "tie_break" => s.tie_break.as_ref().map(|t| t.span()),
+                        "engine" => raw.engine.as_ref().map(|e| e.span()),
                         "b" => span_of(b_f),
                         "m" => span_of(batches_f.or(m_f)),
+                        "tau" => span_of(tau_f),
                         other => param_span(other),
                     };
                     fail(&key, span, format!("{ctx}: {e}"));
