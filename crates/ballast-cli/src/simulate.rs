@@ -292,9 +292,8 @@ fn build_spec(args: &SimulateArgs) -> Result<(RunSpec, process::ResolvedProcess)
         stop: args.stop.to_core(),
     };
     spec.validate().map_err(from_core)?;
-    for w in ballast_core::registry::check_run(&spec).map_err(|e| BadInput::new(e.message))? {
-        tracing::warn!("{w}");
-    }
+    // Refusals here; the warnings are logged by the pipeline (or by `report_observed`).
+    ballast_core::registry::check_run(&spec).map_err(|e| BadInput::new(e.message))?;
     Ok((spec, proc_))
 }
 
@@ -546,6 +545,9 @@ fn report_observed(
     mut spec: RunSpec,
     proc_: process::ResolvedProcess,
 ) -> anyhow::Result<SimulateReport> {
+    for w in ballast_core::registry::check_run(&spec).unwrap_or_default() {
+        tracing::warn!("{w}");
+    }
     let potentials = parse_potentials(&args.potentials)?;
     let graph = match &args.graph {
         Some(text) => {

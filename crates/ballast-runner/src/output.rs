@@ -301,6 +301,13 @@ impl ItemResult {
                  uses the binomial standard error of the pooled proportion.\n"
             );
         }
+        if !self.warnings.is_empty() {
+            let _ = writeln!(s, "## Warnings\n");
+            for w in &self.warnings {
+                let _ = writeln!(s, "- {w}");
+            }
+            let _ = writeln!(s);
+        }
         if !self.notes.trim().is_empty() {
             let _ = writeln!(s, "## Notes\n\n{}\n", self.notes.trim());
         }

@@ -160,6 +160,9 @@ pub struct ItemResult {
     pub ref_labels: Vec<String>,
     /// Free-text notes from the config.
     pub notes: String,
+    /// Legal but degenerate combinations of the config (from validation), listed in the
+    /// report.
+    pub warnings: Vec<String>,
     /// Report layout.
     pub layout: Layout,
     /// Mark each line's minimum in the figure and list the minima in the report.

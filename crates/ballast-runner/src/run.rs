@@ -274,6 +274,9 @@ fn run_with(
     }
     let scale = scale_of(exp, opts);
     let plan: Plan = exp.plan_at(scale)?;
+    for w in &plan.warnings {
+        tracing::warn!("{}: {w}", exp.id());
+    }
     let refs = exp
         .raw
         .references
@@ -532,6 +535,7 @@ fn run_with(
         series: plan.series.iter().map(|s| s.name.clone()).collect(),
         ref_labels: refs.iter().map(|r| r.label.clone()).collect(),
         notes: exp.raw.notes.clone(),
+        warnings: plan.warnings.clone(),
         layout: exp.raw.report.layout,
         mark_minima: exp.raw.report.mark_minima,
         x_log: exp.raw.x.log,

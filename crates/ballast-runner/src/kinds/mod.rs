@@ -998,6 +998,7 @@ impl<'a> Driver<'a> {
             series: self.series_names,
             ref_labels: self.refs.iter().map(|(r, _)| r.label.clone()).collect(),
             notes,
+            warnings: Vec::new(),
             layout: k.cfg.report.layout,
             mark_minima: k.cfg.report.mark_minima,
             x_log: k.cfg.x.log,

@@ -1,6 +1,7 @@
-//! The `delay{tau, mode}` setting from a config: `setting = "delay"` with `tau` (series or
-//! `[point]`) and `delay_mode` runs the core's delay loop with the seeds of the plan, and
-//! every misuse is refused at validation with its place in the file.
+//! Settings from a config: `setting = "delay"` with `tau` (series or `[point]`) and
+//! `delay_mode` runs the core's delay loop with the seeds of the plan, and every misuse is
+//! refused at validation with its place in the file; legal but degenerate settings (batched
+//! Memory) are warnings of the plan and of the report.
 
 use std::path::{Path, PathBuf};
 
@@ -97,4 +98,30 @@ fn delay_misuse_is_refused_where_it_was_written() {
             assert!(err.contains(needle), "`{needle}` not in:\n{err}");
         }
     }
+}
+
+/// A legal but degenerate combination is a warning of the plan and a section of the report;
+/// a config without one has neither.
+#[test]
+fn degenerate_combinations_are_listed_in_the_report() {
+    let frozen = r#"
+title = "frozen"
+seed = 1
+runs = 2
+x = { variable = "n" }
+grid = { n = [50] }
+point = { b = 50, m = 500 }
+
+[[series]]
+name = "Memory"
+process = { kind = "memory", d = 1, k = 1 }
+"#;
+    let exp = parse(frozen).unwrap();
+    let result = run_experiment(&exp, &opts()).unwrap();
+    assert_eq!(result.warnings.len(), 1, "{:?}", result.warnings);
+    assert!(result.warnings[0].contains("batched memory"), "{:?}", result.warnings);
+    let report = result.to_report();
+    assert!(report.contains("## Warnings\n\n- series `Memory`: batched memory"), "{report}");
+    let plain = run_experiment(&parse(DELAY).unwrap(), &opts()).unwrap();
+    assert!(plain.warnings.is_empty() && !plain.to_report().contains("## Warnings"));
 }
