@@ -1,5 +1,6 @@
-//! `ballast list`: processes with their parameters, tie-breaking rules, settings, weights, and
-//! the configured reproduction items (`configs/<paper>/<item>.toml`).
+//! `ballast list`: processes with their parameters, tie-breaking rules, settings, weights,
+//! the round-based models, and the configured reproduction items
+//! (`configs/<paper>/<item>.toml`), all read from the registries of the crates that own them.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -63,6 +64,20 @@ pub fn render() -> String {
         let _ = writeln!(s, "      {:<15} {}", "tie rules:", ties);
         let weights = if k.unit_weights_only { "unit" } else { "unit, exp" };
         let _ = writeln!(s, "      {:<15} {}", "weights:", weights);
+    }
+    let _ = writeln!(
+        s,
+        "\nRound-based models (process = {{ kind = … }} in kind = \"dynamic\" configs):"
+    );
+    for m in ballast_dynamic::registry::MODELS {
+        let _ = writeln!(s, "  {:<19} {}", m.name, m.doc);
+        for p in m.params {
+            let default = p.default.describe();
+            let default = if default.is_empty() { default } else { format!(", {default}") };
+            let _ = writeln!(s, "      {:<15} {} ({}{default})", p.name, p.doc, p.ty.describe());
+        }
+        let point: Vec<String> = m.point.iter().map(|(k, v)| format!("{k} ({v})")).collect();
+        let _ = writeln!(s, "      {:<15} {}", "point:", point.join(", "));
     }
     let _ = writeln!(s, "\nTie-breaking rules (--tie-break RULE):");
     for (name, t) in TieBreak::ALL {
@@ -153,5 +168,8 @@ mod tests {
             assert!(text.contains(&format!("  {:<19} {}", def.name, def.doc)), "{}", def.name);
         }
         assert!(text.contains("engines:"), "{text}");
+        for def in ballast_dynamic::registry::MODELS {
+            assert!(text.contains(&format!("  {:<19} {}", def.name, def.doc)), "{}", def.name);
+        }
     }
 }

@@ -176,101 +176,33 @@ impl fmt::Display for ParamError {
 impl std::error::Error for ParamError {}
 
 impl ParamError {
-    fn at(param: &str, message: String) -> Self {
+    /// A refusal about parameter `param`.
+    pub fn at(param: &str, message: String) -> Self {
         Self { param: Some(param.to_owned()), message }
     }
 }
 
-/// The parameters of one build, checked and completed with defaults.
-#[derive(Debug)]
-pub struct Args<'a> {
-    def: &'a ProcessDef,
-    values: Vec<(&'static str, Option<ParamValue>)>,
-}
-
-impl Args<'_> {
-    fn get(&self, name: &str) -> Option<&ParamValue> {
-        self.values.iter().find(|(n, _)| *n == name).and_then(|(_, v)| v.as_ref())
-    }
-
-    /// A numeric parameter of the entry (checked, so present unless it is optional).
-    pub fn num(&self, name: &str) -> f64 {
-        self.opt_num(name).unwrap_or_else(|| panic!("{}: no number `{name}`", self.def.name))
-    }
-
-    /// An optional numeric parameter.
-    pub fn opt_num(&self, name: &str) -> Option<f64> {
-        match self.get(name) {
-            Some(ParamValue::Num(v)) => Some(*v),
-            _ => None,
-        }
-    }
-
-    /// An integer parameter (checked integral and in range).
-    pub fn int(&self, name: &str) -> u32 {
-        self.num(name) as u32
-    }
-
-    /// An optional integer parameter.
-    pub fn opt_int(&self, name: &str) -> Option<u32> {
-        self.opt_num(name).map(|v| v as u32)
-    }
-
-    /// A boolean parameter.
-    pub fn flag(&self, name: &str) -> bool {
-        matches!(self.get(name), Some(ParamValue::Bool(true)))
-    }
-
-    /// A name parameter, if given or defaulted.
-    pub fn text(&self, name: &str) -> Option<&str> {
-        match self.get(name) {
-            Some(ParamValue::Text(t)) => Some(t),
-            _ => None,
-        }
-    }
-
-    /// Whether the user gave `name` (not a default).
-    pub fn given(&self, name: &str) -> bool {
-        self.get(name).is_some() && self.def.param(name).is_ok_and(|p| p.default.value().is_none())
-    }
-
-    /// A refusal about parameter `name`.
-    pub fn refuse(&self, name: &str, why: impl fmt::Display) -> ParamError {
-        ParamError::at(name, format!("process `{}`: {why}", self.def.name))
-    }
-}
-
-/// One process kind.
-#[derive(Debug)]
-pub struct ProcessDef {
-    /// Kind name in configs (`kind = "…"`) and for `--process`.
+/// The parameters of one registry entry (a process here; a dynamic model of
+/// `ballast-dynamic`), with the checks and messages every front end shares.
+#[derive(Clone, Copy, Debug)]
+pub struct ParamList {
+    /// What the entry is, for messages: `process`, `model`.
+    pub what: &'static str,
+    /// The entry's name.
     pub name: &'static str,
-    /// One-line rule.
-    pub doc: &'static str,
-    /// Parameters, in display order.
+    /// Its parameters, in display order.
     pub params: &'static [ParamDef],
-    /// The tie-breaking rules it accepts; empty: it never compares loads, so a tie rule
-    /// would be ignored and is refused.
-    pub ties: &'static [TieBreak],
-    /// The settings besides the sequential one.
-    pub settings: Settings,
-    /// Whether it is defined for unit weights only.
-    pub unit_weights_only: bool,
-    /// Builds the engine's description from checked parameters.
-    pub build: fn(&Args<'_>) -> Result<ProcessSpec, ParamError>,
-    /// Parameters of a typical instance (`key=value`, space-separated) beyond the required
-    /// ones, which [`ProcessDef::example`] fills in itself; empty for most kinds.
-    pub example: &'static str,
 }
 
-impl ProcessDef {
+impl ParamList {
     /// The parameter `name`, or the registry's "unknown parameter" message.
-    pub fn param(&self, name: &str) -> Result<&ParamDef, ParamError> {
+    pub fn param(&self, name: &str) -> Result<&'static ParamDef, ParamError> {
         self.params.iter().find(|p| p.name == name).ok_or_else(|| {
             ParamError::at(
                 name,
                 format!(
-                    "unknown parameter `{name}` for process `{}`{}; allowed parameters: {}",
+                    "unknown parameter `{name}` for {} `{}`{}; allowed parameters: {}",
+                    self.what,
                     self.name,
                     did_you_mean(name, self.params.iter().map(|p| p.name)),
                     self.allowed_params()
@@ -337,17 +269,18 @@ impl ProcessDef {
         Err(ParamError::at(
             def.name,
             format!(
-                "invalid value {v} for parameter `{}` of process `{}`: expected {}{hint}",
+                "invalid value {v} for parameter `{}` of {} `{}`: expected {}{hint}",
                 def.name,
+                self.what,
                 self.name,
                 def.ty.describe()
             ),
         ))
     }
 
-    /// Checks `given` (each name at most once, every name known, every value of its type),
-    /// completes it with the defaults, refuses missing parameters and builds the spec.
-    pub fn build(&self, given: &[(&str, ParamValue)]) -> Result<ProcessSpec, ParamError> {
+    /// Checks `given` (each name at most once, every name known, every value of its type)
+    /// and completes it with the defaults, refusing missing parameters.
+    pub fn args(&self, given: &[(&str, ParamValue)]) -> Result<Args, ParamError> {
         let mut values: Vec<(&'static str, Option<ParamValue>)> =
             self.params.iter().map(|p| (p.name, None)).collect();
         for (name, v) in given {
@@ -357,7 +290,7 @@ impl ProcessDef {
             if slot.1.is_some() {
                 return Err(ParamError::at(
                     name,
-                    format!("parameter `{name}` given twice for process `{}`", self.name),
+                    format!("parameter `{name}` given twice for {} `{}`", self.what, self.name),
                 ));
             }
             slot.1 = Some(v.clone());
@@ -369,7 +302,8 @@ impl ProcessDef {
                         return Err(ParamError {
                             param: None,
                             message: format!(
-                                "process `{}` needs parameter `{}` ({}); allowed parameters: {}",
+                                "{} `{}` needs parameter `{}` ({}); allowed parameters: {}",
+                                self.what,
                                 self.name,
                                 def.name,
                                 def.ty.describe(),
@@ -381,7 +315,122 @@ impl ProcessDef {
                 }
             }
         }
-        let args = Args { def: self, values };
+        Ok(Args { list: *self, values })
+    }
+}
+
+/// The parameters of one build, checked and completed with defaults.
+#[derive(Debug)]
+pub struct Args {
+    list: ParamList,
+    values: Vec<(&'static str, Option<ParamValue>)>,
+}
+
+impl Args {
+    fn get(&self, name: &str) -> Option<&ParamValue> {
+        self.values.iter().find(|(n, _)| *n == name).and_then(|(_, v)| v.as_ref())
+    }
+
+    /// A numeric parameter of the entry (checked, so present unless it is optional).
+    pub fn num(&self, name: &str) -> f64 {
+        self.opt_num(name).unwrap_or_else(|| panic!("{}: no number `{name}`", self.list.name))
+    }
+
+    /// An optional numeric parameter.
+    pub fn opt_num(&self, name: &str) -> Option<f64> {
+        match self.get(name) {
+            Some(ParamValue::Num(v)) => Some(*v),
+            _ => None,
+        }
+    }
+
+    /// An integer parameter (checked integral and in range).
+    pub fn int(&self, name: &str) -> u32 {
+        self.num(name) as u32
+    }
+
+    /// An optional integer parameter.
+    pub fn opt_int(&self, name: &str) -> Option<u32> {
+        self.opt_num(name).map(|v| v as u32)
+    }
+
+    /// A boolean parameter.
+    pub fn flag(&self, name: &str) -> bool {
+        matches!(self.get(name), Some(ParamValue::Bool(true)))
+    }
+
+    /// A name parameter, if given or defaulted.
+    pub fn text(&self, name: &str) -> Option<&str> {
+        match self.get(name) {
+            Some(ParamValue::Text(t)) => Some(t),
+            _ => None,
+        }
+    }
+
+    /// Whether the user gave `name` (not a default).
+    pub fn given(&self, name: &str) -> bool {
+        self.get(name).is_some() && self.list.param(name).is_ok_and(|p| p.default.value().is_none())
+    }
+
+    /// A refusal about parameter `name`.
+    pub fn refuse(&self, name: &str, why: impl fmt::Display) -> ParamError {
+        ParamError::at(name, format!("{} `{}`: {why}", self.list.what, self.list.name))
+    }
+}
+
+/// One process kind.
+#[derive(Debug)]
+pub struct ProcessDef {
+    /// Kind name in configs (`kind = "…"`) and for `--process`.
+    pub name: &'static str,
+    /// One-line rule.
+    pub doc: &'static str,
+    /// Parameters, in display order.
+    pub params: &'static [ParamDef],
+    /// The tie-breaking rules it accepts; empty: it never compares loads, so a tie rule
+    /// would be ignored and is refused.
+    pub ties: &'static [TieBreak],
+    /// The settings besides the sequential one.
+    pub settings: Settings,
+    /// Whether it is defined for unit weights only.
+    pub unit_weights_only: bool,
+    /// Builds the engine's description from checked parameters.
+    pub build: fn(&Args) -> Result<ProcessSpec, ParamError>,
+    /// Parameters of a typical instance (`key=value`, space-separated) beyond the required
+    /// ones, which [`ProcessDef::example`] fills in itself; empty for most kinds.
+    pub example: &'static str,
+}
+
+impl ProcessDef {
+    /// Its parameters with the shared checks.
+    pub fn list(&self) -> ParamList {
+        ParamList { what: "process", name: self.name, params: self.params }
+    }
+
+    /// The parameter `name`, or the registry's "unknown parameter" message.
+    pub fn param(&self, name: &str) -> Result<&'static ParamDef, ParamError> {
+        self.list().param(name)
+    }
+
+    /// `beta (a number in [0, 1])`, … or `none`.
+    pub fn allowed_params(&self) -> String {
+        self.list().allowed_params()
+    }
+
+    /// Reads a value written as text by the parameter's type ([`ParamList::parse_value`]).
+    pub fn parse_value(&self, def: &ParamDef, raw: &str) -> Result<ParamValue, ParamError> {
+        self.list().parse_value(def, raw)
+    }
+
+    /// Checks one value against its parameter's type.
+    pub fn check(&self, def: &ParamDef, v: &ParamValue) -> Result<(), ParamError> {
+        self.list().check(def, v)
+    }
+
+    /// Checks `given` (each name at most once, every name known, every value of its type),
+    /// completes it with the defaults, refuses missing parameters and builds the spec.
+    pub fn build(&self, given: &[(&str, ParamValue)]) -> Result<ProcessSpec, ParamError> {
+        let args = self.list().args(given)?;
         let spec = (self.build)(&args)?;
         spec.validate().map_err(|e| ParamError {
             param: None,
@@ -830,7 +879,7 @@ const OFFSET: ParamDef = ParamDef {
 };
 
 /// `adaptive`: a preset or the open form `tau.*` with `cap` (either, not both).
-fn build_adaptive(a: &Args<'_>) -> Result<ProcessSpec, ParamError> {
+fn build_adaptive(a: &Args) -> Result<ProcessSpec, ParamError> {
     const OPEN: [&str; 5] = ["tau.base", "tau.per_probe", "tau.per_average", "tau.until", "cap"];
     let refuse_all = |names: &[&str], why: &str| -> Result<(), ParamError> {
         match names.iter().find(|n| a.given(n)) {

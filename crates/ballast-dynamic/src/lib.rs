@@ -107,6 +107,7 @@ mod greedy;
 mod leaky;
 mod metrics;
 mod rbb;
+pub mod registry;
 mod run;
 mod state;
 pub mod theory;

@@ -281,15 +281,29 @@ pub(crate) fn resolve_process(
         }
     };
     let def = registry::find(kind).map_err(|e| (Some("kind".into()), format!("{ctx}: {e}")))?;
+    let given = table_params(&def.list(), &p.0, vars, ctx)?;
+    let spec = def.build(&given).map_err(|e| (e.param.clone(), format!("{ctx}: {e}")))?;
+    Ok((def, spec))
+}
+
+/// The parameters of a registry entry as written in its table (`kind` aside): a nested table
+/// `tau = { base = 1 }` is the parameter `tau.base`, and a string for a numeric parameter is
+/// a formula over `vars`. Unknown names and wrong types get the registry's messages.
+pub(crate) fn table_params(
+    list: &registry::ParamList,
+    table: &toml::Table,
+    vars: &[(&str, f64)],
+    ctx: &str,
+) -> Result<Vec<(&'static str, ParamValue)>, ProcessProblem> {
     let mut fields: Vec<(String, &toml::Value)> = Vec::new();
-    for (k, v) in &p.0 {
+    for (k, v) in table {
         if k == "kind" {
             continue;
         }
         match v {
             // `tau = { base = 1 }` is the parameter `tau.base`.
             toml::Value::Table(t)
-                if def.params.iter().any(|d| d.name.starts_with(&format!("{k}."))) =>
+                if list.params.iter().any(|d| d.name.starts_with(&format!("{k}."))) =>
             {
                 fields.extend(t.iter().map(|(k2, v2)| (format!("{k}.{k2}"), v2)));
             }
@@ -298,7 +312,7 @@ pub(crate) fn resolve_process(
     }
     let mut given: Vec<(&str, ParamValue)> = Vec::new();
     for (name, v) in &fields {
-        let pdef = def.param(name).map_err(|e| (e.param.clone(), format!("{ctx}: {e}")))?;
+        let pdef = list.param(name).map_err(|e| (e.param.clone(), format!("{ctx}: {e}")))?;
         let value = match v {
             toml::Value::Integer(i) => ParamValue::Num(*i as f64),
             toml::Value::Float(x) => ParamValue::Num(*x),
@@ -317,8 +331,7 @@ pub(crate) fn resolve_process(
         };
         given.push((pdef.name, value));
     }
-    let spec = def.build(&given).map_err(|e| (e.param.clone(), format!("{ctx}: {e}")))?;
-    Ok((def, spec))
+    Ok(given)
 }
 
 /// Ball weights as written in a config.

@@ -125,3 +125,29 @@ process = { kind = "memory", d = 1, k = 1 }
     let plain = run_experiment(&parse(DELAY).unwrap(), &opts()).unwrap();
     assert!(plain.warnings.is_empty() && !plain.to_report().contains("## Warnings"));
 }
+
+/// Dynamic items read their models through the model registry: an unknown parameter gets
+/// the registry's message, with the nearest name, at validation.
+#[test]
+fn dynamic_models_are_checked_by_their_registry() {
+    let src = r#"
+kind = "dynamic"
+title = "rbb"
+seed = 1
+runs = 2
+x = { variable = "k" }
+grid = { k = [1] }
+point = { n = 20, m = "k * n", rounds = 50 }
+
+[[series]]
+name = "RBB"
+process = { kind = "rbb", dd = 2 }
+statistic = "avg_max_load"
+"#;
+    let err = parse(src).unwrap_err();
+    assert!(err.contains("unknown parameter `dd` for model `rbb`; did you mean `d`?"), "{err}");
+    let err = parse(&src.replace("kind = \"rbb\", dd = 2", "kind = \"rbbb\"")).unwrap_err();
+    assert!(err.contains("unknown model `rbbb`; did you mean `rbb`?"), "{err}");
+    let exp = parse(&src.replace("dd = 2", "d = \"1 + k\"")).unwrap();
+    assert_eq!(run_experiment(&exp, &opts()).unwrap().rows.len(), 1);
+}

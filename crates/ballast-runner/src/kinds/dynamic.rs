@@ -1,6 +1,7 @@
 //! `kind = "dynamic"`: round-based processes with departures of `ballast-dynamic`.
 //!
-//! - processes: `{ kind = "rbb", d = 1 }` (repeated balls-into-bins: parameters `n`, `m`;
+//! - processes: the models of [`ballast_dynamic::registry`] (`ballast list` shows them,
+//!   with their parameters): `{ kind = "rbb", d = 1 }` (repeated balls-into-bins: parameters `n`, `m`;
 //!   uniform start), `{ kind = "leaky_bins", d = 1, arrivals = "binomial" | "poisson" |
 //!   "fixed" }` (parameters `n`, `lambda`), `{ kind = "infinite_azar", d = 2 }` (parameters
 //!   `n`, `m`); `d` may be a formula.
@@ -24,18 +25,15 @@
 use std::collections::BTreeMap;
 
 use ballast_core::sim_rng;
+use ballast_dynamic::registry;
 use ballast_dynamic::theory::{
     leaky_one_choice_max_iid, leaky_one_choice_mean_load, leaky_shape_one_choice,
     leaky_shape_two_choice, rbb_empty_fraction,
 };
-use ballast_dynamic::{
-    simulate, Arrivals, AzarConfig, DynamicSpec, Horizon, LeakyConfig, MetricSummary, RbbConfig,
-    RethrowView, RunSummary,
-};
-use serde::Deserialize;
+use ballast_dynamic::{simulate, DynamicSpec, Horizon, MetricSummary, RunSummary};
 
 use super::{summary_of, Driver, KPoint, KindRules, KindSeries, Measure, RowCtx};
-use crate::formula::Formula;
+use crate::config::table_params;
 use crate::Error;
 
 pub(super) const RULES: KindRules = KindRules {
@@ -49,70 +47,27 @@ pub(super) const RULES: KindRules = KindRules {
     params: &["n", "m", "lambda", "d", "burn_in", "rounds", "batches", "skip"],
 };
 
-#[derive(Clone, Debug, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
-enum RawDynamic {
-    Rbb {
-        #[serde(default = "one")]
-        d: Formula,
-    },
-    LeakyBins {
-        #[serde(default = "one")]
-        d: Formula,
-        #[serde(default)]
-        arrivals: Option<String>,
-    },
-    InfiniteAzar {
-        d: Formula,
-    },
-}
-
-fn one() -> Formula {
-    Formula::new("1")
-}
-
-fn arrivals(s: Option<&str>) -> Result<Arrivals, String> {
-    match s.unwrap_or("binomial") {
-        "binomial" => Ok(Arrivals::Binomial),
-        "poisson" => Ok(Arrivals::Poisson),
-        "fixed" => Ok(Arrivals::Fixed),
-        o => Err(format!("unknown arrival law `{o}`: expected binomial, poisson or fixed")),
-    }
+/// The model of a series at a point, through the model registry of `ballast-dynamic`:
+/// its table's parameters (numbers or formulas over the point) and the point's `n`, `m`,
+/// `lambda`.
+fn model(s: &KindSeries, p: &KPoint) -> Result<DynamicSpec, String> {
+    let v = s.process.as_ref().ok_or("`process` is required")?;
+    let table = v.as_table().ok_or("`process`: expected a table such as { kind = \"rbb\" }")?;
+    let kind = match table.get("kind") {
+        Some(toml::Value::String(k)) => k.as_str(),
+        _ => {
+            let names = registry::names().join(", ");
+            return Err(format!("`process` needs `kind` (a string), one of {names}"));
+        }
+    };
+    let def = registry::find(kind).map_err(|e| format!("`process`: {e}"))?;
+    let vars = p.vars();
+    let given = table_params(&def.list(), table, &vars, "`process`").map_err(|(_, m)| m)?;
+    def.build(&given, &|name: &str| p.get(name)).map_err(|e| format!("`process`: {e}"))
 }
 
 fn spec(s: &KindSeries, p: &KPoint) -> Result<(DynamicSpec, Horizon), String> {
-    let v = s.process.clone().ok_or("`process` is required")?;
-    let raw = RawDynamic::deserialize(v).map_err(|e| format!("`process`: {}", e.message()))?;
-    let vars = p.vars();
-    let int = |f: &Formula| -> Result<u32, String> {
-        let v = f.eval(&vars).map_err(|e| format!("`d`: {e}"))?;
-        if v.fract() != 0.0 || !(1.0..=1024.0).contains(&v) {
-            return Err(format!("`d` = {v}: expected an integer in 1..=1024"));
-        }
-        Ok(v as u32)
-    };
-    let n = p.count("n")? as usize;
-    let spec = match &raw {
-        RawDynamic::Rbb { d } => {
-            let d = int(d)?;
-            let m = p.count("m")?;
-            if d == 1 {
-                DynamicSpec::Rbb(RbbConfig::one_choice(n, m))
-            } else {
-                DynamicSpec::Rbb(RbbConfig::d_choice(n, m, d, RethrowView::default()))
-            }
-        }
-        RawDynamic::LeakyBins { d, arrivals: a } => {
-            let lambda = p.get("lambda").ok_or("parameter `lambda` is required")?;
-            DynamicSpec::Leaky(
-                LeakyConfig::new(n, lambda, int(d)?).with_arrivals(arrivals(a.as_deref())?),
-            )
-        }
-        RawDynamic::InfiniteAzar { d } => {
-            DynamicSpec::Azar(AzarConfig::new(n, p.count("m")?, int(d)?))
-        }
-    };
-    spec.validate().map_err(|e| e.to_string())?;
+    let spec = model(s, p)?;
     let batches = if p.get("batches").is_some() { p.count("batches")? } else { 20 };
     let h = Horizon::new(
         if p.get("burn_in").is_some() { p.count("burn_in")? } else { 0 },

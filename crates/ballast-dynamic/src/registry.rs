@@ -1,0 +1,225 @@
+//! The model registry: one [`ModelDef`] per round-based model, the declaration that the
+//! runner's `kind = "dynamic"` configs and `ballast list` read. Parameters are the core
+//! registry's typed [`ParamDef`]s, checked by [`ParamList`], so a model's messages (unknown
+//! parameter with the nearest name, wrong type, missing value) read like a process's.
+//!
+//! A model has two kinds of inputs: the parameters of its table in a config
+//! (`process = { kind = "leaky_bins", d = 2 }`, [`ModelDef::params`]) and the sizes of the
+//! point it runs at (`n`, `m` or `lambda`, [`ModelDef::point`]), which the caller supplies.
+//!
+//! ```
+//! use ballast_core::registry::ParamValue;
+//! use ballast_dynamic::registry::find;
+//! use ballast_dynamic::DynamicSpec;
+//!
+//! let def = find("rbb").unwrap();
+//! let point = |name: &str| match name {
+//!     "n" => Some(100.0),
+//!     "m" => Some(500.0),
+//!     _ => None,
+//! };
+//! let spec = def.build(&[("d", ParamValue::Num(2.0))], &point).unwrap();
+//! assert!(matches!(spec, DynamicSpec::Rbb(_)));
+//! let e = def.build(&[("dd", ParamValue::Num(2.0))], &point).unwrap_err();
+//! assert!(e.to_string().contains("did you mean `d`"), "{e}");
+//! ```
+
+use ballast_core::registry::{
+    did_you_mean, Args, ParamDef, ParamDefault, ParamError, ParamList, ParamType,
+};
+
+use crate::{Arrivals, AzarConfig, DynamicSpec, LeakyConfig, RbbConfig, RethrowView};
+
+/// One round-based model.
+#[derive(Debug)]
+pub struct ModelDef {
+    /// Kind name in configs (`process = { kind = "…" }`).
+    pub name: &'static str,
+    /// One-line rule.
+    pub doc: &'static str,
+    /// Parameters of its table, in display order.
+    pub params: &'static [ParamDef],
+    /// The point values it reads (name, meaning).
+    pub point: &'static [(&'static str, &'static str)],
+    /// Builds the model from checked parameters and the point values.
+    pub build: fn(&Args, &Point<'_>) -> Result<DynamicSpec, ParamError>,
+}
+
+/// The point values a model reads, by name (`None`: not set at this point).
+pub type Point<'a> = dyn Fn(&str) -> Option<f64> + 'a;
+
+impl ModelDef {
+    /// Its parameters with the shared checks.
+    pub fn list(&self) -> ParamList {
+        ParamList { what: "model", name: self.name, params: self.params }
+    }
+
+    /// Checks `given`, completes it with the defaults and builds the model at `point`
+    /// (validated: sizes in range).
+    pub fn build(
+        &self,
+        given: &[(&str, ballast_core::registry::ParamValue)],
+        point: &Point<'_>,
+    ) -> Result<DynamicSpec, ParamError> {
+        let args = self.list().args(given)?;
+        let spec = (self.build)(&args, point)?;
+        spec.validate().map_err(|e| ParamError {
+            param: None,
+            message: format!("model `{}`: {e}", self.name),
+        })?;
+        Ok(spec)
+    }
+}
+
+/// The number of choices per ball.
+const D: ParamDef = ParamDef {
+    name: "d",
+    ty: ParamType::Int { lo: 1, hi: 1024 },
+    default: ParamDefault::Num(1.0),
+    doc: "bins sampled per (re-)thrown ball; the ball joins a least loaded one",
+};
+
+/// A point value that must be a count (`n`, `m`).
+fn count(point: &Point<'_>, model: &str, name: &str) -> Result<u64, ParamError> {
+    let v = point(name).ok_or_else(|| {
+        ParamError::at(name, format!("model `{model}` needs the point parameter `{name}`"))
+    })?;
+    if v.fract() != 0.0 || !(0.0..=u64::MAX as f64).contains(&v) {
+        return Err(ParamError::at(
+            name,
+            format!("model `{model}`: `{name}` = {v}: expected a non-negative integer"),
+        ));
+    }
+    Ok(v as u64)
+}
+
+/// The bins of a point.
+fn bins(point: &Point<'_>, model: &str) -> Result<usize, ParamError> {
+    let n = count(point, model, "n")?;
+    usize::try_from(n)
+        .map_err(|_| ParamError::at("n", format!("model `{model}`: n = {n} is too large")))
+}
+
+fn build_rbb(a: &Args, point: &Point<'_>) -> Result<DynamicSpec, ParamError> {
+    let (n, m, d) = (bins(point, "rbb")?, count(point, "rbb", "m")?, a.int("d"));
+    Ok(DynamicSpec::Rbb(if d == 1 {
+        RbbConfig::one_choice(n, m)
+    } else {
+        RbbConfig::d_choice(n, m, d, RethrowView::default())
+    }))
+}
+
+fn build_leaky(a: &Args, point: &Point<'_>) -> Result<DynamicSpec, ParamError> {
+    let n = bins(point, "leaky_bins")?;
+    let lambda = point("lambda").ok_or_else(|| {
+        ParamError::at("lambda", "model `leaky_bins` needs the point parameter `lambda`".into())
+    })?;
+    let arrivals = match a.text("arrivals") {
+        Some("poisson") => Arrivals::Poisson,
+        Some("fixed") => Arrivals::Fixed,
+        _ => Arrivals::Binomial,
+    };
+    Ok(DynamicSpec::Leaky(LeakyConfig::new(n, lambda, a.int("d")).with_arrivals(arrivals)))
+}
+
+fn build_azar(a: &Args, point: &Point<'_>) -> Result<DynamicSpec, ParamError> {
+    let (n, m) = (bins(point, "infinite_azar")?, count(point, "infinite_azar", "m")?);
+    Ok(DynamicSpec::Azar(AzarConfig::new(n, m, a.int("d"))))
+}
+
+/// Every model, in display order.
+pub static MODELS: &[ModelDef] = &[
+    ModelDef {
+        name: "rbb",
+        doc: "repeated balls-into-bins: each round every non-empty bin releases one ball, \
+              which is re-thrown (d = 1: uniformly; d >= 2: to a least loaded of d samples)",
+        params: &[D],
+        point: &[("n", "bins"), ("m", "balls, constant over rounds")],
+        build: build_rbb,
+    },
+    ModelDef {
+        name: "leaky_bins",
+        doc: "each round about λn balls arrive, each joins a least loaded of d samples of the \
+              loads at the round start, then every non-empty bin deletes one ball",
+        params: &[
+            D,
+            ParamDef {
+                name: "arrivals",
+                ty: ParamType::Choice(&["binomial", "poisson", "fixed"]),
+                default: ParamDefault::Text("binomial"),
+                doc: "law of the arrivals per round: Binomial(n, λ), Poisson(λn) or ⌊λn⌋",
+            },
+        ],
+        point: &[("n", "bins"), ("lambda", "arrival rate per bin, in [0, 1)")],
+        build: build_leaky,
+    },
+    ModelDef {
+        name: "infinite_azar",
+        doc: "each step deletes a uniformly chosen ball, then one new ball joins a least \
+              loaded of d samples",
+        params: &[ParamDef {
+            name: "d",
+            ty: ParamType::Int { lo: 1, hi: 1024 },
+            default: ParamDefault::Required,
+            doc: "bins sampled per new ball",
+        }],
+        point: &[("n", "bins"), ("m", "balls, constant over rounds")],
+        build: build_azar,
+    },
+];
+
+/// The model `name`, or a message with the known names and the nearest one.
+pub fn find(name: &str) -> Result<&'static ModelDef, ParamError> {
+    MODELS.iter().find(|m| m.name == name).ok_or_else(|| {
+        ParamError::at(
+            "kind",
+            format!(
+                "unknown model `{name}`{}; expected one of {}",
+                did_you_mean(name, MODELS.iter().map(|m| m.name)),
+                names().join(", ")
+            ),
+        )
+    })
+}
+
+/// The model names, in display order.
+pub fn names() -> Vec<&'static str> {
+    MODELS.iter().map(|m| m.name).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use ballast_core::registry::ParamValue;
+
+    use super::*;
+
+    fn point(name: &str) -> Option<f64> {
+        match name {
+            "n" => Some(50.0),
+            "m" => Some(200.0),
+            "lambda" => Some(0.5),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn every_model_builds_at_a_point_and_refuses_what_it_does_not_take() {
+        for def in MODELS {
+            let mut given = Vec::new();
+            if def.params.iter().any(|p| p.default == ParamDefault::Required) {
+                given.push(("d", ParamValue::Num(2.0)));
+            }
+            let spec = def.build(&given, &point).unwrap_or_else(|e| panic!("{}: {e}", def.name));
+            assert_eq!(spec.kind(), def.name, "{spec:?}");
+            let e = def.build(&[("dd", ParamValue::Num(2.0))], &point).unwrap_err();
+            assert!(e.to_string().contains("unknown parameter `dd` for model"), "{e}");
+            assert!(e.to_string().contains("did you mean `d`"), "{e}");
+            let e = def.build(&given, &|_| None).unwrap_err();
+            assert!(e.to_string().contains("needs the point parameter"), "{e}");
+        }
+        assert!(find("rbbb").unwrap_err().to_string().contains("did you mean `rbb`"));
+        let leaky = find("leaky_bins").unwrap();
+        let e = leaky.build(&[("arrivals", ParamValue::Text("poison".into()))], &point);
+        assert!(e.unwrap_err().to_string().contains("did you mean `poisson`"));
+    }
+}
