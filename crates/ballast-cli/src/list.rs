@@ -79,6 +79,11 @@ pub fn render() -> String {
         let point: Vec<String> = m.point.iter().map(|(k, v)| format!("{k} ({v})")).collect();
         let _ = writeln!(s, "      {:<15} {}", "point:", point.join(", "));
     }
+    let _ =
+        writeln!(s, "\nTopologies (--graph FORM, graph = \"FORM\" in kind = \"graph\" configs):");
+    for t in ballast_graph::TOPOLOGIES {
+        let _ = writeln!(s, "  {:<19} {}", t.form, t.doc);
+    }
     let _ = writeln!(s, "\nTie-breaking rules (--tie-break RULE):");
     for (name, t) in TieBreak::ALL {
         let _ = writeln!(s, "  {:<15} {}", name, tie_break_doc(t));
@@ -170,6 +175,9 @@ mod tests {
         assert!(text.contains("engines:"), "{text}");
         for def in ballast_dynamic::registry::MODELS {
             assert!(text.contains(&format!("  {:<19} {}", def.name, def.doc)), "{}", def.name);
+        }
+        for t in ballast_graph::TOPOLOGIES {
+            assert!(text.contains(&format!("  {:<19} {}", t.form, t.doc)), "{}", t.form);
         }
     }
 }

@@ -144,7 +144,7 @@ pub struct SimulateArgs {
     #[arg(long, value_enum, default_value_t = StopArg::Truncate)]
     pub stop: StopArg,
     /// Graphical allocation on a topology: complete, cycle, torus[:DIM], hypercube, star,
-    /// regular:D, gnp:P[:connected], file:PATH (an edge list).
+    /// regular:D, gnp:P[:connected], file:PATH (an edge list); see `ballast list`.
     #[arg(long, value_name = "KIND")]
     pub graph: Option<String>,
     /// Track a potential along every run, e.g. `exponential:alpha=0.1`,

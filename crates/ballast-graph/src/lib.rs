@@ -56,7 +56,9 @@ pub use error::Error;
 pub use graph::{Complete, Csr, CsrNeighbors, Graph, Neighbors, SampleEdge};
 pub use lattice::{Hypercube, Slots, Torus};
 pub use process::{simulate_graph, simulate_graph_observed, GraphOptions, OneStep};
-pub use topology::{GraphInfo, GraphKind, SpectralGap, Store, Topology, CONNECTED_ATTEMPTS};
+pub use topology::{
+    GraphInfo, GraphKind, SpectralGap, Store, Topology, TopologyDef, CONNECTED_ATTEMPTS, TOPOLOGIES,
+};
 
 /// A stable seed-path element for building a point's graph, distinct from run indices: the
 /// runner derives the graph seed as `derive_seed(master, &[item_hash, point, GRAPH_STREAM])`

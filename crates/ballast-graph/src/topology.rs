@@ -24,6 +24,67 @@ use crate::lattice::{Hypercube, Torus};
 use crate::process::{simulate_graph_observed, GraphOptions};
 use crate::Error;
 
+/// One topology family as written in a config (`graph = "…"`) or after `--graph`: the
+/// declaration that the parser's messages, `ballast list` and the docs read.
+#[derive(Debug)]
+pub struct TopologyDef {
+    /// The family's name, the part before the first `:`.
+    pub name: &'static str,
+    /// Its shorthand with placeholders (`regular:D`).
+    pub form: &'static str,
+    /// One-line meaning, with the vertex counts it accepts.
+    pub doc: &'static str,
+    /// A shorthand of a typical instance (tests parse every one).
+    pub example: &'static str,
+}
+
+/// Every topology family, in display order.
+pub static TOPOLOGIES: &[TopologyDef] = &[
+    TopologyDef {
+        name: "complete",
+        form: "complete",
+        doc: "the complete graph K_n (implicit; the graphical process is the classical one)",
+        example: "complete",
+    },
+    TopologyDef { name: "cycle", form: "cycle", doc: "the cycle C_n, n >= 3", example: "cycle" },
+    TopologyDef {
+        name: "torus",
+        form: "torus[:DIM]",
+        doc: "the DIM-dimensional torus (default 2): n a perfect DIM-th power, side >= 3",
+        example: "torus:3",
+    },
+    TopologyDef {
+        name: "hypercube",
+        form: "hypercube",
+        doc: "the hypercube: n a power of two",
+        example: "hypercube",
+    },
+    TopologyDef {
+        name: "star",
+        form: "star",
+        doc: "the star K_{1,n-1}, centre 0",
+        example: "star",
+    },
+    TopologyDef {
+        name: "regular",
+        form: "regular:D",
+        doc: "a uniform random simple D-regular graph (configuration model with rejection)",
+        example: "regular:4",
+    },
+    TopologyDef {
+        name: "gnp",
+        form: "gnp:P[:connected]",
+        doc: "Erdős–Rényi G(n, P): its giant component, or resampled until connected",
+        example: "gnp:0.1:connected",
+    },
+    TopologyDef {
+        name: "file",
+        form: "file:PATH",
+        doc: "an edge list (`u v` per line, `#` comments); n comes from the file",
+        example: "file:edges.txt",
+    },
+];
+
 /// A topology family; with a vertex count (and, for random families, randomness) it builds
 /// a [`Topology`] ([`GraphKind::build`]).
 #[derive(Clone, Debug, PartialEq)]
@@ -157,8 +218,13 @@ impl FromStr for GraphKind {
     /// giant component), `gnp:P:connected` (G(n, P) resampled until connected, at most
     /// [`CONNECTED_ATTEMPTS`] times), `file:PATH` (default [`EdgeListOptions`]).
     fn from_str(s: &str) -> Result<Self, Error> {
-        const KNOWN: &str = "complete, cycle, torus[:DIM], hypercube, star, regular:D, \
-                             gnp:P[:connected], file:PATH";
+        let known = || {
+            let forms: Vec<&str> = TOPOLOGIES.iter().map(|t| t.form).collect();
+            let name = s.split(':').next().unwrap_or_default();
+            let hint =
+                ballast_core::registry::did_you_mean(name, TOPOLOGIES.iter().map(|t| t.name));
+            format!("one of {}{hint}", forms.join(", "))
+        };
         if let Some(path) = s.strip_prefix("file:") {
             if path.is_empty() {
                 return Err(Error::invalid("graph", s, "file:PATH with a non-empty path"));
@@ -189,7 +255,7 @@ impl FromStr for GraphKind {
                 };
                 Self::ErdosRenyi { p, connectivity }
             }
-            _ => return Err(Error::invalid("graph", s, format!("one of {KNOWN}"))),
+            _ => return Err(Error::invalid("graph", s, known())),
         })
     }
 }
@@ -383,5 +449,25 @@ impl Topology {
             spectral_gap: gap.value(),
             spectral_method: gap.method(),
         })
+    }
+}
+
+#[cfg(test)]
+mod registry_tests {
+    use super::{GraphKind, TOPOLOGIES};
+
+    #[test]
+    fn every_declared_topology_parses_and_names_its_family() {
+        for t in TOPOLOGIES {
+            let kind: GraphKind =
+                t.example.parse().unwrap_or_else(|e| panic!("{}: {e}", t.example));
+            assert!(t.example.starts_with(t.name) && t.form.starts_with(t.name), "{}", t.name);
+            // The parser's message lists every form.
+            let e = "nope".parse::<GraphKind>().unwrap_err().to_string();
+            assert!(e.contains(t.form), "{e}");
+            let _ = kind;
+        }
+        let e = "toruss:2".parse::<GraphKind>().unwrap_err().to_string();
+        assert!(e.contains("did you mean `torus`"), "{e}");
     }
 }
