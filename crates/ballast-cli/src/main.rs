@@ -25,6 +25,7 @@ mod list;
 mod process;
 mod run;
 mod simulate;
+mod simulate_dynamic;
 mod slurm;
 
 use clap::{Parser, Subcommand};

@@ -99,9 +99,18 @@ pub struct SimulateArgs {
     /// Number of bins.
     #[arg(long)]
     pub n: u64,
-    /// Number of balls.
+    /// Number of balls (allocation processes, rbb and infinite_azar).
     #[arg(long)]
-    pub m: u64,
+    pub m: Option<u64>,
+    /// Round-based models: arrival rate per bin (leaky_bins).
+    #[arg(long, value_name = "LAMBDA")]
+    pub lambda: Option<f64>,
+    /// Round-based models: measured rounds per run (time averages over them).
+    #[arg(long, value_name = "ROUNDS")]
+    pub rounds: Option<u64>,
+    /// Round-based models: rounds run before measuring.
+    #[arg(long, value_name = "ROUNDS", default_value_t = 0)]
+    pub burn_in: u64,
     /// Batch size b: batched setting (decisions see the loads frozen at the batch start).
     /// Without it the setting is sequential.
     #[arg(long, value_name = "B")]
@@ -279,9 +288,20 @@ fn build_spec(args: &SimulateArgs) -> Result<(RunSpec, process::ResolvedProcess)
         WeightsArg::Unit => Weights::Unit,
         WeightsArg::Exp => Weights::Exp { mean: args.weight_mean },
     };
+    let m = args.m.ok_or_else(|| BadInput::new("`--m` (the number of balls) is required"))?;
+    for (flag, given) in [("--lambda", args.lambda.is_some()), ("--rounds", args.rounds.is_some())]
+    {
+        if given {
+            return Err(BadInput::new(format!(
+                "`{flag}` applies to the round-based models only (rbb, leaky_bins, \
+                 infinite_azar); `{}` is an allocation process",
+                proc_.name()
+            )));
+        }
+    }
     let spec = RunSpec {
         n: args.n,
-        m: args.m,
+        m,
         process: proc_.spec.clone(),
         tie_break,
         setting,
@@ -695,6 +715,9 @@ pub fn render_human(r: &SimulateReport) -> String {
 
 /// Entry point of `ballast simulate`.
 pub fn main(args: &SimulateArgs) -> anyhow::Result<()> {
+    if ballast_dynamic::registry::find(&args.process).is_ok() {
+        return crate::simulate_dynamic::main(args);
+    }
     if args.print_config {
         let (spec, proc_) = build_spec(args)?;
         anyhow::ensure!(

@@ -201,3 +201,43 @@ fn the_printed_one_point_config_runs_the_same_as_simulate() {
         assert!(close(max_load, value("max_load")), "{case:?}\n{csv}\n{v}");
     }
 }
+
+/// Every round-based model of the model registry runs from `simulate`, whose printed config
+/// gives the same values under `ballast run`; their parameters are checked by the registry.
+#[test]
+fn round_based_models_run_from_simulate_as_their_one_point_config() {
+    let dir = scratch("front", "dynamic");
+    for (i, def) in ballast_dynamic::registry::MODELS.iter().enumerate() {
+        let size: &[&str] = if def.point.iter().any(|(p, _)| *p == "lambda") {
+            &["--lambda", "0.7"]
+        } else {
+            &["--m", "150"]
+        };
+        let common =
+            ["--n", "50", "--rounds", "300", "--burn-in", "50", "--runs", "3", "--param", "d=2"];
+        let args: Vec<&str> = [&["simulate", "--process", def.name], size, &common[..]].concat();
+        let printed = run_in(&dir, &[&args[..], &["--print-config"]].concat());
+        ok(&printed);
+        let path = dir.join(format!("configs/demo/model{i}.toml"));
+        std::fs::write(&path, &printed.stdout).unwrap();
+        ok(&run_in(&dir, &["run", path.to_str().unwrap(), "--out", "out", "--no-checkpoint"]));
+        let csv = std::fs::read_to_string(dir.join(format!("out/demo/model{i}.csv"))).unwrap();
+        let o = run_in(&dir, &[&args[..], &["--json"]].concat());
+        ok(&o);
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+        let at = |name: &str| header.iter().position(|h| *h == name).unwrap();
+        let mut seen = 0;
+        for line in csv.lines().skip(1) {
+            let row: Vec<&str> = line.split(',').collect();
+            let ours: f64 = row[at("value")].parse().unwrap();
+            let theirs = v["statistics"][row[at("statistic")]]["mean"].as_f64().unwrap();
+            assert!((ours - theirs).abs() < 1e-6 * ours.abs().max(1.0), "{}: {csv}\n{v}", def.name);
+            seen += 1;
+        }
+        assert!(seen >= 4, "{}: {csv}", def.name);
+        let bad = run_in(&dir, &[&args[..], &["--param", "dd=1"]].concat());
+        assert_eq!(bad.status.code(), Some(2), "{}", def.name);
+        assert!(stderr(&bad).contains("did you mean `d`"), "{}", stderr(&bad));
+    }
+}

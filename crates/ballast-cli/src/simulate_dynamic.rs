@@ -1,0 +1,245 @@
+//! `ballast simulate --process rbb | leaky_bins | infinite_azar`: the round-based models of
+//! `ballast-dynamic`, through the runner's pipeline like the allocation processes. The
+//! arguments become a one-point `kind = "dynamic"` config (`--print-config` prints it) with
+//! one series per statistic; the series share their runs, so every statistic comes from the
+//! same simulations. Run r uses the seed of run r of point 0 of the item `simulate`.
+
+use std::fmt::Write as _;
+
+use anyhow::Context as _;
+use ballast_dynamic::registry::{self, ModelDef};
+use ballast_runner::{run_experiment, Experiment, Measure, RunOptions, Statistic};
+use serde::Serialize;
+use toml::{Table, Value};
+
+use crate::error::BadInput;
+use crate::simulate::{SimulateArgs, StatSummary, SIMULATE_ITEM};
+
+/// The statistics of a model, in output order.
+fn measures(def: &ModelDef) -> Vec<Measure> {
+    let mut m = vec![
+        Measure::AvgMaxLoad,
+        Measure::AvgFractionEmptyBins,
+        Measure::AvgLoadPerBin,
+        Measure::AvgSystemLoad,
+    ];
+    if def.name == "leaky_bins" {
+        m.push(Measure::MaxLoadOverShape);
+    }
+    m
+}
+
+/// The `--json` output of a round-based model.
+#[derive(Debug, Serialize)]
+pub struct DynamicReport {
+    /// Model kind.
+    pub process: String,
+    /// Model parameters as given.
+    pub params: Table,
+    /// Bins.
+    pub n: u64,
+    /// Balls (rbb, infinite_azar), `null` otherwise.
+    pub m: Option<u64>,
+    /// Arrival rate per bin (leaky_bins), `null` otherwise.
+    pub lambda: Option<f64>,
+    /// Measured rounds per run.
+    pub rounds: u64,
+    /// Rounds before measuring.
+    pub burn_in: u64,
+    /// Runs.
+    pub runs: u64,
+    /// Master seed.
+    pub seed: u64,
+    /// Time averages over the measured rounds, mean and standard error over runs.
+    pub statistics: std::collections::BTreeMap<String, StatSummary>,
+    /// Wall time of all runs, in seconds.
+    pub wall_s: f64,
+}
+
+/// The model's parameters from `--param key=value`, checked by its registry entry.
+fn params(def: &ModelDef, raw: &[String]) -> Result<Table, BadInput> {
+    let list = def.list();
+    let mut table = Table::new();
+    table.insert("kind".into(), Value::String(def.name.to_owned()));
+    for kv in raw {
+        let (key, value) = kv.split_once('=').ok_or_else(|| {
+            BadInput::new(format!(
+                "malformed `--param {kv}`: expected key=value; allowed parameters of `{}`: {}",
+                def.name,
+                list.allowed_params()
+            ))
+        })?;
+        let p = list.param(key.trim()).map_err(|e| BadInput::new(e.message))?;
+        let v = list.parse_value(p, value).map_err(|e| BadInput::new(e.message))?;
+        let v = match v {
+            ballast_core::registry::ParamValue::Num(x) if x.fract() == 0.0 => {
+                Value::Integer(x as i64)
+            }
+            ballast_core::registry::ParamValue::Num(x) => Value::Float(x),
+            ballast_core::registry::ParamValue::Bool(b) => Value::Boolean(b),
+            ballast_core::registry::ParamValue::Text(t) => Value::String(t),
+        };
+        table.insert(p.name.to_owned(), v);
+    }
+    Ok(table)
+}
+
+/// The one-point config of these arguments.
+pub fn one_point_config(args: &SimulateArgs, def: &ModelDef) -> Result<String, BadInput> {
+    let int = |v: u64| Value::Integer(i64::try_from(v).unwrap_or(i64::MAX));
+    let rounds = args.rounds.ok_or_else(|| {
+        BadInput::new(format!(
+            "`--rounds` (measured rounds per run) is required for `{}`",
+            def.name
+        ))
+    })?;
+    let process = params(def, &args.params)?;
+    let mut point = Table::new();
+    for (name, _) in def.point {
+        match *name {
+            "n" => {}
+            "m" => {
+                let m = args.m.ok_or_else(|| {
+                    BadInput::new(format!("`--m` (balls) is required for `{}`", def.name))
+                })?;
+                point.insert("m".into(), int(m));
+            }
+            "lambda" => {
+                let l = args.lambda.ok_or_else(|| {
+                    BadInput::new(format!(
+                        "`--lambda` (arrival rate) is required for `{}`",
+                        def.name
+                    ))
+                })?;
+                point.insert("lambda".into(), Value::Float(l));
+            }
+            other => unreachable!("model point parameter {other}"),
+        }
+    }
+    let unused = [("--m", args.m.is_some()), ("--lambda", args.lambda.is_some())];
+    for (flag, given) in unused {
+        if given && !def.point.iter().any(|(n, _)| *n == &flag[2..]) {
+            return Err(BadInput::new(format!("`{flag}` is not used by model `{}`", def.name)));
+        }
+    }
+    point.insert("rounds".into(), int(rounds));
+    point.insert("burn_in".into(), int(args.burn_in));
+    let series: Vec<Value> = measures(def)
+        .into_iter()
+        .map(|m| {
+            let mut s = Table::new();
+            s.insert("name".into(), Value::String(m.name().to_owned()));
+            s.insert("process".into(), Value::Table(process.clone()));
+            s.insert("statistic".into(), Value::String(m.name().to_owned()));
+            Value::Table(s)
+        })
+        .collect();
+    let mut config = Table::new();
+    config.insert("kind".into(), Value::String("dynamic".into()));
+    config
+        .insert("title".into(), Value::String(format!("ballast simulate --process {}", def.name)));
+    config.insert("seed".into(), int(args.seed));
+    config.insert("seed_item".into(), Value::String(SIMULATE_ITEM.into()));
+    config.insert("runs".into(), int(args.runs));
+    let mut x = Table::new();
+    x.insert("variable".into(), Value::String("n".into()));
+    config.insert("x".into(), Value::Table(x));
+    let mut grid = Table::new();
+    grid.insert("n".into(), Value::Array(vec![int(args.n)]));
+    config.insert("grid".into(), Value::Table(grid));
+    config.insert("point".into(), Value::Table(point));
+    config.insert("series".into(), Value::Array(series));
+    Ok(toml::to_string(&config).expect("a table of plain values serialises"))
+}
+
+/// Runs the one-point config and collects its statistics.
+fn report(args: &SimulateArgs, def: &ModelDef) -> anyhow::Result<DynamicReport> {
+    let config = one_point_config(args, def)?;
+    let exp = Experiment::parse(SIMULATE_ITEM, std::path::Path::new("<ballast simulate>"), &config)
+        .map_err(|e| BadInput::new(format!("{e}\n(the one-point config of these arguments)")))?;
+    let mut opts = RunOptions::new(".");
+    opts.threads = args.threads.map_or(0, |t| usize::try_from(t).unwrap_or(usize::MAX));
+    opts.command = Some(std::env::args().collect::<Vec<_>>().join(" "));
+    let result = run_experiment(&exp, &opts)?;
+    let statistics = result
+        .rows
+        .iter()
+        .filter_map(|r| match r.statistic {
+            Statistic::Measure(m) => Some((
+                m.name().to_owned(),
+                StatSummary { mean: r.summary.mean, stderr: r.summary.stderr },
+            )),
+            _ => None,
+        })
+        .collect();
+    Ok(DynamicReport {
+        process: def.name.to_owned(),
+        params: params(def, &args.params)?.into_iter().filter(|(k, _)| k != "kind").collect(),
+        n: args.n,
+        m: args.m,
+        lambda: args.lambda,
+        rounds: args.rounds.unwrap_or_default(),
+        burn_in: args.burn_in,
+        runs: args.runs,
+        seed: args.seed,
+        statistics,
+        wall_s: result.meta.wall_time_s,
+    })
+}
+
+/// The human-readable summary.
+fn render_human(r: &DynamicReport) -> String {
+    let mut s = String::new();
+    let params: Vec<String> = r.params.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    let size = match (r.m, r.lambda) {
+        (Some(m), _) => format!("m={m}"),
+        (None, Some(l)) => format!("lambda={l}"),
+        (None, None) => String::new(),
+    };
+    let _ = writeln!(
+        s,
+        "{} ({})  n={} {size}  rounds={} burn_in={}  runs={} seed={}",
+        r.process,
+        params.join(", "),
+        r.n,
+        r.rounds,
+        r.burn_in,
+        r.runs,
+        r.seed
+    );
+    for (name, v) in &r.statistics {
+        let _ = writeln!(s, "{name:<26}{:.6} ± {:.6}", v.mean, v.stderr);
+    }
+    let _ = writeln!(s, "{:<26}{:.3} s", "wall", r.wall_s);
+    s
+}
+
+/// Entry point for a round-based model.
+pub fn main(args: &SimulateArgs) -> anyhow::Result<()> {
+    let def = registry::find(&args.process).map_err(|e| BadInput::new(e.message))?;
+    let allocation_only = [
+        ("--batch", args.batch.is_some()),
+        ("--tau", args.tau.is_some()),
+        ("--graph", args.graph.is_some()),
+        ("--potential", !args.potentials.is_empty()),
+        ("--observe-every", args.observe_every.is_some()),
+    ];
+    if let Some((flag, _)) = allocation_only.iter().find(|(_, given)| *given) {
+        anyhow::bail!(BadInput::new(format!(
+            "`{flag}` applies to allocation processes; `{}` is a round-based model",
+            def.name
+        )));
+    }
+    if args.print_config {
+        print!("{}", one_point_config(args, def)?);
+        return Ok(());
+    }
+    ballast_runner::install_ctrl_c_handler().map_err(anyhow::Error::msg)?;
+    let r = report(args, def)?;
+    if args.json {
+        println!("{}", serde_json::to_string(&r).context("serialising the report")?);
+    } else {
+        print!("{}", render_human(&r));
+    }
+    Ok(())
+}
