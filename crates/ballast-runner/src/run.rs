@@ -293,6 +293,85 @@ fn run_with(
     let runs = plan.runs;
     let id = exp.seed_id();
     let seed = exp.seed();
+    let job = UnitJob { opts, pool: &pool, label: exp.id(), runs, merged };
+    let done = execute(&job, &plan, seed, id)?;
+    let done = match done {
+        Executed::Complete(units) => units,
+        Executed::Shard(f) => return Ok(Outcome::Shard(f)),
+    };
+    let cached_points = if merged.is_some() { 0 } else { done.stored_points };
+    let cached_sim_s = done.stored_wall_s;
+    let outs = done.outs;
+    let balls: u128 = outs.iter().flatten().map(|o| u128::from(o.balls)).sum();
+
+    // Sequential, deterministic aggregation.
+    let rows = aggregate(&plan, &outs, &refs, &shifts);
+    let wall = start.elapsed().as_secs_f64();
+    let config_dir =
+        exp.path().parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let statistic = plan.series.first().map(|s| s.statistic).unwrap_or_default();
+    let meta = Metadata {
+        item: exp.id().to_string(),
+        title: exp.title().to_string(),
+        config_path: exp.path().display().to_string(),
+        config_sha256: exp.sha256().to_string(),
+        seed,
+        seed_derivation_version: SEED_DERIVATION_VERSION,
+        seed_scheme: if id == exp.id() {
+            "derive_seed(seed, [hash_str(item), point, run])".to_string()
+        } else {
+            format!(
+                "derive_seed(seed, [hash_str(\"{id}\"), point, run]) (seed_item: the runs of {id})"
+            )
+        },
+        crate_version: env!("CARGO_PKG_VERSION").to_string(),
+        git_revision: git_revision(config_dir),
+        engine: {
+            let mut names: Vec<&str> = plan.points.iter().map(|p| engine_label(&p.spec)).collect();
+            names.sort_unstable();
+            names.dedup();
+            names.join("+")
+        },
+        quick: opts.quick,
+        scale,
+        scale_changes: exp.scale_changes(scale),
+        sampling: plan.sampling,
+        stopping: stopping_rules(&plan),
+        cached_points,
+        shards: merged.map(|m| m.shards),
+        threads,
+        runs,
+        points: plan.points.len(),
+        wall_time_s: ((wall + cached_sim_s) * 1000.0).round() / 1000.0,
+        balls_simulated: balls,
+        rounding: ROUNDING,
+        references: refs.iter().map(|r| (r.label.clone(), r.file.clone())).collect(),
+        command: command_of(opts),
+    };
+    Ok(Outcome::Item(Box::new(ItemResult {
+        meta,
+        rows,
+        series: plan.series.iter().map(|s| s.name.clone()).collect(),
+        ref_labels: refs.iter().map(|r| r.label.clone()).collect(),
+        notes: exp.raw.notes.clone(),
+        warnings: plan.warnings.clone(),
+        layout: exp.raw.report.layout,
+        mark_minima: exp.raw.report.mark_minima,
+        x_log: exp.raw.x.log,
+        x_label: exp.raw.x.label.clone().unwrap_or_else(|| plan.x_variable.clone()),
+        y_label: exp.raw.y_label.clone().unwrap_or_else(|| statistic.describe().to_string()),
+    })))
+}
+
+/// Runs (or reads from checkpoints or shard files) the units of an allocation plan: run
+/// `run` of point `pi` is `simulate_seeded` with the seed of (`seed`, `id`, `pi`, `run`).
+fn execute(
+    job: &UnitJob<'_>,
+    plan: &Plan,
+    seed: u64,
+    id: &str,
+) -> Result<Executed<UnitOut>, Error> {
+    let runs = plan.runs;
     let points: Vec<PointUnits> = plan
         .points
         .iter()
@@ -302,8 +381,7 @@ fn run_with(
             PointUnits { point: pi, key: point_key(p, &seeds), balls: p.spec.m }
         })
         .collect();
-    let job = UnitJob { opts, pool: &pool, label: exp.id(), runs, merged };
-    let done = run_units(&job, &points, |pi, run| {
+    run_units(job, &points, |pi, run| {
         let point = &plan.points[pi];
         let out =
             simulate_seeded(&point.spec, Plan::unit_seed(seed, id, pi, run)).map_err(|source| {
@@ -326,17 +404,17 @@ fn run_with(
             moved: out.moved,
             trajectory: out.trajectory,
         })
-    })?;
-    let done = match done {
-        Executed::Complete(units) => units,
-        Executed::Shard(f) => return Ok(Outcome::Shard(f)),
-    };
-    let cached_points = if merged.is_some() { 0 } else { done.stored_points };
-    let cached_sim_s = done.stored_wall_s;
-    let outs = done.outs;
-    let balls: u128 = outs.iter().flatten().map(|o| u128::from(o.balls)).sum();
+    })
+}
 
-    // Sequential, deterministic aggregation.
+/// The rows of an item from its units' outcomes, sequentially and deterministically: per
+/// point the series' statistic (compared with the references) and its `also` statistics.
+fn aggregate(
+    plan: &Plan,
+    outs: &[Vec<UnitOut>],
+    refs: &[ReferenceTable],
+    shifts: &[f64],
+) -> Vec<Row> {
     let blocks = plan.sampling.is_some();
     let mut rows = Vec::new();
     for (pi, point) in plan.points.iter().enumerate() {
@@ -487,61 +565,7 @@ fn run_with(
             }
         }
     }
-    let wall = start.elapsed().as_secs_f64();
-    let config_dir =
-        exp.path().parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let statistic = plan.series.first().map(|s| s.statistic).unwrap_or_default();
-    let meta = Metadata {
-        item: exp.id().to_string(),
-        title: exp.title().to_string(),
-        config_path: exp.path().display().to_string(),
-        config_sha256: exp.sha256().to_string(),
-        seed,
-        seed_derivation_version: SEED_DERIVATION_VERSION,
-        seed_scheme: if id == exp.id() {
-            "derive_seed(seed, [hash_str(item), point, run])".to_string()
-        } else {
-            format!(
-                "derive_seed(seed, [hash_str(\"{id}\"), point, run]) (seed_item: the runs of {id})"
-            )
-        },
-        crate_version: env!("CARGO_PKG_VERSION").to_string(),
-        git_revision: git_revision(config_dir),
-        engine: {
-            let mut names: Vec<&str> = plan.points.iter().map(|p| engine_label(&p.spec)).collect();
-            names.sort_unstable();
-            names.dedup();
-            names.join("+")
-        },
-        quick: opts.quick,
-        scale,
-        scale_changes: exp.scale_changes(scale),
-        sampling: plan.sampling,
-        stopping: stopping_rules(&plan),
-        cached_points,
-        shards: merged.map(|m| m.shards),
-        threads,
-        runs,
-        points: plan.points.len(),
-        wall_time_s: ((wall + cached_sim_s) * 1000.0).round() / 1000.0,
-        balls_simulated: balls,
-        rounding: ROUNDING,
-        references: refs.iter().map(|r| (r.label.clone(), r.file.clone())).collect(),
-        command: command_of(opts),
-    };
-    Ok(Outcome::Item(Box::new(ItemResult {
-        meta,
-        rows,
-        series: plan.series.iter().map(|s| s.name.clone()).collect(),
-        ref_labels: refs.iter().map(|r| r.label.clone()).collect(),
-        notes: exp.raw.notes.clone(),
-        warnings: plan.warnings.clone(),
-        layout: exp.raw.report.layout,
-        mark_minima: exp.raw.report.mark_minima,
-        x_log: exp.raw.x.log,
-        x_label: exp.raw.x.label.clone().unwrap_or_else(|| plan.x_variable.clone()),
-        y_label: exp.raw.y_label.clone().unwrap_or_else(|| statistic.describe().to_string()),
-    })))
+    rows
 }
 
 /// Runs behind a published distribution at (series, n, b): the `runs` of any of its rows.
