@@ -25,7 +25,7 @@ mod list;
 mod process;
 mod run;
 mod simulate;
-mod simulate_dynamic;
+mod simulate_kinds;
 mod slurm;
 
 use clap::{Parser, Subcommand};

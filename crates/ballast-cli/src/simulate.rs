@@ -90,8 +90,9 @@ impl StopArg {
 /// Arguments of `ballast simulate`.
 #[derive(Debug, Args)]
 pub struct SimulateArgs {
-    /// Process kind (see `ballast list`), e.g. two_choice, one_plus_beta, quantile.
-    #[arg(long, value_name = "KIND")]
+    /// Process kind (see `ballast list`), e.g. two_choice, one_plus_beta, quantile, or a
+    /// round-based model (rbb, leaky_bins, infinite_azar).
+    #[arg(long, value_name = "KIND", required_unless_present = "offline", default_value = "")]
     pub process: String,
     /// A process parameter, e.g. `--param beta=0.5` (repeatable).
     #[arg(long = "param", value_name = "KEY=VALUE")]
@@ -140,6 +141,11 @@ pub struct SimulateArgs {
     /// Delay setting: how the reported load is chosen from the window (random, adversarial).
     #[arg(long, value_name = "MODE", requires = "tau")]
     pub delay_mode: Option<String>,
+    /// The off-line d-choice optimum with D choices per ball instead of an allocation process:
+    /// each run draws m balls with D uniform bins each and reports the smallest possible max
+    /// load (max-flow, verified) and the on-line Greedy[D] max load on the same choices.
+    #[arg(long, value_name = "D", conflicts_with_all = ["batch", "tau", "graph"])]
+    pub offline: Option<u64>,
     /// Print the one-point config that these runs are (the same TOML for `ballast run`) and
     /// exit without simulating.
     #[arg(long)]
@@ -715,8 +721,8 @@ pub fn render_human(r: &SimulateReport) -> String {
 
 /// Entry point of `ballast simulate`.
 pub fn main(args: &SimulateArgs) -> anyhow::Result<()> {
-    if ballast_dynamic::registry::find(&args.process).is_ok() {
-        return crate::simulate_dynamic::main(args);
+    if args.offline.is_some() || ballast_dynamic::registry::find(&args.process).is_ok() {
+        return crate::simulate_kinds::main(args);
     }
     if args.print_config {
         let (spec, proc_) = build_spec(args)?;

@@ -241,3 +241,32 @@ fn round_based_models_run_from_simulate_as_their_one_point_config() {
         assert!(stderr(&bad).contains("did you mean `d`"), "{}", stderr(&bad));
     }
 }
+
+/// `simulate --offline D` is the one-point off-line optimum config: the same values under
+/// `ballast run`, and the optimum never exceeds Greedy[D] on the same choices.
+#[test]
+fn the_offline_optimum_runs_from_simulate_as_its_one_point_config() {
+    let dir = scratch("front", "offline");
+    let args =
+        ["simulate", "--offline", "2", "--n", "200", "--m", "400", "--runs", "4", "--seed", "5"];
+    let printed = run_in(&dir, &[&args[..], &["--print-config"]].concat());
+    ok(&printed);
+    let path = dir.join("configs/demo/offline.toml");
+    std::fs::write(&path, &printed.stdout).unwrap();
+    ok(&run_in(&dir, &["run", path.to_str().unwrap(), "--out", "out", "--no-checkpoint"]));
+    let csv = std::fs::read_to_string(dir.join("out/demo/offline.csv")).unwrap();
+    let o = run_in(&dir, &[&args[..], &["--json"]].concat());
+    ok(&o);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+    let at = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    for line in csv.lines().skip(1) {
+        let row: Vec<&str> = line.split(',').collect();
+        let ours: f64 = row[at("value")].parse().unwrap();
+        let theirs = v["statistics"][row[at("statistic")]]["mean"].as_f64().unwrap();
+        assert!((ours - theirs).abs() < 1e-9, "{csv}\n{v}");
+    }
+    let opt = v["statistics"]["offline_optimum"]["mean"].as_f64().unwrap();
+    let greedy = v["statistics"]["greedy_max_load"]["mean"].as_f64().unwrap();
+    assert!(opt <= greedy && opt >= 2.0, "{v}");
+}

@@ -1,8 +1,15 @@
-//! `ballast simulate --process rbb | leaky_bins | infinite_azar`: the round-based models of
-//! `ballast-dynamic`, through the runner's pipeline like the allocation processes. The
-//! arguments become a one-point `kind = "dynamic"` config (`--print-config` prints it) with
-//! one series per statistic; the series share their runs, so every statistic comes from the
-//! same simulations. Run r uses the seed of run r of point 0 of the item `simulate`.
+//! `ballast simulate` for the item kinds beyond allocation, through the runner's pipeline
+//! like the allocation processes:
+//!
+//! - `--process rbb | leaky_bins | infinite_azar`: the round-based models of
+//!   `ballast-dynamic`, as a one-point `kind = "dynamic"` config with one series per
+//!   statistic (the series share their runs, so every statistic comes from the same
+//!   simulations);
+//! - `--offline D`: the off-line d-choice optimum, as a one-point `kind = "graph"` config
+//!   with the optimum and the on-line Greedy\[D\] max load.
+//!
+//! `--print-config` prints the config. Run r uses the seed of run r of point 0 of the item
+//! `simulate` (per series for the off-line optimum).
 
 use std::fmt::Write as _;
 
@@ -155,23 +162,7 @@ pub fn one_point_config(args: &SimulateArgs, def: &ModelDef) -> Result<String, B
 /// Runs the one-point config and collects its statistics.
 fn report(args: &SimulateArgs, def: &ModelDef) -> anyhow::Result<DynamicReport> {
     let config = one_point_config(args, def)?;
-    let exp = Experiment::parse(SIMULATE_ITEM, std::path::Path::new("<ballast simulate>"), &config)
-        .map_err(|e| BadInput::new(format!("{e}\n(the one-point config of these arguments)")))?;
-    let mut opts = RunOptions::new(".");
-    opts.threads = args.threads.map_or(0, |t| usize::try_from(t).unwrap_or(usize::MAX));
-    opts.command = Some(std::env::args().collect::<Vec<_>>().join(" "));
-    let result = run_experiment(&exp, &opts)?;
-    let statistics = result
-        .rows
-        .iter()
-        .filter_map(|r| match r.statistic {
-            Statistic::Measure(m) => Some((
-                m.name().to_owned(),
-                StatSummary { mean: r.summary.mean, stderr: r.summary.stderr },
-            )),
-            _ => None,
-        })
-        .collect();
+    let (statistics, wall_s) = run_config(args, &config)?;
     Ok(DynamicReport {
         process: def.name.to_owned(),
         params: params(def, &args.params)?.into_iter().filter(|(k, _)| k != "kind").collect(),
@@ -183,7 +174,7 @@ fn report(args: &SimulateArgs, def: &ModelDef) -> anyhow::Result<DynamicReport> 
         runs: args.runs,
         seed: args.seed,
         statistics,
-        wall_s: result.meta.wall_time_s,
+        wall_s,
     })
 }
 
@@ -214,8 +205,104 @@ fn render_human(r: &DynamicReport) -> String {
     s
 }
 
-/// Entry point for a round-based model.
+/// The one-point config of `--offline D`.
+fn offline_config(args: &SimulateArgs, d: u64) -> Result<String, BadInput> {
+    let int = |v: u64| Value::Integer(i64::try_from(v).unwrap_or(i64::MAX));
+    if d < 2 || !args.params.is_empty() || !args.process.is_empty() {
+        return Err(BadInput::new(
+            "`--offline D` takes D >= 2 choices per ball and no --process or --param",
+        ));
+    }
+    let m = args.m.ok_or_else(|| BadInput::new("`--m` (balls) is required with --offline"))?;
+    let series: Vec<Value> = [Measure::OfflineOptimum, Measure::GreedyMaxLoad]
+        .into_iter()
+        .map(|measure| {
+            let mut s = Table::new();
+            s.insert("name".into(), Value::String(measure.name().to_owned()));
+            s.insert("statistic".into(), Value::String(measure.name().to_owned()));
+            let mut params = Table::new();
+            params.insert("d".into(), int(d));
+            s.insert("params".into(), Value::Table(params));
+            Value::Table(s)
+        })
+        .collect();
+    let mut config = Table::new();
+    config.insert("kind".into(), Value::String("graph".into()));
+    config.insert("title".into(), Value::String(format!("ballast simulate --offline {d}")));
+    config.insert("seed".into(), int(args.seed));
+    config.insert("runs".into(), int(args.runs));
+    let mut x = Table::new();
+    x.insert("variable".into(), Value::String("n".into()));
+    config.insert("x".into(), Value::Table(x));
+    let mut grid = Table::new();
+    grid.insert("n".into(), Value::Array(vec![int(args.n)]));
+    config.insert("grid".into(), Value::Table(grid));
+    let mut point = Table::new();
+    point.insert("m".into(), int(m));
+    config.insert("point".into(), Value::Table(point));
+    config.insert("series".into(), Value::Array(series));
+    Ok(toml::to_string(&config).expect("a table of plain values serialises"))
+}
+
+/// Runs a one-point config of another item kind and returns its rows' statistics.
+fn run_config(
+    args: &SimulateArgs,
+    config: &str,
+) -> anyhow::Result<(std::collections::BTreeMap<String, StatSummary>, f64)> {
+    let exp = Experiment::parse(SIMULATE_ITEM, std::path::Path::new("<ballast simulate>"), config)
+        .map_err(|e| BadInput::new(format!("{e}\n(the one-point config of these arguments)")))?;
+    let mut opts = RunOptions::new(".");
+    opts.threads = args.threads.map_or(0, |t| usize::try_from(t).unwrap_or(usize::MAX));
+    opts.command = Some(std::env::args().collect::<Vec<_>>().join(" "));
+    let result = run_experiment(&exp, &opts)?;
+    let statistics = result
+        .rows
+        .iter()
+        .filter_map(|r| match r.statistic {
+            Statistic::Measure(m) => {
+                let s = StatSummary { mean: r.summary.mean, stderr: r.summary.stderr };
+                Some((m.name().to_owned(), s))
+            }
+            _ => None,
+        })
+        .collect();
+    Ok((statistics, result.meta.wall_time_s))
+}
+
+/// `--offline D`: prints the off-line optimum and Greedy[D] over runs.
+fn offline_main(args: &SimulateArgs, d: u64) -> anyhow::Result<()> {
+    let config = offline_config(args, d)?;
+    if args.print_config {
+        print!("{config}");
+        return Ok(());
+    }
+    ballast_runner::install_ctrl_c_handler().map_err(anyhow::Error::msg)?;
+    let (statistics, wall_s) = run_config(args, &config)?;
+    if args.json {
+        let v = serde_json::json!({
+            "offline": d, "n": args.n, "m": args.m, "runs": args.runs, "seed": args.seed,
+            "statistics": statistics, "wall_s": wall_s,
+        });
+        println!("{v}");
+    } else {
+        let m = args.m.unwrap_or_default();
+        println!(
+            "off-line d-choice optimum, d={d}  n={} m={m}  runs={} seed={}",
+            args.n, args.runs, args.seed
+        );
+        for (name, v) in &statistics {
+            println!("{name:<26}{:.4} ± {:.4}", v.mean, v.stderr);
+        }
+        println!("{:<26}{wall_s:.3} s", "wall");
+    }
+    Ok(())
+}
+
+/// Entry point for a round-based model or `--offline`.
 pub fn main(args: &SimulateArgs) -> anyhow::Result<()> {
+    if let Some(d) = args.offline {
+        return offline_main(args, d);
+    }
     let def = registry::find(&args.process).map_err(|e| BadInput::new(e.message))?;
     let allocation_only = [
         ("--batch", args.batch.is_some()),
