@@ -127,8 +127,8 @@ pub struct SimulateArgs {
     #[arg(long, value_enum, default_value_t = WeightsArg::Unit)]
     pub weights: WeightsArg,
     /// Mean of the exponential weights (with `--weights exp`).
-    #[arg(long, default_value_t = 1.0, value_name = "MEAN")]
-    pub weight_mean: f64,
+    #[arg(long, value_name = "MEAN")]
+    pub weight_mean: Option<f64>,
     /// Tie-breaking rule among equally loaded samples: random, first, lowest_index, position.
     #[arg(long, default_value = "random", value_name = "RULE")]
     pub tie_break: String,
@@ -290,9 +290,14 @@ fn build_spec(args: &SimulateArgs) -> Result<(RunSpec, process::ResolvedProcess)
              observes at every batch end (drop --observe-every or --batch)",
         ));
     }
+    if args.weights == WeightsArg::Unit && args.weight_mean.is_some() {
+        return Err(BadInput::new(
+            "`--weight-mean` applies to `--weights exp`; unit weights have no mean to set",
+        ));
+    }
     let weights = match args.weights {
         WeightsArg::Unit => Weights::Unit,
-        WeightsArg::Exp => Weights::Exp { mean: args.weight_mean },
+        WeightsArg::Exp => Weights::Exp { mean: args.weight_mean.unwrap_or(1.0) },
     };
     let m = args.m.ok_or_else(|| BadInput::new("`--m` (the number of balls) is required"))?;
     for (flag, given) in [("--lambda", args.lambda.is_some()), ("--rounds", args.rounds.is_some())]

@@ -355,6 +355,10 @@ fn bad_tie_break_and_other_flags() {
         &sim(&["--process", "one_choice", "--weights", "exp", "--weight-mean", "0"]),
         &["weights.mean", "positive"],
     );
+    assert_bad_input(
+        &sim(&["--process", "one_choice", "--weight-mean", "2"]),
+        &["--weight-mean", "--weights exp"],
+    );
     assert_bad_input(&sim(&["--process", "one_choice", "--runs", "0"]), &["--runs"]);
     assert_bad_input(&["simulate", "--process", "one_choice", "--n", "10"], &["--m"]);
 }

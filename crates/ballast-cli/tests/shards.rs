@@ -151,7 +151,17 @@ process = { kind = "one_choice" }
 
 #[test]
 fn sigint_stops_cleanly_and_the_same_command_resumes_to_the_same_bytes() {
-    let dir = scratch("shards", "sigint");
+    signal_stops_cleanly_and_the_same_command_resumes("INT");
+}
+
+/// SIGTERM (what Slurm sends at the time limit) behaves like the first Ctrl-C.
+#[test]
+fn sigterm_stops_cleanly_and_the_same_command_resumes_to_the_same_bytes() {
+    signal_stops_cleanly_and_the_same_command_resumes("TERM");
+}
+
+fn signal_stops_cleanly_and_the_same_command_resumes(signal: &str) {
+    let dir = scratch("shards", &format!("sig{signal}"));
     let cfg = "configs/demo/long.toml";
     std::fs::write(dir.join(cfg), LONG).unwrap();
     ok(&run_in(&dir, &["run", cfg, "--out", "straight", "--threads", "1", "--no-checkpoint"]));
@@ -171,14 +181,15 @@ fn sigint_stops_cleanly_and_the_same_command_resumes_to_the_same_bytes() {
         assert!(start.elapsed() < Duration::from_secs(60), "no checkpoint appeared");
         std::thread::sleep(Duration::from_millis(5));
     }
-    let kill = Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    let kill = Command::new("kill").args([&format!("-{signal}"), &child.id().to_string()]).status();
+    let kill = kill.unwrap();
     assert!(kill.success());
     let o = child.wait_with_output().unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
     if o.status.code() == Some(0) {
         // The run finished before the signal arrived: nothing to resume; the outputs must
         // still be right.
-        eprintln!("note: the run finished before SIGINT arrived");
+        eprintln!("note: the run finished before SIG{signal} arrived");
     } else {
         assert_eq!(o.status.code(), Some(130), "stderr: {err}");
         assert!(err.contains("interrupted") && err.contains("resume"), "{err}");
