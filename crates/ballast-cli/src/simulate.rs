@@ -174,10 +174,10 @@ pub struct SimulateArgs {
     pub threads: Option<u64>,
 }
 
-/// The `--json` output. Field order is the serialisation order; everything except
-/// `ns_per_ball` and `wall_s` depends only on the arguments.
+/// What ran: the process, sizes, setting, seed, engine and rules (the first fields of the
+/// `--json` output, in this order).
 #[derive(Debug, Serialize)]
-pub struct SimulateReport {
+pub struct RunDescription {
     /// Process kind as given.
     pub process: String,
     /// Resolved process parameters (defaults and implied ones included).
@@ -210,6 +210,50 @@ pub struct SimulateReport {
     /// Stopping rule for multi-ball steps (`truncate` or `finish`; reported for every
     /// process, it only matters for twinning, packing and tight_packing).
     pub stop: &'static str,
+}
+
+impl RunDescription {
+    /// The description of `spec` as resolved from `args`, run by `engine`.
+    fn of(
+        args: &SimulateArgs,
+        spec: &RunSpec,
+        proc_: &process::ResolvedProcess,
+        engine: String,
+    ) -> Self {
+        let (tau, delay_mode) = match spec.setting {
+            Setting::Delay { tau, mode } => (Some(tau), Some(mode.name())),
+            _ => (None, None),
+        };
+        Self {
+            process: proc_.name().to_owned(),
+            params: proc_.params.clone(),
+            n: spec.n,
+            m: spec.m,
+            batch: args.batch,
+            observe_every: args.observe_every,
+            tau,
+            delay_mode,
+            runs: args.runs,
+            seed: args.seed,
+            engine,
+            tie_break: spec.tie_break.name(),
+            weights: spec.weights.name(),
+            weight_mean: match spec.weights {
+                Weights::Exp { mean } => Some(mean),
+                _ => None,
+            },
+            stop: spec.stop.name(),
+        }
+    }
+}
+
+/// The `--json` output. Field order is the serialisation order; everything except
+/// `ns_per_ball` and `wall_s` depends only on the arguments.
+#[derive(Debug, Serialize)]
+pub struct SimulateReport {
+    /// What ran.
+    #[serde(flatten)]
+    pub run: RunDescription,
     /// Balls placed per run, averaged over runs: m, or slightly more with `stop = finish`.
     pub balls_per_run: f64,
     /// Final gap over runs (distribution of the gap rounded up).
@@ -530,30 +574,7 @@ pub fn report(args: &SimulateArgs) -> anyhow::Result<SimulateReport> {
     let balls = result.meta.balls_simulated as f64;
     let busy_ns = result.meta.wall_time_s * 1e9 * result.meta.threads as f64;
     Ok(SimulateReport {
-        process: proc_.name().to_owned(),
-        params: proc_.params.clone(),
-        n: spec.n,
-        m: spec.m,
-        batch: args.batch,
-        observe_every: args.observe_every,
-        tau: match spec.setting {
-            Setting::Delay { tau, .. } => Some(tau),
-            _ => None,
-        },
-        delay_mode: match spec.setting {
-            Setting::Delay { mode, .. } => Some(mode.name()),
-            _ => None,
-        },
-        runs: args.runs,
-        seed: args.seed,
-        engine: result.meta.engine.clone(),
-        tie_break: spec.tie_break.name(),
-        weights: spec.weights.name(),
-        weight_mean: match spec.weights {
-            Weights::Exp { mean } => Some(mean),
-            _ => None,
-        },
-        stop: spec.stop.name(),
+        run: RunDescription::of(args, &spec, &proc_, result.meta.engine.clone()),
         balls_per_run: balls / args.runs as f64,
         gap: summary(Statistic::FinalGap)?,
         max_gap: summary(Statistic::MaxGap)?,
@@ -623,30 +644,7 @@ fn report_observed(
     let per_ball = |x: f64| if balls == 0 { 0.0 } else { x / balls as f64 };
 
     Ok(SimulateReport {
-        process: proc_.name().to_owned(),
-        params: proc_.params,
-        n: spec.n,
-        m: spec.m,
-        batch: args.batch,
-        observe_every: args.observe_every,
-        tau: match spec.setting {
-            Setting::Delay { tau, .. } => Some(tau),
-            _ => None,
-        },
-        delay_mode: match spec.setting {
-            Setting::Delay { mode, .. } => Some(mode.name()),
-            _ => None,
-        },
-        runs: args.runs,
-        seed: args.seed,
-        engine: engine.name().to_owned(),
-        tie_break: spec.tie_break.name(),
-        weights: spec.weights.name(),
-        weight_mean: match spec.weights {
-            Weights::Exp { mean } => Some(mean),
-            _ => None,
-        },
-        stop: spec.stop.name(),
+        run: RunDescription::of(args, &spec, &proc_, engine.name().to_owned()),
         balls_per_run: balls as f64 / args.runs as f64,
         gap: summarize(&gaps, Rounding::Ceil),
         max_gap: summarize(&max_gaps, Rounding::Ceil),
@@ -672,25 +670,25 @@ fn format_distribution(d: &BTreeMap<i64, f64>) -> String {
 /// The human-readable summary.
 pub fn render_human(r: &SimulateReport) -> String {
     let mut s = String::new();
-    let params = if r.params.is_empty() {
+    let params = if r.run.params.is_empty() {
         String::new()
     } else {
-        let p: Vec<String> = r.params.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        let p: Vec<String> = r.run.params.iter().map(|(k, v)| format!("{k}={v}")).collect();
         format!(" ({})", p.join(", "))
     };
-    let setting = match (r.batch, r.tau) {
+    let setting = match (r.run.batch, r.run.tau) {
         (Some(b), _) => format!("batched b={b}"),
-        (None, Some(tau)) => format!("delay tau={tau} {}", r.delay_mode.unwrap_or("random")),
+        (None, Some(tau)) => format!("delay tau={tau} {}", r.run.delay_mode.unwrap_or("random")),
         (None, None) => "sequential".to_owned(),
     };
-    let weights = match r.weight_mean {
-        Some(mean) => format!("{}(mean {mean})", r.weights),
-        None => r.weights.to_owned(),
+    let weights = match r.run.weight_mean {
+        Some(mean) => format!("{}(mean {mean})", r.run.weights),
+        None => r.run.weights.to_owned(),
     };
     let _ = writeln!(
         s,
         "{}{params}  n={} m={}  {setting}  runs={} seed={}  engine={} ties={} weights={weights}",
-        r.process, r.n, r.m, r.runs, r.seed, r.engine, r.tie_break
+        r.run.process, r.run.n, r.run.m, r.run.runs, r.run.seed, r.run.engine, r.run.tie_break
     );
     let _ = writeln!(s, "{:<14}{:.4} ± {:.4}", "gap", r.gap.mean, r.gap.stderr);
     let _ = writeln!(s, "{:<14}{:.4} ± {:.4}", "max_gap", r.max_gap.mean, r.max_gap.stderr);
@@ -711,8 +709,8 @@ pub fn render_human(r: &SimulateReport) -> String {
             "potential", v.mean, v.stderr
         );
     }
-    if r.stop != Stop::Truncate.name() || r.balls_per_run != r.m as f64 {
-        let _ = writeln!(s, "{:<14}{:.2}  (stop = {})", "balls/run", r.balls_per_run, r.stop);
+    if r.run.stop != Stop::Truncate.name() || r.balls_per_run != r.run.m as f64 {
+        let _ = writeln!(s, "{:<14}{:.2}  (stop = {})", "balls/run", r.balls_per_run, r.run.stop);
     }
     let _ = writeln!(
         s,

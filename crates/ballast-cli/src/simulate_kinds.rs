@@ -91,6 +91,27 @@ fn params(def: &ModelDef, raw: &[String]) -> Result<Table, BadInput> {
     Ok(table)
 }
 
+/// The frame of a one-point config of kind `kind`: title, seed, runs and the grid `n = [N]`
+/// (`seed_item = "simulate"` where the kind takes it).
+fn frame(args: &SimulateArgs, kind: &str, title: String, seed_item: bool) -> Table {
+    let int = |v: u64| Value::Integer(i64::try_from(v).unwrap_or(i64::MAX));
+    let mut config = Table::new();
+    config.insert("kind".into(), Value::String(kind.into()));
+    config.insert("title".into(), Value::String(title));
+    config.insert("seed".into(), int(args.seed));
+    if seed_item {
+        config.insert("seed_item".into(), Value::String(SIMULATE_ITEM.into()));
+    }
+    config.insert("runs".into(), int(args.runs));
+    let mut x = Table::new();
+    x.insert("variable".into(), Value::String("n".into()));
+    config.insert("x".into(), Value::Table(x));
+    let mut grid = Table::new();
+    grid.insert("n".into(), Value::Array(vec![int(args.n)]));
+    config.insert("grid".into(), Value::Table(grid));
+    config
+}
+
 /// The one-point config of these arguments.
 pub fn one_point_config(args: &SimulateArgs, def: &ModelDef) -> Result<String, BadInput> {
     let int = |v: u64| Value::Integer(i64::try_from(v).unwrap_or(i64::MAX));
@@ -141,19 +162,8 @@ pub fn one_point_config(args: &SimulateArgs, def: &ModelDef) -> Result<String, B
             Value::Table(s)
         })
         .collect();
-    let mut config = Table::new();
-    config.insert("kind".into(), Value::String("dynamic".into()));
-    config
-        .insert("title".into(), Value::String(format!("ballast simulate --process {}", def.name)));
-    config.insert("seed".into(), int(args.seed));
-    config.insert("seed_item".into(), Value::String(SIMULATE_ITEM.into()));
-    config.insert("runs".into(), int(args.runs));
-    let mut x = Table::new();
-    x.insert("variable".into(), Value::String("n".into()));
-    config.insert("x".into(), Value::Table(x));
-    let mut grid = Table::new();
-    grid.insert("n".into(), Value::Array(vec![int(args.n)]));
-    config.insert("grid".into(), Value::Table(grid));
+    let title = format!("ballast simulate --process {}", def.name);
+    let mut config = frame(args, "dynamic", title, true);
     config.insert("point".into(), Value::Table(point));
     config.insert("series".into(), Value::Array(series));
     Ok(toml::to_string(&config).expect("a table of plain values serialises"))
@@ -226,17 +236,7 @@ fn offline_config(args: &SimulateArgs, d: u64) -> Result<String, BadInput> {
             Value::Table(s)
         })
         .collect();
-    let mut config = Table::new();
-    config.insert("kind".into(), Value::String("graph".into()));
-    config.insert("title".into(), Value::String(format!("ballast simulate --offline {d}")));
-    config.insert("seed".into(), int(args.seed));
-    config.insert("runs".into(), int(args.runs));
-    let mut x = Table::new();
-    x.insert("variable".into(), Value::String("n".into()));
-    config.insert("x".into(), Value::Table(x));
-    let mut grid = Table::new();
-    grid.insert("n".into(), Value::Array(vec![int(args.n)]));
-    config.insert("grid".into(), Value::Table(grid));
+    let mut config = frame(args, "graph", format!("ballast simulate --offline {d}"), false);
     let mut point = Table::new();
     point.insert("m".into(), int(m));
     config.insert("point".into(), Value::Table(point));
