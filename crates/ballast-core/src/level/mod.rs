@@ -80,6 +80,7 @@
 //! hence the `b >= n/2` condition.
 
 mod batch;
+pub mod chunked;
 pub mod occupancy;
 mod position;
 pub(crate) mod sequential;
@@ -312,16 +313,50 @@ pub fn resolve_engine(spec: &RunSpec) -> Result<Engine, Error> {
     }
 }
 
+/// How sequential d-Choice on the level engine uses the chunk step ([`chunked`]).
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Chunking {
+    /// Chunks of about [`chunked::chunk_size`] balls when `n >=` [`chunked::CHUNK_MIN_N`]
+    /// and a stretch between observation points holds at least one such chunk (what
+    /// [`crate::simulate`] does).
+    Auto,
+    /// Ball by ball (what [`crate::simulate_ball_by_ball`] does): the reference.
+    Off,
+    /// Chunks of at most `s` balls whatever `n` and the stretch, optionally with a
+    /// deliberate flaw (tests).
+    Fixed {
+        /// Largest chunk.
+        s: u64,
+        /// A deliberate error, for the power of tests.
+        flaw: Option<chunked::ChunkFlaw>,
+    },
+}
+
+/// Runs `spec` on the level engine with the given use of chunks (sequential d-Choice with
+/// `d >= 2` and without per-ball observers; other runs ignore it). For tests and benches.
+#[doc(hidden)]
+pub fn simulate_levels_chunked<R: RngCore + ?Sized, O: Observer>(
+    spec: &RunSpec,
+    rng: &mut R,
+    observer: &mut O,
+    chunking: Chunking,
+) -> Result<RunOutcome, Error> {
+    spec.validate()?;
+    simulate_levels(spec, rng, observer, chunking)
+}
+
 /// Runs a validated `spec` on the level engine (after [`level_support`]).
 pub(crate) fn simulate_levels<R: RngCore + ?Sized, O: Observer>(
     spec: &RunSpec,
     rng: &mut R,
     observer: &mut O,
+    chunking: Chunking,
 ) -> Result<RunOutcome, Error> {
     level_support(spec)?;
     let state = LevelLoads::new(spec.n);
     Ok(match spec.setting {
-        Setting::Sequential => sequential(spec, state, rng, observer),
+        Setting::Sequential => sequential(spec, state, rng, observer, chunking),
         Setting::Batched { b } => batched(spec, b, state, rng, observer),
         Setting::Delay { .. } => unreachable!("refused by level_support"),
     })
@@ -333,12 +368,13 @@ fn sequential<R: RngCore + ?Sized, O: Observer>(
     state: LevelLoads,
     rng: &mut R,
     observer: &mut O,
+    chunking: Chunking,
 ) -> RunOutcome {
     let n = spec.n;
     let (s, r, o) = (state, rng, observer);
     match spec.process {
         ProcessSpec::OneChoice | ProcessSpec::DChoice { d: 1 } => run_seq(spec, s, OneChoice, r, o),
-        ProcessSpec::DChoice { d } => run_seq_d_choice(spec, s, d, r, o),
+        ProcessSpec::DChoice { d } => run_seq_d_choice(spec, s, d, r, o, chunking),
         ProcessSpec::OnePlusBeta { beta } => run_seq(spec, s, Sorted::OnePlusBeta { beta }, r, o),
         ProcessSpec::UnfairDChoice { d } => run_seq(spec, s, UnfairDChoice { d }, r, o),
         ProcessSpec::Quantile { delta } => {
@@ -429,13 +465,18 @@ fn run_seq<P: Rule, R: RngCore + ?Sized, O: Observer>(
 /// Sequential d-Choice, the hot path: the lightest of d uniform positions is the smallest,
 /// so one level lookup per ball; two positions per 64-bit draw (Lemire on each half, exact:
 /// a rejected half is replaced by a fresh bounded draw). Same observation points and
-/// counters as [`run_seq`] (samples = d per ball).
+/// counters as [`run_seq`] (samples = d per ball). Without per-ball observers, the stretches
+/// between observation points go through the chunk step ([`chunked`]) when `chunking`
+/// asks for it (`Auto`: `n >=` [`chunked::CHUNK_MIN_N`] and a stretch of at least one
+/// chunk), else through the ball loop of `level/sequential.rs`; chunks end exactly at
+/// observation points, so the observer sees the state where it asked for it.
 fn run_seq_d_choice<R: RngCore + ?Sized, O: Observer>(
     spec: &RunSpec,
     mut st: LevelLoads,
     d: u32,
     rng: &mut R,
     observer: &mut O,
+    chunking: Chunking,
 ) -> RunOutcome {
     let n = st.bins();
     let m = spec.m;
@@ -443,17 +484,36 @@ fn run_seq_d_choice<R: RngCore + ?Sized, O: Observer>(
     let every = spec.observe_every.unwrap_or(m).max(1);
     let mut next_obs = every.min(m);
     let mut done = 0u64;
-    // Every word comes from a child generator seeded from the run's generator, in both
-    // loops below, so they give the same result (see `sequential`).
+    // Every word comes from a child generator seeded from the run's generator, in all the
+    // loops below (the ball loops give the same result, see `sequential`).
     let rng = &mut sequential::ChildRng::from_parent(rng);
-    if !O::PER_BALL && every >= 256 {
-        // Unobserved balls between observation points: the tight loop (whose set-up per
-        // stretch of balls costs a few hundred instructions, hence long stretches only).
+    // (largest chunk, shortest stretch that goes in chunks, flaw)
+    let chunks = match chunking {
+        _ if O::PER_BALL || !chunked::chunks_supported(n, d) => None,
+        Chunking::Off => None,
+        Chunking::Auto => (n >= chunked::CHUNK_MIN_N).then(|| {
+            let s = chunked::chunk_size(n);
+            (s, s, None)
+        }),
+        Chunking::Fixed { s, flaw } => Some((s.max(1), 1, flaw)),
+    };
+    let forced = matches!(chunking, Chunking::Fixed { .. }) && chunks.is_some();
+    if !O::PER_BALL && (every >= 256 || forced) {
+        // Unobserved balls between observation points: chunks, or the tight loop (whose
+        // set-up per stretch of balls costs a few hundred instructions, hence long
+        // stretches only).
         let mut index = sequential::RankIndex::new(n);
+        let mut chunker = chunks.map(|(_, _, flaw)| chunked::Chunker::with_flaw(flaw));
         while done < m {
-            let chunk = next_obs - done;
-            sequential::d_choice_balls(&mut st, d, chunk, &mut index, rng);
-            done += chunk;
+            let stretch = next_obs - done;
+            match (&mut chunker, chunks) {
+                (Some(c), Some((s, min_stretch, _))) if stretch >= min_stretch => {
+                    c.run(&mut st, d, stretch, s, rng);
+                    index.invalidate();
+                }
+                _ => sequential::d_choice_balls(&mut st, d, stretch, &mut index, rng),
+            }
+            done += stretch;
             gaps.observe(&st, observer);
             while next_obs <= done && next_obs < m {
                 next_obs = (next_obs + every).min(m);
