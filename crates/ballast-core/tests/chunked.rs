@@ -27,9 +27,11 @@
 //!   Rerun with 40 000 runs per side, the same statistic gave 3.7 against 16.3, and 2.1 and
 //!   0.6 for s = 200 and 1000, so a difference of the size that rejection suggests is
 //!   excluded; the rejection was one of the 1-in-1000 false alarms the level allows.)
-//! - **Routing** (`auto_uses_chunks_from_the_threshold_on`): `simulate` at `n =
-//!   CHUNK_MIN_N` differs draw for draw from `simulate_ball_by_ball` but agrees in law, and
-//!   below the threshold both give identical results.
+//! - **Routing** (`auto_uses_chunks_from_the_threshold_on`): `simulate` at the thresholds
+//!   (`CHUNK_MIN_N` for d = 2, `CHUNK_MIN_N_MANY` for d = 3) differs draw for draw from
+//!   `simulate_ball_by_ball` (the full final state), one bin below them both give identical
+//!   states; at `n = CHUNK_MIN_N`, m = 10n, the two agree in law (max load and bins at the
+//!   max, 300 runs per side).
 //!
 //! Power (`the_tests_reject_wrong_chunk_steps`): two wrong variants of the step, one that
 //! treats every position as sure (the batch law inside a chunk) and one whose windows ignore
@@ -44,7 +46,7 @@ mod common;
 use std::collections::BTreeMap;
 
 use ballast_core::level::chunked::ChunkedDChoice;
-use ballast_core::level::chunked::{ChunkFlaw, CHUNK_MIN_N};
+use ballast_core::level::chunked::{ChunkFlaw, CHUNK_MIN_N, CHUNK_MIN_N_MANY};
 use ballast_core::level::{simulate_levels_chunked, Chunking, LevelLoads};
 use ballast_core::{
     derive_seed, sim_rng, simulate_ball_by_ball, simulate_observed, Engine, LoadState, Observer,
@@ -304,13 +306,20 @@ fn the_tests_reject_wrong_chunk_steps() {
 
 #[test]
 fn auto_uses_chunks_from_the_threshold_on() {
-    // Below the threshold: the same values as ball by ball, seed for seed.
-    let below = RunSpec::new(ProcessSpec::DChoice { d: 2 }, CHUNK_MIN_N - 1, 3 * CHUNK_MIN_N)
-        .engine(Engine::Levels);
-    for seed in 0..3 {
-        let auto = simulate_observed(&below, &mut sim_rng(seed), &mut ()).unwrap();
-        let reference = simulate_ball_by_ball(&below, &mut sim_rng(seed), &mut ()).unwrap();
-        assert_eq!(auto, reference);
+    // Below the thresholds: the same values as ball by ball, seed for seed; above: not.
+    for (d, min) in [(2u32, CHUNK_MIN_N), (3, CHUNK_MIN_N_MANY)] {
+        for (n, same) in [(min - 1, true), (min, false)] {
+            let spec = RunSpec::new(ProcessSpec::DChoice { d }, n, 3 * n).engine(Engine::Levels);
+            let mut all_same = true;
+            for seed in 0..3 {
+                let mut a = FinalState::default();
+                let mut b = FinalState::default();
+                simulate_observed(&spec, &mut sim_rng(seed), &mut a).unwrap();
+                simulate_ball_by_ball(&spec, &mut sim_rng(seed), &mut b).unwrap();
+                all_same &= a.0 == b.0;
+            }
+            assert_eq!(all_same, same, "d = {d}, n = {n}");
+        }
     }
     // At the threshold, m = 10n: different draws (chunks are used), the same law of the
     // final max load and bins at the max (300 runs per side, seeds 7070/7071; two-sample

@@ -44,14 +44,31 @@ use rand::RngCore;
 use super::state::LevelLoads;
 use crate::binomial::binomial;
 
-/// Sequential d-Choice on the level engine uses chunks from this many bins on (below, the
-/// ball-by-ball loop of `level/sequential.rs` is as fast or faster). Chosen from the
-/// `level_chunked` bench (`docs/chunked.md#measurements`).
+/// Sequential Two-Choice on the level engine uses chunks from this many bins on; below, the
+/// ball-by-ball loop of `level/sequential.rs` is as fast or faster. From the
+/// `level_chunked_threshold` bench (m = 100n, loaded 2-core machine): 5.3 vs 5.5 ns per ball
+/// (ball by ball vs chunks) at n = 2¹⁶, 6.2 vs 4.0 at 2¹⁷, 5.2 vs 3.1 at 2¹⁸
+/// (`docs/chunked.md#measurements`).
 pub const CHUNK_MIN_N: u64 = 1 << 17;
 
-/// Chunk size `s ≈ CHUNK_KAPPA · √n` (the cost per ball `C_fix/s + a·C_amb·s/n` is flat
-/// around its optimum, which the bench puts between 1 and 3 √n).
-pub const CHUNK_KAPPA: f64 = 2.0;
+/// As [`CHUNK_MIN_N`] for `d >= 3`, whose ball-by-ball loop costs more per ball (17.5 vs 17.4
+/// ns per ball at n = 2¹¹, 14.4 vs 9.4 at 2¹³, Three-Choice).
+pub const CHUNK_MIN_N_MANY: u64 = 1 << 13;
+
+/// The smallest `n` from which sequential `d`-Choice uses chunks under `simulate`.
+pub fn chunk_min_n(d: u32) -> u64 {
+    if d <= 2 {
+        CHUNK_MIN_N
+    } else {
+        CHUNK_MIN_N_MANY
+    }
+}
+
+/// Chunk size `s ≈ CHUNK_KAPPA · √n`. The cost per ball, about `C_fix/s + a·C_amb·s/n`, is
+/// flat near its optimum: the `level_chunked_kappa` bench (Two-Choice) gives the best
+/// values between κ = 1 and 2 at n = 10⁵ … 10⁷ (e.g. 0.45, 0.48, 0.97 ns per ball for
+/// κ = 1, 2, 4 at n = 10⁷; 1.8, 1.4, 2.4 at 10⁶).
+pub const CHUNK_KAPPA: f64 = 1.5;
 
 /// Smallest automatic chunk.
 const CHUNK_MIN_SIZE: u64 = 16;
@@ -172,11 +189,16 @@ fn below_u128<R: RngCore + ?Sized>(rng: &mut R, bound: u128) -> u128 {
     }
 }
 
-/// An exact `Hypergeometric(population, successes, draws)` variate (successes among `draws`
-/// items taken without replacement), by sequential placement of the smaller of the four
-/// symmetric roles: cost O(min(successes, failures, draws, population − draws)) uniform
-/// integers. In the chunk step the smaller role is nearly always a few sure balls of a
-/// sparse level.
+/// Below this many items of the smaller role, [`hypergeometric`] places them one by one.
+const HYPER_SEQUENTIAL_MAX: u64 = 24;
+
+/// A `Hypergeometric(population, successes, draws)` variate (successes among `draws` items
+/// taken without replacement). With `k` the smaller class and `g` the smaller side of the
+/// split: if `min(k, g) <= HYPER_SEQUENTIAL_MAX`, sequential placement in exact integers
+/// (O(min(k, g)) uniform integers); else inversion by a search outward from the mode
+/// (O(standard deviation) steps), with the probability at the mode from log-factorials and
+/// the others by the exact ratio recurrence, so only floating-point rounding remains (as in
+/// [`crate::binomial`]).
 fn hypergeometric<R: RngCore + ?Sized>(
     rng: &mut R,
     population: u64,
@@ -198,28 +220,91 @@ fn hypergeometric<R: RngCore + ?Sized>(
     let k = if flip_k { population - successes } else { successes };
     let flip_g = draws > population - draws;
     let g = if flip_g { population - draws } else { draws };
-    let mut x = 0u64;
-    if k <= g {
-        // Put the k minority items into uniform free slots; count those among the g first.
-        for i in 0..k {
-            if below_u64(rng, population - i) < g - x {
-                x += 1;
-            }
-        }
+    let x = if k.min(g) <= HYPER_SEQUENTIAL_MAX {
+        hyper_sequential(rng, population, k, g)
     } else {
-        // Take g items one by one; count the minority ones.
-        for i in 0..g {
-            if below_u64(rng, population - i) < k - x {
-                x += 1;
-            }
-        }
-    }
+        hyper_mode_search(rng, population, k, g)
+    };
     // x = minority items among the g slots.
     let in_draws = if flip_g { k - x } else { x };
     if flip_k {
         draws - in_draws
     } else {
         in_draws
+    }
+}
+
+/// Minority items (`k` of `pop`) among `g` slots, by placing the smaller of the two one by
+/// one in exact integers.
+fn hyper_sequential<R: RngCore + ?Sized>(rng: &mut R, pop: u64, k: u64, g: u64) -> u64 {
+    let mut x = 0u64;
+    if k <= g {
+        // Put the k items into uniform free slots; count those among the g first.
+        for i in 0..k {
+            if below_u64(rng, pop - i) < g - x {
+                x += 1;
+            }
+        }
+    } else {
+        // Take g items one by one; count the minority ones.
+        for i in 0..g {
+            if below_u64(rng, pop - i) < k - x {
+                x += 1;
+            }
+        }
+    }
+    x
+}
+
+/// Minority items (`k <= pop/2` of `pop`) among `g <= pop/2` slots by inversion: a uniform
+/// is consumed by the probabilities of the mode, then alternately of the values below and
+/// above it (a fresh uniform if rounding leaves some mass after the whole support).
+fn hyper_mode_search<R: RngCore + ?Sized>(rng: &mut R, pop: u64, k: u64, g: u64) -> u64 {
+    let (nf, kf, gf) = (pop as f64, k as f64, g as f64);
+    // Support 0..=min(k, g) (k + g <= pop); mode ⌊(g + 1)(k + 1)/(pop + 2)⌋.
+    let hi = k.min(g);
+    let mode = (((g + 1) as f64 * (k + 1) as f64) / (nf + 2.0)) as u64;
+    let mode = mode.min(hi);
+    let mf = mode as f64;
+    use crate::binomial::ln_factorial as lf;
+    let ln_p = lf(kf) - lf(mf) - lf(kf - mf) + lf(nf - kf)
+        - lf(gf - mf)
+        - lf(nf - kf - gf + mf)
+        - (lf(nf) - lf(gf) - lf(nf - gf));
+    let p_mode = ln_p.exp();
+    // P(x + 1)/P(x) = (k − x)(g − x) / ((x + 1)(pop − k − g + x + 1)).
+    let up = |x: f64| (kf - x) * (gf - x) / ((x + 1.0) * (nf - kf - gf + x + 1.0));
+    loop {
+        let mut u = (rng.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64);
+        if u < p_mode {
+            return mode;
+        }
+        u -= p_mode;
+        let (mut lo_x, mut lo_p) = (mode, p_mode);
+        let (mut hi_x, mut hi_p) = (mode, p_mode);
+        loop {
+            let can_down = lo_x > 0;
+            let can_up = hi_x < hi;
+            if !can_down && !can_up {
+                break;
+            }
+            if can_down {
+                lo_p /= up((lo_x - 1) as f64);
+                lo_x -= 1;
+                if u < lo_p {
+                    return lo_x;
+                }
+                u -= lo_p;
+            }
+            if can_up {
+                hi_p *= up(hi_x as f64);
+                hi_x += 1;
+                if u < hi_p {
+                    return hi_x;
+                }
+                u -= hi_p;
+            }
+        }
     }
 }
 
@@ -539,22 +624,36 @@ mod tests {
 
     #[test]
     fn hypergeometric_has_the_exact_law_in_every_role() {
-        // Exact pmf C(K, x) C(N − K, G − x) / C(N, G) against 40 000 draws per case, every
-        // symmetric role (k <= g, k > g, flipped successes, flipped draws). Seeded chi-square,
+        // Exact pmf against 40 000 draws per case, every symmetric role (k <= g, k > g,
+        // flipped successes, flipped draws) and both methods. Seeded chi-square,
         // α = ballast_testkit::ALPHA.
         use ballast_testkit::{chi2_critical, chi2_gof};
-        fn choose(n: u64, k: u64) -> f64 {
-            (0..k).map(|i| (n - i) as f64 / (k - i) as f64).product()
-        }
         let mut rng = crate::sim_rng(77);
-        for (pop, succ, draws) in
-            [(20u64, 3u64, 7u64), (20, 7, 3), (20, 17, 5), (20, 5, 17), (30, 12, 15)]
-        {
+        for (pop, succ, draws) in [
+            (20u64, 3u64, 7u64),
+            (20, 7, 3),
+            (20, 17, 5),
+            (20, 5, 17),
+            (30, 12, 15),
+            // The mode search (both roles above HYPER_SEQUENTIAL_MAX), plain and flipped.
+            (200, 60, 90),
+            (200, 140, 110),
+            (5000, 1000, 30),
+            (100_000, 40_000, 25_000),
+        ] {
             let lo = draws.saturating_sub(pop - succ);
             let hi = succ.min(draws);
-            let probs: Vec<f64> = (lo..=hi)
-                .map(|x| choose(succ, x) * choose(pop - succ, draws - x) / choose(pop, draws))
-                .collect();
+            // The pmf by the ratio recurrence from x = lo in logarithms, normalised.
+            let mut logs = vec![0.0f64];
+            for x in lo..hi {
+                let r = (succ - x) as f64 * (draws - x) as f64
+                    / ((x + 1) as f64 * (pop + x + 1 - succ - draws) as f64);
+                logs.push(logs.last().unwrap() + r.ln());
+            }
+            let top = logs.iter().copied().fold(f64::MIN, f64::max);
+            let mut probs: Vec<f64> = logs.iter().map(|l| (l - top).exp()).collect();
+            let total: f64 = probs.iter().sum();
+            probs.iter_mut().for_each(|p| *p /= total);
             let mut counts = vec![0u64; probs.len()];
             let runs = 40_000;
             for _ in 0..runs {

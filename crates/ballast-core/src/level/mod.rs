@@ -101,8 +101,9 @@ use crate::{Engine, Error, Observer, ProcessSpec, RunSpec, Setting, TieBreak, We
 
 /// Version of the level engine's values for a given seed: bumped by every value-breaking
 /// change (recorded in CHANGELOG.md) and part of the runner's checkpoint keys. 2: binomials
-/// from [`crate::binomial`] instead of `rand_distr`.
-pub const VALUES_VERSION: u32 = 2;
+/// from [`crate::binomial`] instead of `rand_distr`. 3: sequential d-Choice with
+/// `n >=` [`chunked::chunk_min_n`] in chunks ([`chunked`]).
+pub const VALUES_VERSION: u32 = 3;
 
 /// Sequential runs with at least this many bins go to the level engine under `auto`.
 pub const AUTO_SEQUENTIAL_MIN_N: u64 = 1 << 20;
@@ -317,7 +318,7 @@ pub fn resolve_engine(spec: &RunSpec) -> Result<Engine, Error> {
 #[doc(hidden)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Chunking {
-    /// Chunks of about [`chunked::chunk_size`] balls when `n >=` [`chunked::CHUNK_MIN_N`]
+    /// Chunks of about [`chunked::chunk_size`] balls when `n >=` [`chunked::chunk_min_n`]
     /// and a stretch between observation points holds at least one such chunk (what
     /// [`crate::simulate`] does).
     Auto,
@@ -467,7 +468,7 @@ fn run_seq<P: Rule, R: RngCore + ?Sized, O: Observer>(
 /// a rejected half is replaced by a fresh bounded draw). Same observation points and
 /// counters as [`run_seq`] (samples = d per ball). Without per-ball observers, the stretches
 /// between observation points go through the chunk step ([`chunked`]) when `chunking`
-/// asks for it (`Auto`: `n >=` [`chunked::CHUNK_MIN_N`] and a stretch of at least one
+/// asks for it (`Auto`: `n >=` [`chunked::chunk_min_n`] and a stretch of at least one
 /// chunk), else through the ball loop of `level/sequential.rs`; chunks end exactly at
 /// observation points, so the observer sees the state where it asked for it.
 fn run_seq_d_choice<R: RngCore + ?Sized, O: Observer>(
@@ -491,7 +492,7 @@ fn run_seq_d_choice<R: RngCore + ?Sized, O: Observer>(
     let chunks = match chunking {
         _ if O::PER_BALL || !chunked::chunks_supported(n, d) => None,
         Chunking::Off => None,
-        Chunking::Auto => (n >= chunked::CHUNK_MIN_N).then(|| {
+        Chunking::Auto => (n >= chunked::chunk_min_n(d)).then(|| {
             let s = chunked::chunk_size(n);
             (s, s, None)
         }),
