@@ -13,7 +13,10 @@
 //!   O(1) after an O(levels) scan (O(log levels) binary search when there are many levels).
 //!   Unobserved d-Choice runs take the loop of `level/sequential.rs`: one 64-bit word per
 //!   ball (two positions) from a child generator filled in blocks, a bucket table from
-//!   position to level, a fixed level array; about 4 ns per ball whatever n.
+//!   position to level, a fixed level array; about 4 ns per ball whatever n. From
+//!   [`chunked::chunk_min_n`] bins on (2¹⁷ for Two-Choice, 2¹³ for d ≥ 3) they go in exact
+//!   chunks of about 1.5·√n balls instead ([`chunked`], `docs/chunked.md`), at a cost per
+//!   ball that falls like 1/√n; [`crate::simulate_ball_by_ball`] keeps the ball loop.
 //!   Every tie rule is accepted here: sequentially, all rules that choose among the sampled
 //!   bins of least load give the same law of the load histogram
 //!   (`docs/level-engine.md#sequential-step`; tested), so the sequential level engine
