@@ -45,8 +45,8 @@ mod common;
 
 use std::collections::BTreeMap;
 
-use ballast_core::level::chunked::ChunkedDChoice;
-use ballast_core::level::chunked::{ChunkFlaw, CHUNK_MIN_N, CHUNK_MIN_N_MANY};
+use ballast_core::level::chunked::Chunked;
+use ballast_core::level::chunked::{ChunkFlaw, CHUNK_MIN_N, CHUNK_MIN_N_MANY, CHUNK_MIN_N_MIXTURE};
 use ballast_core::level::{simulate_levels_chunked, Chunking, LevelLoads};
 use ballast_core::{
     derive_seed, sim_rng, simulate_ball_by_ball, simulate_observed, Engine, LoadState, Observer,
@@ -108,10 +108,15 @@ fn fit(
     seed: u64,
 ) -> (f64, f64) {
     let mut counts: BTreeMap<Vec<u64>, u64> = law.keys().map(|k| (k.clone(), 0)).collect();
+    // Keys of n + 1 entries: the sorted loads and the number of bin samples.
+    let with_samples = law.keys().next().is_some_and(|k| k.len() > spec.n as usize);
     for r in 0..runs {
         let mut obs = FinalState::default();
         let rng = &mut sim_rng(derive_seed(seed, &[r]));
-        simulate_levels_chunked(spec, rng, &mut obs, chunking).expect("valid spec");
+        let o = simulate_levels_chunked(spec, rng, &mut obs, chunking).expect("valid spec");
+        if with_samples {
+            obs.0.push(o.samples);
+        }
         match counts.get_mut(&obs.0) {
             Some(c) => *c += 1,
             // A state of probability 0: rejected whatever the rest.
@@ -180,14 +185,15 @@ impl Observer for Summary {
     }
 }
 
-fn summaries(spec: &RunSpec, chunking: Chunking, runs: u64, seed: u64) -> Vec<[i64; 4]> {
+fn summaries(spec: &RunSpec, chunking: Chunking, runs: u64, seed: u64) -> Vec<[i64; 5]> {
     (0..runs)
         .map(|r| {
             let mut obs = Summary::default();
             let rng = &mut sim_rng(derive_seed(seed, &[r]));
             let o = simulate_levels_chunked(spec, rng, &mut obs, chunking).expect("valid spec");
             assert_eq!(o.balls, spec.m);
-            [o.max_load as i64, o.min_load as i64, obs.at_max, o.max_gap.round() as i64]
+            let gap = o.max_gap.round() as i64;
+            [o.max_load as i64, o.min_load as i64, obs.at_max, gap, o.samples as i64]
         })
         .collect()
 }
@@ -230,16 +236,20 @@ fn two_sample(a: &[i64], b: &[i64]) -> (f64, usize) {
     (stat, cats.len().saturating_sub(1).max(1))
 }
 
-const NAMES: [&str; 4] = ["max load", "min load", "bins at max", "max gap"];
+const NAMES: [&str; 5] = ["max load", "min load", "bins at max", "max gap", "samples"];
 
 /// The moderate-n comparison of `chunking` against ball by ball: per statistic
 /// (statistic, critical value).
 fn moderate(d: u32, chunking: Chunking, runs: u64, seed: u64) -> Vec<(f64, f64)> {
-    let mut spec = RunSpec::new(ProcessSpec::DChoice { d }, 1000, 10_000).engine(Engine::Levels);
+    moderate_process(ProcessSpec::DChoice { d }, chunking, runs, seed)
+}
+
+fn moderate_process(p: ProcessSpec, chunking: Chunking, runs: u64, seed: u64) -> Vec<(f64, f64)> {
+    let mut spec = RunSpec::new(p, 1000, 10_000).engine(Engine::Levels);
     spec.observe_every = Some(1000);
     let a = summaries(&spec, Chunking::Off, runs, seed);
     let b = summaries(&spec, chunking, runs, seed + 1);
-    (0..4)
+    (0..5)
         .map(|k| {
             let xa: Vec<i64> = a.iter().map(|s| s[k]).collect();
             let xb: Vec<i64> = b.iter().map(|s| s[k]).collect();
@@ -409,7 +419,7 @@ fn fit_one_chunk(
     let mut seen: BTreeMap<(u64, Vec<u64>), u64> = BTreeMap::new();
     let mut rng = sim_rng(seed);
     for _ in 0..runs {
-        let mut e = ChunkedDChoice::new(d, start.clone(), flaw).expect("supported");
+        let mut e = Chunked::d_choice(d, start.clone(), flaw).expect("supported");
         e.advance(s, s, &mut rng);
         *seen.entry((e.state().min_load(), e.state().counts())).or_insert(0) += 1;
     }
@@ -455,7 +465,7 @@ fn ambiguous_balls_per_chunk_stay_near_s_squared_over_n() {
     for d in [2u32, 3] {
         for n in [100_000u64, 1_000_000] {
             let s = (n as f64).sqrt().ceil() as u64;
-            let mut e = ChunkedDChoice::new(d, LevelLoads::new(n), None).expect("supported");
+            let mut e = Chunked::d_choice(d, LevelLoads::new(n), None).expect("supported");
             let mut rng = sim_rng(derive_seed(9090, &[u64::from(d), n]));
             e.advance(10 * n, s, &mut rng);
             let before = e.stats();
@@ -465,6 +475,126 @@ fn ambiguous_balls_per_chunk_stay_near_s_squared_over_n() {
             let a =
                 (after.ambiguous - before.ambiguous) as f64 / chunks * n as f64 / (s * s) as f64;
             assert!((0.85..1.25).contains(&a), "d = {d}, n = {n}: a = {a:.3}");
+        }
+    }
+}
+
+/// Exact law of (sorted loads, bin samples) after `m` balls of (1+β) or (mixed) Quantile on
+/// `n` bins, in the bin view: (1+β) takes with probability β the less loaded of two uniform
+/// bins, else one uniform bin; mixed Quantile takes with probability 1 − η one uniform bin,
+/// else a uniform first bin, kept unless it is among the ⌈δn⌉ heaviest (rank in the sorted
+/// vector), in which case a fresh uniform bin.
+fn exact_mixture_law(n: usize, m: usize, p: &ProcessSpec) -> BTreeMap<Vec<u64>, f64> {
+    let mut states: BTreeMap<Vec<u64>, f64> = BTreeMap::new();
+    states.insert(vec![0; n + 1], 1.0);
+    let nf = n as f64;
+    for _ in 0..m {
+        let mut next: BTreeMap<Vec<u64>, f64> = BTreeMap::new();
+        for (key, &pr) in &states {
+            let (loads, samples) = (&key[..n], key[n]);
+            // (destination bin index in the sorted vector, samples, probability)
+            let mut moves: Vec<(usize, u64, f64)> = Vec::new();
+            match *p {
+                ProcessSpec::OnePlusBeta { beta } => {
+                    for i in 0..n {
+                        moves.push((i, 1, (1.0 - beta) / nf));
+                        for j in 0..n {
+                            let best = if loads[j] < loads[i] { j } else { i };
+                            moves.push((best, 2, beta / (nf * nf)));
+                        }
+                    }
+                }
+                ProcessSpec::MixedQuantile { delta, eta } => {
+                    let heavy = (delta * nf).ceil() as usize;
+                    for i in 0..n {
+                        moves.push((i, 1, (1.0 - eta) / nf));
+                        if i >= n - heavy {
+                            for j in 0..n {
+                                moves.push((j, 2, eta / (nf * nf)));
+                            }
+                        } else {
+                            moves.push((i, 1, eta / nf));
+                        }
+                    }
+                }
+                _ => unreachable!("a mixture law"),
+            }
+            for (bin, k, q) in moves {
+                let mut v = loads.to_vec();
+                v[bin] += 1;
+                v.sort_unstable();
+                v.push(samples + k);
+                *next.entry(v).or_insert(0.0) += pr * q;
+            }
+        }
+        states = next;
+    }
+    states
+}
+
+/// The mixtures tested: (1+β) with β = 0.5, Quantile with δ = 0.5, mixed Quantile with
+/// δ = 0.25, η = 0.6.
+fn mixtures() -> [ProcessSpec; 3] {
+    [
+        ProcessSpec::OnePlusBeta { beta: 0.5 },
+        ProcessSpec::MixedQuantile { delta: 0.5, eta: 1.0 },
+        ProcessSpec::MixedQuantile { delta: 0.25, eta: 0.6 },
+    ]
+}
+
+#[test]
+fn mixtures_follow_the_exact_joint_law_of_loads_and_samples() {
+    // n = 4, m = 6; s = 1, 3, m and ball by ball; 20 000 runs each; seed 5252. The law is
+    // joint in (sorted loads, samples): the chunk splits its balls into types by binomials
+    // so that the sample count stays exact with the loads.
+    let (n, m, runs) = (4usize, 6usize, 20_000u64);
+    for (i, p) in mixtures().into_iter().enumerate() {
+        let law = exact_mixture_law(n, m, &p);
+        assert!((law.values().sum::<f64>() - 1.0).abs() < 1e-12);
+        let spec = RunSpec::new(p.clone(), n as u64, m as u64).engine(Engine::Levels);
+        let mut cases = vec![Chunking::Off];
+        cases.extend([1, 3, m as u64].map(fixed));
+        for (c, chunking) in cases.into_iter().enumerate() {
+            let seed = derive_seed(5252, &[i as u64, c as u64]);
+            let (stat, crit) = fit(&spec, chunking, &law, runs, seed);
+            assert!(stat < crit, "{p:?}, {chunking:?}: chi2 = {stat:.1} >= {crit:.1}");
+        }
+        // Power: the batch-like variant at s = m.
+        let flawed = Chunking::Fixed { s: m as u64, flaw: Some(ChunkFlaw::AllSure) };
+        let (stat, crit) = fit(&spec, flawed, &law, runs, derive_seed(5253, &[i as u64]));
+        assert!(stat > crit, "{p:?}, all sure: chi2 = {stat:.1} <= {crit:.1}");
+    }
+}
+
+#[test]
+fn mixtures_match_ball_by_ball_at_moderate_n() {
+    // As chunks_match_ball_by_ball_at_moderate_n (n = 1000, m = 10n, observation every 1000
+    // balls), plus the number of samples; s = 32 and 1000, 2000 runs per side, seed 6262.
+    for (i, p) in mixtures().into_iter().enumerate() {
+        for (j, s) in [32u64, 1000].into_iter().enumerate() {
+            let seed = derive_seed(6262, &[i as u64, j as u64]);
+            let res = moderate_process(p.clone(), fixed(s), 2000, seed);
+            for (k, (stat, crit)) in res.into_iter().enumerate() {
+                assert!(stat < crit, "{p:?}, s = {s}, {}: chi2 = {stat:.1} >= {crit:.1}", NAMES[k]);
+            }
+        }
+    }
+}
+
+#[test]
+fn mixtures_use_chunks_from_their_threshold_on() {
+    for p in mixtures() {
+        for (n, same) in [(CHUNK_MIN_N_MIXTURE - 1, true), (CHUNK_MIN_N_MIXTURE, false)] {
+            let spec = RunSpec::new(p.clone(), n, 3 * n).engine(Engine::Levels);
+            let mut all_same = true;
+            for seed in 0..3 {
+                let mut a = FinalState::default();
+                let mut b = FinalState::default();
+                let x = simulate_observed(&spec, &mut sim_rng(seed), &mut a).unwrap();
+                let y = simulate_ball_by_ball(&spec, &mut sim_rng(seed), &mut b).unwrap();
+                all_same &= a.0 == b.0 && x.samples == y.samples;
+            }
+            assert_eq!(all_same, same, "{p:?}, n = {n}");
         }
     }
 }

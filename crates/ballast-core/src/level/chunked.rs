@@ -55,6 +55,18 @@ pub const CHUNK_MIN_N: u64 = 1 << 17;
 /// ns per ball at n = 2¹¹, 14.4 vs 9.4 at 2¹³, Three-Choice).
 pub const CHUNK_MIN_N_MANY: u64 = 1 << 13;
 
+/// As [`CHUNK_MIN_N`] for (1+β), Quantile and mixed Quantile, whose ball-by-ball loop (the
+/// generic rule on the sorted view) costs more per ball than d-Choice's.
+pub const CHUNK_MIN_N_MIXTURE: u64 = 1 << 17;
+
+/// The smallest `n` from which sequential runs of `law` use chunks under `simulate`.
+pub fn chunk_min_n_law(law: &ChunkLaw) -> u64 {
+    match *law {
+        ChunkLaw::DChoice { d } => chunk_min_n(d),
+        ChunkLaw::OnePlusBeta { .. } | ChunkLaw::Quantile { .. } => CHUNK_MIN_N_MIXTURE,
+    }
+}
+
 /// The smallest `n` from which sequential `d`-Choice uses chunks under `simulate`.
 pub fn chunk_min_n(d: u32) -> u64 {
     if d <= 2 {
@@ -114,18 +126,20 @@ pub struct ChunkStats {
     pub pushed_up: u64,
 }
 
-/// The d-Choice destination law: weights `G(a) = (n − a)^d` of `[a, n)`, exact in `u128`.
+/// A destination law of the chunk step: the smallest of `d` uniform positions of `0..hi`
+/// (`d = 1`: a uniform position of `0..hi`), with tail weights `G(a) = (hi − a)^d`
+/// (0 from `hi` on), proportional to `P(P >= a)`, exact in `u128`.
 #[derive(Clone, Copy, Debug)]
-struct MinOfD {
-    n: u64,
+pub(crate) struct PosLaw {
+    hi: u64,
     d: u32,
 }
 
-impl MinOfD {
-    /// `(n − a)^d`, proportional to `P(P >= a)`.
+impl PosLaw {
+    /// `(hi − a)^d` for `a < hi`, else 0.
     #[inline]
     fn tail(&self, a: u64) -> u128 {
-        u128::from(self.n - a).pow(self.d)
+        u128::from(self.hi.saturating_sub(a)).pow(self.d)
     }
 
     /// `P(P in [a, b)) / P(P in [c, e))` for `c <= a <= b <= e`, `c < e`.
@@ -141,11 +155,13 @@ impl MinOfD {
         }
     }
 
-    /// A position of `[a, b)` (`a < b <= n`) drawn from the law restricted to it: a uniform
-    /// proposal accepted with probability `f(p)/f(a)`, `f(p) = G(p) − G(p + 1)` decreasing,
-    /// in exact integers (acceptance at least about `1/d`).
+    /// A position of `[a, b)` (of positive mass) drawn from the law restricted to it: a
+    /// uniform proposal in `[a, min(b, hi))` accepted with probability `f(p)/f(a)`,
+    /// `f(p) = G(p) − G(p + 1)` non-increasing, in exact integers (acceptance at least about
+    /// `1/d`).
     fn sample_in<R: RngCore + ?Sized>(&self, a: u64, b: u64, rng: &mut R) -> u64 {
-        debug_assert!(a < b && b <= self.n);
+        let b = b.min(self.hi);
+        debug_assert!(a < b);
         if b - a == 1 {
             return a;
         }
@@ -155,6 +171,83 @@ impl MinOfD {
             let fp = self.tail(p) - self.tail(p + 1);
             if fp == fa || below_u128(rng, fa) < fp {
                 return p;
+            }
+        }
+    }
+}
+
+/// The processes the chunk step simulates: each ball's destination position is drawn from a
+/// law that does not read the state, possibly a mixture of ball types with their own law
+/// and number of samples (split per chunk by binomials, so that the sample count stays
+/// exact jointly with the loads).
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ChunkLaw {
+    /// d-Choice: the smallest of `d >= 2` uniform positions (`d` samples).
+    DChoice {
+        /// Samples per ball.
+        d: u32,
+    },
+    /// (1+β): with probability β the smaller of two uniform positions (2 samples), else one
+    /// uniform position (1 sample).
+    OnePlusBeta {
+        /// Probability of the two-sample step.
+        beta: f64,
+    },
+    /// Mixed Quantile: with probability `1 − eta` one uniform position (1 sample); else a
+    /// uniform first position, kept if it is among the `n − heavy` lightest (1 sample) and
+    /// otherwise replaced by a fresh uniform position (2 samples). `eta = 1` is Quantile.
+    Quantile {
+        /// Number of heavy positions, ⌈δn⌉.
+        heavy: u64,
+        /// Probability of the Quantile step.
+        eta: f64,
+    },
+}
+
+impl ChunkLaw {
+    /// Whether the masses of the law fit in 128 bits for `n` bins.
+    pub fn supported(&self, n: u64) -> bool {
+        match *self {
+            ChunkLaw::DChoice { d } => chunks_supported(n, d),
+            ChunkLaw::OnePlusBeta { .. } | ChunkLaw::Quantile { .. } => n >= 1,
+        }
+    }
+
+    /// Splits the `t` balls of a chunk into ball types with their position law; returns the
+    /// number of bin samples they draw.
+    fn split<R: RngCore + ?Sized>(
+        &self,
+        n: u64,
+        t: u64,
+        rng: &mut R,
+        parts: &mut Vec<(PosLaw, u64)>,
+    ) -> u64 {
+        parts.clear();
+        let uniform = PosLaw { hi: n, d: 1 };
+        match *self {
+            ChunkLaw::DChoice { d } => {
+                parts.push((PosLaw { hi: n, d }, t));
+                t * u64::from(d)
+            }
+            ChunkLaw::OnePlusBeta { beta } => {
+                let two = binomial(rng, t, beta);
+                parts.push((PosLaw { hi: n, d: 2 }, two));
+                parts.push((uniform, t - two));
+                t + two
+            }
+            ChunkLaw::Quantile { heavy, eta } => {
+                // One-sample steps (1 − η), then among the Quantile steps those whose first
+                // position is heavy (a fresh uniform position) or light (kept: uniform on
+                // the light positions).
+                let one = if eta < 1.0 { t - binomial(rng, t, eta) } else { 0 };
+                let heavy_first = binomial(rng, t - one, heavy as f64 / n as f64);
+                let light = t - one - heavy_first;
+                parts.push((uniform, one + heavy_first));
+                if light > 0 {
+                    parts.push((PosLaw { hi: n - heavy, d: 1 }, light));
+                }
+                t + heavy_first
             }
         }
     }
@@ -318,8 +411,12 @@ struct Ambiguous {
 /// The chunk step with its reusable buffers.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Chunker {
-    /// Balls per cell `M_j`.
+    /// Balls per cell `M_j` (all ball types).
     cells: Vec<u64>,
+    /// Ball types of the current chunk: law and number of balls.
+    parts: Vec<(PosLaw, u64)>,
+    /// Balls per type and cell, type after type.
+    part_cells: Vec<u64>,
     /// Lower edge of each level's window, `c_j − w_j` (saturating).
     window_lo: Vec<u64>,
     /// Sure balls of each level not yet placed in time.
@@ -340,59 +437,69 @@ impl Chunker {
         Self { flaw, ..Self::default() }
     }
 
-    /// `balls` sequential d-Choice balls on `st`, in chunks of at most `s` (the stretch is
-    /// split into chunks of nearly equal size).
+    /// `balls` sequential balls of `law` on `st`, in chunks of at most `s` (the stretch is
+    /// split into chunks of nearly equal size). Returns the bin samples the balls drew.
     pub(crate) fn run<R: RngCore + ?Sized>(
         &mut self,
         st: &mut LevelLoads,
-        d: u32,
+        law: &ChunkLaw,
         balls: u64,
         s: u64,
         rng: &mut R,
-    ) {
-        debug_assert!(chunks_supported(st.n, d) && s >= 1);
-        let law = MinOfD { n: st.n, d };
-        let parts = balls.div_ceil(s.max(1));
-        let mut left = balls;
-        for i in 0..parts {
-            let t = left.div_ceil(parts - i);
-            self.chunk(st, &law, t, rng);
+    ) -> u64 {
+        debug_assert!(law.supported(st.n) && s >= 1);
+        let chunks = balls.div_ceil(s.max(1));
+        let (mut left, mut samples) = (balls, 0u64);
+        let mut parts = std::mem::take(&mut self.parts);
+        for i in 0..chunks {
+            let t = left.div_ceil(chunks - i);
+            samples += law.split(st.n, t, rng, &mut parts);
+            self.chunk(st, &parts, t, rng);
             left -= t;
         }
+        self.parts = parts;
         debug_assert_eq!(left, 0);
+        samples
     }
 
-    /// One chunk of `s >= 1` balls.
+    /// One chunk of `s >= 1` balls, split into the ball types `parts`.
     fn chunk<R: RngCore + ?Sized>(
         &mut self,
         st: &mut LevelLoads,
-        law: &MinOfD,
+        parts: &[(PosLaw, u64)],
         s: u64,
         rng: &mut R,
     ) {
-        let n = st.n;
         let levels = st.cum.len();
         self.stats.chunks += 1;
         self.stats.balls += s;
         self.cells.clear();
         self.cells.resize(levels, 0);
-        // 1. Cells, bottom up: M_j ~ Binomial(left, P(cell j | position >= c_{j−1})).
-        let mut left = s;
-        let mut below = 0u64;
-        for j in 0..levels {
-            if left == 0 {
-                break;
+        self.part_cells.clear();
+        self.part_cells.resize(levels * parts.len(), 0);
+        // 1. Cells per ball type, bottom up: Binomial(left, P(cell j | position >= c_{j−1})).
+        for (i, &(law, count)) in parts.iter().enumerate() {
+            let cells = &mut self.part_cells[i * levels..(i + 1) * levels];
+            let mut left = count;
+            let mut below = 0u64;
+            for ((cell, total), &c) in cells.iter_mut().zip(&mut self.cells).zip(&st.cum) {
+                if left == 0 {
+                    break;
+                }
+                if c > below {
+                    let x = if law.tail(c) == 0 {
+                        left
+                    } else {
+                        binomial(rng, left, law.ratio(below, c, below, st.n))
+                    };
+                    *cell = x;
+                    *total += x;
+                    left -= x;
+                }
+                below = c;
             }
-            let c = st.cum[j];
-            if c > below {
-                let x =
-                    if c == n { left } else { binomial(rng, left, law.ratio(below, c, below, n)) };
-                self.cells[j] = x;
-                left -= x;
-            }
-            below = c;
+            debug_assert_eq!(left, 0);
         }
-        debug_assert_eq!(left, 0);
         if self.flaw == Some(ChunkFlaw::AllSure) {
             self.landed.clear();
             self.landed.extend_from_slice(&self.cells);
@@ -418,10 +525,21 @@ impl Chunker {
             let mut a = 0;
             if mj > 0 {
                 let win = lo.max(below);
-                a = if win == below { mj } else { binomial(rng, mj, law.ratio(win, c, below, c)) };
-                for _ in 0..a {
-                    let pos = law.sample_in(win, c, rng);
-                    self.amb.push(Ambiguous { pos, cell: j });
+                for (i, &(law, _)) in parts.iter().enumerate() {
+                    let m = self.part_cells[i * levels + j];
+                    if m == 0 {
+                        continue;
+                    }
+                    let x = if win == below {
+                        m
+                    } else {
+                        binomial(rng, m, law.ratio(win, c, below, c))
+                    };
+                    for _ in 0..x {
+                        let pos = law.sample_in(win, c, rng);
+                        self.amb.push(Ambiguous { pos, cell: j });
+                    }
+                    a += x;
                 }
             }
             self.sure.push(mj - a);
@@ -590,21 +708,37 @@ impl Chunker {
 /// (`level::run_seq_d_choice`).
 #[doc(hidden)]
 #[derive(Clone, Debug)]
-pub struct ChunkedDChoice {
+pub struct Chunked {
     chunker: Chunker,
     state: LevelLoads,
-    d: u32,
+    law: ChunkLaw,
+    samples: u64,
 }
 
-impl ChunkedDChoice {
-    /// From the histogram `state`; `None` unless [`chunks_supported`].
-    pub fn new(d: u32, state: LevelLoads, flaw: Option<ChunkFlaw>) -> Option<Self> {
-        chunks_supported(state.n, d).then(|| Self { chunker: Chunker::with_flaw(flaw), state, d })
+impl Chunked {
+    /// d-Choice from the histogram `state`; `None` unless [`chunks_supported`].
+    pub fn d_choice(d: u32, state: LevelLoads, flaw: Option<ChunkFlaw>) -> Option<Self> {
+        Self::new(ChunkLaw::DChoice { d }, state, flaw)
+    }
+
+    /// `law` from the histogram `state`; `None` unless [`ChunkLaw::supported`].
+    pub fn new(law: ChunkLaw, state: LevelLoads, flaw: Option<ChunkFlaw>) -> Option<Self> {
+        law.supported(state.n).then(|| Self {
+            chunker: Chunker::with_flaw(flaw),
+            state,
+            law,
+            samples: 0,
+        })
     }
 
     /// `balls` sequential balls in chunks of at most `s`.
     pub fn advance<R: RngCore + ?Sized>(&mut self, balls: u64, s: u64, rng: &mut R) {
-        self.chunker.run(&mut self.state, self.d, balls, s.max(1), rng);
+        self.samples += self.chunker.run(&mut self.state, &self.law, balls, s.max(1), rng);
+    }
+
+    /// Bin samples drawn so far.
+    pub fn samples(&self) -> u64 {
+        self.samples
     }
 
     /// The current histogram.
@@ -684,7 +818,7 @@ mod tests {
     fn sample_in_follows_the_restricted_law() {
         // d = 3, n = 12, window [5, 11): weights f(p) = (12 − p)³ − (11 − p)³.
         use ballast_testkit::{chi2_critical, chi2_gof};
-        let law = MinOfD { n: 12, d: 3 };
+        let law = PosLaw { hi: 12, d: 3 };
         let w: Vec<f64> = (5..11).map(|p| (law.tail(p) - law.tail(p + 1)) as f64).collect();
         let total: f64 = w.iter().sum();
         let probs: Vec<f64> = w.iter().map(|x| x / total).collect();
@@ -726,7 +860,7 @@ mod tests {
                 (LevelLoads::from_counts(0, &[20, 20, 20]), 2),
             ] {
                 let (n, w) = (start.bins(), start.balls());
-                let mut e = ChunkedDChoice::new(d, start, None).unwrap();
+                let mut e = Chunked::d_choice(d, start, None).unwrap();
                 let mut rng = crate::sim_rng(seed);
                 e.advance(n, n, &mut rng);
                 e.advance(10, 3, &mut rng);
@@ -750,10 +884,10 @@ mod tests {
     #[test]
     fn empty_bins_and_single_bin() {
         let mut rng = crate::sim_rng(1);
-        let mut one = ChunkedDChoice::new(2, LevelLoads::new(1), None).unwrap();
+        let mut one = Chunked::d_choice(2, LevelLoads::new(1), None).unwrap();
         one.advance(17, 5, &mut rng);
         assert_eq!((one.state().min_load(), one.state().max_load()), (17, 17));
-        assert!(ChunkedDChoice::new(5, LevelLoads::new(1 << 30), None).is_none());
+        assert!(Chunked::d_choice(5, LevelLoads::new(1 << 30), None).is_none());
         assert!(chunks_supported(u64::from(u32::MAX), 3));
     }
 }

@@ -379,15 +379,22 @@ fn sequential<R: RngCore + ?Sized, O: Observer>(
     match spec.process {
         ProcessSpec::OneChoice | ProcessSpec::DChoice { d: 1 } => run_seq(spec, s, OneChoice, r, o),
         ProcessSpec::DChoice { d } => run_seq_d_choice(spec, s, d, r, o, chunking),
-        ProcessSpec::OnePlusBeta { beta } => run_seq(spec, s, Sorted::OnePlusBeta { beta }, r, o),
+        ProcessSpec::OnePlusBeta { beta } => {
+            let law = chunked::ChunkLaw::OnePlusBeta { beta };
+            run_seq_chunkable(spec, s, Sorted::OnePlusBeta { beta }, law, r, o, chunking)
+        }
         ProcessSpec::UnfairDChoice { d } => run_seq(spec, s, UnfairDChoice { d }, r, o),
         ProcessSpec::Quantile { delta } => {
-            let rule = Sorted::Quantile { heavy: heavy_count(delta, n), eta: 1.0, n };
-            run_seq(spec, s, rule, r, o)
+            let heavy = heavy_count(delta, n);
+            let rule = Sorted::Quantile { heavy, eta: 1.0, n };
+            let law = chunked::ChunkLaw::Quantile { heavy, eta: 1.0 };
+            run_seq_chunkable(spec, s, rule, law, r, o, chunking)
         }
         ProcessSpec::MixedQuantile { delta, eta } => {
-            let rule = Sorted::Quantile { heavy: heavy_count(delta, n), eta, n };
-            run_seq(spec, s, rule, r, o)
+            let heavy = heavy_count(delta, n);
+            let rule = Sorted::Quantile { heavy, eta, n };
+            let law = chunked::ChunkLaw::Quantile { heavy, eta };
+            run_seq_chunkable(spec, s, rule, law, r, o, chunking)
         }
         ProcessSpec::Threshold { f } => {
             run_seq(spec, s, Thinning { accept: Accept::AtMost(f) }, r, o)
@@ -466,6 +473,62 @@ fn run_seq<P: Rule, R: RngCore + ?Sized, O: Observer>(
     gaps.outcome(&st, done, ctx.samples)
 }
 
+/// A sequential single-ball process with a state-independent destination law ((1+β),
+/// Quantile): [`run_seq`]'s loop, except that without per-ball observers the stretches
+/// between observation points go in chunks ([`chunked`]) when `chunking` asks for it
+/// (`Auto`: `n >=` [`chunked::chunk_min_n_law`] and a stretch of at least one chunk).
+fn run_seq_chunkable<R: RngCore + ?Sized, O: Observer>(
+    spec: &RunSpec,
+    mut st: LevelLoads,
+    mut rule: Sorted,
+    law: chunked::ChunkLaw,
+    rng: &mut R,
+    observer: &mut O,
+    chunking: Chunking,
+) -> RunOutcome {
+    let n = st.bins();
+    let chunks = match chunking {
+        _ if O::PER_BALL || !law.supported(n) => None,
+        Chunking::Off => None,
+        Chunking::Auto => (n >= chunked::chunk_min_n_law(&law)).then(|| {
+            let s = chunked::chunk_size(n);
+            (s, s, None)
+        }),
+        Chunking::Fixed { s, flaw } => Some((s.max(1), 1, flaw)),
+    };
+    let Some((s, min_stretch, flaw)) = chunks else {
+        return run_seq(spec, st, rule, rng, observer);
+    };
+    let m = spec.m;
+    let mut chunker = chunked::Chunker::with_flaw(flaw);
+    let mut ctx = Ctx::new(n as usize);
+    let mut gaps = Gaps::new(spec.record_trajectory);
+    let every = spec.observe_every.unwrap_or(m).max(1);
+    let mut next_obs = every.min(m);
+    let mut done = 0u64;
+    while done < m {
+        let stretch = next_obs - done;
+        if stretch >= min_stretch {
+            ctx.samples += chunker.run(&mut st, &law, stretch, s, rng);
+            done += stretch;
+        } else {
+            while done < next_obs {
+                let p = rule.place(&st, &Ranks::Unused, rng, &mut ctx);
+                st.add(p.bin, ());
+                done += 1;
+            }
+        }
+        gaps.observe(&st, observer);
+        while next_obs <= done && next_obs < m {
+            next_obs = (next_obs + every).min(m);
+        }
+    }
+    if m == 0 {
+        gaps.observe(&st, observer);
+    }
+    gaps.outcome(&st, done, ctx.samples)
+}
+
 /// Sequential d-Choice, the hot path: the lightest of d uniform positions is the smallest,
 /// so one level lookup per ball; two positions per 64-bit draw (Lemire on each half, exact:
 /// a rejected half is replaced by a fresh bounded draw). Same observation points and
@@ -493,7 +556,7 @@ fn run_seq_d_choice<R: RngCore + ?Sized, O: Observer>(
     let rng = &mut sequential::ChildRng::from_parent(rng);
     // (largest chunk, shortest stretch that goes in chunks, flaw)
     let chunks = match chunking {
-        _ if O::PER_BALL || !chunked::chunks_supported(n, d) => None,
+        _ if O::PER_BALL || !chunked::ChunkLaw::DChoice { d }.supported(n) => None,
         Chunking::Off => None,
         Chunking::Auto => (n >= chunked::chunk_min_n(d)).then(|| {
             let s = chunked::chunk_size(n);
@@ -512,7 +575,7 @@ fn run_seq_d_choice<R: RngCore + ?Sized, O: Observer>(
             let stretch = next_obs - done;
             match (&mut chunker, chunks) {
                 (Some(c), Some((s, min_stretch, _))) if stretch >= min_stretch => {
-                    c.run(&mut st, d, stretch, s, rng);
+                    c.run(&mut st, &chunked::ChunkLaw::DChoice { d }, stretch, s, rng);
                     index.invalidate();
                 }
                 _ => sequential::d_choice_balls(&mut st, d, stretch, &mut index, rng),
