@@ -12,9 +12,11 @@
 //! - `level_chunked_threshold`: ball by ball against chunks near the break-even, m = 100n:
 //!   Two-Choice at n = 2¹⁶ … 2¹⁹, Three-Choice at n = 2¹¹ … 2¹⁴ (the choice of
 //!   `CHUNK_MIN_N` and `CHUNK_MIN_N_MANY`).
+//! - `level_chunked_mixture`: the same for (1+β) with β = 0.5 and Quantile with δ = 0.5 at
+//!   n = 2¹², 2¹⁴, 2¹⁷, 2²⁰ (the choice of `CHUNK_MIN_N_MIXTURE`).
 //!
 //! `cargo bench -p ballast-benches --bench level_chunked` (a few minutes on 2 cores);
-//! `-- level_chunked/`, `-- kappa` or `-- threshold` for one group.
+//! `-- level_chunked/`, `-- kappa`, `-- threshold` or `-- mixture` for one group.
 
 use std::hint::black_box;
 use std::time::Duration;
@@ -119,6 +121,29 @@ fn level_chunked_threshold(c: &mut Criterion) {
     group.finish();
 }
 
+fn level_chunked_mixture(c: &mut Criterion) {
+    let mut group = c.benchmark_group("level_chunked_mixture");
+    group.sampling_mode(SamplingMode::Flat);
+    group.sample_size(10);
+    group.warm_up_time(Duration::from_millis(500));
+    group.measurement_time(Duration::from_secs(2));
+    let processes = [
+        ("one_plus_beta", ProcessSpec::OnePlusBeta { beta: 0.5 }),
+        ("quantile", ProcessSpec::Quantile { delta: 0.5 }),
+    ];
+    for (name, p) in processes {
+        for e in [12u32, 14, 17, 20] {
+            let n = 1u64 << e;
+            let spec = RunSpec::new(p.clone(), n, balls(n)).engine(Engine::Levels);
+            let s = chunk_size(n);
+            run(&mut group, &format!("{name}/n=2^{e}/ball_by_ball"), &spec, Chunking::Off);
+            let fixed = Chunking::Fixed { s, flaw: None };
+            run(&mut group, &format!("{name}/n=2^{e}/chunked"), &spec, fixed);
+        }
+    }
+    group.finish();
+}
+
 // `criterion_group!` generates an undocumented public function.
 #[allow(missing_docs)]
 mod group {
@@ -126,7 +151,8 @@ mod group {
         benches,
         super::level_chunked,
         super::level_chunked_kappa,
-        super::level_chunked_threshold
+        super::level_chunked_threshold,
+        super::level_chunked_mixture
     );
 }
 use group::benches;

@@ -16,7 +16,8 @@
 //!   position to level, a fixed level array; about 4 ns per ball whatever n. From
 //!   [`chunked::chunk_min_n`] bins on (2¹⁷ for Two-Choice, 2¹³ for d ≥ 3) they go in exact
 //!   chunks of about 1.5·√n balls instead ([`chunked`], `docs/chunked.md`), at a cost per
-//!   ball that falls like 1/√n; [`crate::simulate_ball_by_ball`] keeps the ball loop.
+//!   ball that falls like 1/√n; (1+β), Quantile and mixed Quantile too, from 2¹⁵ bins on.
+//!   [`crate::simulate_ball_by_ball`] keeps the ball loops.
 //!   Every tie rule is accepted here: sequentially, all rules that choose among the sampled
 //!   bins of least load give the same law of the load histogram
 //!   (`docs/level-engine.md#sequential-step`; tested), so the sequential level engine
@@ -104,8 +105,8 @@ use crate::{Engine, Error, Observer, ProcessSpec, RunSpec, Setting, TieBreak, We
 
 /// Version of the level engine's values for a given seed: bumped by every value-breaking
 /// change (recorded in CHANGELOG.md) and part of the runner's checkpoint keys. 2: binomials
-/// from [`crate::binomial`] instead of `rand_distr`. 3: sequential d-Choice with
-/// `n >=` [`chunked::chunk_min_n`] in chunks ([`chunked`]).
+/// from [`crate::binomial`] instead of `rand_distr`. 3: sequential d-Choice, (1+β) and the
+/// Quantile rules from [`chunked::chunk_min_n_law`] bins on in chunks ([`chunked`]).
 pub const VALUES_VERSION: u32 = 3;
 
 /// Sequential runs with at least this many bins go to the level engine under `auto`.
