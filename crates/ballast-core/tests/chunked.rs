@@ -27,6 +27,13 @@
 //!   Rerun with 40 000 runs per side, the same statistic gave 3.7 against 16.3, and 2.1 and
 //!   0.6 for s = 200 and 1000, so a difference of the size that rejection suggests is
 //!   excluded; the rejection was one of the 1-in-1000 false alarms the level allows.)
+//! - **Large chunks at large n** (`large_chunks_at_large_n_match_ball_by_ball`): n = 10⁶,
+//!   m = 10n, s = 4√n, max load and bins at the max against the ball loop, 200 runs per side.
+//! - **Mixtures** (`mixtures_*`): (1+β), Quantile and mixed Quantile, the exact joint law of
+//!   the sorted loads and the sample count at n = 4, two-sample tests at n = 1000 (with the
+//!   sample count) and routing at their threshold.
+//! - **Work** (`ambiguous_balls_per_chunk_stay_near_s_squared_over_n`): about s²/n ambiguous
+//!   balls per chunk.
 //! - **Routing** (`auto_uses_chunks_from_the_threshold_on`): `simulate` at the thresholds
 //!   (`CHUNK_MIN_N` for d = 2, `CHUNK_MIN_N_MANY` for d = 3) differs draw for draw from
 //!   `simulate_ball_by_ball` (the full final state), one bin below them both give identical
@@ -604,5 +611,33 @@ fn mixtures_use_chunks_from_their_threshold_on() {
             }
             assert_eq!(all_same, same, "{p:?}, n = {n}");
         }
+    }
+}
+
+#[test]
+fn large_chunks_at_large_n_match_ball_by_ball() {
+    // n = 10⁶, m = 10n, Two-Choice, chunks of s = 4√n = 4000 (about 16 ambiguous balls per
+    // chunk, so gaps between them are split over several relevant levels with populations
+    // in the thousands: the mode-search hypergeometric in place). Final max load and bins at
+    // the max, 200 runs per side, seeds 7272/7273, two-sample chi-square as above.
+    let n = 1_000_000u64;
+    let spec = RunSpec::new(ProcessSpec::DChoice { d: 2 }, n, 10 * n).engine(Engine::Levels);
+    let side = |chunking: Chunking, seed: u64| -> Vec<[i64; 2]> {
+        (0..200)
+            .map(|r| {
+                let mut obs = Summary::default();
+                let rng = &mut sim_rng(derive_seed(seed, &[r]));
+                let o = simulate_levels_chunked(&spec, rng, &mut obs, chunking).expect("valid");
+                [o.max_load as i64, obs.at_max]
+            })
+            .collect()
+    };
+    let a = side(Chunking::Off, 7272);
+    let b = side(fixed(4000), 7273);
+    for k in 0..2 {
+        let xa: Vec<i64> = a.iter().map(|s| s[k]).collect();
+        let xb: Vec<i64> = b.iter().map(|s| s[k]).collect();
+        let (stat, df) = two_sample(&xa, &xb);
+        assert!(stat < chi2_critical(df), "{}: chi2 = {stat:.1}, df = {df}", NAMES[[0, 2][k]]);
     }
 }
