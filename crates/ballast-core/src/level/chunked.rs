@@ -1,11 +1,13 @@
-//! Exact chunked sequential d-Choice on the level histogram (`docs/chunked.md`).
+//! Exact chunked sequential simulation on the level histogram (`docs/chunked.md`): d-Choice,
+//! (1+β), Quantile and mixed Quantile.
 //!
 //! A chunk of `s` sequential balls is simulated from the cumulative counts at its start, with
 //! a cost of a few binomials per occupied level plus a little work per *ambiguous* ball,
 //! instead of one step per ball. The idea, in position space (bins sorted lightest first):
 //!
 //! - the destination of a d-Choice ball is the smallest of `d` uniform positions, an i.i.d.
-//!   position `P` with `P(P >= p) = ((n − p)/n)^d` that does not read the state;
+//!   position `P` with `P(P >= p) = ((n − p)/n)^d` that does not read the state ((1+β) and
+//!   the Quantile rules: a fixed mixture of such laws, see [`ChunkLaw`]);
 //! - the state enters only through the boundaries `c_j` (`cum[j]`): the ball lands on level
 //!   `#{j : c_j <= P}`, and then `c_j` of that level drops by one; boundaries only go down.
 //!
@@ -13,12 +15,12 @@
 //! chunk. The step:
 //!
 //! 1. **Cells**: `M_j`, the number of the chunk's positions in each level's interval
-//!    `[c_{j−1}, c_j)` (a multinomial, by conditional binomials bottom up).
+//!    `[c_{j−1}, c_j)` (a multinomial, by conditional binomials bottom up, per ball type).
 //! 2. **Windows**, bottom up: at most `w_j = min(s, M_j + A_{<j})` balls can land on level
 //!    `j` (its own cell's balls, plus the ambiguous balls of lower cells, `A_{<j}`), so
 //!    `c_j` stays above `c_j − w_j` and positions in `[c_{j−1}, c_j − w_j)` are surely on
 //!    level `j`. The ambiguous balls of cell `j` are those in the window
-//!    `[c_j − w_j, c_j)`: a binomial split of `M_j`.
+//!    `[c_j − w_j, c_j)`: a binomial split of `M_j` (per ball type).
 //! 3. **Ambiguous positions** are drawn exactly from the law restricted to their window
 //!    (rejection on exact integer weights). A level is *relevant* when it still has sure balls
 //!    and an ambiguous position lies in its window: only the relative times of the ambiguous
@@ -33,11 +35,12 @@
 //!
 //! Exactness (for every `s >= 1`): every draw samples the conditional law of the chunk's
 //! i.i.d. positions and of their (uniform) time order given what earlier draws revealed, and
-//! the bound `Λ_j <= w_j` holds surely, so sure balls need no time; `docs/chunked.md#why-it-is-exact`.
-//! Masses are exact integers `(n − a)^d` in `u128`, so the only rounding is that of the
-//! binomial probabilities (their ratios as `f64`), the standard of [`crate::binomial`] and of
-//! the batch step. Tested against the exact Markov-chain law at tiny `n` and against the
-//! ball-by-ball loop at moderate `n` (`tests/chunked.rs`).
+//! the bound `Λ_j <= w_j` holds surely, so sure balls need no time;
+//! `docs/chunked.md#why-it-is-exact`. Masses are exact integers `(hi − a)^d` in `u128`, so
+//! the only rounding is that of the binomial probabilities (their ratios as `f64`) and of
+//! large hypergeometric draws, the standard of [`crate::binomial`] and of the batch step.
+//! Tested against exact Markov-chain laws at tiny `n` and against the ball-by-ball loops at
+//! moderate and large `n` (`tests/chunked.rs`).
 
 use rand::RngCore;
 
@@ -705,9 +708,9 @@ impl Chunker {
     }
 }
 
-/// Sequential d-Choice on a level histogram in chunks, as a stand-alone object: for tests
-/// (forced chunk sizes, flawed variants) and benches. [`crate::simulate`] uses the same step
-/// (`level::run_seq_d_choice`).
+/// Sequential balls of a [`ChunkLaw`] on a level histogram in chunks, as a stand-alone
+/// object: for tests (forced chunk sizes, flawed variants) and benches. [`crate::simulate`]
+/// uses the same step (`level::run_seq_d_choice`, `level::run_seq_chunkable`).
 #[doc(hidden)]
 #[derive(Clone, Debug)]
 pub struct Chunked {
