@@ -318,13 +318,14 @@ pub fn resolve_engine(spec: &RunSpec) -> Result<Engine, Error> {
     }
 }
 
-/// How sequential d-Choice on the level engine uses the chunk step ([`chunked`]).
+/// How sequential d-Choice, (1+β), Quantile and mixed Quantile on the level engine use the
+/// chunk step ([`chunked`]).
 #[doc(hidden)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Chunking {
-    /// Chunks of about [`chunked::chunk_size`] balls when `n >=` [`chunked::chunk_min_n`]
-    /// and a stretch between observation points holds at least one such chunk (what
-    /// [`crate::simulate`] does).
+    /// Chunks of about [`chunked::chunk_size`] balls when `n >=`
+    /// [`chunked::chunk_min_n_law`] and a stretch between observation points holds at least
+    /// one such chunk (what [`crate::simulate`] does).
     Auto,
     /// Ball by ball (what [`crate::simulate_ball_by_ball`] does): the reference.
     Off,
@@ -339,7 +340,8 @@ pub enum Chunking {
 }
 
 /// Runs `spec` on the level engine with the given use of chunks (sequential d-Choice with
-/// `d >= 2` and without per-ball observers; other runs ignore it). For tests and benches.
+/// `d >= 2`, (1+β), Quantile and mixed Quantile without per-ball observers; other runs
+/// ignore it). For tests and benches.
 #[doc(hidden)]
 pub fn simulate_levels_chunked<R: RngCore + ?Sized, O: Observer>(
     spec: &RunSpec,
