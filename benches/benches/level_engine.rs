@@ -6,7 +6,9 @@
 //! ns per ball = 1e9 / thrpt (criterion prints elements/s); ns per batch = ns per ball × b.
 //! The engines' own groups (`bin_engine`, `level_engine` in `engines.rs`) time the smaller
 //! shared cases; this group shows what only the level engine can do: memory and per-batch
-//! cost independent of n, so n = 10⁸ with m = 100n runs in milliseconds.
+//! cost independent of n, so n = 10⁸ with m = 100n runs in milliseconds. The sequential
+//! level cases at n = 10⁶ and 10⁸ go in chunks (`level/chunked.rs`, from n = 2¹⁷ on); the
+//! ball loop against chunks is timed in `level_chunked.rs`.
 
 use std::hint::black_box;
 use std::time::Duration;

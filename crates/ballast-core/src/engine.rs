@@ -43,8 +43,10 @@ pub fn simulate_observed<R: RngCore + ?Sized, O: Observer>(
 }
 
 /// Runs `spec` like [`simulate_observed`], except that the bin engine places weighted
-/// batches ball by ball even where it would use [`crate::weighted::simulate_sorted`]: the
-/// straightforward reference the sorted method is tested and benchmarked against.
+/// batches ball by ball even where it would use [`crate::weighted::simulate_sorted`], and
+/// the level engine runs sequential d-Choice ball by ball even where it would use chunks
+/// ([`crate::level::chunked`]): the straightforward references the faster methods are
+/// tested and benchmarked against.
 pub fn simulate_ball_by_ball<R: RngCore + ?Sized, O: Observer>(
     spec: &RunSpec,
     rng: &mut R,
@@ -67,7 +69,9 @@ fn simulate_with<R: RngCore + ?Sized, O: Observer>(
         return crate::czumaj::simulate_equalize(spec, d, rng);
     }
     if crate::level::resolve_engine(spec)? == crate::Engine::Levels {
-        return crate::level::simulate_levels(spec, rng, observer);
+        let chunking =
+            if sorted_batches { crate::level::Chunking::Auto } else { crate::level::Chunking::Off };
+        return crate::level::simulate_levels(spec, rng, observer, chunking);
     }
     let n = spec.n as usize;
     let uses_ranks =

@@ -108,3 +108,58 @@ const PINNED_RUNS: [&str; 8] = [
     "17.000000/18.000000/200000",
     "78.000000/121.000000/300000",
 ];
+
+/// The final load histogram (lowest load, then bins per level) from the `LoadState` view.
+#[derive(Default)]
+struct Histogram(String);
+
+impl ballast_core::Observer for Histogram {
+    const PER_BALL: bool = false;
+    fn on_observation<S: LoadState>(&mut self, s: &S) {
+        let loads: Vec<u64> = (0..s.n()).map(|i| s.load(i).into() as u64).collect();
+        let lo = *loads.iter().min().expect("bins");
+        let hi = *loads.iter().max().expect("bins");
+        let mut counts = vec![0u64; (hi - lo + 1) as usize];
+        for x in loads {
+            counts[(x - lo) as usize] += 1;
+        }
+        self.0 = format!("{lo}:{counts:?}");
+    }
+}
+
+#[test]
+fn chunked_level_runs_are_pinned() {
+    // Sequential runs on the level engine at the chunk thresholds (`level::chunked`): the
+    // final histograms depend on every draw of the chunk step, so any change to it shows here.
+    use ballast_core::level::chunked::{CHUNK_MIN_N, CHUNK_MIN_N_MANY, CHUNK_MIN_N_MIXTURE};
+    use ballast_core::{simulate_observed, Engine};
+    let specs = [
+        RunSpec::new(ProcessSpec::DChoice { d: 2 }, CHUNK_MIN_N, 8 * CHUNK_MIN_N),
+        RunSpec::new(ProcessSpec::DChoice { d: 3 }, CHUNK_MIN_N_MANY, 10 * CHUNK_MIN_N_MANY),
+        RunSpec::new(ProcessSpec::OnePlusBeta { beta: 0.5 }, CHUNK_MIN_N_MIXTURE, 1 << 20),
+        RunSpec::new(
+            ProcessSpec::MixedQuantile { delta: 0.5, eta: 0.6 },
+            CHUNK_MIN_N_MIXTURE,
+            1 << 20,
+        ),
+    ];
+    let got: Vec<String> = specs
+        .iter()
+        .map(|s| {
+            let mut h = Histogram::default();
+            let spec = s.clone().engine(Engine::Levels);
+            let o = simulate_observed(&spec, &mut sim_rng(99), &mut h).expect("valid");
+            format!("{}/{}", h.0, o.samples)
+        })
+        .collect();
+    assert_eq!(got, PINNED_CHUNKED, "{got:?}");
+}
+
+const PINNED_CHUNKED: [&str; 4] = [
+    "2:[1, 40, 254, 1340, 6267, 25510, 57660, 36724, 3266, 10]/2097152",
+    "7:[12, 104, 1353, 5130, 1589, 4]/245760",
+    "18:[1, 0, 0, 1, 3, 8, 31, 53, 123, 285, 640, 1477, 3214, 5983, 7885, 6961, 3906, 1533, \
+     465, 143, 38, 10, 6, 2]/1572517",
+    "17:[3, 2, 3, 5, 11, 18, 41, 80, 149, 291, 542, 922, 1638, 2790, 4935, 8168, 6554, 3375, \
+     1658, 805, 401, 202, 94, 45, 22, 5, 3, 1, 2, 0, 2, 1]/1363737",
+];

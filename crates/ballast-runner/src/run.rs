@@ -628,7 +628,7 @@ mod tests {
         assert_eq!(engine_label(&q), "bins");
         // Keys: the bin engine's ball-by-ball values never changed, so its key has no version.
         assert_eq!(engine_key(&two(100)), "bins");
-        assert_eq!(engine_key(&two(from)), "levels values v2");
+        assert_eq!(engine_key(&two(from)), "levels values v3");
         assert_eq!(engine_key(&two(from).weights(exp)), "bins sorted-weights values v2");
     }
 }

@@ -13,7 +13,11 @@
 //!   O(1) after an O(levels) scan (O(log levels) binary search when there are many levels).
 //!   Unobserved d-Choice runs take the loop of `level/sequential.rs`: one 64-bit word per
 //!   ball (two positions) from a child generator filled in blocks, a bucket table from
-//!   position to level, a fixed level array; about 4 ns per ball whatever n.
+//!   position to level, a fixed level array; about 4 ns per ball whatever n. From
+//!   [`chunked::chunk_min_n`] bins on (2¹⁷ for Two-Choice, 2¹³ for d ≥ 3) they go in exact
+//!   chunks of about 1.5·√n balls instead ([`chunked`], `docs/chunked.md`), at a cost per
+//!   ball that falls like 1/√n; (1+β), Quantile and mixed Quantile too, from 2¹⁵ bins on.
+//!   [`crate::simulate_ball_by_ball`] keeps the ball loops.
 //!   Every tie rule is accepted here: sequentially, all rules that choose among the sampled
 //!   bins of least load give the same law of the load histogram
 //!   (`docs/level-engine.md#sequential-step`; tested), so the sequential level engine
@@ -80,6 +84,7 @@
 //! hence the `b >= n/2` condition.
 
 mod batch;
+pub mod chunked;
 pub mod occupancy;
 mod position;
 pub(crate) mod sequential;
@@ -100,8 +105,9 @@ use crate::{Engine, Error, Observer, ProcessSpec, RunSpec, Setting, TieBreak, We
 
 /// Version of the level engine's values for a given seed: bumped by every value-breaking
 /// change (recorded in CHANGELOG.md) and part of the runner's checkpoint keys. 2: binomials
-/// from [`crate::binomial`] instead of `rand_distr`.
-pub const VALUES_VERSION: u32 = 2;
+/// from [`crate::binomial`] instead of `rand_distr`. 3: sequential d-Choice, (1+β) and the
+/// Quantile rules from [`chunked::chunk_min_n_law`] bins on in chunks ([`chunked`]).
+pub const VALUES_VERSION: u32 = 3;
 
 /// Sequential runs with at least this many bins go to the level engine under `auto`.
 pub const AUTO_SEQUENTIAL_MIN_N: u64 = 1 << 20;
@@ -312,16 +318,52 @@ pub fn resolve_engine(spec: &RunSpec) -> Result<Engine, Error> {
     }
 }
 
+/// How sequential d-Choice, (1+β), Quantile and mixed Quantile on the level engine use the
+/// chunk step ([`chunked`]).
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Chunking {
+    /// Chunks of about [`chunked::chunk_size`] balls when `n >=`
+    /// [`chunked::chunk_min_n_law`] and a stretch between observation points holds at least
+    /// one such chunk (what [`crate::simulate`] does).
+    Auto,
+    /// Ball by ball (what [`crate::simulate_ball_by_ball`] does): the reference.
+    Off,
+    /// Chunks of at most `s` balls whatever `n` and the stretch, optionally with a
+    /// deliberate flaw (tests).
+    Fixed {
+        /// Largest chunk.
+        s: u64,
+        /// A deliberate error, for the power of tests.
+        flaw: Option<chunked::ChunkFlaw>,
+    },
+}
+
+/// Runs `spec` on the level engine with the given use of chunks (sequential d-Choice with
+/// `d >= 2`, (1+β), Quantile and mixed Quantile without per-ball observers; other runs
+/// ignore it). For tests and benches.
+#[doc(hidden)]
+pub fn simulate_levels_chunked<R: RngCore + ?Sized, O: Observer>(
+    spec: &RunSpec,
+    rng: &mut R,
+    observer: &mut O,
+    chunking: Chunking,
+) -> Result<RunOutcome, Error> {
+    spec.validate()?;
+    simulate_levels(spec, rng, observer, chunking)
+}
+
 /// Runs a validated `spec` on the level engine (after [`level_support`]).
 pub(crate) fn simulate_levels<R: RngCore + ?Sized, O: Observer>(
     spec: &RunSpec,
     rng: &mut R,
     observer: &mut O,
+    chunking: Chunking,
 ) -> Result<RunOutcome, Error> {
     level_support(spec)?;
     let state = LevelLoads::new(spec.n);
     Ok(match spec.setting {
-        Setting::Sequential => sequential(spec, state, rng, observer),
+        Setting::Sequential => sequential(spec, state, rng, observer, chunking),
         Setting::Batched { b } => batched(spec, b, state, rng, observer),
         Setting::Delay { .. } => unreachable!("refused by level_support"),
     })
@@ -333,21 +375,29 @@ fn sequential<R: RngCore + ?Sized, O: Observer>(
     state: LevelLoads,
     rng: &mut R,
     observer: &mut O,
+    chunking: Chunking,
 ) -> RunOutcome {
     let n = spec.n;
     let (s, r, o) = (state, rng, observer);
     match spec.process {
         ProcessSpec::OneChoice | ProcessSpec::DChoice { d: 1 } => run_seq(spec, s, OneChoice, r, o),
-        ProcessSpec::DChoice { d } => run_seq_d_choice(spec, s, d, r, o),
-        ProcessSpec::OnePlusBeta { beta } => run_seq(spec, s, Sorted::OnePlusBeta { beta }, r, o),
+        ProcessSpec::DChoice { d } => run_seq_d_choice(spec, s, d, r, o, chunking),
+        ProcessSpec::OnePlusBeta { beta } => {
+            let law = chunked::ChunkLaw::OnePlusBeta { beta };
+            run_seq_chunkable(spec, s, Sorted::OnePlusBeta { beta }, law, r, o, chunking)
+        }
         ProcessSpec::UnfairDChoice { d } => run_seq(spec, s, UnfairDChoice { d }, r, o),
         ProcessSpec::Quantile { delta } => {
-            let rule = Sorted::Quantile { heavy: heavy_count(delta, n), eta: 1.0, n };
-            run_seq(spec, s, rule, r, o)
+            let heavy = heavy_count(delta, n);
+            let rule = Sorted::Quantile { heavy, eta: 1.0, n };
+            let law = chunked::ChunkLaw::Quantile { heavy, eta: 1.0 };
+            run_seq_chunkable(spec, s, rule, law, r, o, chunking)
         }
         ProcessSpec::MixedQuantile { delta, eta } => {
-            let rule = Sorted::Quantile { heavy: heavy_count(delta, n), eta, n };
-            run_seq(spec, s, rule, r, o)
+            let heavy = heavy_count(delta, n);
+            let rule = Sorted::Quantile { heavy, eta, n };
+            let law = chunked::ChunkLaw::Quantile { heavy, eta };
+            run_seq_chunkable(spec, s, rule, law, r, o, chunking)
         }
         ProcessSpec::Threshold { f } => {
             run_seq(spec, s, Thinning { accept: Accept::AtMost(f) }, r, o)
@@ -426,16 +476,77 @@ fn run_seq<P: Rule, R: RngCore + ?Sized, O: Observer>(
     gaps.outcome(&st, done, ctx.samples)
 }
 
+/// A sequential single-ball process with a state-independent destination law ((1+β),
+/// Quantile): [`run_seq`]'s loop, except that without per-ball observers the stretches
+/// between observation points go in chunks ([`chunked`]) when `chunking` asks for it
+/// (`Auto`: `n >=` [`chunked::chunk_min_n_law`] and a stretch of at least one chunk).
+fn run_seq_chunkable<R: RngCore + ?Sized, O: Observer>(
+    spec: &RunSpec,
+    mut st: LevelLoads,
+    mut rule: Sorted,
+    law: chunked::ChunkLaw,
+    rng: &mut R,
+    observer: &mut O,
+    chunking: Chunking,
+) -> RunOutcome {
+    let n = st.bins();
+    let chunks = match chunking {
+        _ if O::PER_BALL || !law.supported(n) => None,
+        Chunking::Off => None,
+        Chunking::Auto => (n >= chunked::chunk_min_n_law(&law)).then(|| {
+            let s = chunked::chunk_size(n);
+            (s, s, None)
+        }),
+        Chunking::Fixed { s, flaw } => Some((s.max(1), 1, flaw)),
+    };
+    let Some((s, min_stretch, flaw)) = chunks else {
+        return run_seq(spec, st, rule, rng, observer);
+    };
+    let m = spec.m;
+    let mut chunker = chunked::Chunker::with_flaw(flaw);
+    let mut ctx = Ctx::new(n as usize);
+    let mut gaps = Gaps::new(spec.record_trajectory);
+    let every = spec.observe_every.unwrap_or(m).max(1);
+    let mut next_obs = every.min(m);
+    let mut done = 0u64;
+    while done < m {
+        let stretch = next_obs - done;
+        if stretch >= min_stretch {
+            ctx.samples += chunker.run(&mut st, &law, stretch, s, rng);
+            done += stretch;
+        } else {
+            while done < next_obs {
+                let p = rule.place(&st, &Ranks::Unused, rng, &mut ctx);
+                st.add(p.bin, ());
+                done += 1;
+            }
+        }
+        gaps.observe(&st, observer);
+        while next_obs <= done && next_obs < m {
+            next_obs = (next_obs + every).min(m);
+        }
+    }
+    if m == 0 {
+        gaps.observe(&st, observer);
+    }
+    gaps.outcome(&st, done, ctx.samples)
+}
+
 /// Sequential d-Choice, the hot path: the lightest of d uniform positions is the smallest,
 /// so one level lookup per ball; two positions per 64-bit draw (Lemire on each half, exact:
 /// a rejected half is replaced by a fresh bounded draw). Same observation points and
-/// counters as [`run_seq`] (samples = d per ball).
+/// counters as [`run_seq`] (samples = d per ball). Without per-ball observers, the stretches
+/// between observation points go through the chunk step ([`chunked`]) when `chunking`
+/// asks for it (`Auto`: `n >=` [`chunked::chunk_min_n`] and a stretch of at least one
+/// chunk), else through the ball loop of `level/sequential.rs`; chunks end exactly at
+/// observation points, so the observer sees the state where it asked for it.
 fn run_seq_d_choice<R: RngCore + ?Sized, O: Observer>(
     spec: &RunSpec,
     mut st: LevelLoads,
     d: u32,
     rng: &mut R,
     observer: &mut O,
+    chunking: Chunking,
 ) -> RunOutcome {
     let n = st.bins();
     let m = spec.m;
@@ -443,17 +554,36 @@ fn run_seq_d_choice<R: RngCore + ?Sized, O: Observer>(
     let every = spec.observe_every.unwrap_or(m).max(1);
     let mut next_obs = every.min(m);
     let mut done = 0u64;
-    // Every word comes from a child generator seeded from the run's generator, in both
-    // loops below, so they give the same result (see `sequential`).
+    // Every word comes from a child generator seeded from the run's generator, in all the
+    // loops below (the ball loops give the same result, see `sequential`).
     let rng = &mut sequential::ChildRng::from_parent(rng);
-    if !O::PER_BALL && every >= 256 {
-        // Unobserved balls between observation points: the tight loop (whose set-up per
-        // stretch of balls costs a few hundred instructions, hence long stretches only).
+    // (largest chunk, shortest stretch that goes in chunks, flaw)
+    let chunks = match chunking {
+        _ if O::PER_BALL || !chunked::ChunkLaw::DChoice { d }.supported(n) => None,
+        Chunking::Off => None,
+        Chunking::Auto => (n >= chunked::chunk_min_n(d)).then(|| {
+            let s = chunked::chunk_size(n);
+            (s, s, None)
+        }),
+        Chunking::Fixed { s, flaw } => Some((s.max(1), 1, flaw)),
+    };
+    let forced = matches!(chunking, Chunking::Fixed { .. }) && chunks.is_some();
+    if !O::PER_BALL && (every >= 256 || forced) {
+        // Unobserved balls between observation points: chunks, or the tight loop (whose
+        // set-up per stretch of balls costs a few hundred instructions, hence long
+        // stretches only).
         let mut index = sequential::RankIndex::new(n);
+        let mut chunker = chunks.map(|(_, _, flaw)| chunked::Chunker::with_flaw(flaw));
         while done < m {
-            let chunk = next_obs - done;
-            sequential::d_choice_balls(&mut st, d, chunk, &mut index, rng);
-            done += chunk;
+            let stretch = next_obs - done;
+            match (&mut chunker, chunks) {
+                (Some(c), Some((s, min_stretch, _))) if stretch >= min_stretch => {
+                    c.run(&mut st, &chunked::ChunkLaw::DChoice { d }, stretch, s, rng);
+                    index.invalidate();
+                }
+                _ => sequential::d_choice_balls(&mut st, d, stretch, &mut index, rng),
+            }
+            done += stretch;
             gaps.observe(&st, observer);
             while next_obs <= done && next_obs < m {
                 next_obs = (next_obs + every).min(m);
