@@ -4,7 +4,9 @@
 //!
 //! Options: `--big` adds n = 10⁷ and 10⁸ (minutes, 400 MB); `--n 1000,10000` replaces the
 //! sizes; `--only two_choice` keeps the cases whose label contains the word (the floor rows
-//! always run); `--engine bins|levels` keeps one engine; `--reps R` (default 5) timed runs
+//! always run); `--engine bins|levels` keeps one engine; `--reference` adds rows
+//! `bins-ref`, the bin engine without its fast paths (`simulate_ball_by_ball`: the
+//! straightforward loop the kernels are tested against), to compare in one run; `--reps R` (default 5) timed runs
 //! per row, the median is reported; `--target-ms T` (default 150) the wall time each run
 //! aims at (m is calibrated from pilot runs, rounded to whole batches); `--out FILE` the
 //! CSV (default `<target>/bench/floor.csv`, next to the binary's profile directory).
@@ -23,7 +25,7 @@ use std::time::Instant;
 use ballast_benches::floor::{
     floor_cases, floor_loop, floor_loop_one_word, FLOOR_BIG_SIZES, FLOOR_SIZES,
 };
-use ballast_core::{simulate_seeded, Engine};
+use ballast_core::{sim_rng, simulate_ball_by_ball, simulate_seeded, Engine};
 
 /// A result whose error is a message for the user.
 type Res<T> = Result<T, String>;
@@ -39,6 +41,7 @@ struct Options {
     reps: usize,
     target_ms: f64,
     out: PathBuf,
+    reference: bool,
 }
 
 fn parse_n(s: &str) -> Res<u64> {
@@ -66,6 +69,7 @@ fn parse_args() -> Res<Options> {
         reps: 5,
         target_ms: 150.0,
         out: default_out(),
+        reference: false,
     };
     let mut big = false;
     let mut args = std::env::args().skip(1);
@@ -73,6 +77,7 @@ fn parse_args() -> Res<Options> {
         let mut value = || args.next().ok_or_else(|| format!("{a} needs a value"));
         match a.as_str() {
             "--big" => big = true,
+            "--reference" => o.reference = true,
             "--n" => {
                 o.sizes = value()?.split(',').map(parse_n).collect::<Res<_>>()?;
             }
@@ -102,7 +107,7 @@ fn parse_args() -> Res<Options> {
             "-h" | "--help" => {
                 println!(
                     "floor [--big] [--n N,N..] [--only WORD] [--engine bins|levels|both] \
-                     [--reps R] [--target-ms T] [--out FILE.csv]"
+                     [--reference] [--reps R] [--target-ms T] [--out FILE.csv]"
                 );
                 std::process::exit(0);
             }
@@ -284,6 +289,15 @@ fn main() {
                     black_box(out.final_gap);
                 };
                 measure(&c.label, engine_name(engine), &mut run, c.granule(n));
+            }
+            if o.reference {
+                let mut run = |m: u64, seed: u64| {
+                    let spec = c.spec(Engine::Bins, n, m);
+                    let out = simulate_ball_by_ball(&spec, &mut sim_rng(seed), &mut ())
+                        .expect("valid spec");
+                    black_box(out.final_gap);
+                };
+                measure(&c.label, "bins-ref", &mut run, c.granule(n));
             }
         }
     }
