@@ -72,7 +72,7 @@ impl Ctx {
             let n = u64::from(self.n);
             let lo = (w & 0xFFFF_FFFF) * n;
             let hi = (w >> 32) * n;
-            if ((lo as u32) >= self.n) & ((hi as u32) >= self.n) {
+            if (lo as u32).min(hi as u32) >= self.n {
                 return ((lo >> 32) as usize, (hi >> 32) as usize);
             }
             // Possibly a rejection: replay what `sample` does with this word.
