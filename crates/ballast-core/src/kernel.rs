@@ -14,7 +14,8 @@
 //! observation checks, the load state's optional level histogram and minimum set), the
 //! sample counter (added once per call), Lemire's rejection threshold (a division, needed
 //! only when the low product word is below n: [`Ctx::draw_two`] takes both samples of a
-//! fresh word with two multiplications and one test), re-reading the chosen bin's load, and
+//! fresh word with two multiplications and one test; [`Ctx::draw_fast`] likewise for the
+//! single third sample of Three-Choice), re-reading the chosen bin's load, and
 //! the branches on load comparisons (Three-Choice above all). The context is copied into a
 //! local for the loop, so its pending half and coin bits can stay in registers.
 //!
@@ -89,7 +90,7 @@ pub(crate) fn three_choice<R: RngCore + ?Sized>(
         let eq1 = lb == la;
         let first = (lb < la) | c.bits.coin_if(eq1, rng);
         let (best, best_load) = if first { (b, lb) } else { (a, la) };
-        let k = c.draw(rng);
+        let k = c.draw_fast(rng);
         let lk = loads[k];
         let eq2 = lk == best_load;
         let coin = c.bits.coin_if(eq2 & !eq1, rng);
