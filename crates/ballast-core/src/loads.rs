@@ -58,8 +58,8 @@ pub trait LoadState {
     /// `k` heaviest when ties are ordered by index: the frozen rank cut of a batch. O(n).
     fn rank_cut(&self, k: u64) -> (Self::Load, usize);
     /// The state as plain [`UnitLoads`] (no level histogram, no minimum set), for the
-    /// sequential kernels ([`crate::kernel`]); `None` for every other state. After
-    /// inlining this is a constant of the state type (and a flag test for `UnitLoads`).
+    /// sequential kernels (the private module `kernel`); `None` for every other state.
+    /// After inlining this is a constant of the state type (a flag test for `UnitLoads`).
     #[inline(always)]
     fn plain_unit(&mut self) -> Option<&mut UnitLoads> {
         None

@@ -291,8 +291,8 @@ pub trait Rule {
         rng: &mut R,
         ctx: &mut Ctx,
     ) -> Placement;
-    /// Places `balls` sequential unit balls with a specialised loop ([`crate::kernel`]) and
-    /// returns `true`, or does nothing and returns `false` when the rule has no kernel for
+    /// Places `balls` sequential unit balls with a specialised loop (the private module
+    /// `kernel`) and returns `true`, or does nothing and returns `false` when the rule has no kernel for
     /// its parameters or the state is not plain unit loads. A kernel makes exactly the
     /// choices of `balls` calls of [`Rule::place`] (each followed by adding the ball) and
     /// consumes the same random numbers; the engine calls it only without a per-ball
