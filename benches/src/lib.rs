@@ -3,8 +3,13 @@
 //! The library part only holds the benchmark cases, so that they are documented and
 //! checked like any other code; `benches/engines.rs` times them (groups `bin_engine` and
 //! `level_engine`), `benches/filling.rs` the filling and memory processes (group `filling`).
+//! The [`floor`] module holds the cases and the floor loop of the `floor` binary
+//! (`cargo xtask bench --floor`): ns per ball of each engine beside the cost of the random
+//! numbers alone.
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
+
+pub mod floor;
 
 use ballast_core::{supported_engines, Engine, ProcessSpec, RunSpec, TieBreak};
 

@@ -12,6 +12,17 @@
 //! - `cargo xtask bench [selector...]`: wall time of `reproduce --quick` per item, as a table.
 //!   `--filling` also runs the criterion group `filling` (ns per ball of each filling and
 //!   memory process at n = 10^4; alone, without selectors, only that).
+//! - `cargo xtask bench --floor [--big] [--reference] [--reps R] [--only WORD]
+//!   [--out FILE.csv]`: the floor table, from one run of `cargo run --release -p
+//!   ballast-benches --bin floor`: ns per ball of a floor loop (two bounded indices from
+//!   `SimRng` per ball, nothing else) and of the bin and level engines for sequential One-,
+//!   Two-, Three-Choice, (1+β) β = 0.5, Quantile δ = 0.5, g-Bounded, g-Myopic,
+//!   σ-Noisy-Load and batched Two-Choice (b = n, 10n) at n = 10^3..10^6 (`--big`: also 10^7
+//!   and 10^8, minutes and 400 MB), m calibrated so each run takes about 150 ms, the median
+//!   of R runs (default 5), and the median ratio to a floor run made just before each of
+//!   them at the same n; `--reference` adds the bin engine without its kernels. Markdown on
+//!   stdout, CSV to `--out` (default `target/bench/floor.csv`). Alone, without selectors,
+//!   only the table.
 
 // The clap `///` comments are `--help` text, read in a terminal: `[r]`, `torus[:DIM]` and
 // `<paper>` there are plain text, not rustdoc links or HTML.
@@ -84,6 +95,27 @@ enum Command {
         /// Two-Choice's.
         #[arg(long)]
         filling: bool,
+        /// Also print the floor table (`cargo run --release -p ballast-benches --bin floor`):
+        /// ns per ball of the engines beside a floor loop (two bounded indices from SimRng
+        /// per ball) and their ratio, n = 10^3..10^6; alone, without selectors, only that.
+        #[arg(long)]
+        floor: bool,
+        /// With --floor: also n = 10^7 and 10^8 (minutes; 400 MB of loads).
+        #[arg(long, requires = "floor")]
+        big: bool,
+        /// With --floor: timed runs per row, the median is reported (default 5).
+        #[arg(long, requires = "floor")]
+        reps: Option<usize>,
+        /// With --floor: only the cases whose label contains WORD (floor rows always run).
+        #[arg(long, requires = "floor", value_name = "WORD")]
+        only: Option<String>,
+        /// With --floor: also rows `bins-ref`, the bin engine without its sequential kernels
+        /// (the straightforward loop they are tested against), in the same run.
+        #[arg(long, requires = "floor")]
+        reference: bool,
+        /// With --floor: where to write the CSV (default target/bench/floor.csv).
+        #[arg(long, requires = "floor", value_name = "FILE")]
+        out: Option<PathBuf>,
     },
 }
 
@@ -356,6 +388,48 @@ fn bench_filling() -> Result<()> {
     Ok(())
 }
 
+/// Options of the floor table, passed through to the `floor` binary.
+struct FloorArgs {
+    big: bool,
+    reference: bool,
+    reps: Option<usize>,
+    only: Option<String>,
+    out: Option<PathBuf>,
+}
+
+/// Runs the `floor` binary of `ballast-benches` (release build; output inherited).
+fn bench_floor(args: &FloorArgs) -> Result<()> {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut cmd = std::process::Command::new(cargo);
+    cmd.current_dir(repo_root()).args([
+        "run",
+        "--release",
+        "-p",
+        "ballast-benches",
+        "--bin",
+        "floor",
+        "--",
+    ]);
+    if args.big {
+        cmd.arg("--big");
+    }
+    if args.reference {
+        cmd.arg("--reference");
+    }
+    if let Some(r) = args.reps {
+        cmd.arg("--reps").arg(r.to_string());
+    }
+    if let Some(w) = &args.only {
+        cmd.arg("--only").arg(w);
+    }
+    if let Some(o) = &args.out {
+        cmd.arg("--out").arg(o);
+    }
+    let status = cmd.status().context("running the floor benchmark")?;
+    anyhow::ensure!(status.success(), "the floor benchmark failed: {status}");
+    Ok(())
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     ballast_runner::install_stderr_logging();
@@ -373,10 +447,19 @@ fn main() -> ExitCode {
             &selectors,
             ReproduceArgs { quick, reduced, out, threads, refresh: no_cache, cached_only, shard },
         ),
-        Command::Bench { selectors, threads, filling } => {
-            let items =
-                if filling && selectors.is_empty() { Ok(()) } else { bench(&selectors, threads) };
-            items.and_then(|()| if filling { bench_filling() } else { Ok(()) })
+        Command::Bench { selectors, threads, filling, floor, big, reps, only, reference, out } => {
+            // A relative --out is relative to where xtask was started (`bench` changes the
+            // working directory to the repository root).
+            let out = out.map(|o| std::path::absolute(&o).unwrap_or(o));
+            let alone = (filling || floor) && selectors.is_empty();
+            let items = if alone { Ok(()) } else { bench(&selectors, threads) };
+            items.and_then(|()| if filling { bench_filling() } else { Ok(()) }).and_then(|()| {
+                if floor {
+                    bench_floor(&FloorArgs { big, reference, reps, only, out })
+                } else {
+                    Ok(())
+                }
+            })
         }
         Command::Index { out } => {
             let root = repo_root();

@@ -44,9 +44,12 @@ pub fn simulate_observed<R: RngCore + ?Sized, O: Observer>(
 
 /// Runs `spec` like [`simulate_observed`], except that the bin engine places weighted
 /// batches ball by ball even where it would use [`crate::weighted::simulate_sorted`], and
-/// the level engine runs sequential d-Choice ball by ball even where it would use chunks
-/// ([`crate::level::chunked`]): the straightforward references the faster methods are
-/// tested and benchmarked against.
+/// runs sequential balls through the generic loop even where a kernel
+/// ([`crate::process::Rule::run_kernel`]) would take them, and the level engine runs
+/// sequential d-Choice ball by ball even where it would use chunks
+/// ([`crate::level::chunked`]): the straightforward references the fast paths are tested
+/// and benchmarked against. (The kernels give the same values; the sorted batches and the
+/// chunks the same law.)
 pub fn simulate_ball_by_ball<R: RngCore + ?Sized, O: Observer>(
     spec: &RunSpec,
     rng: &mut R,
@@ -59,7 +62,7 @@ fn simulate_with<R: RngCore + ?Sized, O: Observer>(
     spec: &RunSpec,
     rng: &mut R,
     observer: &mut O,
-    sorted_batches: bool,
+    fast: bool,
 ) -> Result<RunOutcome, Error> {
     spec.validate()?;
     if let Setting::Delay { tau, mode } = spec.setting {
@@ -70,7 +73,7 @@ fn simulate_with<R: RngCore + ?Sized, O: Observer>(
     }
     if crate::level::resolve_engine(spec)? == crate::Engine::Levels {
         let chunking =
-            if sorted_batches { crate::level::Chunking::Auto } else { crate::level::Chunking::Off };
+            if fast { crate::level::Chunking::Auto } else { crate::level::Chunking::Off };
         return crate::level::simulate_levels(spec, rng, observer, chunking);
     }
     let n = spec.n as usize;
@@ -83,14 +86,14 @@ fn simulate_with<R: RngCore + ?Sized, O: Observer>(
             if matches!(spec.process, ProcessSpec::TightPacking { .. }) {
                 state = state.with_min_set();
             }
-            Ok(dispatch(spec, state, rng, observer))
+            Ok(dispatch(spec, state, rng, observer, fast))
         }
-        Weights::Exp { .. }
-            if sorted_batches && !O::PER_BALL && crate::weighted::prefers_sorted(spec) =>
-        {
+        Weights::Exp { .. } if fast && !O::PER_BALL && crate::weighted::prefers_sorted(spec) => {
             crate::weighted::simulate_sorted(spec, rng, observer)
         }
-        Weights::Exp { mean } => Ok(dispatch(spec, WeightedLoads::new(n, mean), rng, observer)),
+        Weights::Exp { mean } => {
+            Ok(dispatch(spec, WeightedLoads::new(n, mean), rng, observer, fast))
+        }
     }
 }
 
@@ -104,91 +107,115 @@ fn dispatch<S: LoadState, R: RngCore + ?Sized, O: Observer>(
     state: S,
     rng: &mut R,
     observer: &mut O,
+    kernels: bool,
 ) -> RunOutcome {
     let tie = spec.tie_break;
     match spec.process {
-        ProcessSpec::OneChoice => run_rule_observed(spec, state, OneChoice, rng, observer),
-        ProcessSpec::DChoice { d: 1 } => run_rule_observed(spec, state, OneChoice, rng, observer),
+        ProcessSpec::OneChoice => run_rule_impl(spec, state, OneChoice, rng, observer, kernels),
+        ProcessSpec::DChoice { d: 1 } => {
+            run_rule_impl(spec, state, OneChoice, rng, observer, kernels)
+        }
         ProcessSpec::DChoice { d: 2 } => {
-            run_rule_observed(spec, state, TwoChoice { tie }, rng, observer)
+            run_rule_impl(spec, state, TwoChoice { tie }, rng, observer, kernels)
         }
         ProcessSpec::DChoice { d } => {
-            run_rule_observed(spec, state, DChoice { d, tie }, rng, observer)
+            run_rule_impl(spec, state, DChoice { d, tie }, rng, observer, kernels)
         }
         ProcessSpec::UnfairDChoice { d } => {
-            run_rule_observed(spec, state, UnfairDChoice { d }, rng, observer)
+            run_rule_impl(spec, state, UnfairDChoice { d }, rng, observer, kernels)
         }
         ProcessSpec::OnePlusBeta { beta } => {
-            run_rule_observed(spec, state, OnePlusBeta { beta, tie }, rng, observer)
+            run_rule_impl(spec, state, OnePlusBeta { beta, tie }, rng, observer, kernels)
         }
         ProcessSpec::Quantile { delta } => {
-            run_rule_observed(spec, state, MixedQuantile { delta, eta: 1.0 }, rng, observer)
+            run_rule_impl(spec, state, MixedQuantile { delta, eta: 1.0 }, rng, observer, kernels)
         }
         ProcessSpec::MixedQuantile { delta, eta } => {
-            run_rule_observed(spec, state, MixedQuantile { delta, eta }, rng, observer)
+            run_rule_impl(spec, state, MixedQuantile { delta, eta }, rng, observer, kernels)
         }
-        ProcessSpec::Threshold { f } => {
-            run_rule_observed(spec, state, Thinning { accept: Accept::AtMost(f) }, rng, observer)
-        }
+        ProcessSpec::Threshold { f } => run_rule_impl(
+            spec,
+            state,
+            Thinning { accept: Accept::AtMost(f) },
+            rng,
+            observer,
+            kernels,
+        ),
         ProcessSpec::GBounded { g } => {
-            run_rule_observed(spec, state, Noisy::GBounded { g }, rng, observer)
+            run_rule_impl(spec, state, Noisy::GBounded { g }, rng, observer, kernels)
         }
         ProcessSpec::GMyopic { g } => {
-            run_rule_observed(spec, state, Noisy::GMyopic { g }, rng, observer)
+            run_rule_impl(spec, state, Noisy::GMyopic { g }, rng, observer, kernels)
         }
-        ProcessSpec::SigmaNoisyLoad { sigma, truncate } => {
-            run_rule_observed(spec, state, Noisy::SigmaNoisyLoad { sigma, truncate }, rng, observer)
-        }
-        ProcessSpec::RelativeThreshold { f } => run_rule_observed(
+        ProcessSpec::SigmaNoisyLoad { sigma, truncate } => run_rule_impl(
+            spec,
+            state,
+            Noisy::SigmaNoisyLoad { sigma, truncate },
+            rng,
+            observer,
+            kernels,
+        ),
+        ProcessSpec::RelativeThreshold { f } => run_rule_impl(
             spec,
             state,
             Thinning { accept: Accept::BelowAveragePlus(f) },
             rng,
             observer,
+            kernels,
         ),
-        ProcessSpec::Twinning => run_rule_observed(spec, state, Filling::Twinning, rng, observer),
+        ProcessSpec::Twinning => {
+            run_rule_impl(spec, state, Filling::Twinning, rng, observer, kernels)
+        }
         ProcessSpec::Packing { offset } => {
-            run_rule_observed(spec, state, Filling::Packing { offset }, rng, observer)
+            run_rule_impl(spec, state, Filling::Packing { offset }, rng, observer, kernels)
         }
         ProcessSpec::TightPacking { offset, balls } => {
             let count = balls.map_or(TightCount::AsPacking { offset }, TightCount::Fixed);
-            run_rule_observed(spec, state, TightPacking::new(count), rng, observer)
+            run_rule_impl(spec, state, TightPacking::new(count), rng, observer, kernels)
         }
         ProcessSpec::Memory { d: 1, k: 1 } => {
-            run_rule_observed(spec, state, MemoryOne::<true>::new(), rng, observer)
+            run_rule_impl(spec, state, MemoryOne::<true>::new(), rng, observer, kernels)
         }
         ProcessSpec::Caching { d: 1 } => {
-            run_rule_observed(spec, state, MemoryOne::<false>::new(), rng, observer)
+            run_rule_impl(spec, state, MemoryOne::<false>::new(), rng, observer, kernels)
         }
-        ProcessSpec::Memory { d, k } => run_rule_observed(
+        ProcessSpec::Memory { d, k } => run_rule_impl(
             spec,
             state,
             Memory::new(d, CachePolicy::LeastLoaded { k }),
             rng,
             observer,
+            kernels,
         ),
-        ProcessSpec::Caching { d } => {
-            run_rule_observed(spec, state, Memory::new(d, CachePolicy::LastReceiver), rng, observer)
-        }
-        ProcessSpec::Adaptive { tau, cap } => run_rule_observed(
+        ProcessSpec::Caching { d } => run_rule_impl(
+            spec,
+            state,
+            Memory::new(d, CachePolicy::LastReceiver),
+            rng,
+            observer,
+            kernels,
+        ),
+        ProcessSpec::Adaptive { tau, cap } => run_rule_impl(
             spec,
             state,
             crate::czumaj::Adaptive { tau, cap: cap.unwrap_or(u32::MAX) },
             rng,
             observer,
+            kernels,
         ),
         ProcessSpec::Equalize { .. } => {
             unreachable!("equalize runs in czumaj::simulate_equalize (checked in simulate)")
         }
         ProcessSpec::AlwaysGoLeft { d } => {
-            run_rule_observed(spec, state, AlwaysGoLeft { d }, rng, observer)
+            run_rule_impl(spec, state, AlwaysGoLeft { d }, rng, observer, kernels)
         }
-        ProcessSpec::MeanThinning { strict } => run_rule_observed(
+        ProcessSpec::MeanThinning { strict } => run_rule_impl(
             spec,
             state,
             Thinning { accept: Accept::BelowAverage { strict } },
             rng,
             observer,
+            kernels,
         ),
     }
 }
@@ -279,13 +306,51 @@ where
     run_rule_observed(spec, state, rule, rng, &mut ())
 }
 
-/// The generic hot loop for one rule and one load state, calling `observer`'s hooks.
+/// The generic hot loop for one rule and one load state, calling `observer`'s hooks. With
+/// an observer that does not look at single balls ([`Observer::PER_BALL`] false), sequential
+/// balls between observation points go through the rule's kernel if it has one
+/// ([`Rule::run_kernel`]: same choices, same random numbers).
 pub fn run_rule_observed<S, P, R, O>(
+    spec: &RunSpec,
+    state: S,
+    rule: P,
+    rng: &mut R,
+    observer: &mut O,
+) -> RunOutcome
+where
+    S: LoadState,
+    P: Rule,
+    R: RngCore + ?Sized,
+    O: Observer,
+{
+    run_rule_impl(spec, state, rule, rng, observer, true)
+}
+
+/// [`run_rule_observed`] without the kernels: every ball through [`Rule::place`]. The
+/// reference of the kernels' tests.
+pub fn run_rule_straightforward<S, P, R, O>(
+    spec: &RunSpec,
+    state: S,
+    rule: P,
+    rng: &mut R,
+    observer: &mut O,
+) -> RunOutcome
+where
+    S: LoadState,
+    P: Rule,
+    R: RngCore + ?Sized,
+    O: Observer,
+{
+    run_rule_impl(spec, state, rule, rng, observer, false)
+}
+
+fn run_rule_impl<S, P, R, O>(
     spec: &RunSpec,
     mut state: S,
     mut rule: P,
     rng: &mut R,
     observer: &mut O,
+    kernels: bool,
 ) -> RunOutcome
 where
     S: LoadState,
@@ -307,7 +372,23 @@ where
             let ranks = if rule.uses_ranks() { Ranks::Live { k: k_heavy } } else { Ranks::Unused };
             let every = spec.observe_every.unwrap_or(m).max(1);
             let mut next_obs = every.min(m);
+            // Kernels take whole stretches between observation points; a rule without one
+            // (or a state that is not plain unit loads) says so at the first call.
+            let mut kernel = kernels && !O::PER_BALL && !P::TRACK_SAMPLES;
             while done < m || (finish && rule.in_round()) {
+                if kernel && done < next_obs {
+                    let stretch = next_obs - done;
+                    if rule.run_kernel(&mut state, stretch, rng, &mut ctx) {
+                        done += stretch;
+                        steps += stretch;
+                        gaps.observe(&state, observer);
+                        while next_obs <= done && next_obs < m {
+                            next_obs = (next_obs + every).min(m);
+                        }
+                        continue;
+                    }
+                    kernel = false;
+                }
                 let before = ctx.samples;
                 let continuing = rule.in_round();
                 let p = rule.place(&state, &ranks, rng, &mut ctx);

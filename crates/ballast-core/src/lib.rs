@@ -33,6 +33,7 @@ pub mod czumaj;
 pub mod delay;
 pub mod engine;
 mod error;
+mod kernel;
 pub mod level;
 pub mod loads;
 mod outcome;

@@ -57,6 +57,13 @@ pub trait LoadState {
     /// The `k`-th largest load (1-based) and the highest bin index that is still among the
     /// `k` heaviest when ties are ordered by index: the frozen rank cut of a batch. O(n).
     fn rank_cut(&self, k: u64) -> (Self::Load, usize);
+    /// The state as plain [`UnitLoads`] (no level histogram, no minimum set), for the
+    /// sequential kernels (the private module `kernel`); `None` for every other state.
+    /// After inlining this is a constant of the state type (a flag test for `UnitLoads`).
+    #[inline(always)]
+    fn plain_unit(&mut self) -> Option<&mut UnitLoads> {
+        None
+    }
     /// A uniformly random least loaded bin. The default scans all bins (O(n)); states that
     /// serve water-filling processes override it with an O(1) structure.
     fn least_loaded<R: RngCore + ?Sized>(&self, rng: &mut R) -> usize {
@@ -177,11 +184,22 @@ impl UnitLoads {
     pub fn loads(&self) -> &[u32] {
         &self.loads
     }
+
+    /// What a kernel updates: the loads, the running maximum and the total.
+    #[inline(always)]
+    pub(crate) fn kernel_parts(&mut self) -> (&mut [u32], &mut u32, &mut u64) {
+        (&mut self.loads, &mut self.max, &mut self.total)
+    }
 }
 
 impl LoadState for UnitLoads {
     type Load = u32;
     type Inc = ();
+
+    #[inline(always)]
+    fn plain_unit(&mut self) -> Option<&mut UnitLoads> {
+        (self.levels.is_none() && self.min_set.is_none()).then_some(self)
+    }
 
     #[inline]
     fn n(&self) -> usize {

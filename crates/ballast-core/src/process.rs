@@ -13,12 +13,12 @@ use crate::rng::{below, bernoulli, Bits};
 use crate::TieBreak;
 
 /// Per-run scratch shared by all rules: cheap random words and counters.
-#[derive(Clone, Debug)]
+#[derive(Clone, Copy, Debug)]
 pub struct Ctx {
-    n: u32,
-    half: u32,
-    has_half: bool,
-    bits: Bits,
+    pub(crate) n: u32,
+    pub(crate) half: u32,
+    pub(crate) has_half: bool,
+    pub(crate) bits: Bits,
     /// Bin samples drawn so far.
     pub samples: u64,
 }
@@ -38,6 +38,12 @@ impl Ctx {
     #[inline(always)]
     pub fn sample<R: RngCore + ?Sized>(&mut self, rng: &mut R) -> usize {
         self.samples += 1;
+        self.draw(rng)
+    }
+
+    /// [`Ctx::sample`] without counting the sample (the kernels count theirs at the end).
+    #[inline(always)]
+    pub(crate) fn draw<R: RngCore + ?Sized>(&mut self, rng: &mut R) -> usize {
         loop {
             let word = if self.has_half {
                 self.has_half = false;
@@ -52,6 +58,62 @@ impl Ctx {
                 return i as usize;
             }
         }
+    }
+
+    /// [`Ctx::draw`] with the common case first: a pending half, or the low half of a fresh
+    /// word, whose Lemire product has a low word of at least `n` is accepted without the
+    /// rejection threshold (a division); anything else goes on through [`Ctx::draw`] from
+    /// the same state, so the bins and the stream are those of `draw`.
+    #[inline(always)]
+    pub(crate) fn draw_fast<R: RngCore + ?Sized>(&mut self, rng: &mut R) -> usize {
+        let n = u64::from(self.n);
+        if self.has_half {
+            let m = u64::from(self.half) * n;
+            if (m as u32) >= self.n {
+                self.has_half = false;
+                return (m >> 32) as usize;
+            }
+        } else {
+            let w = rng.next_u64();
+            let m = (w & 0xFFFF_FFFF) * n;
+            self.half = (w >> 32) as u32;
+            self.has_half = true;
+            if (m as u32) >= self.n {
+                return (m >> 32) as usize;
+            }
+            if let Some(i) = crate::rng::below_from_word(w as u32, self.n) {
+                return i as usize;
+            }
+        }
+        self.draw(rng)
+    }
+
+    /// Two uniform bins, uncounted: exactly the bins of two calls of [`Ctx::sample`] (the same
+    /// halves, rejections and pending half afterwards). When no half is pending, both come
+    /// from one fresh 64-bit word, and a Lemire product whose low word is at least `n` is
+    /// accepted without computing the rejection threshold (which needs a division): the
+    /// common case costs one draw, two multiplications and no data-dependent branch.
+    #[inline(always)]
+    pub(crate) fn draw_two<R: RngCore + ?Sized>(&mut self, rng: &mut R) -> (usize, usize) {
+        if !self.has_half {
+            let w = rng.next_u64();
+            let n = u64::from(self.n);
+            let lo = (w & 0xFFFF_FFFF) * n;
+            let hi = (w >> 32) * n;
+            if (lo as u32).min(hi as u32) >= self.n {
+                return ((lo >> 32) as usize, (hi >> 32) as usize);
+            }
+            // Possibly a rejection: replay what `sample` does with this word.
+            self.half = (w >> 32) as u32;
+            self.has_half = true;
+            let a = match crate::rng::below_from_word(w as u32, self.n) {
+                Some(i) => i as usize,
+                None => self.draw(rng),
+            };
+            return (a, self.draw(rng));
+        }
+        let a = self.draw_fast(rng);
+        (a, self.draw_fast(rng))
     }
 
     /// `count` uniform bins, passed to `f` in order: exactly the bins of `count` calls of
@@ -229,6 +291,22 @@ pub trait Rule {
         rng: &mut R,
         ctx: &mut Ctx,
     ) -> Placement;
+    /// Places `balls` sequential unit balls with a specialised loop (the private module
+    /// `kernel`) and returns `true`, or does nothing and returns `false` when the rule has no kernel for
+    /// its parameters or the state is not plain unit loads. A kernel makes exactly the
+    /// choices of `balls` calls of [`Rule::place`] (each followed by adding the ball) and
+    /// consumes the same random numbers; the engine calls it only without a per-ball
+    /// observer and between observation points.
+    #[inline(always)]
+    fn run_kernel<S: LoadState, R: RngCore + ?Sized>(
+        &mut self,
+        _s: &mut S,
+        _balls: u64,
+        _rng: &mut R,
+        _ctx: &mut Ctx,
+    ) -> bool {
+        false
+    }
 }
 
 /// Least loaded of `d` samples, ties by `tie`.
@@ -350,6 +428,22 @@ impl Rule for DChoice {
     ) -> Placement {
         Placement::one(least_of(s, self.d, self.tie, rng, ctx))
     }
+    #[inline(always)]
+    fn run_kernel<S: LoadState, R: RngCore + ?Sized>(
+        &mut self,
+        s: &mut S,
+        balls: u64,
+        rng: &mut R,
+        ctx: &mut Ctx,
+    ) -> bool {
+        match s.plain_unit() {
+            Some(u) if self.d == 3 && self.tie == TieBreak::Random => {
+                crate::kernel::three_choice(u, balls, rng, ctx);
+                true
+            }
+            _ => false,
+        }
+    }
 }
 
 /// Unfair d-Choice: the ball joins a *most* loaded of `d` uniform samples (the earliest of
@@ -406,6 +500,22 @@ impl Rule for TwoChoice {
             least_of(s, 2, self.tie, rng, ctx)
         })
     }
+    #[inline(always)]
+    fn run_kernel<S: LoadState, R: RngCore + ?Sized>(
+        &mut self,
+        s: &mut S,
+        balls: u64,
+        rng: &mut R,
+        ctx: &mut Ctx,
+    ) -> bool {
+        match s.plain_unit() {
+            Some(u) if self.tie == TieBreak::Random => {
+                crate::kernel::two_choice(u, balls, rng, ctx);
+                true
+            }
+            _ => false,
+        }
+    }
 }
 
 /// Two-Choice with random ties, branch-free: the same random stream and the same choices as
@@ -449,6 +559,22 @@ impl Rule for OnePlusBeta {
         } else {
             least_of(s, 2, self.tie, rng, ctx)
         })
+    }
+    #[inline(always)]
+    fn run_kernel<S: LoadState, R: RngCore + ?Sized>(
+        &mut self,
+        s: &mut S,
+        balls: u64,
+        rng: &mut R,
+        ctx: &mut Ctx,
+    ) -> bool {
+        match s.plain_unit() {
+            Some(u) if self.tie == TieBreak::Random => {
+                crate::kernel::one_plus_beta(u, self.beta, balls, rng, ctx);
+                true
+            }
+            _ => false,
+        }
     }
 }
 
@@ -595,6 +721,22 @@ impl Rule for Noisy {
         };
         Placement::one(if first { i1 } else { i2 })
     }
+    #[inline(always)]
+    fn run_kernel<S: LoadState, R: RngCore + ?Sized>(
+        &mut self,
+        s: &mut S,
+        balls: u64,
+        rng: &mut R,
+        ctx: &mut Ctx,
+    ) -> bool {
+        match s.plain_unit() {
+            Some(u) => {
+                crate::kernel::noisy(u, *self, balls, rng, ctx);
+                true
+            }
+            None => false,
+        }
+    }
 }
 
 /// `x.trunc()` for finite `x` up to the sign of zero (which no comparison sees), without the
@@ -602,7 +744,7 @@ impl Rule for Noisy {
 /// in magnitude the round trip through `i64` truncates exactly, and from 2^52 on every `f64`
 /// is an integer already.
 #[inline(always)]
-fn trunc(x: f64) -> f64 {
+pub(crate) fn trunc(x: f64) -> f64 {
     if x.abs() < 4_503_599_627_370_496.0 {
         (x as i64) as f64
     } else {
@@ -956,7 +1098,44 @@ impl Rule for AlwaysGoLeft {
 
 #[cfg(test)]
 mod tests {
-    use super::trunc;
+    use super::{trunc, Ctx};
+
+    /// `Ctx::draw_two` (and `Ctx::draw_fast`) against calls of `Ctx::sample` where Lemire's method rejects
+    /// often: n = 3·2^30 rejects a 32-bit word with probability 1/4 (threshold 2^32 mod n =
+    /// 2^30) and n = 2^31 + 1 with probability about 1/2. Pairs, the pending half and the
+    /// generator must agree after every call; a copy of the fast path that skipped the
+    /// rejection step would differ within a few calls.
+    #[test]
+    fn draw_two_is_two_samples_also_when_words_are_rejected() {
+        for n in [3usize << 30, (1usize << 31) + 1, 1000, 1] {
+            let (mut a, mut b) = (Ctx::new(n), Ctx::new(n));
+            let (mut ra, mut rb) = (crate::sim_rng(5), crate::sim_rng(5));
+            let mut rejected = 0;
+            for step in 0..20_000 {
+                // An odd single sample now and then leaves a half pending (`draw_fast` from
+                // either state: after a pair, a half is pending only after a rejection).
+                if step % 7 == 3 || step % 11 == 5 {
+                    assert_eq!(a.draw_fast(&mut ra), b.sample(&mut rb), "n={n} step {step}");
+                }
+                let aligned = !a.has_half;
+                let pair = a.draw_two(&mut ra);
+                let want = (b.sample(&mut rb), b.sample(&mut rb));
+                assert_eq!(pair, want, "n={n} step {step}");
+                assert!(pair.0 < n && pair.1 < n);
+                // The pending half (its value matters only while it is pending).
+                assert_eq!(a.has_half, b.has_half);
+                assert!(!a.has_half || a.half == b.half);
+                // Only an odd number of rejected halves leaves a half pending after a pair
+                // that started without one.
+                rejected += usize::from(aligned && a.has_half);
+            }
+            assert_eq!(rand::RngCore::next_u64(&mut ra), rand::RngCore::next_u64(&mut rb));
+            // The rejection path was taken where rejection is likely.
+            if n > 1000 {
+                assert!(rejected > 1000, "n={n}: {rejected}");
+            }
+        }
+    }
 
     #[test]
     fn trunc_equals_f64_trunc() {

@@ -104,7 +104,7 @@ pub fn bernoulli<R: Rng + ?Sized>(rng: &mut R, p: f64) -> bool {
 }
 
 /// A buffer of random bits, so that fair coins (tie-breaking) cost 1/64 of a draw.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default)]
 pub struct Bits {
     word: u64,
     left: u32,

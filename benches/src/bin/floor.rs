@@ -1,0 +1,347 @@
+//! The floor table: ns per ball of the bin and level engines beside the floor loop, from one
+//! run (see `ballast_benches::floor`). Run it through `cargo xtask bench --floor`, or
+//! directly: `cargo run --release -p ballast-benches --bin floor -- [options]`.
+//!
+//! Options: `--big` adds n = 10⁷ and 10⁸ (minutes, 400 MB); `--n 1000,10000` replaces the
+//! sizes; `--only two_choice` keeps the cases whose label contains the word (the floor rows
+//! always run); `--engine bins|levels` keeps one engine; `--reference` adds rows
+//! `bins-ref`, the bin engine without its fast paths (`simulate_ball_by_ball`: the
+//! straightforward loop the kernels are tested against), to compare in one run; `--reps R` (default 5) timed runs
+//! per row, the median is reported; `--target-ms T` (default 150) the wall time each run
+//! aims at (m is calibrated from pilot runs, rounded to whole batches); `--out FILE` the
+//! CSV (default `<target>/bench/floor.csv`, next to the binary's profile directory).
+//!
+//! Every timed run of a row follows a run of the floor loop (about a third as long), and the
+//! ratio column is the median of the per-run ratios: on a shared machine a busy phase slows
+//! both runs of a pair, so the ratio moves much less than the raw times.
+//!
+//! The Markdown table goes to stdout, progress to stderr.
+
+use std::hint::black_box;
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use ballast_benches::floor::{
+    floor_cases, floor_loop, floor_loop_one_word, FLOOR_BIG_SIZES, FLOOR_SIZES,
+};
+use ballast_core::{sim_rng, simulate_ball_by_ball, simulate_seeded, Engine};
+
+/// A result whose error is a message for the user.
+type Res<T> = Result<T, String>;
+
+fn fail<T>(msg: impl Into<String>) -> Res<T> {
+    Err(msg.into())
+}
+
+struct Options {
+    sizes: Vec<u64>,
+    only: Option<String>,
+    engines: Vec<Engine>,
+    reps: usize,
+    target_ms: f64,
+    out: PathBuf,
+    reference: bool,
+}
+
+fn parse_n(s: &str) -> Res<u64> {
+    let v: f64 = s.trim().parse().map_err(|_| format!("--n: `{s}` is not a number"))?;
+    if !(1.0..=4.0e9).contains(&v) || v.fract() != 0.0 {
+        return fail(format!("--n: `{s}` is not a bin count in 1..=4e9"));
+    }
+    Ok(v as u64)
+}
+
+fn default_out() -> PathBuf {
+    // <target>/<profile>/floor → <target>/bench/floor.csv
+    std::env::current_exe()
+        .ok()
+        .and_then(|p| p.parent().and_then(|d| d.parent()).map(|t| t.join("bench")))
+        .unwrap_or_else(|| PathBuf::from("target/bench"))
+        .join("floor.csv")
+}
+
+fn parse_args() -> Res<Options> {
+    let mut o = Options {
+        sizes: FLOOR_SIZES.to_vec(),
+        only: None,
+        engines: vec![Engine::Bins, Engine::Levels],
+        reps: 5,
+        target_ms: 150.0,
+        out: default_out(),
+        reference: false,
+    };
+    let mut big = false;
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        let mut value = || args.next().ok_or_else(|| format!("{a} needs a value"));
+        match a.as_str() {
+            "--big" => big = true,
+            "--reference" => o.reference = true,
+            "--n" => {
+                o.sizes = value()?.split(',').map(parse_n).collect::<Res<_>>()?;
+            }
+            "--only" => o.only = Some(value()?),
+            "--engine" => {
+                o.engines = match value()?.as_str() {
+                    "bins" => vec![Engine::Bins],
+                    "levels" => vec![Engine::Levels],
+                    "both" => vec![Engine::Bins, Engine::Levels],
+                    e => return fail(format!("--engine: `{e}` (bins, levels or both)")),
+                }
+            }
+            "--reps" => {
+                o.reps = value()?.parse().map_err(|_| "--reps: not a count".to_string())?;
+                if o.reps == 0 {
+                    return fail("--reps: at least 1");
+                }
+            }
+            "--target-ms" => {
+                o.target_ms =
+                    value()?.parse().map_err(|_| "--target-ms: not a number".to_string())?;
+                if o.target_ms.is_nan() || o.target_ms <= 0.0 {
+                    return fail("--target-ms: positive");
+                }
+            }
+            "--out" => o.out = PathBuf::from(value()?),
+            "-h" | "--help" => {
+                println!(
+                    "floor [--big] [--n N,N..] [--only WORD] [--engine bins|levels|both] \
+                     [--reference] [--reps R] [--target-ms T] [--out FILE.csv]"
+                );
+                std::process::exit(0);
+            }
+            _ => return fail(format!("unknown argument `{a}` (try --help)")),
+        }
+    }
+    if big {
+        o.sizes.extend(FLOOR_BIG_SIZES);
+    }
+    Ok(o)
+}
+
+/// One measured row.
+struct Row {
+    n: u64,
+    case: String,
+    engine: &'static str,
+    m: u64,
+    median_ns: f64,
+    min_ns: f64,
+    floor_ns: f64,
+    ratio: f64,
+}
+
+/// Seconds of one call of `run(m, seed)`.
+fn time(run: &mut impl FnMut(u64, u64), m: u64, seed: u64) -> f64 {
+    let t = Instant::now();
+    run(m, seed);
+    t.elapsed().as_secs_f64()
+}
+
+/// Calibrates m (a multiple of `granule`) so that one run takes about `target_ms`: from
+/// `pilot` balls, m is rescaled by target ÷ time until a run takes between half and twice
+/// the target (at most 5 tries; per-run fixed costs make the first estimate short).
+fn calibrate(run: &mut impl FnMut(u64, u64), pilot: u64, granule: u64, target_ms: f64) -> u64 {
+    let round = |m: f64| ((m / granule as f64).round() as u64).max(1) * granule;
+    let target = target_ms * 1e-3;
+    let mut m = round(pilot as f64);
+    for _ in 0..5 {
+        let t = time(run, m, 0).max(1e-9);
+        if (0.5 * target..=2.0 * target).contains(&t) {
+            break;
+        }
+        let next = round(m as f64 * target / t);
+        if next == m {
+            break;
+        }
+        m = next;
+    }
+    m
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    let k = v.len();
+    if k % 2 == 1 {
+        v[k / 2]
+    } else {
+        0.5 * (v[k / 2 - 1] + v[k / 2])
+    }
+}
+
+/// Times `reps` runs of `m` balls (seeds 1..=reps), each right after a run of the floor loop
+/// (`floor_m` balls), so that every engine time has a floor time from the same moment: the
+/// machine may be shared, and a slow phase then slows both. Fills a [`Row`]'s timings.
+fn paired(
+    run: &mut impl FnMut(u64, u64),
+    m: u64,
+    floor: &mut impl FnMut(u64, u64),
+    floor_m: u64,
+    reps: usize,
+) -> (f64, f64, f64, f64) {
+    let (mut ns, mut floor_ns, mut ratio) = (Vec::new(), Vec::new(), Vec::new());
+    for seed in 1..=reps as u64 {
+        let f = time(floor, floor_m, seed) * 1e9 / floor_m as f64;
+        let e = time(run, m, seed) * 1e9 / m as f64;
+        ns.push(e);
+        floor_ns.push(f);
+        ratio.push(e / f);
+    }
+    let min = ns.iter().copied().fold(f64::INFINITY, f64::min);
+    (median(ns), min, median(floor_ns), median(ratio))
+}
+
+fn engine_name(e: Engine) -> &'static str {
+    match e {
+        Engine::Bins => "bins",
+        Engine::Levels => "levels",
+        _ => "auto",
+    }
+}
+
+/// `YYYY-MM-DD` (UTC) of the system clock (days to civil date, proleptic Gregorian).
+fn today() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let z = (secs / 86_400) as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}-{m:02}-{d:02}")
+}
+
+fn cpu_model() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|s| {
+            s.lines().find_map(|l| {
+                l.strip_prefix("model name")
+                    .map(|r| r.trim_start_matches([' ', '\t', ':']).to_string())
+            })
+        })
+        .unwrap_or_else(|| "unknown CPU".to_string())
+}
+
+fn main() {
+    let o = match parse_args() {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("floor: {e}");
+            std::process::exit(2);
+        }
+    };
+    let cases: Vec<_> = floor_cases()
+        .into_iter()
+        .filter(|c| o.only.as_ref().is_none_or(|w| c.label.contains(w.as_str())))
+        .collect();
+    let mut rows: Vec<Row> = Vec::new();
+    for &n in &o.sizes {
+        let mut floor = |m: u64, seed: u64| {
+            black_box(floor_loop(n, m, seed));
+        };
+        // The paired floor runs take about a third of an engine run.
+        let floor_m = calibrate(&mut floor, 200_000, 1, o.target_ms / 3.0);
+        let mut measure =
+            |label: &str, engine: &'static str, run: &mut dyn FnMut(u64, u64), granule| {
+                eprintln!("n={n} {label} {engine}");
+                let mut run = |m: u64, seed: u64| run(m, seed);
+                let m = calibrate(&mut run, 200_000, granule, o.target_ms);
+                let (median_ns, min_ns, floor_ns, ratio) =
+                    paired(&mut run, m, &mut floor, floor_m, o.reps);
+                rows.push(Row {
+                    n,
+                    case: label.to_string(),
+                    engine,
+                    m,
+                    median_ns,
+                    min_ns,
+                    floor_ns,
+                    ratio,
+                });
+            };
+        measure(
+            "floor (2 × below)",
+            "-",
+            &mut |m, seed| {
+                black_box(floor_loop(n, m, seed));
+            },
+            1,
+        );
+        measure(
+            "floor (1 word)",
+            "-",
+            &mut |m, seed| {
+                black_box(floor_loop_one_word(n, m, seed));
+            },
+            1,
+        );
+        for c in &cases {
+            for &engine in &o.engines {
+                let mut run = |m: u64, seed: u64| {
+                    let out = simulate_seeded(&c.spec(engine, n, m), seed).expect("valid spec");
+                    black_box(out.final_gap);
+                };
+                measure(&c.label, engine_name(engine), &mut run, c.granule(n));
+            }
+            if o.reference {
+                let mut run = |m: u64, seed: u64| {
+                    let spec = c.spec(Engine::Bins, n, m);
+                    let out = simulate_ball_by_ball(&spec, &mut sim_rng(seed), &mut ())
+                        .expect("valid spec");
+                    black_box(out.final_gap);
+                };
+                measure(&c.label, "bins-ref", &mut run, c.granule(n));
+            }
+        }
+    }
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    println!(
+        "Floor table, {} UTC, {} ({} logical cores), `floor {}`. Each row: {} timed runs, each \
+         right after a run of the floor loop (two `below` draws per ball); ns/ball and floor \
+         are medians, min the fastest run, ratio the median of the per-run ratios engine ÷ \
+         floor.\n",
+        today(),
+        cpu_model(),
+        std::thread::available_parallelism().map_or(0, |p| p.get()),
+        args.join(" "),
+        o.reps
+    );
+    println!("| n | case | engine | m | ns/ball | min | floor | ratio to floor |");
+    println!("|---:|---|---|---:|---:|---:|---:|---:|");
+    let mut csv = String::from(
+        "n,case,engine,m,reps,ns_per_ball_median,ns_per_ball_min,floor_ns_per_ball,ratio_to_floor\n",
+    );
+    for r in &rows {
+        println!(
+            "| {} | {} | {} | {} | {:.2} | {:.2} | {:.2} | {:.2} |",
+            r.n, r.case, r.engine, r.m, r.median_ns, r.min_ns, r.floor_ns, r.ratio
+        );
+        csv.push_str(&format!(
+            "{},{},{},{},{},{:.3},{:.3},{:.3},{:.3}\n",
+            r.n, r.case, r.engine, r.m, o.reps, r.median_ns, r.min_ns, r.floor_ns, r.ratio
+        ));
+    }
+    let written = o
+        .out
+        .parent()
+        .map_or(
+            Ok(()),
+            |d| if d.as_os_str().is_empty() { Ok(()) } else { std::fs::create_dir_all(d) },
+        )
+        .and_then(|()| std::fs::File::create(&o.out))
+        .and_then(|mut f| f.write_all(csv.as_bytes()));
+    match written {
+        Ok(()) => eprintln!("wrote {}", o.out.display()),
+        Err(e) => {
+            eprintln!("floor: writing {}: {e}", o.out.display());
+            std::process::exit(1);
+        }
+    }
+}

@@ -1,0 +1,368 @@
+//! The sequential kernels of the bin engine (`ballast_core::kernel`, through
+//! `Rule::run_kernel`) against the straightforward loop (`Rule::place` and adding each
+//! ball; the engine's `simulate_ball_by_ball` and `run_rule_straightforward`).
+//!
+//! The kernels promise more than the same law: the same random numbers and the same choices,
+//! so a seed gives the same values with or without them. Checked here at three levels:
+//!
+//! 1. Each kernel called directly, in stretches of varying length, against `place` on a
+//!    second copy: the same loads, sample count, and generator and coin-buffer state
+//!    afterwards (the next words, the next sample, the next coin), for every kernel rule,
+//!    n from 1 to 10⁴ and several seeds.
+//! 2. Whole runs through the engine (observation points, trajectories, m < n) against
+//!    `simulate_ball_by_ball`: equal outcomes, equal loads at every observation point, and
+//!    the same generator state after the run.
+//! 3. The law at n = 3, m = 6: the full final load vector (28 possible vectors) of 20 000
+//!    runs through the kernel path against 20 000 runs of the straightforward loop with
+//!    other seeds, a two-sample chi-square test at `common::ALPHA` = 0.001.
+//!
+//! Power: deliberately wrong variants are rejected by the same checks. At levels 1 and 2 a
+//! kernel that sends ties to the first sample (no coin) and one that draws its second
+//! sample with `below` instead of the shared 32-bit halves are told apart from the
+//! straightforward loop; at level 3 Two-Choice with ties to the lowest index, and
+//! Two-Choice whose second sample never hits the last bin (a biased index), are rejected.
+
+mod common;
+
+use ballast_core::engine::{run_rule_observed, run_rule_straightforward};
+use ballast_core::loads::{LoadState, UnitLoads};
+use ballast_core::process::{Ctx, DChoice, Noisy, OnePlusBeta, Placement, Ranks, Rule, TwoChoice};
+use ballast_core::rng::below;
+use ballast_core::{
+    derive_seed, sim_rng, simulate_ball_by_ball, simulate_observed, Engine, Observer, ProcessSpec,
+    RunSpec, TieBreak,
+};
+use common::{chi2_critical, chi2_two_sample};
+use rand::RngCore;
+
+/// The rules that have a kernel, with the parameters the kernels distinguish.
+fn kernel_rules() -> Vec<(&'static str, ProcessSpec)> {
+    vec![
+        ("two_choice", ProcessSpec::DChoice { d: 2 }),
+        ("three_choice", ProcessSpec::DChoice { d: 3 }),
+        ("one_plus_beta 0.5", ProcessSpec::OnePlusBeta { beta: 0.5 }),
+        ("one_plus_beta 0.05", ProcessSpec::OnePlusBeta { beta: 0.05 }),
+        ("g_bounded 0", ProcessSpec::GBounded { g: 0.0 }),
+        ("g_bounded 3", ProcessSpec::GBounded { g: 3.0 }),
+        ("g_myopic 0", ProcessSpec::GMyopic { g: 0.0 }),
+        ("g_myopic 2.5", ProcessSpec::GMyopic { g: 2.5 }),
+        ("sigma 1.5", ProcessSpec::SigmaNoisyLoad { sigma: 1.5, truncate: false }),
+        ("sigma 4 truncated", ProcessSpec::SigmaNoisyLoad { sigma: 4.0, truncate: true }),
+    ]
+}
+
+/// Any rule of [`kernel_rules`] as one type.
+#[derive(Clone, Copy)]
+enum AnyRule {
+    Two(TwoChoice),
+    D(DChoice),
+    Beta(OnePlusBeta),
+    Noisy(Noisy),
+}
+
+fn rule_of(p: &ProcessSpec) -> AnyRule {
+    let tie = TieBreak::Random;
+    match *p {
+        ProcessSpec::DChoice { d: 2 } => AnyRule::Two(TwoChoice { tie }),
+        ProcessSpec::DChoice { d } => AnyRule::D(DChoice { d, tie }),
+        ProcessSpec::OnePlusBeta { beta } => AnyRule::Beta(OnePlusBeta { beta, tie }),
+        ProcessSpec::GBounded { g } => AnyRule::Noisy(Noisy::GBounded { g }),
+        ProcessSpec::GMyopic { g } => AnyRule::Noisy(Noisy::GMyopic { g }),
+        ProcessSpec::SigmaNoisyLoad { sigma, truncate } => {
+            AnyRule::Noisy(Noisy::SigmaNoisyLoad { sigma, truncate })
+        }
+        _ => unreachable!("no kernel"),
+    }
+}
+
+impl Rule for AnyRule {
+    fn place<S: LoadState, R: RngCore + ?Sized>(
+        &mut self,
+        s: &S,
+        r: &Ranks<S::Load>,
+        rng: &mut R,
+        ctx: &mut Ctx,
+    ) -> Placement {
+        match self {
+            AnyRule::Two(x) => x.place(s, r, rng, ctx),
+            AnyRule::D(x) => x.place(s, r, rng, ctx),
+            AnyRule::Beta(x) => x.place(s, r, rng, ctx),
+            AnyRule::Noisy(x) => x.place(s, r, rng, ctx),
+        }
+    }
+    fn run_kernel<S: LoadState, R: RngCore + ?Sized>(
+        &mut self,
+        s: &mut S,
+        balls: u64,
+        rng: &mut R,
+        ctx: &mut Ctx,
+    ) -> bool {
+        match self {
+            AnyRule::Two(x) => x.run_kernel(s, balls, rng, ctx),
+            AnyRule::D(x) => x.run_kernel(s, balls, rng, ctx),
+            AnyRule::Beta(x) => x.run_kernel(s, balls, rng, ctx),
+            AnyRule::Noisy(x) => x.run_kernel(s, balls, rng, ctx),
+        }
+    }
+}
+
+/// Stretch lengths for the direct comparison: single balls, odd and even lengths (the
+/// pending half of Three-Choice and of (1+β) carries over between calls), long stretches.
+const STRETCHES: [u64; 8] = [1, 1, 2, 3, 17, 1000, 4096, 10_001];
+
+/// Level 1: `kernel` (a rule's `run_kernel`) and the `place` loop of `reference` on fresh
+/// unit loads with n bins, from the same seed, stretch by stretch. Returns whether
+/// everything observable matched: loads after each stretch, samples, the next two words of
+/// the generator, and the next sample and coin from the context.
+fn kernel_matches_place<K: Rule, P: Rule>(
+    mut kernel: K,
+    mut reference: P,
+    n: usize,
+    seed: u64,
+) -> bool {
+    let (mut ka, mut pa) = (UnitLoads::new(n, false), UnitLoads::new(n, false));
+    let (mut kr, mut pr) = (sim_rng(seed), sim_rng(seed));
+    let (mut kc, mut pc) = (Ctx::new(n), Ctx::new(n));
+    for &k in &STRETCHES {
+        assert!(kernel.run_kernel(&mut ka, k, &mut kr, &mut kc), "no kernel ran");
+        for _ in 0..k {
+            let p = reference.place(&pa, &Ranks::Unused, &mut pr, &mut pc);
+            assert_eq!(p.balls, 1);
+            pa.add(p.bin, ());
+        }
+        if ka.loads() != pa.loads() || ka.gap() != pa.gap() || ka.total() != pa.total() {
+            return false;
+        }
+    }
+    kc.samples == pc.samples
+        && kc.sample(&mut kr) == pc.sample(&mut pr)
+        && kc.coin(&mut kr) == pc.coin(&mut pr)
+        && kr.next_u64() == pr.next_u64()
+        && kr.next_u32() == pr.next_u32()
+}
+
+#[test]
+fn kernels_make_the_choices_of_place_and_leave_the_same_state() {
+    for (name, p) in kernel_rules() {
+        for n in [1usize, 2, 3, 7, 64, 1000, 10_000] {
+            for seed in 0..3u64 {
+                let rule = rule_of(&p);
+                assert!(kernel_matches_place(rule, rule, n, seed), "{name} n={n} seed={seed}");
+            }
+        }
+    }
+}
+
+/// Two-Choice with a deliberately wrong kernel, to show the checks have power: the
+/// decisions of `place` are right (random ties), the kernel is wrong in the way `bug` says.
+#[derive(Clone, Copy)]
+enum Bug {
+    /// Ties go to the first sample (no coin is drawn).
+    TiesToFirst,
+    /// The second sample comes from `below` (a fresh 32-bit draw) instead of the next
+    /// 32-bit half: the same law, another stream.
+    SecondFromBelow,
+}
+
+#[derive(Clone, Copy)]
+struct WrongTwoChoice(Bug);
+
+impl Rule for WrongTwoChoice {
+    fn place<S: LoadState, R: RngCore + ?Sized>(
+        &mut self,
+        s: &S,
+        r: &Ranks<S::Load>,
+        rng: &mut R,
+        ctx: &mut Ctx,
+    ) -> Placement {
+        TwoChoice { tie: TieBreak::Random }.place(s, r, rng, ctx)
+    }
+    fn run_kernel<S: LoadState, R: RngCore + ?Sized>(
+        &mut self,
+        s: &mut S,
+        balls: u64,
+        rng: &mut R,
+        ctx: &mut Ctx,
+    ) -> bool {
+        let Some(u) = s.plain_unit() else { return false };
+        let n = u.n() as u64;
+        for _ in 0..balls {
+            let a = ctx.sample(rng);
+            let b = match self.0 {
+                Bug::TiesToFirst => ctx.sample(rng),
+                Bug::SecondFromBelow => {
+                    ctx.samples += 1;
+                    below(rng, n) as usize
+                }
+            };
+            let (la, lb) = (u.load(a), u.load(b));
+            let take_b = match self.0 {
+                Bug::TiesToFirst => lb < la,
+                Bug::SecondFromBelow => lb < la || (lb == la && ctx.coin(rng)),
+            };
+            u.add(if take_b { b } else { a }, ());
+        }
+        true
+    }
+}
+
+#[test]
+fn wrong_kernels_are_told_apart_from_place() {
+    for bug in [Bug::TiesToFirst, Bug::SecondFromBelow] {
+        let right = TwoChoice { tie: TieBreak::Random };
+        assert!(!kernel_matches_place(WrongTwoChoice(bug), right, 64, 1), "direct check");
+        let spec = RunSpec::new(ProcessSpec::DChoice { d: 2 }, 64, 20_000).engine(Engine::Bins);
+        let (mut fast, mut slow) = (Snapshots::default(), Snapshots::default());
+        let state = || UnitLoads::new(64, false);
+        run_rule_observed(&spec, state(), WrongTwoChoice(bug), &mut sim_rng(1), &mut fast);
+        run_rule_straightforward(&spec, state(), WrongTwoChoice(bug), &mut sim_rng(1), &mut slow);
+        assert_ne!(fast.0, slow.0, "engine check");
+    }
+}
+
+/// The loads at every observation point; not a per-ball observer, so the kernels run.
+#[derive(Default)]
+struct Snapshots(Vec<Vec<u32>>);
+
+impl Observer for Snapshots {
+    const PER_BALL: bool = false;
+    fn on_observation<S: LoadState>(&mut self, s: &S) {
+        self.0.push((0..s.n()).map(|i| Into::<f64>::into(s.load(i)) as u32).collect());
+    }
+}
+
+/// Level 2: the whole run through the engine and through `simulate_ball_by_ball`.
+fn engine_matches_reference(spec: &RunSpec, seed: u64) -> bool {
+    let (mut r1, mut r2) = (sim_rng(seed), sim_rng(seed));
+    let (mut o1, mut o2) = (Snapshots::default(), Snapshots::default());
+    let a = simulate_observed(spec, &mut r1, &mut o1).expect("valid");
+    let b = simulate_ball_by_ball(spec, &mut r2, &mut o2).expect("valid");
+    a == b && o1.0 == o2.0 && r1.next_u64() == r2.next_u64()
+}
+
+#[test]
+fn engine_runs_equal_the_straightforward_loop() {
+    // (n, m, observe every, record the trajectory)
+    let settings = [
+        (1u64, 50u64, None, false),
+        (2, 1000, None, false),
+        (5, 2000, Some(7), true),
+        (64, 30_000, None, false),
+        (64, 30_000, Some(1000), true),
+        (1000, 300, None, false),
+        (10_007, 200_000, Some(65_536), true),
+    ];
+    for (name, p) in kernel_rules() {
+        for &(n, m, every, record) in &settings {
+            for seed in 0..3u64 {
+                let mut spec = RunSpec::new(p.clone(), n, m).engine(Engine::Bins);
+                spec.observe_every = every;
+                spec.record_trajectory = record;
+                assert!(
+                    engine_matches_reference(&spec, seed),
+                    "{name} n={n} m={m} every={every:?} seed={seed}"
+                );
+            }
+        }
+    }
+}
+
+/// The final load vector of a run on n = 3 bins as one category: `x0 + 7·x1` (m = 6, so
+/// each load is at most 6 and x2 = 6 − x0 − x1).
+#[derive(Default)]
+struct Final(usize);
+
+impl Observer for Final {
+    const PER_BALL: bool = false;
+    fn on_observation<S: LoadState>(&mut self, s: &S) {
+        let x = |i| Into::<f64>::into(s.load(i)) as usize;
+        self.0 = x(0) + 7 * x(1);
+    }
+}
+
+const LAW_RUNS: u64 = 20_000;
+const LAW_N: u64 = 3;
+const LAW_M: u64 = 6;
+
+/// Histogram of the final load vectors of `LAW_RUNS` runs of `run(seed)`.
+fn vector_histogram(seed: u64, mut run: impl FnMut(u64) -> usize) -> Vec<u64> {
+    let mut h = vec![0u64; 49];
+    for r in 0..LAW_RUNS {
+        h[run(derive_seed(seed, &[r]))] += 1;
+    }
+    h
+}
+
+/// Through the engine (kernels on).
+fn kernel_path(p: &ProcessSpec, seed: u64) -> Vec<u64> {
+    let spec = RunSpec::new(p.clone(), LAW_N, LAW_M).engine(Engine::Bins);
+    vector_histogram(seed, |s| {
+        let mut f = Final::default();
+        simulate_observed(&spec, &mut sim_rng(s), &mut f).expect("valid");
+        f.0
+    })
+}
+
+/// Through the straightforward loop, with `rule`.
+fn straightforward<P: Rule + Copy>(rule: P, seed: u64) -> Vec<u64> {
+    let spec = RunSpec::new(ProcessSpec::DChoice { d: 2 }, LAW_N, LAW_M).engine(Engine::Bins);
+    vector_histogram(seed, |s| {
+        let mut f = Final::default();
+        run_rule_straightforward(
+            &spec,
+            UnitLoads::new(LAW_N as usize, false),
+            rule,
+            &mut sim_rng(s),
+            &mut f,
+        );
+        f.0
+    })
+}
+
+fn chi2(a: &[u64], b: &[u64]) -> (f64, usize, f64) {
+    let (stat, df) = chi2_two_sample(a, b);
+    (stat, df, chi2_critical(df))
+}
+
+/// Level 3 for every kernel rule: seeds 1 (kernel path) and 2 (straightforward loop).
+#[test]
+fn kernel_law_equals_the_straightforward_law_at_n_3() {
+    for (name, p) in kernel_rules() {
+        let (stat, df, crit) = chi2(&kernel_path(&p, 1), &straightforward(rule_of(&p), 2));
+        assert!(stat < crit, "{name}: chi2 = {stat:.1} on {df} df, critical {crit:.1}");
+    }
+}
+
+/// Two-Choice whose second sample is moved from the last bin to the first: a biased index.
+#[derive(Clone, Copy)]
+struct BiasedSecond;
+
+impl Rule for BiasedSecond {
+    fn place<S: LoadState, R: RngCore + ?Sized>(
+        &mut self,
+        s: &S,
+        _r: &Ranks<S::Load>,
+        rng: &mut R,
+        ctx: &mut Ctx,
+    ) -> Placement {
+        let a = ctx.sample(rng);
+        let b = ctx.sample(rng);
+        let b = if b == s.n() - 1 { 0 } else { b };
+        let (la, lb) = (s.load(a), s.load(b));
+        Placement::one(if lb < la || (lb == la && ctx.coin(rng)) { b } else { a })
+    }
+}
+
+/// Power of level 3: the kernel path of Two-Choice against two wrong laws, seeds 1 and 3:
+/// ties to the lowest index (bin 0 wins all its ties, so its load is stochastically larger)
+/// and the biased second sample. Both must be rejected at `common::ALPHA`.
+#[test]
+fn the_law_check_rejects_wrong_variants() {
+    let kernel = kernel_path(&ProcessSpec::DChoice { d: 2 }, 1);
+    let lowest = straightforward(TwoChoice { tie: TieBreak::LowestIndex }, 3);
+    let (stat, df, crit) = chi2(&kernel, &lowest);
+    assert!(stat > crit, "lowest-index ties: chi2 = {stat:.1} on {df} df, critical {crit:.1}");
+    let biased = straightforward(BiasedSecond, 3);
+    let (stat, df, crit) = chi2(&kernel, &biased);
+    assert!(stat > crit, "biased index: chi2 = {stat:.1} on {df} df, critical {crit:.1}");
+}
