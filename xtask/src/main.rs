@@ -299,7 +299,9 @@ fn read_entry(md: &Path, id: String) -> Result<IndexEntry> {
     Ok(IndexEntry { id, title, overall, quick, reduced })
 }
 
-/// Writes `<out>/README.md`: one line per item report found under `<out>/<paper>/`.
+/// Writes `<out>/README.md`: one line per item report found under `<out>/<paper>/` (a report
+/// with its metadata `<item>.json` beside it; other Markdown files, such as the benchmark
+/// tables of `results/bench/`, are not items).
 fn write_index(out: &Path) -> Result<PathBuf> {
     let mut entries = Vec::new();
     for paper in std::fs::read_dir(out).with_context(|| format!("reading {}", out.display()))? {
@@ -309,7 +311,7 @@ fn write_index(out: &Path) -> Result<PathBuf> {
         }
         for f in std::fs::read_dir(&paper)? {
             let f = f?.path();
-            if f.extension().is_some_and(|e| e == "md") {
+            if f.extension().is_some_and(|e| e == "md") && f.with_extension("json").is_file() {
                 let p =
                     paper.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
                 let i = f.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
