@@ -59,51 +59,14 @@ use ballast_core::{
     derive_seed, sim_rng, simulate_ball_by_ball, simulate_observed, Engine, LoadState, Observer,
     ProcessSpec, RunSpec,
 };
-use common::{chi2_critical, chi2_gof};
+use common::{chi2_critical, chi2_gof, exact_sorted_law, FinalState};
 
-/// Records the sorted load vector at the last observation (the end of the run).
-#[derive(Default)]
-struct FinalState(Vec<u64>);
-
-impl Observer for FinalState {
-    const PER_BALL: bool = false;
-    fn on_observation<S: LoadState>(&mut self, state: &S) {
-        let mean = state.total() / state.n() as f64;
-        let mut v: Vec<u64> =
-            (0..state.n()).map(|i| (state.normalized(i) + mean).round() as u64).collect();
-        v.sort_unstable();
-        self.0 = v;
-    }
-}
-
-/// Exact law of the sorted load vector after `m` balls of d-Choice on `n` bins: each of the
-/// `n^d` ordered sample tuples is equally likely and the ball goes to a least loaded sample
-/// (which one does not change the sorted vector).
+/// Exact law of the sorted load vector after `m` balls of d-Choice on `n` bins: the ball
+/// goes to a least loaded sample (which one does not change the sorted vector).
 fn exact_law(n: usize, m: usize, d: u32) -> BTreeMap<Vec<u64>, f64> {
-    let mut states: BTreeMap<Vec<u64>, f64> = BTreeMap::new();
-    states.insert(vec![0; n], 1.0);
-    let tuples = n.pow(d);
-    for _ in 0..m {
-        let mut next: BTreeMap<Vec<u64>, f64> = BTreeMap::new();
-        for (loads, &pr) in &states {
-            for t in 0..tuples {
-                let mut x = t;
-                let mut best = x % n;
-                for _ in 1..d {
-                    x /= n;
-                    if loads[x % n] < loads[best] {
-                        best = x % n;
-                    }
-                }
-                let mut v = loads.clone();
-                v[best] += 1;
-                v.sort_unstable();
-                *next.entry(v).or_insert(0.0) += pr / tuples as f64;
-            }
-        }
-        states = next;
-    }
-    states
+    exact_sorted_law(n, m, d, |loads, s| {
+        s.iter().copied().reduce(|best, j| if loads[j] < loads[best] { j } else { best }).unwrap()
+    })
 }
 
 /// Chi-square statistic and critical value of `runs` runs against `law`.

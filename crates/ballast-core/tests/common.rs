@@ -70,3 +70,52 @@ impl Observer for Quadratic {
         self.max_err = self.max_err.max((full - self.upsilon).abs());
     }
 }
+
+/// Records the sorted load vector at the last observation (the end of the run).
+#[derive(Default)]
+pub struct FinalState(pub Vec<u64>);
+
+impl Observer for FinalState {
+    const PER_BALL: bool = false;
+    fn on_observation<S: LoadState>(&mut self, state: &S) {
+        let mean = state.total() / state.n() as f64;
+        let mut v: Vec<u64> =
+            (0..state.n()).map(|i| (state.normalized(i) + mean).round() as u64).collect();
+        v.sort_unstable();
+        self.0 = v;
+    }
+}
+
+/// Exact law of the sorted load vector after `m` balls on `n` bins of a process that samples
+/// `d` bins uniformly (each of the `n^d` ordered tuples equally likely) and sends the ball to
+/// `pick(loads, samples)`; the enumeration of the Markov chain on sorted vectors.
+pub fn exact_sorted_law(
+    n: usize,
+    m: usize,
+    d: u32,
+    pick: impl Fn(&[u64], &[usize]) -> usize,
+) -> std::collections::BTreeMap<Vec<u64>, f64> {
+    use std::collections::BTreeMap;
+    let mut states: BTreeMap<Vec<u64>, f64> = BTreeMap::new();
+    states.insert(vec![0; n], 1.0);
+    let tuples = n.pow(d);
+    let mut samples = vec![0; d as usize];
+    for _ in 0..m {
+        let mut next: BTreeMap<Vec<u64>, f64> = BTreeMap::new();
+        for (loads, &pr) in &states {
+            for t in 0..tuples {
+                let mut x = t;
+                for s in samples.iter_mut() {
+                    *s = x % n;
+                    x /= n;
+                }
+                let mut v = loads.clone();
+                v[pick(loads, &samples)] += 1;
+                v.sort_unstable();
+                *next.entry(v).or_insert(0.0) += pr / tuples as f64;
+            }
+        }
+        states = next;
+    }
+    states
+}

@@ -14,61 +14,20 @@ mod common;
 
 use std::collections::BTreeMap;
 
-use ballast_core::loads::LoadState;
-use ballast_core::{
-    derive_seed, sim_rng, simulate_observed, Engine, Observer, ProcessSpec, RunSpec,
-};
-use common::{chi2_critical, chi2_gof};
+use ballast_core::{derive_seed, sim_rng, simulate_observed, Engine, ProcessSpec, RunSpec};
+use common::{chi2_critical, chi2_gof, exact_sorted_law, FinalState};
 
-/// Records the sorted load vector at the last observation (the end of the run).
-#[derive(Default)]
-struct FinalState(Vec<i64>);
-
-impl Observer for FinalState {
-    const PER_BALL: bool = false;
-    fn on_observation<S: LoadState>(&mut self, state: &S) {
-        let mean = state.total() / state.n() as f64;
-        let mut v: Vec<i64> =
-            (0..state.n()).map(|i| (state.normalized(i) + mean).round() as i64).collect();
-        v.sort_unstable();
-        self.0 = v;
-    }
-}
-
-/// Exact law of the sorted load vector after `m` balls of Unfair d-Choice on `n` bins: each
-/// of the n^d ordered sample tuples is equally likely, the ball goes to the earliest most
-/// loaded sample.
-fn exact_law(n: usize, m: usize, d: u32) -> BTreeMap<Vec<i64>, f64> {
-    let mut states: BTreeMap<Vec<i64>, f64> = BTreeMap::new();
-    states.insert(vec![0; n], 1.0);
-    let tuples = n.pow(d);
-    for _ in 0..m {
-        let mut next: BTreeMap<Vec<i64>, f64> = BTreeMap::new();
-        for (loads, &pr) in &states {
-            for t in 0..tuples {
-                let mut x = t;
-                let mut best = x % n;
-                for _ in 1..d {
-                    x /= n;
-                    let j = x % n;
-                    if loads[j] > loads[best] {
-                        best = j;
-                    }
-                }
-                let mut v = loads.clone();
-                v[best] += 1;
-                v.sort_unstable();
-                *next.entry(v).or_insert(0.0) += pr / tuples as f64;
-            }
-        }
-        states = next;
-    }
-    states
+/// Exact law of the sorted load vector after `m` balls of Unfair d-Choice on `n` bins: the
+/// ball goes to the earliest most loaded sample.
+fn exact_law(n: usize, m: usize, d: u32) -> BTreeMap<Vec<u64>, f64> {
+    exact_sorted_law(n, m, d, |loads, s| {
+        s.iter().copied().reduce(|best, j| if loads[j] > loads[best] { j } else { best }).unwrap()
+    })
 }
 
 /// Chi-square statistic and critical value of `runs` runs of `spec` against `law`.
-fn fit(spec: &RunSpec, law: &BTreeMap<Vec<i64>, f64>, runs: u64) -> (f64, f64) {
-    let mut counts: BTreeMap<Vec<i64>, u64> = law.keys().map(|k| (k.clone(), 0)).collect();
+fn fit(spec: &RunSpec, law: &BTreeMap<Vec<u64>, f64>, runs: u64) -> (f64, f64) {
+    let mut counts: BTreeMap<Vec<u64>, u64> = law.keys().map(|k| (k.clone(), 0)).collect();
     for r in 0..runs {
         let mut obs = FinalState::default();
         simulate_observed(spec, &mut sim_rng(derive_seed(4242, &[r])), &mut obs).unwrap();
