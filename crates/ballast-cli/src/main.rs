@@ -36,6 +36,8 @@ use clap::{Parser, Subcommand};
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    #[command(flatten)]
+    log: ballast_runner::logging::LogArgs,
 }
 
 /// Subcommands.
@@ -55,7 +57,7 @@ enum Command {
 
 fn main() {
     let cli = Cli::parse();
-    ballast_runner::install_stderr_logging();
+    ballast_runner::install_logging(cli.log.options());
     let result = match &cli.command {
         Command::Simulate(args) => simulate::main(args),
         Command::Run(args) => run::main(args),
@@ -67,7 +69,7 @@ fn main() {
         }
     };
     if let Err(e) = result {
-        eprintln!("error: {e:#}");
+        tracing::error!("{e:#}");
         std::process::exit(error::exit_code(&e));
     }
 }

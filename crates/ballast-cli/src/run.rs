@@ -152,7 +152,7 @@ pub fn main(args: &RunArgs) -> anyhow::Result<()> {
         let path = shard
             .write(&args.out)
             .with_context(|| format!("writing the shard file of {}", exp.id()))?;
-        eprintln!(
+        tracing::info!(
             "{} shard {}: {} of {} units in {:.3} s",
             exp.id(),
             shard.shard,
@@ -177,7 +177,7 @@ fn finish(
 ) -> anyhow::Result<()> {
     let written =
         result.write(out).with_context(|| format!("writing the outputs of {}", exp.id()))?;
-    eprintln!(
+    tracing::info!(
         "{}{}: {} rows, {} balls in {:.3} s",
         exp.id(),
         if quick { " (quick)" } else { "" },

@@ -200,7 +200,7 @@ pub fn main(args: &SlurmArgs) -> anyhow::Result<()> {
     match &args.output {
         Some(path) => {
             std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
-            eprintln!("wrote {}: submit it with `bash {}`", path.display(), path.display());
+            tracing::info!("wrote {}: submit it with `bash {}`", path.display(), path.display());
         }
         None => print!("{text}"),
     }

@@ -170,6 +170,7 @@ mod error;
 mod experiment;
 pub mod formula;
 mod kinds;
+pub mod logging;
 mod measure;
 mod options;
 mod output;
@@ -187,6 +188,7 @@ use std::path::{Path, PathBuf};
 pub use config::{Layout, Sampling, Scale, Statistic};
 pub use error::Error;
 pub use experiment::Experiment;
+pub use logging::{install_logging, install_stderr_logging, LogFormat, LogOptions};
 pub use measure::Measure;
 pub use options::{RunOptions, Shard};
 pub use output::Verdict;
@@ -195,8 +197,7 @@ pub use reference::{RefPoint, ReferenceTable};
 pub use result::{percent_z, Comparison, ItemResult, Metadata, Row, ROUNDING};
 pub use run::{distribution_cells, merge_shards, run_experiment, run_shard, running_max, DistCell};
 pub use units::{
-    clear_interrupt, install_ctrl_c_handler, install_stderr_logging, interrupt_requested,
-    request_interrupt, ShardFile,
+    clear_interrupt, install_ctrl_c_handler, interrupt_requested, request_interrupt, ShardFile,
 };
 
 /// Lists the experiments under `configs_dir` as (`<paper>/<item>`, path), sorted by id, from

@@ -269,6 +269,13 @@ fn run_with(
     opts: &RunOptions,
     merged: Option<&crate::units::Merged>,
 ) -> Result<Outcome, Error> {
+    let mode = match (opts.shard, merged) {
+        (_, Some(_)) => "merge".to_string(),
+        (Some(s), None) => format!("shard {s}"),
+        (None, None) => "run".to_string(),
+    };
+    let _item = tracing::info_span!("item", id = exp.id(), mode = %mode).entered();
+    tracing::debug!(scale = scale_of(exp, opts).name(), threads = opts.threads, "item starts");
     if let Some(k) = &exp.kind {
         return crate::kinds::run(&exp.file, k, opts, merged);
     }

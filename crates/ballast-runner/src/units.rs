@@ -78,39 +78,6 @@ pub fn install_ctrl_c_handler() -> Result<(), String> {
     .map_err(|e| format!("installing the Ctrl-C handler: {e}"))
 }
 
-/// Installs the stderr log of the command-line tools: events of the runner at info level and
-/// above (`RUST_LOG`-style filtering is not offered yet), one line each, info as its bare
-/// message and warnings prefixed `warning: `. Libraries only emit events; binaries call this
-/// once. A second call (tests running several commands in one process) does nothing.
-pub fn install_stderr_logging() {
-    use tracing_subscriber::fmt::{format::Writer, FmtContext, FormatEvent, FormatFields};
-    use tracing_subscriber::registry::LookupSpan;
-    struct Plain;
-    impl<S, N> FormatEvent<S, N> for Plain
-    where
-        S: tracing::Subscriber + for<'a> LookupSpan<'a>,
-        N: for<'a> FormatFields<'a> + 'static,
-    {
-        fn format_event(
-            &self,
-            ctx: &FmtContext<'_, S, N>,
-            mut w: Writer<'_>,
-            event: &tracing::Event<'_>,
-        ) -> std::fmt::Result {
-            if *event.metadata().level() <= tracing::Level::WARN {
-                w.write_str("warning: ")?;
-            }
-            ctx.format_fields(w.by_ref(), event)?;
-            writeln!(w)
-        }
-    }
-    let _ = tracing_subscriber::fmt()
-        .with_max_level(tracing::Level::INFO)
-        .with_writer(std::io::stderr)
-        .event_format(Plain)
-        .try_init();
-}
-
 /// One point's stored runs: `(run, postcard bytes of the outcome)`, in increasing run order.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub(crate) struct Stored {
@@ -347,9 +314,12 @@ fn checkpoint_path(dir: &Path, key: &str, shard: Option<Shard>) -> PathBuf {
 }
 
 fn load_checkpoint(dir: &Path, key: &str, shard: Option<Shard>) -> Option<Stored> {
-    let bytes = std::fs::read(checkpoint_path(dir, key, shard)).ok()?;
+    let path = checkpoint_path(dir, key, shard);
+    let bytes = std::fs::read(&path).ok()?;
     let c: Checkpoint = postcard::from_bytes(&bytes).ok()?;
-    (c.format == UNIT_FORMAT && c.point.key == key).then_some(c.point)
+    let usable = c.format == UNIT_FORMAT && c.point.key == key;
+    tracing::debug!(path = %path.display(), runs = c.point.runs.len(), usable, "checkpoint read");
+    usable.then_some(c.point)
 }
 
 fn store_checkpoint(dir: &Path, shard: Option<Shard>, point: &Stored) {
@@ -358,8 +328,11 @@ fn store_checkpoint(dir: &Path, shard: Option<Shard>, point: &Stored) {
     let written = postcard::to_allocvec(&c).map_err(|e| e.to_string()).and_then(|b| {
         atomic_write(&checkpoint_path(dir, &point.key, shard), &b).map_err(|e| e.to_string())
     });
-    if let Err(e) = written {
-        tracing::warn!("checkpoint not written: {e}");
+    match written {
+        Ok(()) => {
+            tracing::debug!(key = short(&point.key), runs = point.runs.len(), "checkpoint written")
+        }
+        Err(e) => tracing::warn!("checkpoint not written: {e}"),
     }
 }
 
@@ -564,7 +537,7 @@ where
                         && start.elapsed() > Duration::from_secs(1)
                         && !shown.swap(true, Ordering::Relaxed)
                     {
-                        pb.set_draw_target(ProgressDrawTarget::stderr());
+                        crate::logging::show_bar(pb);
                     }
                     Some(out)
                 })
