@@ -32,6 +32,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
+mod check;
+
 use anyhow::{Context, Result};
 use ballast_runner::{discover, run_experiment, Experiment, RunOptions, Verdict};
 use clap::{Parser, Subcommand};
@@ -41,6 +43,8 @@ use clap::{Parser, Subcommand};
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    #[command(flatten)]
+    log: ballast_runner::logging::LogArgs,
 }
 
 #[derive(Subcommand)]
@@ -76,6 +80,14 @@ enum Command {
         /// `<out>/<paper>/<item>.shard-I-of-K.bin`; combine them with `ballast merge`.
         #[arg(long, value_name = "I/K")]
         shard: Option<ballast_runner::Shard>,
+        /// Write nothing under results/: re-render each item (from its checkpoints, by
+        /// simulating it again when that costs at most --budget core-seconds, else at quick
+        /// scale) and fail, naming the files, if a committed output would change.
+        #[arg(long, conflicts_with_all = ["quick", "reduced", "out", "no_cache", "cached_only", "shard"])]
+        check: bool,
+        /// With --check: core-seconds of simulation allowed per item without checkpoints.
+        #[arg(long, default_value_t = 30.0, requires = "check", value_name = "SECS")]
+        budget: f64,
     },
     /// Rewrite `<out>/README.md`, the index of the results (also done by `reproduce`).
     Index {
@@ -158,7 +170,7 @@ fn select(all: &[(String, PathBuf)], selectors: &[String]) -> Result<Vec<(String
         }
         if !sel.contains('/') && sel != "all" && hits.len() > 1 {
             let ids: Vec<&str> = hits.iter().map(|&i| all[i].0.as_str()).collect();
-            eprintln!("`{sel}` selects {}", ids.join(", "));
+            tracing::info!("`{sel}` selects {}", ids.join(", "));
         }
         for i in hits {
             chosen[i] = true;
@@ -204,6 +216,16 @@ fn command_line() -> String {
     format!("cargo xtask {}", args.join(" "))
 }
 
+/// `reproduce --check`: see [`check`].
+fn check_items(selectors: &[String], args: &check::CheckArgs) -> Result<()> {
+    let root = repo_root();
+    std::env::set_current_dir(&root).with_context(|| format!("cd {}", root.display()))?;
+    let all = discover(Path::new("configs"))?;
+    let exps = load(&select(&all, selectors)?, &root)?;
+    ballast_runner::install_ctrl_c_handler().map_err(anyhow::Error::msg)?;
+    check::check(&exps, args)
+}
+
 /// What `reproduce` runs and where it writes.
 struct ReproduceArgs {
     quick: bool,
@@ -240,7 +262,7 @@ fn reproduce(selectors: &[String], args: ReproduceArgs) -> Result<()> {
             let f = ballast_runner::run_shard(exp, &opts)
                 .with_context(|| format!("running {}", exp.id()))?;
             let path = f.write(&out).with_context(|| format!("writing {}", exp.id()))?;
-            eprintln!(
+            tracing::info!(
                 "{} shard {}: {} units in {:.1} s",
                 exp.id(),
                 f.shard,
@@ -252,7 +274,7 @@ fn reproduce(selectors: &[String], args: ReproduceArgs) -> Result<()> {
         return Ok(());
     }
     for exp in &exps {
-        eprintln!("{}{} …", exp.id(), if quick { " (quick)" } else { "" });
+        tracing::info!("{}{} …", exp.id(), if quick { " (quick)" } else { "" });
         let t = Instant::now();
         let result = run_experiment(exp, &opts).with_context(|| format!("running {}", exp.id()))?;
         let files = result.write(&out).with_context(|| format!("writing {}", exp.id()))?;
@@ -261,7 +283,7 @@ fn reproduce(selectors: &[String], args: ReproduceArgs) -> Result<()> {
             .iter()
             .map(|s| format!("{s}: {}", Verdict::of(&result.rows, s, 0).word()))
             .collect();
-        eprintln!("  {:.1} s; {}", t.elapsed().as_secs_f64(), verdicts.join("; "));
+        tracing::info!("  {:.1} s; {}", t.elapsed().as_secs_f64(), verdicts.join("; "));
         for f in files {
             println!("{}", f.display());
         }
@@ -434,8 +456,11 @@ fn bench_floor(args: &FloorArgs) -> Result<()> {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    ballast_runner::install_stderr_logging();
+    ballast_runner::install_logging(cli.log.options());
     let res = match cli.command {
+        Command::Reproduce { selectors, threads, check: true, budget, .. } => {
+            check_items(&selectors, &check::CheckArgs { threads, budget_s: budget })
+        }
         Command::Reproduce {
             selectors,
             quick,
@@ -445,6 +470,7 @@ fn main() -> ExitCode {
             no_cache,
             cached_only,
             shard,
+            ..
         } => reproduce(
             &selectors,
             ReproduceArgs { quick, reduced, out, threads, refresh: no_cache, cached_only, shard },
@@ -472,7 +498,7 @@ fn main() -> ExitCode {
     match res {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            tracing::error!("{e:#}");
             let runner = e.chain().find_map(|c| c.downcast_ref::<ballast_runner::Error>());
             if matches!(runner, Some(ballast_runner::Error::Interrupted { .. })) {
                 return ExitCode::from(130);

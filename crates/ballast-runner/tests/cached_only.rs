@@ -93,3 +93,19 @@ fn the_error_says_how_much_is_missing_and_what_to_do() {
         assert!(text.contains(part), "{text}");
     }
 }
+
+/// Potential items keep no checkpoints: `cached_only` must refuse them rather than simulate
+/// (before, it ran the whole item in silence).
+#[test]
+fn potential_items_have_no_checkpoints_and_are_refused() {
+    let exp = Experiment::from_path(&root().join("configs/potentials/batched_gamma.toml")).unwrap();
+    let dir = temp("cached-potential");
+    match run_experiment(&exp, &options(&dir, true)) {
+        Err(Error::NotCached { missing_points, points, checkpoint, .. }) => {
+            assert!(points > 0 && missing_points == points);
+            assert_eq!(checkpoint, None);
+        }
+        other => panic!("expected NotCached, got {:?}", other.map(|r| r.meta.points)),
+    }
+    assert!(!dir.exists(), "nothing may be written");
+}

@@ -1065,6 +1065,17 @@ pub(crate) fn run(
         });
     }
     let mut d = Driver::new(exp, kexp, opts, merged)?;
+    if kexp.kind == Kind::Potential && opts.cached_only {
+        // Potential items keep no checkpoints, so none of their runs is ever stored.
+        let points = d.plan.points.len();
+        return Err(Error::NotCached {
+            item: exp.id().to_string(),
+            missing_runs: points * d.plan.runs as usize,
+            missing_points: points,
+            points,
+            checkpoint: None,
+        });
+    }
     match kexp.kind {
         Kind::Graph => graph::run(&mut d)?,
         Kind::Dynamic => dynamic::run(&mut d)?,
