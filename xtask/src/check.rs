@@ -283,6 +283,28 @@ mod tests {
     }
 
     #[test]
+    fn compare_names_each_changed_or_missing_file() {
+        let base = std::env::temp_dir().join(format!("xtask-check-{}", std::process::id()));
+        let (old, new) = (base.join("old/p"), base.join("new/p"));
+        for d in [&old, &new] {
+            std::fs::create_dir_all(d).unwrap();
+            std::fs::write(d.join("i.csv"), "x,y\n1,2\n").unwrap();
+            std::fs::write(d.join("i.svg"), "<svg/>").unwrap();
+            std::fs::write(d.join("i.json"), r#"{"metadata":{"threads":1},"rows":[]}"#).unwrap();
+        }
+        std::fs::write(old.join("i.md"), "# r\n\n## Run\n1 s\n").unwrap();
+        std::fs::write(new.join("i.md"), "# r\n\n## Run\n2 s\n").unwrap();
+        assert!(compare(&base.join("old"), &base.join("new"), "p/i").is_empty());
+        std::fs::write(new.join("i.csv"), "x,y\n1,3\n").unwrap();
+        std::fs::remove_file(new.join("i.svg")).unwrap();
+        let d = compare(&base.join("old"), &base.join("new"), "p/i");
+        assert_eq!(d.len(), 2, "{d:?}");
+        assert!(d[0].contains("i.csv: would change") && d[0].contains("line 2"), "{d:?}");
+        assert!(d[1].contains("i.svg: not re-rendered"), "{d:?}");
+        let _ = std::fs::remove_dir_all(&base);
+    }
+
+    #[test]
     fn first_difference_is_one_based_and_sees_truncation() {
         assert_eq!(first_line_difference("a\nb\n", "a\nc\n"), 2);
         assert_eq!(first_line_difference("a\nb\n", "a\n"), 2);

@@ -9,6 +9,14 @@
 //!   `<out>/<paper>/<item>.shard-i-of-k.bin` for `ballast merge`. Finished runs are checkpointed
 //!   in `target/ballast-cache/` (`--no-cache` recomputes them); Ctrl-C stops after the runs in
 //!   progress (exit 130) and the same command resumes.
+//! - `cargo xtask reproduce <selector>... --check [--budget SECS]`: writes nothing under
+//!   `results/`; re-renders each item (from its checkpoints, by simulating it again when that
+//!   costs at most SECS core-seconds, else at quick scale) and fails, naming the files, if a
+//!   committed output would change (see the `check` module).
+//! - `cargo xtask ci [--skip STEP]...`: format, lints, docs, tests, `reproduce all --check`
+//!   and the Python package's tests, each timed; `.ci/run` installs what is missing and calls
+//!   it.
+//! - Every command takes `-v`/`-q`, `--log-format json`, and reads `RUST_LOG`.
 //! - `cargo xtask bench [selector...]`: wall time of `reproduce --quick` per item, as a table.
 //!   `--filling` also runs the criterion group `filling` (ns per ball of each filling and
 //!   memory process at n = 10^4; alone, without selectors, only that).
@@ -33,6 +41,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 mod check;
+mod ci;
 
 use anyhow::{Context, Result};
 use ballast_runner::{discover, run_experiment, Experiment, RunOptions, Verdict};
@@ -88,6 +97,13 @@ enum Command {
         /// With --check: core-seconds of simulation allowed per item without checkpoints.
         #[arg(long, default_value_t = 30.0, requires = "check", value_name = "SECS")]
         budget: f64,
+    },
+    /// Every check of the repository, as CI runs it: format, lints, docs, tests,
+    /// `reproduce all --check`, the Python package's tests.
+    Ci {
+        /// Leave out a step (repeatable): format, lints, docs, tests, reproduce, python.
+        #[arg(long, value_name = "STEP")]
+        skip: Vec<String>,
     },
     /// Rewrite `<out>/README.md`, the index of the results (also done by `reproduce`).
     Index {
@@ -489,6 +505,7 @@ fn main() -> ExitCode {
                 }
             })
         }
+        Command::Ci { skip } => ci::ci(&repo_root(), &skip),
         Command::Index { out } => {
             let root = repo_root();
             write_index(&out.unwrap_or_else(|| root.join("results")))
