@@ -9,6 +9,8 @@
 //!   the same outputs as one run;
 //! - `ballast slurm CONFIG.toml --shards K`: a Slurm script that runs the shards as a job
 //!   array and merges them;
+//! - `ballast plot RESULT... [-o FILE.svg] [--series S] [--log-x] [--log-y]`: the figure of
+//!   one or several results re-drawn from their outputs (overlaid, some series, log axes);
 //! - `ballast list`: processes, parameters, tie-breaking rules, settings, weights, items.
 //!
 //! Bad input exits with code 2 and a message naming the field and the allowed values; an
@@ -22,6 +24,7 @@
 
 mod error;
 mod list;
+mod plot;
 mod process;
 mod run;
 mod simulate;
@@ -51,6 +54,8 @@ enum Command {
     Merge(run::MergeArgs),
     /// Write a Slurm script running an experiment as a job array of shards plus a merge.
     Slurm(slurm::SlurmArgs),
+    /// Re-draw the figure of one or several results (overlay runs, choose series, log axes).
+    Plot(plot::PlotArgs),
     /// List processes with their parameters, tie-breaking rules, settings, weights and items.
     List,
 }
@@ -63,6 +68,7 @@ fn main() {
         Command::Run(args) => run::main(args),
         Command::Merge(args) => run::merge(args),
         Command::Slurm(args) => slurm::main(args),
+        Command::Plot(args) => plot::main(args),
         Command::List => {
             print!("{}", list::render());
             Ok(())

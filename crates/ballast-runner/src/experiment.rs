@@ -190,6 +190,14 @@ impl Experiment {
         Ok(plan)
     }
 
+    /// How the item's figure is framed at `scale`: axis labels, x scale, minima marks.
+    pub fn frame(&self, scale: Scale) -> Result<crate::figure::FigureFrame, Error> {
+        match &self.kind {
+            Some(k) => Ok(kinds::frame(k)),
+            None => Ok(self.plan_at(scale)?.frame(&self.raw)),
+        }
+    }
+
     /// Whether the config has a `[reduced]` table.
     pub fn has_reduced(&self) -> bool {
         self.raw.reduced.is_some()

@@ -168,6 +168,7 @@
 mod config;
 mod error;
 mod experiment;
+pub mod figure;
 pub mod formula;
 mod kinds;
 pub mod logging;
@@ -176,6 +177,7 @@ mod options;
 mod output;
 mod plan;
 mod reference;
+mod replot;
 mod result;
 mod run;
 pub mod stats;
@@ -194,8 +196,10 @@ pub use options::{RunOptions, Shard};
 pub use output::Verdict;
 pub use plan::{Plan, PlanPoint, PlanSeries};
 pub use reference::{RefPoint, ReferenceTable};
+pub use replot::read_figure;
 pub use result::{percent_z, Comparison, ItemResult, Metadata, Row, ROUNDING};
 pub use run::{distribution_cells, merge_shards, run_experiment, run_shard, running_max, DistCell};
+pub use svg::render_svg;
 pub use units::{
     clear_interrupt, install_ctrl_c_handler, interrupt_requested, request_interrupt, ShardFile,
 };

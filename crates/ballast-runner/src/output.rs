@@ -755,7 +755,7 @@ impl ItemResult {
             path: dir.join(format!("{item}.json")),
             message: e.to_string(),
         })?;
-        let svg = crate::svg::render(self)
+        let svg = crate::svg::render_svg(&crate::figure::Figure::of(self))
             .map_err(|message| Error::Output { path: dir.join(format!("{item}.svg")), message })?;
         let files =
             [("csv", self.to_csv()), ("json", json), ("svg", svg), ("md", self.to_report())];

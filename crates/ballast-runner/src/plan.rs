@@ -112,6 +112,18 @@ pub struct Plan {
 }
 
 impl Plan {
+    /// The figure frame of an allocation item: the config's axis labels, or the x variable and
+    /// the first series' statistic.
+    pub(crate) fn frame(&self, raw: &RawConfig) -> crate::figure::FigureFrame {
+        let statistic = self.series.first().map(|s| s.statistic).unwrap_or_default();
+        crate::figure::FigureFrame {
+            x_label: raw.x.label.clone().unwrap_or_else(|| self.x_variable.clone()),
+            y_label: raw.y_label.clone().unwrap_or_else(|| statistic.describe().to_string()),
+            x_log: raw.x.log,
+            mark_minima: raw.report.mark_minima,
+        }
+    }
+
     /// The seed of run `run` of point `point` of item `item_id`:
     /// `derive_seed(master, &[hash_str(item_id), point, run])`. It depends on nothing else
     /// (not on threads, scheduling, or the other points).

@@ -316,7 +316,7 @@ fn run_with(
     let wall = start.elapsed().as_secs_f64();
     let config_dir =
         exp.path().parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let statistic = plan.series.first().map(|s| s.statistic).unwrap_or_default();
+    let frame = plan.frame(&exp.raw);
     let meta = Metadata {
         item: exp.id().to_string(),
         title: exp.title().to_string(),
@@ -363,10 +363,10 @@ fn run_with(
         notes: exp.raw.notes.clone(),
         warnings: plan.warnings.clone(),
         layout: exp.raw.report.layout,
-        mark_minima: exp.raw.report.mark_minima,
-        x_log: exp.raw.x.log,
-        x_label: exp.raw.x.label.clone().unwrap_or_else(|| plan.x_variable.clone()),
-        y_label: exp.raw.y_label.clone().unwrap_or_else(|| statistic.describe().to_string()),
+        mark_minima: frame.mark_minima,
+        x_log: frame.x_log,
+        x_label: frame.x_label,
+        y_label: frame.y_label,
     })))
 }
 

@@ -9,7 +9,7 @@
 use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
 use plotters::prelude::*;
 
-use crate::result::ItemResult;
+use crate::figure::{Figure, FigureLine as Line, Z_CLAMP};
 use crate::tolerance::Z_OUTLIER;
 
 const COLORS: [RGBColor; 10] = [
@@ -25,19 +25,6 @@ const COLORS: [RGBColor; 10] = [
     RGBColor(23, 190, 207),
 ];
 
-/// Grid values other than x.
-type Group = Vec<(String, f64)>;
-
-struct Line {
-    label: String,
-    ours: Vec<(f64, f64)>,
-    refs: Vec<Vec<(f64, f64)>>,
-    /// z against the first reference, per x.
-    zs: Vec<(f64, f64)>,
-}
-
-/// The z panel's y axis: z values beyond are drawn at the edge.
-const Z_CLAMP: f64 = 10.0;
 /// Height of the main chart and of the z panel, in pixels.
 const MAIN_HEIGHT: u32 = 640;
 const Z_HEIGHT: u32 = 240;
@@ -99,7 +86,7 @@ impl Glyph {
 }
 
 /// The legend: our lines, the references, the minima markers.
-fn legend(r: &ItemResult, lines: &[Line]) -> Vec<(String, Glyph)> {
+fn legend(r: &Figure, lines: &[Line]) -> Vec<(String, Glyph)> {
     let mut out: Vec<(String, Glyph)> = lines
         .iter()
         .enumerate()
@@ -111,7 +98,7 @@ fn legend(r: &ItemResult, lines: &[Line]) -> Vec<(String, Glyph)> {
     for (ri, label) in r.ref_labels.iter().enumerate() {
         out.push((label.clone(), if ri == 0 { Glyph::Cross } else { Glyph::Triangle }));
     }
-    if r.mark_minima {
+    if r.frame.mark_minima {
         out.push(("minimum (ours)".into(), Glyph::Circle));
         if let Some(l) = r.ref_labels.first() {
             out.push((format!("minimum ({l})"), Glyph::Square));
@@ -133,56 +120,6 @@ fn draw_legend(area: &Area<'_>, entries: &[(String, Glyph)]) -> Result<(), Strin
     Ok(())
 }
 
-fn lines(r: &ItemResult) -> Vec<Line> {
-    let mut out: Vec<(String, Group, Line)> = Vec::new();
-    for row in r.rows.iter().filter(|row| !row.also) {
-        let idx = match out.iter().position(|(s, g, _)| *s == row.series && *g == row.group) {
-            Some(i) => i,
-            None => {
-                let extra: Vec<String> = row
-                    .group
-                    .iter()
-                    .map(|(k, v)| {
-                        let v = (v * 1e9).round() / 1e9;
-                        if v.fract() == 0.0 {
-                            format!("{k}={}", v as i64)
-                        } else {
-                            format!("{k}={v}")
-                        }
-                    })
-                    .collect();
-                let label = if extra.is_empty() {
-                    row.series.clone()
-                } else {
-                    format!("{}, {}", row.series, extra.join(", "))
-                };
-                out.push((
-                    row.series.clone(),
-                    row.group.clone(),
-                    Line {
-                        label,
-                        ours: Vec::new(),
-                        refs: vec![Vec::new(); r.ref_labels.len()],
-                        zs: Vec::new(),
-                    },
-                ));
-                out.len() - 1
-            }
-        };
-        let line = &mut out[idx].2;
-        line.ours.push((row.x, row.summary.mean));
-        for (i, c) in row.refs.iter().enumerate() {
-            if let Some(c) = c {
-                line.refs[i].push((row.x, c.value));
-                if let (0, Some(z)) = (i, c.z) {
-                    line.zs.push((row.x, z.clamp(-Z_CLAMP, Z_CLAMP)));
-                }
-            }
-        }
-    }
-    out.into_iter().map(|(_, _, l)| l).collect()
-}
-
 /// The point of `pts` with the smallest y (the first of equal ones).
 fn argmin(pts: &[(f64, f64)]) -> Option<(f64, f64)> {
     pts.iter().copied().fold(None, |m, p| match m {
@@ -191,27 +128,91 @@ fn argmin(pts: &[(f64, f64)]) -> Option<(f64, f64)> {
     })
 }
 
-/// Renders the figure to an SVG string.
-pub(crate) fn render(r: &ItemResult) -> Result<String, String> {
-    let lines = lines(r);
+/// The digits of `k` as superscripts (`-3` → `⁻³`).
+fn superscript(k: i32) -> String {
+    const DIGITS: [char; 10] = ['⁰', '¹', '²', '³', '⁴', '⁵', '⁶', '⁷', '⁸', '⁹'];
+    let mut out = String::new();
+    if k < 0 {
+        out.push('⁻');
+    }
+    for c in k.unsigned_abs().to_string().bytes() {
+        out.push(DIGITS[usize::from(c - b'0')]);
+    }
+    out
+}
+
+/// A tick label. On a log axis a power of ten reads `10³` and an integer multiple of one
+/// `2·10³`; elsewhere an integer value has no fraction (`50`, not `50.0`) and other values
+/// show at most 9 decimals, trailing zeros dropped.
+pub(crate) fn tick_label(v: f64, log: bool) -> String {
+    if !v.is_finite() {
+        return String::new();
+    }
+    if log && v > 0.0 {
+        let k = v.log10().floor();
+        let mantissa = v / 10f64.powf(k);
+        let near = |a: f64, b: f64| (a - b).abs() <= 1e-9 * b.abs().max(1.0);
+        // The mantissa may land just below the next integer (9.999999999 for 10^k).
+        let (m, k) = if near(mantissa, 10.0) { (1.0, k + 1.0) } else { (mantissa, k) };
+        if near(m, m.round()) && (k.abs() >= 3.0 || m.round() == 1.0) {
+            let p = superscript(k as i32);
+            return if m.round() == 1.0 {
+                format!("10{p}")
+            } else {
+                format!("{}·10{p}", m.round())
+            };
+        }
+    }
+    let r = (v * 1e9).round() / 1e9;
+    if r == r.trunc() && r.abs() < 1e15 {
+        format!("{}", r as i64)
+    } else {
+        format!("{r}")
+    }
+}
+
+/// The range of the finite values of `pts` that a log axis can show (x > 0 when `log`).
+fn finite<'a>(
+    pts: impl Iterator<Item = &'a (f64, f64)>,
+    x_log: bool,
+    y_log: bool,
+) -> impl Iterator<Item = (f64, f64)> {
+    pts.copied().filter(move |&(x, y)| {
+        x.is_finite() && y.is_finite() && (!x_log || x > 0.0) && (!y_log || y > 0.0)
+    })
+}
+
+/// Renders the figure to an SVG string. Points that cannot be drawn (non-finite, or not
+/// positive on a log axis) are left out.
+pub fn render_svg(r: &Figure) -> Result<String, String> {
+    let (x_log, y_log) = (r.frame.x_log, r.y_log);
+    let lines: Vec<Line> = r
+        .lines
+        .iter()
+        .map(|l| Line {
+            ours: finite(l.ours.iter(), x_log, y_log).collect(),
+            refs: l.refs.iter().map(|p| finite(p.iter(), x_log, y_log).collect()).collect(),
+            zs: finite(l.zs.iter(), x_log, false).collect(),
+            ..l.clone()
+        })
+        .collect();
     let all = lines.iter().flat_map(|l| l.ours.iter().chain(l.refs.iter().flatten()));
     let (mut x0, mut x1, mut y1) = (f64::INFINITY, f64::NEG_INFINITY, 0.0f64);
-    // The y axis starts at 0, or below it when a value is negative (drifts, differences).
-    let mut y0 = 0.0f64;
+    // The y axis starts at 0, or below it when a value is negative (drifts, differences); on a
+    // log axis at the smallest value.
+    let (mut y0, mut y_min) = (0.0f64, f64::INFINITY);
     for &(x, y) in all {
-        if r.x_log && x <= 0.0 {
-            continue;
-        }
         x0 = x0.min(x);
         x1 = x1.max(x);
         y1 = y1.max(y);
         y0 = y0.min(y);
+        y_min = y_min.min(y);
     }
     if !x0.is_finite() {
         (x0, x1) = (1.0, 10.0);
     }
     if x1 <= x0 {
-        (x0, x1) = if r.x_log { (x0 / 2.0, x1 * 2.0) } else { (x0 - 1.0, x1 + 1.0) };
+        (x0, x1) = if x_log { (x0 / 2.0, x1 * 2.0) } else { (x0 - 1.0, x1 + 1.0) };
     }
     let y1 = if y1 > 0.0 {
         y1 * 1.08
@@ -220,7 +221,14 @@ pub(crate) fn render(r: &ItemResult) -> Result<String, String> {
     } else {
         1.0
     };
-    let ys = y0 * 1.08..y1;
+    let ys = if y_log {
+        let lo = if y_min.is_finite() { y_min } else { 1.0 };
+        let hi = if y1 > lo { y1 } else { lo * 10.0 };
+        let f = (hi / lo).powf(0.03).max(1.05);
+        YAxis::Log(lo / f..hi * f)
+    } else {
+        YAxis::Linear(y0 * 1.08..y1)
+    };
     let z_panel = lines.iter().any(|l| !l.zs.is_empty());
     let height = MAIN_HEIGHT + if z_panel { Z_HEIGHT } else { 0 };
     let entries = legend(r, &lines);
@@ -232,17 +240,26 @@ pub(crate) fn render(r: &ItemResult) -> Result<String, String> {
         root.fill(&WHITE).map_err(|e| e.to_string())?;
         let (charts, side) = root.split_horizontally(CHART_WIDTH);
         let (main, lower) = charts.split_vertically(MAIN_HEIGHT);
-        if r.x_log {
+        let chart = Chart { fig: r, lines: &lines, inside };
+        if x_log {
             let f = (x1 / x0).powf(0.03);
-            draw(r, &lines, &main, ((x0 / f)..(x1 * f)).log_scale(), ys, inside)?;
+            let xr = || ((x0 / f)..(x1 * f)).log_scale();
+            match ys {
+                YAxis::Linear(ys) => chart.draw(&main, xr(), ys)?,
+                YAxis::Log(ys) => chart.draw(&main, xr(), ys.log_scale())?,
+            }
             if z_panel {
-                draw_z(r, &lines, &lower, ((x0 / f)..(x1 * f)).log_scale())?;
+                chart.draw_z(&lower, xr())?;
             }
         } else {
             let pad = (x1 - x0) * 0.03;
-            draw(r, &lines, &main, (x0 - pad)..(x1 + pad), ys, inside)?;
+            let xr = || (x0 - pad)..(x1 + pad);
+            match ys {
+                YAxis::Linear(ys) => chart.draw(&main, xr(), ys)?,
+                YAxis::Log(ys) => chart.draw(&main, xr(), ys.log_scale())?,
+            }
             if z_panel {
-                draw_z(r, &lines, &lower, (x0 - pad)..(x1 + pad))?;
+                chart.draw_z(&lower, xr())?;
             }
         }
         if inside.is_none() {
@@ -253,146 +270,162 @@ pub(crate) fn render(r: &ItemResult) -> Result<String, String> {
     Ok(buf)
 }
 
-/// The z panel: z against the first reference per point and line, clamped to ±[`Z_CLAMP`],
-/// with the ±[`Z_OUTLIER`] band of the verdict.
-fn draw_z<XR>(r: &ItemResult, lines: &[Line], area: &Area<'_>, xr: XR) -> Result<(), String>
-where
-    XR: AsRangedCoord<Value = f64>,
-    XR::CoordDescType: ValueFormatter<f64>,
-{
-    let err = |e: DrawingAreaErrorKind<std::io::Error>| e.to_string();
-    let label = r.ref_labels.first().map_or("reference", String::as_str);
-    let mut chart = ChartBuilder::on(area)
-        .margin(16)
-        .x_label_area_size(40)
-        .y_label_area_size(64)
-        .build_cartesian_2d(xr, -Z_CLAMP - 0.5..Z_CLAMP + 0.5)
-        .map_err(|e| e.to_string())?;
-    chart
-        .configure_mesh()
-        .y_desc(format!("z vs {label} (clamped to ±{Z_CLAMP})"))
-        .y_labels(5)
-        .light_line_style(WHITE.mix(0.0))
-        .draw()
-        .map_err(err)?;
-    let (xa, xb) = {
-        let mut pts = lines.iter().flat_map(|l| l.zs.iter().map(|p| p.0));
-        let first = pts.next().unwrap_or(0.0);
-        pts.fold((first, first), |(a, b), x| (a.min(x), b.max(x)))
-    };
-    let band = RED.mix(0.6).stroke_width(1);
-    for (y, style) in [(0.0, BLACK.stroke_width(1)), (Z_OUTLIER, band), (-Z_OUTLIER, band)] {
-        chart.draw_series(LineSeries::new([(xa, y), (xb, y)], style)).map_err(err)?;
-    }
-    for (i, line) in lines.iter().enumerate() {
-        let (color, dash) = line_style(i);
-        let style = color.mix(0.5).stroke_width(1);
-        let pts = line.zs.iter().copied();
-        match dash {
-            Some((d, g)) => chart.draw_series(DashedLineSeries::new(pts, d, g, style)),
-            None => chart.draw_series(LineSeries::new(pts, style)),
-        }
-        .map_err(err)?;
-        chart
-            .draw_series(line.zs.iter().map(|&p| Circle::new(p, 3, color.filled())))
-            .map_err(err)?;
-    }
-    Ok(())
+/// The y range of the main chart.
+enum YAxis {
+    Linear(std::ops::Range<f64>),
+    Log(std::ops::Range<f64>),
 }
 
 type Area<'a> = DrawingArea<SVGBackend<'a>, plotters::coord::Shift>;
 
-/// Draws the chart on `root` with the x coordinate `xr` (linear or logarithmic), with the
-/// legend `inside` (if any) in its upper left corner.
-fn draw<XR>(
-    r: &ItemResult,
-    lines: &[Line],
-    root: &Area<'_>,
-    xr: XR,
-    ys: std::ops::Range<f64>,
-    inside: Option<&[(String, Glyph)]>,
-) -> Result<(), String>
-where
-    XR: AsRangedCoord<Value = f64>,
-    XR::CoordDescType: ValueFormatter<f64>,
-{
-    let caption = format!("{}: {}", r.meta.item, r.meta.title);
-    let mut chart = ChartBuilder::on(root)
-        .caption(caption, ("sans-serif", 18))
-        .margin(16)
-        .x_label_area_size(48)
-        .y_label_area_size(64)
-        .build_cartesian_2d(xr, ys)
-        .map_err(|e| e.to_string())?;
-    chart
-        .configure_mesh()
-        .x_desc(r.x_label.as_str())
-        .y_desc(r.y_label.as_str())
-        .light_line_style(WHITE.mix(0.0))
-        .draw()
-        .map_err(|e| e.to_string())?;
-    let err = |e: DrawingAreaErrorKind<std::io::Error>| e.to_string();
-    for (i, line) in lines.iter().enumerate() {
-        let (color, dash) = line_style(i);
-        let pts = line.ours.iter().copied();
-        match dash {
-            Some((d, g)) => {
-                chart.draw_series(DashedLineSeries::new(pts, d, g, color.stroke_width(2)))
-            }
-            None => chart.draw_series(LineSeries::new(pts, color.stroke_width(2))),
-        }
-        .map_err(err)?;
+/// What the two panels draw: the figure, its drawable lines, the legend inside the chart.
+struct Chart<'a> {
+    fig: &'a Figure,
+    lines: &'a [Line],
+    inside: Option<&'a [(String, Glyph)]>,
+}
+
+impl Chart<'_> {
+    /// The z panel: z against the first reference per point and line, clamped to
+    /// ±[`Z_CLAMP`], with the ±[`Z_OUTLIER`] band of the verdict.
+    fn draw_z<XR>(&self, area: &Area<'_>, xr: XR) -> Result<(), String>
+    where
+        XR: AsRangedCoord<Value = f64>,
+        XR::CoordDescType: ValueFormatter<f64>,
+    {
+        let err = |e: DrawingAreaErrorKind<std::io::Error>| e.to_string();
+        let label = self.fig.ref_labels.first().map_or("reference", String::as_str);
+        let x_log = self.fig.frame.x_log;
+        let mut chart = ChartBuilder::on(area)
+            .margin(16)
+            .x_label_area_size(40)
+            .y_label_area_size(64)
+            .build_cartesian_2d(xr, -Z_CLAMP - 0.5..Z_CLAMP + 0.5)
+            .map_err(|e| e.to_string())?;
         chart
-            .draw_series(line.ours.iter().map(|&p| Circle::new(p, 3, color.filled())))
+            .configure_mesh()
+            .y_desc(format!("z vs {label} (clamped to ±{Z_CLAMP})"))
+            .y_labels(5)
+            .x_label_formatter(&|v| tick_label(*v, x_log))
+            .y_label_formatter(&|v| tick_label(*v, false))
+            .light_line_style(WHITE.mix(0.0))
+            .draw()
             .map_err(err)?;
-        for (ri, pts) in line.refs.iter().enumerate() {
-            if ri == 0 {
-                chart
-                    .draw_series(pts.iter().map(|&p| Cross::new(p, 5, BLACK.stroke_width(1))))
-                    .map_err(err)?;
-            } else {
-                chart
-                    .draw_series(
-                        pts.iter()
-                            .map(|&p| TriangleMarker::new(p, 4, color.mix(0.6).stroke_width(1))),
-                    )
-                    .map_err(err)?;
-            }
+        let (xa, xb) = {
+            let mut pts = self.lines.iter().flat_map(|l| l.zs.iter().map(|p| p.0));
+            let first = pts.next().unwrap_or(0.0);
+            pts.fold((first, first), |(a, b), x| (a.min(x), b.max(x)))
+        };
+        let band = RED.mix(0.6).stroke_width(1);
+        for (y, style) in [(0.0, BLACK.stroke_width(1)), (Z_OUTLIER, band), (-Z_OUTLIER, band)] {
+            chart.draw_series(LineSeries::new([(xa, y), (xb, y)], style)).map_err(err)?;
         }
-        if r.mark_minima {
-            if let Some(p) = argmin(&line.ours) {
-                chart
-                    .draw_series(std::iter::once(Circle::new(p, 9, color.stroke_width(2))))
-                    .map_err(err)?;
+        for (i, line) in self.lines.iter().enumerate() {
+            let (color, dash) = line_style(i);
+            let style = color.mix(0.5).stroke_width(1);
+            let pts = line.zs.iter().copied();
+            match dash {
+                Some((d, g)) => chart.draw_series(DashedLineSeries::new(pts, d, g, style)),
+                None => chart.draw_series(LineSeries::new(pts, style)),
             }
-            if let Some(p) = line.refs.first().and_then(|pts| argmin(pts)) {
-                let sq = EmptyElement::at(p)
-                    + Rectangle::new([(-8, -8), (8, 8)], color.mix(0.8).stroke_width(2));
-                chart.draw_series(std::iter::once(sq)).map_err(err)?;
-            }
+            .map_err(err)?;
+            chart
+                .draw_series(line.zs.iter().map(|&p| Circle::new(p, 3, color.filled())))
+                .map_err(err)?;
         }
+        Ok(())
     }
-    let Some(entries) = inside else {
-        return Ok(());
-    };
-    // Plotters lists the labels of series in the order they were drawn: empty series carry
-    // the entries, so the box shows exactly the legend of the outside column.
-    for (label, glyph) in entries {
-        let glyph = *glyph;
+
+    /// Draws the main chart on `root` with the coordinates `xr` and `yr` (linear or
+    /// logarithmic), with the legend `inside` (if any) in its upper left corner.
+    fn draw<XR, YR>(&self, root: &Area<'_>, xr: XR, yr: YR) -> Result<(), String>
+    where
+        XR: AsRangedCoord<Value = f64>,
+        XR::CoordDescType: ValueFormatter<f64>,
+        YR: AsRangedCoord<Value = f64>,
+        YR::CoordDescType: ValueFormatter<f64>,
+    {
+        let r = self.fig;
+        let mut chart = ChartBuilder::on(root)
+            .caption(r.caption.as_str(), ("sans-serif", 18))
+            .margin(16)
+            .x_label_area_size(48)
+            .y_label_area_size(64)
+            .build_cartesian_2d(xr, yr)
+            .map_err(|e| e.to_string())?;
         chart
-            .draw_series(std::iter::empty::<Circle<(f64, f64), i32>>())
-            .map_err(err)?
-            .label(label.as_str())
-            .legend(move |p| glyph.element(p));
+            .configure_mesh()
+            .x_desc(r.frame.x_label.as_str())
+            .y_desc(r.frame.y_label.as_str())
+            .x_label_formatter(&|v| tick_label(*v, r.frame.x_log))
+            .y_label_formatter(&|v| tick_label(*v, r.y_log))
+            .light_line_style(WHITE.mix(0.0))
+            .draw()
+            .map_err(|e| e.to_string())?;
+        let err = |e: DrawingAreaErrorKind<std::io::Error>| e.to_string();
+        for (i, line) in self.lines.iter().enumerate() {
+            let (color, dash) = line_style(i);
+            let pts = line.ours.iter().copied();
+            match dash {
+                Some((d, g)) => {
+                    chart.draw_series(DashedLineSeries::new(pts, d, g, color.stroke_width(2)))
+                }
+                None => chart.draw_series(LineSeries::new(pts, color.stroke_width(2))),
+            }
+            .map_err(err)?;
+            chart
+                .draw_series(line.ours.iter().map(|&p| Circle::new(p, 3, color.filled())))
+                .map_err(err)?;
+            for (ri, pts) in line.refs.iter().enumerate() {
+                if ri == 0 {
+                    chart
+                        .draw_series(pts.iter().map(|&p| Cross::new(p, 5, BLACK.stroke_width(1))))
+                        .map_err(err)?;
+                } else {
+                    chart
+                        .draw_series(
+                            pts.iter().map(|&p| {
+                                TriangleMarker::new(p, 4, color.mix(0.6).stroke_width(1))
+                            }),
+                        )
+                        .map_err(err)?;
+                }
+            }
+            if r.frame.mark_minima {
+                if let Some(p) = argmin(&line.ours) {
+                    chart
+                        .draw_series(std::iter::once(Circle::new(p, 9, color.stroke_width(2))))
+                        .map_err(err)?;
+                }
+                if let Some(p) = line.refs.first().and_then(|pts| argmin(pts)) {
+                    let sq = EmptyElement::at(p)
+                        + Rectangle::new([(-8, -8), (8, 8)], color.mix(0.8).stroke_width(2));
+                    chart.draw_series(std::iter::once(sq)).map_err(err)?;
+                }
+            }
+        }
+        let Some(entries) = self.inside else {
+            return Ok(());
+        };
+        // Plotters lists the labels of series in the order they were drawn: empty series
+        // carry the entries, so the box shows exactly the legend of the outside column.
+        for (label, glyph) in entries {
+            let glyph = *glyph;
+            chart
+                .draw_series(std::iter::empty::<Circle<(f64, f64), i32>>())
+                .map_err(err)?
+                .label(label.as_str())
+                .legend(move |p| glyph.element(p));
+        }
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperLeft)
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK)
+            .draw()
+            .map_err(err)?;
+        Ok(())
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .draw()
-        .map_err(err)?;
-    Ok(())
 }
 
 #[cfg(test)]
@@ -409,5 +442,51 @@ mod tests {
         }
         assert_eq!(line_style(0), (COLORS[0], None));
         assert_eq!(line_style(10), (COLORS[0], Some(DASHES[0])));
+    }
+
+    #[test]
+    fn ticks_read_as_powers_on_log_axes_and_integers_without_fraction() {
+        assert_eq!(tick_label(1000.0, true), "10³");
+        assert_eq!(tick_label(1e8, true), "10⁸");
+        assert_eq!(tick_label(1.0, true), "10⁰");
+        assert_eq!(tick_label(0.001, true), "10⁻³");
+        assert_eq!(tick_label(2e4, true), "2·10⁴");
+        assert_eq!(tick_label(20.0, true), "20");
+        assert_eq!(tick_label(0.5, true), "0.5");
+        assert_eq!(tick_label(50.0, false), "50");
+        assert_eq!(tick_label(-10.0, false), "-10");
+        assert_eq!(tick_label(0.0, false), "0");
+        assert_eq!(tick_label(2.5, false), "2.5");
+        assert_eq!(tick_label(0.1 + 0.2, false), "0.3");
+        assert_eq!(tick_label(f64::INFINITY, false), "");
+    }
+
+    #[test]
+    fn non_finite_points_are_left_out_and_rendering_ends() {
+        use crate::figure::{FigureFrame, FigureLine};
+        let frame = FigureFrame {
+            x_label: "x".into(),
+            y_label: "y".into(),
+            x_log: true,
+            mark_minima: true,
+        };
+        let line = FigureLine {
+            label: "A".into(),
+            series: "A".into(),
+            ours: vec![(0.0, 1.0), (10.0, f64::INFINITY), (100.0, f64::NAN), (1000.0, 2.0)],
+            refs: vec![vec![(10.0, f64::NEG_INFINITY)]],
+            zs: vec![(10.0, f64::NAN)],
+        };
+        for y_log in [false, true] {
+            let fig = Figure {
+                caption: "c".into(),
+                frame: frame.clone(),
+                y_log,
+                ref_labels: vec!["published".into()],
+                lines: vec![line.clone()],
+            };
+            let svg = render_svg(&fig).unwrap();
+            assert!(svg.contains("10³") && !svg.contains("NaN") && !svg.contains("inf"));
+        }
     }
 }

@@ -991,7 +991,7 @@ impl<'a> Driver<'a> {
         if !self.extra_notes.is_empty() {
             notes = format!("{notes}\n\n{}", self.extra_notes.trim());
         }
-        let measure = k.measures.first().copied().unwrap_or(Measure::FinalGap);
+        let frame = frame(k);
         ItemResult {
             meta,
             rows: self.rows,
@@ -1000,10 +1000,10 @@ impl<'a> Driver<'a> {
             notes,
             warnings: Vec::new(),
             layout: k.cfg.report.layout,
-            mark_minima: k.cfg.report.mark_minima,
-            x_log: k.cfg.x.log,
-            x_label: k.cfg.x.label.clone().unwrap_or_else(|| k.cfg.x.variable.get_ref().clone()),
-            y_label: k.cfg.y_label.clone().unwrap_or_else(|| measure.describe().to_string()),
+            mark_minima: frame.mark_minima,
+            x_log: frame.x_log,
+            x_label: frame.x_label,
+            y_label: frame.y_label,
         }
     }
 }
@@ -1046,6 +1046,18 @@ pub(crate) fn summary_of(mean: f64, stderr: f64, runs: usize) -> Summary {
         runs,
         rounding: Rounding::Ceil,
         distribution: BTreeMap::new(),
+    }
+}
+
+/// The figure frame of a non-allocation item: the config's axis labels, or the x variable
+/// and the first series' statistic.
+pub(crate) fn frame(k: &KindExperiment) -> crate::figure::FigureFrame {
+    let measure = k.measures.first().copied().unwrap_or(Measure::FinalGap);
+    crate::figure::FigureFrame {
+        x_label: k.cfg.x.label.clone().unwrap_or_else(|| k.cfg.x.variable.get_ref().clone()),
+        y_label: k.cfg.y_label.clone().unwrap_or_else(|| measure.describe().to_string()),
+        x_log: k.cfg.x.log,
+        mark_minima: k.cfg.report.mark_minima,
     }
 }
 
