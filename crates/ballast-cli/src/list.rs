@@ -62,7 +62,7 @@ pub fn render() -> String {
             std::iter::once("random").chain(k.ties.iter().map(|t| t.name())).collect();
         let ties = if k.ties.is_empty() { "none".to_owned() } else { ties.join(", ") };
         let _ = writeln!(s, "      {:<15} {}", "tie rules:", ties);
-        let weights = if k.unit_weights_only { "unit" } else { "unit, exp" };
+        let weights = if k.unit_weights_only { "unit" } else { "every law (see Weights)" };
         let _ = writeln!(s, "      {:<15} {}", "weights:", weights);
     }
     let _ = writeln!(
@@ -95,13 +95,18 @@ pub fn render() -> String {
         "  {:<15} batches of b balls decide on the loads frozen at the batch start (--batch B, B >= 1)",
         "batched{b}"
     );
-    let _ = writeln!(s, "\nWeights (--weights):");
-    let _ = writeln!(s, "  {:<15} every ball weighs 1 (default)", "unit");
     let _ = writeln!(
         s,
-        "  {:<15} i.i.d. exponential weights (--weight-mean MEAN > 0, default 1)",
-        "exp{mean}"
+        "\nWeights (--weights KIND[:key=value,...], weights = {{ kind = … }} in a series):"
     );
+    for w in ballast_core::registry::WEIGHTS {
+        let _ = writeln!(s, "  {:<15} {}", w.name, w.doc);
+        for p in w.params {
+            let default = p.default.describe();
+            let default = if default.is_empty() { default } else { format!(", {default}") };
+            let _ = writeln!(s, "      {:<15} {} ({}{default})", p.name, p.doc, p.ty.describe());
+        }
+    }
     let _ = writeln!(s, "\nEngines (--engine):");
     for (name, e) in Engine::ALL {
         let doc = match e {

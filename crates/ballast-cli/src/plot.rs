@@ -92,7 +92,9 @@ pub fn figure(args: &PlotArgs) -> anyhow::Result<Figure> {
     if args.linear_x {
         fig.frame.x_log = false;
     }
-    fig.y_log = args.log_y;
+    if args.log_y {
+        fig.frame.y_log = true;
+    }
     if let Some(t) = &args.title {
         fig.caption = t.clone();
     }

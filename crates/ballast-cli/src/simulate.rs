@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
 use ballast_core::delay::DelayMode;
-use ballast_core::registry::ParamValue;
+use ballast_core::registry::{self, ParamValue};
 use ballast_core::{
     derive_seed, sim_rng, simulate, simulate_observed, Engine, RunOutcome, RunSpec, Setting, Stop,
     TieBreak, Weights,
@@ -36,15 +36,6 @@ use ballast_runner::Plan;
 
 /// The item id whose unit seeds `ballast simulate` uses (point 0).
 pub const SIMULATE_ITEM: &str = "simulate";
-
-/// Ball weight distributions on the command line.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum WeightsArg {
-    /// Every ball weighs 1.
-    Unit,
-    /// Exponential weights with mean `--weight-mean` (default 1).
-    Exp,
-}
 
 /// Simulation engines on the command line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -123,10 +114,12 @@ pub struct SimulateArgs {
     /// a one-point config with `seed_item = "simulate"`.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Ball weights.
-    #[arg(long, value_enum, default_value_t = WeightsArg::Unit)]
-    pub weights: WeightsArg,
-    /// Mean of the exponential weights (with `--weights exp`).
+    /// Ball weights: a weight law and its parameters, `KIND[:key=value,...]` (`exp`,
+    /// `exp:mean=2`, `gamma:shape=0.5,scale=2`, `pareto:alpha=1.5`; `ballast list` shows
+    /// every law).
+    #[arg(long, default_value = "unit", value_name = "LAW")]
+    pub weights: String,
+    /// Mean of the exponential weights (with `--weights exp`; the same as `exp:mean=MEAN`).
     #[arg(long, value_name = "MEAN")]
     pub weight_mean: Option<f64>,
     /// Tie-breaking rule among equally loaded samples: random, first, lowest_index, position.
@@ -203,10 +196,12 @@ pub struct RunDescription {
     pub engine: String,
     /// Tie-breaking rule.
     pub tie_break: &'static str,
-    /// `unit` or `exp`.
+    /// The weight law (`unit`, `exp`, `gamma`, …).
     pub weights: &'static str,
-    /// Mean weight for `exp`, `null` for unit weights.
+    /// Mean weight of the law, `null` for unit weights.
     pub weight_mean: Option<f64>,
+    /// The law's parameters (empty for unit weights).
+    pub weight_params: BTreeMap<&'static str, f64>,
     /// Stopping rule for multi-ball steps (`truncate` or `finish`; reported for every
     /// process, it only matters for twinning, packing and tight_packing).
     pub stop: &'static str,
@@ -238,10 +233,8 @@ impl RunDescription {
             engine,
             tie_break: spec.tie_break.name(),
             weights: spec.weights.name(),
-            weight_mean: match spec.weights {
-                Weights::Exp { mean } => Some(mean),
-                _ => None,
-            },
+            weight_mean: (spec.weights != Weights::Unit).then(|| spec.weights.mean()),
+            weight_params: spec.weights.params().into_iter().collect(),
             stop: spec.stop.name(),
         }
     }
@@ -310,6 +303,44 @@ pub struct GraphReport {
 }
 
 /// Builds the run spec from the arguments; every error is a [`BadInput`].
+/// `--weights KIND[:key=value,...]` (and `--weight-mean`, the mean of `exp`) through the
+/// registry's weight laws.
+fn parse_weights(text: &str, weight_mean: Option<f64>) -> Result<Weights, BadInput> {
+    let (kind, params) = text.split_once(':').unwrap_or((text, ""));
+    let def = registry::find_weights(kind.trim())
+        .map_err(|e| BadInput::new(format!("--weights: {e}")))?;
+    let list = def.list();
+    let mut given = Vec::new();
+    for raw in params.split(',').filter(|p| !p.trim().is_empty()) {
+        let (k, v) = raw.split_once('=').ok_or_else(|| {
+            BadInput::new(format!(
+                "--weights {text}: malformed `{raw}`: expected key=value; allowed parameters of                  `{}`: {}",
+                def.name,
+                list.allowed_params()
+            ))
+        })?;
+        let pdef = list.param(k.trim()).map_err(|e| BadInput::new(format!("--weights: {e}")))?;
+        let value = list
+            .parse_value(pdef, v.trim())
+            .map_err(|e| BadInput::new(format!("--weights: {e}")))?;
+        given.push((pdef.name, value));
+    }
+    if let Some(mean) = weight_mean {
+        if def.name != "exp" {
+            return Err(BadInput::new(format!(
+                "`--weight-mean` applies to `--weights exp`; the law `{}` takes {}",
+                def.name,
+                list.allowed_params()
+            )));
+        }
+        if given.iter().any(|(k, _)| *k == "mean") {
+            return Err(BadInput::new("the mean is given twice: `--weight-mean` and `exp:mean=`"));
+        }
+        given.push(("mean", ParamValue::Num(mean)));
+    }
+    def.build(&given).map_err(|e| BadInput::new(e.to_string()))
+}
+
 fn build_spec(args: &SimulateArgs) -> Result<(RunSpec, process::ResolvedProcess), BadInput> {
     let proc_ = process::resolve(&args.process, &args.params)?;
     let tie_break = TieBreak::from_name(&args.tie_break).map_err(from_core)?;
@@ -334,15 +365,7 @@ fn build_spec(args: &SimulateArgs) -> Result<(RunSpec, process::ResolvedProcess)
              observes at every batch end (drop --observe-every or --batch)",
         ));
     }
-    if args.weights == WeightsArg::Unit && args.weight_mean.is_some() {
-        return Err(BadInput::new(
-            "`--weight-mean` applies to `--weights exp`; unit weights have no mean to set",
-        ));
-    }
-    let weights = match args.weights {
-        WeightsArg::Unit => Weights::Unit,
-        WeightsArg::Exp => Weights::Exp { mean: args.weight_mean.unwrap_or(1.0) },
-    };
+    let weights = parse_weights(&args.weights, args.weight_mean)?;
     let m = args.m.ok_or_else(|| BadInput::new("`--m` (the number of balls) is required"))?;
     for (flag, given) in [("--lambda", args.lambda.is_some()), ("--rounds", args.rounds.is_some())]
     {
@@ -486,10 +509,12 @@ pub fn one_point_config(
     if spec.tie_break != TieBreak::Random {
         series.insert("tie_break".into(), Value::String(spec.tie_break.name().to_owned()));
     }
-    if let Weights::Exp { mean } = spec.weights {
+    if spec.weights != Weights::Unit {
         let mut w = Table::new();
-        w.insert("kind".into(), Value::String("exp".into()));
-        w.insert("mean".into(), Value::Float(mean));
+        w.insert("kind".into(), Value::String(spec.weights.name().into()));
+        for (k, v) in spec.weights.params() {
+            w.insert(k.into(), Value::Float(v));
+        }
         series.insert("weights".into(), Value::Table(w));
     }
     if spec.stop != Stop::Truncate {
@@ -681,9 +706,11 @@ pub fn render_human(r: &SimulateReport) -> String {
         (None, Some(tau)) => format!("delay tau={tau} {}", r.run.delay_mode.unwrap_or("random")),
         (None, None) => "sequential".to_owned(),
     };
-    let weights = match r.run.weight_mean {
-        Some(mean) => format!("{}(mean {mean})", r.run.weights),
-        None => r.run.weights.to_owned(),
+    let weights = if r.run.weight_params.is_empty() {
+        r.run.weights.to_owned()
+    } else {
+        let p: Vec<String> = r.run.weight_params.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        format!("{}({})", r.run.weights, p.join(", "))
     };
     let _ = writeln!(
         s,

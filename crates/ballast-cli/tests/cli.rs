@@ -348,8 +348,16 @@ fn bad_tie_break_and_other_flags() {
         &["tie_break", "leftmost", "random", "position"],
     );
     assert_bad_input(
-        &sim(&["--process", "one_choice", "--weights", "gamma"]),
-        &["--weights", "unit", "exp"],
+        &sim(&["--process", "one_choice", "--weights", "gama"]),
+        &["--weights", "did you mean `gamma`", "unit", "exp", "pareto"],
+    );
+    assert_bad_input(
+        &sim(&["--process", "one_choice", "--weights", "gamma:shap=2"]),
+        &["--weights", "shap", "shape"],
+    );
+    assert_bad_input(
+        &sim(&["--process", "one_choice", "--weights", "uniform:low=3,high=1"]),
+        &["weights.high", "`low`"],
     );
     assert_bad_input(
         &sim(&["--process", "one_choice", "--weights", "exp", "--weight-mean", "0"]),

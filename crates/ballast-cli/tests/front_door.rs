@@ -167,10 +167,12 @@ fn simulate_gives_the_runs_of_the_equivalent_one_point_config() {
 #[test]
 fn the_printed_one_point_config_runs_the_same_as_simulate() {
     let dir = scratch("front", "printed");
-    let cases: [&[&str]; 3] = [
+    let cases: [&[&str]; 5] = [
         &["--process", "two_choice", "--tau", "300", "--delay-mode", "adversarial"],
         &["--process", "one_plus_beta", "--param", "beta=0.7", "--batch", "50", "--weights", "exp"],
         &["--process", "two_choice", "--observe-every", "100", "--tie-break", "first"],
+        &["--process", "two_choice", "--batch", "200", "--weights", "gamma:shape=0.5,scale=2"],
+        &["--process", "three_choice", "--weights", "pareto:alpha=2.5"],
     ];
     for (i, case) in cases.iter().enumerate() {
         let common = ["--n", "100", "--m", "2000", "--runs", "5", "--seed", "3"];

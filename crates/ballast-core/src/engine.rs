@@ -91,8 +91,10 @@ fn simulate_with<R: RngCore + ?Sized, O: Observer>(
         Weights::Exp { .. } if fast && !O::PER_BALL && crate::weighted::prefers_sorted(spec) => {
             crate::weighted::simulate_sorted(spec, rng, observer)
         }
-        Weights::Exp { mean } => {
-            Ok(dispatch(spec, WeightedLoads::new(n, mean), rng, observer, fast))
+        w => {
+            let state = WeightedLoads::of_law(n, w)
+                .ok_or_else(|| Error::Unsupported(format!("weights {w:?}")))?;
+            Ok(dispatch(spec, state, rng, observer, fast))
         }
     }
 }

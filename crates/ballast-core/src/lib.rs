@@ -48,7 +48,7 @@ pub use delay::DelayMode;
 pub use engine::{simulate, simulate_ball_by_ball, simulate_observed, simulate_seeded, Observer};
 pub use error::Error;
 pub use level::{resolve_engine, supported_engines};
-pub use loads::{gap_unit, LoadState, UnitLoads, WeightedLoads};
+pub use loads::{gap_unit, LoadState, UnitLoads, WeightSampler, WeightedLoads};
 pub use outcome::RunOutcome;
 pub use rng::{derive_seed, sim_rng, SimRng};
 pub use spec::{Engine, ProcessSpec, RunSpec, Setting, Stop, TieBreak, Weights};

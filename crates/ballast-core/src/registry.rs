@@ -1041,6 +1041,162 @@ pub fn names() -> Vec<&'static str> {
     PROCESSES.iter().map(|p| p.name).collect()
 }
 
+/// One law of ball weights ([`Weights`]): what every front end accepts as `weights = { kind
+/// = "…", … }` in a config and `--weights KIND[:k=v,…]` on the command line.
+#[derive(Debug)]
+pub struct WeightDef {
+    /// Kind name.
+    pub name: &'static str,
+    /// One-line law.
+    pub doc: &'static str,
+    /// Parameters, in display order.
+    pub params: &'static [ParamDef],
+    /// Builds the law from checked parameters ([`WeightDef::build`] validates it).
+    pub make: fn(&Args) -> Weights,
+}
+
+impl WeightDef {
+    /// Its parameters with the shared checks.
+    pub fn list(&self) -> ParamList {
+        ParamList { what: "weight law", name: self.name, params: self.params }
+    }
+
+    /// The law of the given parameters, checked by the registry's types and by
+    /// [`Weights::validate`] (e.g. `high > low`).
+    pub fn build(&self, given: &[(&str, ParamValue)]) -> Result<Weights, ParamError> {
+        let w = (self.make)(&self.list().args(given)?);
+        w.validate().map_err(|e| {
+            let param = match &e {
+                crate::Error::Invalid { field, .. } => {
+                    field.strip_prefix("weights.").map(str::to_owned)
+                }
+                _ => None,
+            };
+            ParamError { param, message: format!("weight law `{}`: {e}", self.name) }
+        })?;
+        Ok(w)
+    }
+}
+
+const fn weight_param(
+    name: &'static str,
+    ty: ParamType,
+    default: ParamDefault,
+    doc: &'static str,
+) -> ParamDef {
+    ParamDef { name, ty, default, doc }
+}
+
+/// Every weight law, in listing order.
+pub const WEIGHTS: &[WeightDef] = &[
+    WeightDef {
+        name: "unit",
+        doc: "every ball weighs 1 (integer loads)",
+        params: &[],
+        make: |_| Weights::Unit,
+    },
+    WeightDef {
+        name: "exp",
+        doc: "exponential with the given mean",
+        params: &[weight_param(
+            "mean",
+            ParamType::NonNeg,
+            ParamDefault::Num(1.0),
+            "mean weight, > 0",
+        )],
+        make: |a| Weights::Exp { mean: a.num("mean") },
+    },
+    WeightDef {
+        name: "constant",
+        doc: "every ball weighs w (the weighted engine without random weights)",
+        params: &[weight_param("w", ParamType::NonNeg, ParamDefault::Num(1.0), "the weight, > 0")],
+        make: |a| Weights::Constant { w: a.num("w") },
+    },
+    WeightDef {
+        name: "uniform",
+        doc: "uniform on [low, high)",
+        params: &[
+            weight_param("low", ParamType::NonNeg, ParamDefault::Num(0.0), "lower end, >= 0"),
+            weight_param("high", ParamType::NonNeg, ParamDefault::Num(2.0), "upper end, > low"),
+        ],
+        make: |a| Weights::Uniform { low: a.num("low"), high: a.num("high") },
+    },
+    WeightDef {
+        name: "gamma",
+        doc: "gamma with shape k and scale theta (mean k*theta)",
+        params: &[
+            weight_param("shape", ParamType::NonNeg, ParamDefault::Num(1.0), "shape k, > 0"),
+            weight_param("scale", ParamType::NonNeg, ParamDefault::Num(1.0), "scale theta, > 0"),
+        ],
+        make: |a| Weights::Gamma { shape: a.num("shape"), scale: a.num("scale") },
+    },
+    WeightDef {
+        name: "two_point",
+        doc: "high with probability p, else low",
+        params: &[
+            weight_param(
+                "low",
+                ParamType::NonNeg,
+                ParamDefault::Num(0.0),
+                "weight with probability 1 - p",
+            ),
+            weight_param(
+                "high",
+                ParamType::NonNeg,
+                ParamDefault::Num(2.0),
+                "weight with probability p, >= low",
+            ),
+            weight_param("p", ParamType::Unit, ParamDefault::Num(0.5), "probability of high"),
+        ],
+        make: |a| Weights::TwoPoint { low: a.num("low"), high: a.num("high"), p: a.num("p") },
+    },
+    WeightDef {
+        name: "lognormal",
+        doc: "exp(N(mu, sigma^2)), mean exp(mu + sigma^2/2): no finite moment generating function",
+        params: &[
+            weight_param("mu", ParamType::Real, ParamDefault::Num(-0.5), "mean of the normal"),
+            weight_param(
+                "sigma",
+                ParamType::NonNeg,
+                ParamDefault::Num(1.0),
+                "standard deviation of the normal",
+            ),
+        ],
+        make: |a| Weights::LogNormal { mu: a.num("mu"), sigma: a.num("sigma") },
+    },
+    WeightDef {
+        name: "pareto",
+        doc: "Pareto, P(W > w) = (scale/w)^alpha: heavy-tailed, infinite variance for alpha <= 2",
+        params: &[
+            weight_param(
+                "alpha",
+                ParamType::NonNeg,
+                ParamDefault::Num(1.5),
+                "tail index, > 1 (finite mean)",
+            ),
+            weight_param(
+                "scale",
+                ParamType::NonNeg,
+                ParamDefault::Num(1.0 / 3.0),
+                "minimum weight, > 0",
+            ),
+        ],
+        make: |a| Weights::Pareto { alpha: a.num("alpha"), scale: a.num("scale") },
+    },
+];
+
+/// The weight law `name`, or the registry's "unknown weight law" message.
+pub fn find_weights(name: &str) -> Result<&'static WeightDef, ParamError> {
+    WEIGHTS.iter().find(|w| w.name == name).ok_or_else(|| ParamError {
+        param: None,
+        message: format!(
+            "unknown weight law `{name}`{}; valid laws: {}",
+            did_you_mean(name, WEIGHTS.iter().map(|w| w.name)),
+            WEIGHTS.iter().map(|w| w.name).collect::<Vec<_>>().join(", ")
+        ),
+    })
+}
+
 /// The entry of a built spec (the first kind whose example builds this variant; `d_choice`
 /// for every d).
 pub fn def_of(spec: &ProcessSpec) -> &'static ProcessDef {

@@ -335,7 +335,12 @@ pub enum Setting {
     },
 }
 
-/// Ball weights.
+/// Ball weights: every ball's weight is drawn independently of everything else, after its
+/// bin is chosen. Besides unit and exponential weights (the batched papers' two cases), the
+/// laws a study of the batched theorem's condition needs: bounded (constant, uniform,
+/// two-point), light-tailed (gamma), and with an unbounded moment generating function
+/// (log-normal, Pareto). The registry ([`crate::registry::WEIGHTS`]) declares their names
+/// and parameters for every front end.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Weights {
     /// Every ball has weight 1 (integer loads).
@@ -345,15 +350,156 @@ pub enum Weights {
         /// Mean weight, positive and finite.
         mean: f64,
     },
+    /// Every ball has weight `w` (real-valued loads: the weighted engine with a law that
+    /// draws no random number).
+    Constant {
+        /// The weight, positive and finite.
+        w: f64,
+    },
+    /// Uniform on `[low, high)`.
+    Uniform {
+        /// Lower end, `>= 0`.
+        low: f64,
+        /// Upper end, `> low`.
+        high: f64,
+    },
+    /// Gamma with shape `k` and scale `θ` (mean `kθ`).
+    Gamma {
+        /// Shape `k > 0`.
+        shape: f64,
+        /// Scale `θ > 0`.
+        scale: f64,
+    },
+    /// `high` with probability `p`, else `low`.
+    TwoPoint {
+        /// The weight with probability `1 − p`, `>= 0`.
+        low: f64,
+        /// The weight with probability `p`, `>= low`.
+        high: f64,
+        /// Probability of `high`, in `[0, 1]`.
+        p: f64,
+    },
+    /// `exp(N(μ, σ²))` (mean `exp(μ + σ²/2)`; its moment generating function is infinite
+    /// for every positive argument).
+    LogNormal {
+        /// μ of the underlying normal.
+        mu: f64,
+        /// σ `>= 0` of the underlying normal.
+        sigma: f64,
+    },
+    /// Pareto with tail index `α` and minimum `scale` (`P(W > w) = (scale/w)^α`, mean
+    /// `α·scale/(α − 1)`): heavy-tailed, infinite variance for `α <= 2`.
+    Pareto {
+        /// Tail index `α > 1` (a finite mean, so `W/n` is meaningful).
+        alpha: f64,
+        /// Minimum weight, `> 0`.
+        scale: f64,
+    },
 }
 
 impl Weights {
-    /// Short name for metadata (`unit` or `exp`).
+    /// Short name for metadata and configs (`unit`, `exp`, `constant`, …).
     pub fn name(&self) -> &'static str {
         match self {
             Self::Unit => "unit",
             Self::Exp { .. } => "exp",
+            Self::Constant { .. } => "constant",
+            Self::Uniform { .. } => "uniform",
+            Self::Gamma { .. } => "gamma",
+            Self::TwoPoint { .. } => "two_point",
+            Self::LogNormal { .. } => "lognormal",
+            Self::Pareto { .. } => "pareto",
         }
+    }
+
+    /// The law's parameters as `(name, value)`, in the registry's order (empty for unit).
+    pub fn params(&self) -> Vec<(&'static str, f64)> {
+        match *self {
+            Self::Unit => vec![],
+            Self::Exp { mean } => vec![("mean", mean)],
+            Self::Constant { w } => vec![("w", w)],
+            Self::Uniform { low, high } => vec![("low", low), ("high", high)],
+            Self::Gamma { shape, scale } => vec![("shape", shape), ("scale", scale)],
+            Self::TwoPoint { low, high, p } => vec![("low", low), ("high", high), ("p", p)],
+            Self::LogNormal { mu, sigma } => vec![("mu", mu), ("sigma", sigma)],
+            Self::Pareto { alpha, scale } => vec![("alpha", alpha), ("scale", scale)],
+        }
+    }
+
+    /// The mean weight.
+    pub fn mean(&self) -> f64 {
+        match *self {
+            Self::Unit => 1.0,
+            Self::Exp { mean } => mean,
+            Self::Constant { w } => w,
+            Self::Uniform { low, high } => 0.5 * (low + high),
+            Self::Gamma { shape, scale } => shape * scale,
+            Self::TwoPoint { low, high, p } => (1.0 - p) * low + p * high,
+            Self::LogNormal { mu, sigma } => (mu + 0.5 * sigma * sigma).exp(),
+            Self::Pareto { alpha, scale } => alpha * scale / (alpha - 1.0),
+        }
+    }
+
+    /// Checks the law's parameters (the registry's ranges, for library users too): every
+    /// parameter finite, and the mean positive and finite.
+    pub fn validate(&self) -> Result<(), Error> {
+        let bad = |field: &'static str, v: f64, allowed: &'static str| {
+            Err(Error::invalid(field, v, allowed))
+        };
+        let pos = |v: f64| v.is_finite() && v > 0.0;
+        let nonneg = |v: f64| v.is_finite() && v >= 0.0;
+        match *self {
+            Self::Unit => {}
+            Self::Exp { mean } if !pos(mean) => {
+                return bad("weights.mean", mean, "a positive finite number")
+            }
+            Self::Constant { w } if !pos(w) => {
+                return bad("weights.w", w, "a positive finite number")
+            }
+            Self::Uniform { low, .. } if !nonneg(low) => {
+                return bad("weights.low", low, "a finite number >= 0")
+            }
+            Self::Uniform { low, high } if !(high.is_finite() && high > low) => {
+                return bad("weights.high", high, "a finite number greater than `low`")
+            }
+            Self::Gamma { shape, .. } if !pos(shape) => {
+                return bad("weights.shape", shape, "a positive finite number")
+            }
+            Self::Gamma { scale, .. } if !pos(scale) => {
+                return bad("weights.scale", scale, "a positive finite number")
+            }
+            Self::TwoPoint { low, .. } if !nonneg(low) => {
+                return bad("weights.low", low, "a finite number >= 0")
+            }
+            Self::TwoPoint { low, high, .. } if !(high.is_finite() && high >= low) => {
+                return bad("weights.high", high, "a finite number at least `low`")
+            }
+            Self::TwoPoint { p, .. } if !(0.0..=1.0).contains(&p) => {
+                return bad("weights.p", p, "a number in [0, 1]")
+            }
+            Self::LogNormal { mu, .. } if !mu.is_finite() => {
+                return bad("weights.mu", mu, "a finite number")
+            }
+            Self::LogNormal { sigma, .. } if !nonneg(sigma) => {
+                return bad("weights.sigma", sigma, "a finite number >= 0")
+            }
+            Self::Pareto { alpha, .. } if !(alpha.is_finite() && alpha > 1.0) => {
+                return bad("weights.alpha", alpha, "a finite number > 1 (a finite mean)")
+            }
+            Self::Pareto { scale, .. } if !pos(scale) => {
+                return bad("weights.scale", scale, "a positive finite number")
+            }
+            _ => {}
+        }
+        let mean = self.mean();
+        if !pos(mean) {
+            return Err(Error::invalid(
+                "weights",
+                mean,
+                "a law whose mean is a positive finite number",
+            ));
+        }
+        Ok(())
     }
 }
 
@@ -554,11 +700,7 @@ impl RunSpec {
                 ));
             }
         }
-        if let Weights::Exp { mean } = self.weights {
-            if !(mean.is_finite() && mean > 0.0) {
-                return Err(Error::invalid("weights.mean", mean, "a positive finite number"));
-            }
-        }
+        self.weights.validate()?;
         if self.process.unit_weights_only() && !matches!(self.weights, Weights::Unit) {
             return Err(Error::invalid(
                 "weights",

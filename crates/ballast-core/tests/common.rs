@@ -38,8 +38,9 @@ pub fn engine_and_rule_traces<P: Rule>(
         Weights::Unit => {
             run_rule_observed(spec, UnitLoads::new(n, false), rule, rng, &mut reference);
         }
-        Weights::Exp { mean } => {
-            run_rule_observed(spec, WeightedLoads::new(n, mean), rule, rng, &mut reference);
+        w => {
+            let state = WeightedLoads::of_law(n, w).expect("a valid law");
+            run_rule_observed(spec, state, rule, rng, &mut reference);
         }
     }
     (engine.0, reference.0)

@@ -232,8 +232,10 @@ where
     }
     Ok(match spec.weights {
         Weights::Unit => dispatch(spec, graph, opts, UnitLoads::new(n, false), rng, observer),
-        Weights::Exp { mean } => {
-            dispatch(spec, graph, opts, WeightedLoads::new(n, mean), rng, observer)
+        w => {
+            let state = WeightedLoads::of_law(n, w)
+                .ok_or_else(|| Error::Mismatch(format!("weights {w:?} are not a valid law")))?;
+            dispatch(spec, graph, opts, state, rng, observer)
         }
     })
 }

@@ -40,6 +40,9 @@ pub(crate) struct RawConfig {
     pub x: RawAxis,
     #[serde(default)]
     pub y_label: Option<String>,
+    /// Logarithmic y axis in the figure (values that are not positive are left out).
+    #[serde(default)]
+    pub y_log: bool,
     pub grid: BTreeMap<String, Spanned<toml::Value>>,
     #[serde(default)]
     pub point: RawPoint,
@@ -334,21 +337,36 @@ pub(crate) fn table_params(
     Ok(given)
 }
 
-/// Ball weights as written in a config.
+/// Ball weights as written in a config: a table `{ kind = "exp", mean = 2 }` whose kind and
+/// parameters are the registry's weight laws (`ballast_core::registry::WEIGHTS`).
 #[derive(Clone, Debug, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
-pub(crate) enum RawWeights {
-    /// A struct variant, so that `deny_unknown_fields` refuses `{ kind = "unit", mean = 2 }`
-    /// (serde ignores unknown fields of unit variants in internally tagged enums).
-    Unit {},
-    Exp {
-        #[serde(default = "one")]
-        mean: f64,
-    },
-}
+#[serde(transparent)]
+pub(crate) struct RawWeights(pub toml::Table);
 
-fn one() -> f64 {
-    1.0
+/// Resolves a series' weights (unit when absent). A problem names the parameter it is about
+/// (`weights.mean`) or `weights` for the table.
+pub(crate) fn resolve_weights(
+    w: Option<&RawWeights>,
+    ctx: &str,
+) -> Result<ballast_core::Weights, ProcessProblem> {
+    let Some(RawWeights(table)) = w else { return Ok(ballast_core::Weights::Unit) };
+    let at = |p: Option<String>| Some(p.map_or("weights".to_string(), |p| format!("weights.{p}")));
+    let kind = match table.get("kind") {
+        Some(toml::Value::String(k)) => k.as_str(),
+        Some(other) => {
+            let msg = format!("{ctx}: weights `kind` = {other}: expected a weight law (a string)");
+            return Err((at(Some("kind".into())), msg));
+        }
+        None => {
+            let names: Vec<&str> = registry::WEIGHTS.iter().map(|w| w.name).collect();
+            let msg = format!("{ctx}: the weights table needs `kind`, one of {}", names.join(", "));
+            return Err((at(None), msg));
+        }
+    };
+    let def = registry::find_weights(kind)
+        .map_err(|e| (at(Some("kind".into())), format!("{ctx}: {e}")))?;
+    let given = table_params(&def.list(), table, &[], ctx).map_err(|(p, m)| (at(p), m))?;
+    def.build(&given).map_err(|e| (at(e.param.clone()), format!("{ctx}: {e}")))
 }
 
 /// One `[[series]]` entry.

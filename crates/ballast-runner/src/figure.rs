@@ -20,6 +20,8 @@ pub struct FigureFrame {
     pub y_label: String,
     /// Logarithmic x axis.
     pub x_log: bool,
+    /// Logarithmic y axis.
+    pub y_log: bool,
     /// Mark each line's minimum (and the first reference's).
     pub mark_minima: bool,
 }
@@ -46,8 +48,6 @@ pub struct Figure {
     pub caption: String,
     /// Axis labels, x scale, minima marks.
     pub frame: FigureFrame,
-    /// Logarithmic y axis (only `ballast plot` asks for it).
-    pub y_log: bool,
     /// Reference labels, in config order.
     pub ref_labels: Vec<String>,
     /// The lines, in the order of the rows.
@@ -131,9 +131,9 @@ impl Figure {
                 x_label: r.x_label.clone(),
                 y_label: r.y_label.clone(),
                 x_log: r.x_log,
+                y_log: r.y_log,
                 mark_minima: r.mark_minima,
             },
-            y_log: false,
             ref_labels: r.ref_labels.clone(),
             lines: lines(rows, r.ref_labels.len()),
         }
@@ -191,9 +191,9 @@ mod tests {
                 x_label: "x".into(),
                 y_label: "y".into(),
                 x_log: false,
+                y_log: false,
                 mark_minima: false,
             },
-            y_log: false,
             ref_labels: vec!["published".into()],
             lines: series
                 .iter()

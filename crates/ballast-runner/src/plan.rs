@@ -6,12 +6,12 @@ use std::ops::Range;
 
 use ballast_core::delay::DelayMode;
 use ballast_core::rng::{derive_seed, hash_str};
-use ballast_core::{Engine, RunSpec, Setting, Weights};
+use ballast_core::{Engine, RunSpec, Setting};
 use toml::Spanned;
 
 use crate::config::{
-    resolve_process, resolve_stop, resolve_tie_break, Problems, RawConfig, RawPoint, RawWeights,
-    Sampling, Scale, SettingKind, Statistic,
+    resolve_process, resolve_stop, resolve_tie_break, resolve_weights, Problems, RawConfig,
+    RawPoint, Sampling, Scale, SettingKind, Statistic,
 };
 use crate::formula::Formula;
 use crate::stats::Rounding;
@@ -120,6 +120,7 @@ impl Plan {
             x_label: raw.x.label.clone().unwrap_or_else(|| self.x_variable.clone()),
             y_label: raw.y_label.clone().unwrap_or_else(|| statistic.describe().to_string()),
             x_log: raw.x.log,
+            y_log: raw.y_log,
             mark_minima: raw.report.mark_minima,
         }
     }
@@ -392,9 +393,16 @@ pub(crate) fn build_plan(raw: &RawConfig, scale: Scale, problems: &mut Problems<
         let sctx = format!("series `{}`", s.name);
         let tie_break = resolve_tie_break(&s.tie_break, problems, &sctx);
         let stop = resolve_stop(&s.stop, problems, &sctx);
-        let weights = match s.weights {
-            None | Some(RawWeights::Unit {}) => Weights::Unit,
-            Some(RawWeights::Exp { mean }) => Weights::Exp { mean },
+        let weights = match resolve_weights(s.weights.as_ref(), &sctx) {
+            Ok(w) => w,
+            Err((field, msg)) => {
+                let spans = problems.param_spans(si);
+                let field = field.unwrap_or_else(|| "weights".into());
+                let span = spans.get(&field).or_else(|| spans.get("weights")).cloned();
+                problems.at(span, msg);
+                problems.skip_series(si);
+                continue;
+            }
         };
         let default_n = Spanned::new(0..0, Formula::new("n"));
         let n_f = point.n.as_ref().unwrap_or(&default_n);

@@ -88,13 +88,14 @@ pub fn read_figure(path: &Path) -> Result<(Figure, Option<String>), Error> {
                 x_label: "x".into(),
                 y_label: "value".into(),
                 x_log: false,
+                y_log: false,
                 mark_minima: false,
             };
             (frame, Some(why))
         }
     };
     let caption = format!("{}: {}", m.item, m.title);
-    Ok((Figure { caption, frame, y_log: false, ref_labels, lines }, why))
+    Ok((Figure { caption, frame, ref_labels, lines }, why))
 }
 
 fn frame_from_config(json: &Path, m: &MetaView) -> Result<FigureFrame, String> {

@@ -169,6 +169,8 @@ pub struct ItemResult {
     pub mark_minima: bool,
     /// Logarithmic x axis.
     pub x_log: bool,
+    /// Logarithmic y axis.
+    pub y_log: bool,
     /// x-axis label.
     pub x_label: String,
     /// y-axis label.

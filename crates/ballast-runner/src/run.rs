@@ -365,6 +365,7 @@ fn run_with(
         layout: exp.raw.report.layout,
         mark_minima: frame.mark_minima,
         x_log: frame.x_log,
+        y_log: frame.y_log,
         x_label: frame.x_label,
         y_label: frame.y_label,
     })))

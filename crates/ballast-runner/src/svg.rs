@@ -185,7 +185,7 @@ fn finite<'a>(
 /// Renders the figure to an SVG string. Points that cannot be drawn (non-finite, or not
 /// positive on a log axis) are left out.
 pub fn render_svg(r: &Figure) -> Result<String, String> {
-    let (x_log, y_log) = (r.frame.x_log, r.y_log);
+    let (x_log, y_log) = (r.frame.x_log, r.frame.y_log);
     let lines: Vec<Line> = r
         .lines
         .iter()
@@ -358,7 +358,7 @@ impl Chart<'_> {
             .x_desc(r.frame.x_label.as_str())
             .y_desc(r.frame.y_label.as_str())
             .x_label_formatter(&|v| tick_label(*v, r.frame.x_log))
-            .y_label_formatter(&|v| tick_label(*v, r.y_log))
+            .y_label_formatter(&|v| tick_label(*v, r.frame.y_log))
             .light_line_style(WHITE.mix(0.0))
             .draw()
             .map_err(|e| e.to_string())?;
@@ -468,6 +468,7 @@ mod tests {
             x_label: "x".into(),
             y_label: "y".into(),
             x_log: true,
+            y_log: false,
             mark_minima: true,
         };
         let line = FigureLine {
@@ -480,8 +481,7 @@ mod tests {
         for y_log in [false, true] {
             let fig = Figure {
                 caption: "c".into(),
-                frame: frame.clone(),
-                y_log,
+                frame: FigureFrame { y_log, ..frame.clone() },
                 ref_labels: vec!["published".into()],
                 lines: vec![line.clone()],
             };

@@ -141,7 +141,12 @@ fn unknown_variants_suggest_the_nearest_name() {
     let e = errors(&GOOD.replace("tie_break = \"random\"", "weights = { kind = \"expo\" }"));
     has(
         &e,
-        &["weights.kind: unknown variant `expo`, expected `unit` or `exp`", "did you mean `exp`?"],
+        &[
+            "item.toml:16:",
+            "unknown weight law `expo`",
+            "did you mean `exp`?",
+            "valid laws: unit, exp, constant",
+        ],
     );
 }
 
@@ -353,4 +358,22 @@ fn unreadable_files_are_config_errors() {
         other => panic!("{other:?}"),
     }
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Weight laws come from the core registry: unknown laws and parameters get its messages at
+/// the parameter's line and column, a law's own checks (`high > low`) too, and unit weights
+/// take no parameters.
+#[test]
+fn weight_laws_are_the_registrys() {
+    let w = |t: &str| GOOD.replace("tie_break = \"random\"", &format!("weights = {t}"));
+    has(&errors(&w("{ kind = \"gamma\", shap = 2 }")), &["item.toml:16:", "shap", "shape"]);
+    has(&errors(&w("{ kind = \"uniform\", low = 2, high = 1 }")), &["weights.high", "`low`"]);
+    has(&errors(&w("{ kind = \"unit\", mean = 2 }")), &["mean", "unit"]);
+    has(&errors(&w("{ mean = 2 }")), &["needs `kind`", "lognormal"]);
+    for ok in [
+        "{ kind = \"pareto\", alpha = 2.5 }",
+        "{ kind = \"two_point\", low = 0.5, high = 4, p = 0.1 }",
+    ] {
+        Experiment::parse("t/item", Path::new("item.toml"), &w(ok)).expect(ok);
+    }
 }

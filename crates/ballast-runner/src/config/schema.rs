@@ -292,7 +292,8 @@ pub(crate) struct Taint {
 }
 
 /// Top-level fields that no value check reads: a repair there cannot cause a later error.
-const NEUTRAL: &[&str] = &["title", "notes", "seed", "seed_item", "y_label", "reference", "report"];
+const NEUTRAL: &[&str] =
+    &["title", "notes", "seed", "seed_item", "y_label", "y_log", "reference", "report"];
 
 impl Taint {
     /// Records a repair at `path` (`removed_unknown`: an unknown field was removed).

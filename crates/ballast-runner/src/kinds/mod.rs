@@ -121,6 +121,9 @@ pub(crate) struct KindConfig {
     pub x: RawAxis,
     #[serde(default)]
     pub y_label: Option<String>,
+    /// Logarithmic y axis in the figure (values that are not positive are left out).
+    #[serde(default)]
+    pub y_log: bool,
     pub grid: BTreeMap<String, Spanned<toml::Value>>,
     #[serde(default)]
     pub point: BTreeMap<String, Spanned<Formula>>,
@@ -1002,6 +1005,7 @@ impl<'a> Driver<'a> {
             layout: k.cfg.report.layout,
             mark_minima: frame.mark_minima,
             x_log: frame.x_log,
+            y_log: frame.y_log,
             x_label: frame.x_label,
             y_label: frame.y_label,
         }
@@ -1057,6 +1061,7 @@ pub(crate) fn frame(k: &KindExperiment) -> crate::figure::FigureFrame {
         x_label: k.cfg.x.label.clone().unwrap_or_else(|| k.cfg.x.variable.get_ref().clone()),
         y_label: k.cfg.y_label.clone().unwrap_or_else(|| measure.describe().to_string()),
         x_log: k.cfg.x.log,
+        y_log: k.cfg.y_log,
         mark_minima: k.cfg.report.mark_minima,
     }
 }
