@@ -160,8 +160,8 @@ pub fn list_text() -> String {
 }
 
 /// The content of `ballast list` as JSON: `processes`, `models`, `topologies`,
-/// `tie_breaks`, `settings`, `weights`, `engines` and `items` (see [`crate::list`]'s
-/// listing for the meaning of each).
+/// `tie_breaks`, `settings`, `weights`, `engines`, `configs_dir` and `items`, one object
+/// per registry entry (the same entries and texts as [`list_text`]).
 pub fn list() -> Value {
     crate::list::structured()
 }

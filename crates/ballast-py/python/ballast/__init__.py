@@ -31,11 +31,15 @@ import builtins
 import io
 import json
 import os
-from typing import Any, Dict, Iterable, Mapping, Optional, Tuple, Union
+from typing import TYPE_CHECKING, Any, Dict, Iterable, Mapping, Optional, Tuple, Union, overload
 
 import numpy as np
 
 from . import _native
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from typing import Literal
 
 __all__ = [
     "simulate",
@@ -254,7 +258,7 @@ def _resolve_config(config: Union[str, "os.PathLike[str]"]) -> str:
     path = os.fspath(config)
     if os.path.exists(path) or path.endswith(".toml"):
         return path
-    for item in list()["items"]:
+    for item in json.loads(_native.list_json())["items"]:
         if item["id"] == path:
             return item["path"]
     return path
@@ -269,7 +273,7 @@ def run(
     reference: Optional[Union[str, "os.PathLike[str]"]] = None,
     checkpoint: Union[None, bool, str, "os.PathLike[str]"] = None,
     cached_only: bool = False,
-):
+) -> "pd.DataFrame":
     """Runs one experiment config as ``ballast run`` and returns its tidy table.
 
     ``config`` is a path ``configs/<paper>/<item>.toml`` or an item id ``<paper>/<item>``
@@ -316,6 +320,12 @@ def run(
     df.attrs.update({"id": item_id, "metadata": json.loads(meta)})
     df.attrs.update(json.loads(extras))
     return df
+
+
+@overload
+def list(format: "Literal['dict']" = ...) -> Dict[str, Any]: ...  # noqa: A001
+@overload
+def list(format: "Literal['text']") -> str: ...  # noqa: A001
 
 
 def list(format: str = "dict") -> Union[Dict[str, Any], str]:  # noqa: A001 (ballast.list)
