@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use ballast_core::{Engine, TieBreak};
 
 use ballast_core::level::level_settings;
-use ballast_core::registry::PROCESSES;
+use ballast_core::registry::{ProcessDef, PROCESSES};
 
 /// One-line meaning of a tie-breaking rule.
 fn tie_break_doc(t: TieBreak) -> &'static str {
@@ -37,6 +37,44 @@ pub fn find_configs_dir() -> Option<PathBuf> {
     built.is_dir().then_some(built)
 }
 
+/// The settings a process runs in.
+fn settings_of(k: &ProcessDef) -> Vec<&'static str> {
+    let mut settings = vec!["sequential"];
+    if k.settings.batched {
+        settings.push("batched");
+    }
+    if k.settings.delay {
+        settings.push("delay");
+    }
+    settings
+}
+
+/// The tie-breaking rules a process takes (`random` first; none when it has no ties).
+fn ties_of(k: &ProcessDef) -> Vec<&'static str> {
+    if k.ties.is_empty() {
+        return Vec::new();
+    }
+    std::iter::once("random").chain(k.ties.iter().map(|t| t.name())).collect()
+}
+
+/// The ball weights a process takes.
+fn weights_of(k: &ProcessDef) -> Vec<&'static str> {
+    if k.unit_weights_only {
+        vec!["unit"]
+    } else {
+        ballast_core::registry::WEIGHTS.iter().map(|w| w.name).collect()
+    }
+}
+
+/// One-line meaning of an engine.
+fn engine_doc(e: Engine) -> &'static str {
+    match e {
+        Engine::Auto => "the level engine where it is exact (and faster), else bins (default)",
+        Engine::Bins => "one load per bin: every process, setting and weight",
+        Engine::Levels => "bin counts per load level: unit weights, exchangeable processes",
+    }
+}
+
 /// The full listing as text.
 pub fn render() -> String {
     let mut s = String::new();
@@ -50,17 +88,8 @@ pub fn render() -> String {
         }
         let _ =
             writeln!(s, "      {:<15} {}", "engines:", level_settings(&k.example()).engines_text());
-        let mut settings = vec!["sequential"];
-        if k.settings.batched {
-            settings.push("batched");
-        }
-        if k.settings.delay {
-            settings.push("delay");
-        }
-        let _ = writeln!(s, "      {:<15} {}", "settings:", settings.join(", "));
-        let ties: Vec<&str> =
-            std::iter::once("random").chain(k.ties.iter().map(|t| t.name())).collect();
-        let ties = if k.ties.is_empty() { "none".to_owned() } else { ties.join(", ") };
+        let _ = writeln!(s, "      {:<15} {}", "settings:", settings_of(k).join(", "));
+        let ties = if k.ties.is_empty() { "none".to_owned() } else { ties_of(k).join(", ") };
         let _ = writeln!(s, "      {:<15} {}", "tie rules:", ties);
         let weights = if k.unit_weights_only { "unit" } else { "every law (see Weights)" };
         let _ = writeln!(s, "      {:<15} {}", "weights:", weights);
@@ -109,12 +138,7 @@ pub fn render() -> String {
     }
     let _ = writeln!(s, "\nEngines (--engine):");
     for (name, e) in Engine::ALL {
-        let doc = match e {
-            Engine::Auto => "the level engine where it is exact (and faster), else bins (default)",
-            Engine::Bins => "one load per bin: every process, setting and weight",
-            Engine::Levels => "bin counts per load level: unit weights, exchangeable processes",
-        };
-        let _ = writeln!(s, "  {name:<15} {doc}");
+        let _ = writeln!(s, "  {name:<15} {}", engine_doc(e));
     }
     match find_configs_dir() {
         Some(dir) => {
@@ -142,6 +166,91 @@ pub fn render() -> String {
         }
     }
     s
+}
+
+/// The full listing as JSON: the same registries as [`render`], one object per entry.
+pub fn structured() -> serde_json::Value {
+    use serde_json::{json, Value};
+    let param = |name: &str, doc: &str, ty: String, default: String| json!({ "name": name, "doc": doc, "type": ty, "default": default });
+    let processes: Vec<Value> = PROCESSES
+        .iter()
+        .map(|k| {
+            let params: Vec<Value> = k
+                .params
+                .iter()
+                .map(|p| param(p.name, p.doc, p.ty.describe(), p.default.describe()))
+                .collect();
+            json!({
+                "name": k.name,
+                "doc": k.doc,
+                "params": params,
+                "engines": level_settings(&k.example()).engines_text(),
+                "settings": settings_of(k),
+                "tie_breaks": ties_of(k),
+                "weights": weights_of(k),
+            })
+        })
+        .collect();
+    let models: Vec<Value> = ballast_dynamic::registry::MODELS
+        .iter()
+        .map(|m| {
+            let params: Vec<Value> = m
+                .params
+                .iter()
+                .map(|p| param(p.name, p.doc, p.ty.describe(), p.default.describe()))
+                .collect();
+            let point: Vec<Value> =
+                m.point.iter().map(|(k, v)| json!({ "name": k, "doc": v })).collect();
+            json!({ "name": m.name, "doc": m.doc, "params": params, "point": point })
+        })
+        .collect();
+    let topologies: Vec<Value> =
+        ballast_graph::TOPOLOGIES.iter().map(|t| json!({ "form": t.form, "doc": t.doc })).collect();
+    let tie_breaks: Vec<Value> = TieBreak::ALL
+        .iter()
+        .map(|&(name, t)| json!({ "name": name, "doc": tie_break_doc(t) }))
+        .collect();
+    let engines: Vec<Value> = Engine::ALL
+        .iter()
+        .map(|&(name, e)| json!({ "name": name, "doc": engine_doc(e) }))
+        .collect();
+    let (configs, items) = match find_configs_dir() {
+        Some(dir) => {
+            let items: Vec<Value> = ballast_runner::discover(&dir)
+                .map(|v| {
+                    v.into_iter()
+                        .map(|(id, path)| json!({ "id": id, "path": path.display().to_string() }))
+                        .collect()
+                })
+                .unwrap_or_default();
+            (Value::String(dir.display().to_string()), items)
+        }
+        None => (Value::Null, Vec::new()),
+    };
+    json!({
+        "processes": processes,
+        "models": models,
+        "topologies": topologies,
+        "tie_breaks": tie_breaks,
+        "settings": ["sequential", "batched", "delay"],
+        "weights": ballast_core::registry::WEIGHTS
+            .iter()
+            .map(|w| {
+                let params: Vec<Value> = w
+                    .params
+                    .iter()
+                    .map(|p| {
+                        json!({"name": p.name, "doc": p.doc, "type": p.ty.describe(),
+                               "default": p.default.describe()})
+                    })
+                    .collect();
+                json!({"name": w.name, "doc": w.doc, "params": params})
+            })
+            .collect::<Vec<_>>(),
+        "engines": engines,
+        "configs_dir": configs,
+        "items": items,
+    })
 }
 
 #[cfg(test)]

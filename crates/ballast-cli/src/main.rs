@@ -15,67 +15,19 @@
 //!
 //! Bad input exits with code 2 and a message naming the field and the allowed values; an
 //! interrupted run (Ctrl-C) exits with code 130 after saving its finished runs.
+//!
+//! The subcommands live in the library `ballast_cli`, which the Python package shares.
 
-// The clap `///` comments are `--help` text, read in a terminal: `[r]`, `torus[:DIM]` and
-// `<paper>` there are plain text, not rustdoc links or HTML.
-#![allow(rustdoc::broken_intra_doc_links, rustdoc::invalid_html_tags)]
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
-mod error;
-mod list;
-mod plot;
-mod process;
-mod run;
-mod simulate;
-mod simulate_kinds;
-mod slurm;
-
-use clap::{Parser, Subcommand};
-
-/// Balls-into-bins laboratory: simulate allocation processes and reproduce published results.
-#[derive(Debug, Parser)]
-#[command(name = "ballast", version, about)]
-struct Cli {
-    #[command(subcommand)]
-    command: Command,
-    #[command(flatten)]
-    log: ballast_runner::logging::LogArgs,
-}
-
-/// Subcommands.
-#[derive(Debug, Subcommand)]
-enum Command {
-    /// Simulate one process: gap mean ± stderr, distribution, samples and ns per ball.
-    Simulate(simulate::SimulateArgs),
-    /// Run one experiment config (TOML) and write its outputs (or one shard of it).
-    Run(run::RunArgs),
-    /// Merge the shard files of `ballast run --shard I/K` into the experiment's outputs.
-    Merge(run::MergeArgs),
-    /// Write a Slurm script running an experiment as a job array of shards plus a merge.
-    Slurm(slurm::SlurmArgs),
-    /// Re-draw the figure of one or several results (overlay runs, choose series, log axes).
-    Plot(plot::PlotArgs),
-    /// List processes with their parameters, tie-breaking rules, settings, weights and items.
-    List,
-}
+use clap::Parser;
 
 fn main() {
-    let cli = Cli::parse();
+    let cli = ballast_cli::Cli::parse();
     ballast_runner::install_logging(cli.log.options());
-    let result = match &cli.command {
-        Command::Simulate(args) => simulate::main(args),
-        Command::Run(args) => run::main(args),
-        Command::Merge(args) => run::merge(args),
-        Command::Slurm(args) => slurm::main(args),
-        Command::Plot(args) => plot::main(args),
-        Command::List => {
-            print!("{}", list::render());
-            Ok(())
-        }
-    };
-    if let Err(e) = result {
+    if let Err(e) = ballast_cli::run_cli(&cli) {
         tracing::error!("{e:#}");
-        std::process::exit(error::exit_code(&e));
+        std::process::exit(ballast_cli::exit_code(&e));
     }
 }

@@ -130,9 +130,8 @@ fn load(config: &Path) -> anyhow::Result<Experiment> {
     })
 }
 
-/// Entry point of `ballast run`.
-pub fn main(args: &RunArgs) -> anyhow::Result<()> {
-    let exp = load(&args.config)?;
+/// The run options of `ballast run` (scale, references, threads, shard, checkpoints).
+fn options(args: &RunArgs) -> RunOptions {
     let mut opts =
         RunOptions::new(args.reference.clone().unwrap_or_else(|| find_reference_dir(&args.config)));
     opts.quick = args.quick;
@@ -145,27 +144,53 @@ pub fn main(args: &RunArgs) -> anyhow::Result<()> {
     } else {
         Some(args.checkpoint.clone().unwrap_or_else(|| args.out.join(".checkpoint")))
     };
-    ballast_runner::install_ctrl_c_handler().map_err(anyhow::Error::msg)?;
+    opts
+}
+
+/// Loads the config and runs the whole item (no shard) as `ballast run` does, without
+/// writing its outputs and without installing a Ctrl-C handler.
+pub fn item(args: &RunArgs) -> anyhow::Result<(Experiment, ballast_runner::ItemResult)> {
     if args.shard.is_some() {
-        let shard = ballast_runner::run_shard(&exp, &opts)
-            .map_err(|e| cli_error(e, format!("running {}", exp.id())))?;
-        let path = shard
-            .write(&args.out)
-            .with_context(|| format!("writing the shard file of {}", exp.id()))?;
-        tracing::info!(
-            "{} shard {}: {} of {} units in {:.3} s",
-            exp.id(),
-            shard.shard,
-            shard.units,
-            shard.total_units,
-            shard.wall_time_s
-        );
-        println!("{}", path.display());
-        return Ok(());
+        return Err(BadInput::new(
+            "`--shard` writes a shard file for `ballast merge`: run it with the command line",
+        )
+        .into());
     }
-    let result =
-        run_experiment(&exp, &opts).map_err(|e| cli_error(e, format!("running {}", exp.id())))?;
-    finish(&exp, &result, &args.out, args.quick)
+    let exp = load(&args.config)?;
+    let result = run_loaded(&exp, args)?;
+    Ok((exp, result))
+}
+
+/// Runs a loaded item (no shard).
+fn run_loaded(exp: &Experiment, args: &RunArgs) -> anyhow::Result<ballast_runner::ItemResult> {
+    run_experiment(exp, &options(args)).map_err(|e| cli_error(e, format!("running {}", exp.id())))
+}
+
+/// Entry point of `ballast run`.
+pub fn main(args: &RunArgs) -> anyhow::Result<()> {
+    let exp = load(&args.config)?;
+    if args.shard.is_none() {
+        ballast_runner::install_ctrl_c_handler().map_err(anyhow::Error::msg)?;
+        let result = run_loaded(&exp, args)?;
+        return finish(&exp, &result, &args.out, args.quick);
+    }
+    let opts = options(args);
+    ballast_runner::install_ctrl_c_handler().map_err(anyhow::Error::msg)?;
+    let shard = ballast_runner::run_shard(&exp, &opts)
+        .map_err(|e| cli_error(e, format!("running {}", exp.id())))?;
+    let path = shard
+        .write(&args.out)
+        .with_context(|| format!("writing the shard file of {}", exp.id()))?;
+    tracing::info!(
+        "{} shard {}: {} of {} units in {:.3} s",
+        exp.id(),
+        shard.shard,
+        shard.units,
+        shard.total_units,
+        shard.wall_time_s
+    );
+    println!("{}", path.display());
+    Ok(())
 }
 
 /// Writes the outputs and prints their paths.

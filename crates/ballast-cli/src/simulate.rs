@@ -421,7 +421,8 @@ fn run_one(job: &Job<'_>, seed: u64) -> anyhow::Result<(RunOutcome, Vec<f64>)> {
     Ok((out, pot.values()))
 }
 
-/// Runs all runs in parallel, collected by index, with each run's simulation time.
+/// Runs all runs in parallel, collected by index, with each run's simulation time; an
+/// interrupt ([`ballast_runner::request_interrupt`]) stops before the next run.
 fn run_all(
     job: &Job<'_>,
     seed: u64,
@@ -430,6 +431,13 @@ fn run_all(
     (0..runs)
         .into_par_iter()
         .map(|r| {
+            if ballast_runner::interrupt_requested() {
+                // These runs are not checkpointed: an interrupt stops before the next run.
+                anyhow::bail!(crate::error::Interrupted(format!(
+                    "interrupted before run {r} of {runs} (graph and potential runs keep no \
+                     checkpoints)"
+                )));
+            }
             let t = Instant::now();
             let (out, pots) = run_one(job, Plan::unit_seed(seed, SIMULATE_ITEM, 0, r))
                 .with_context(|| format!("run {r} failed"))?;
@@ -749,10 +757,57 @@ pub fn render_human(r: &SimulateReport) -> String {
     s
 }
 
-/// Entry point of `ballast simulate`.
-pub fn main(args: &SimulateArgs) -> anyhow::Result<()> {
+/// What `ballast simulate` computes, before it is printed.
+#[derive(Debug)]
+pub enum Outcome {
+    /// `--print-config`: the one-point config of the arguments.
+    Config(String),
+    /// An allocation process (graphical and with potentials included).
+    Allocation(Box<SimulateReport>),
+    /// A round-based model (rbb, leaky_bins, infinite_azar).
+    Dynamic(crate::simulate_kinds::DynamicReport),
+    /// `--offline D`: the off-line d-choice optimum and Greedy\[D\].
+    Offline(crate::simulate_kinds::OfflineReport),
+}
+
+impl Outcome {
+    /// The `--json` text (one line, no newline); the config text for `--print-config`.
+    pub fn json_text(&self) -> anyhow::Result<String> {
+        Ok(match self {
+            Self::Config(c) => c.clone(),
+            Self::Allocation(r) => serde_json::to_string(r).context("serialising the report")?,
+            Self::Dynamic(r) => serde_json::to_string(r).context("serialising the report")?,
+            Self::Offline(r) => r.to_json().to_string(),
+        })
+    }
+
+    /// The report as a JSON value (the object `--json` prints; a string for
+    /// `--print-config`).
+    pub fn to_json(&self) -> anyhow::Result<Value> {
+        Ok(match self {
+            Self::Config(c) => Value::String(c.clone()),
+            Self::Allocation(r) => serde_json::to_value(r).context("serialising the report")?,
+            Self::Dynamic(r) => serde_json::to_value(r).context("serialising the report")?,
+            Self::Offline(r) => r.to_json(),
+        })
+    }
+
+    /// The human-readable summary (the config text for `--print-config`).
+    pub fn render_human(&self) -> String {
+        match self {
+            Self::Config(c) => c.clone(),
+            Self::Allocation(r) => render_human(r),
+            Self::Dynamic(r) => crate::simulate_kinds::render_human(r),
+            Self::Offline(r) => r.render_human(),
+        }
+    }
+}
+
+/// Runs `ballast simulate` without printing and without installing a Ctrl-C handler (the
+/// caller decides; [`ballast_runner::request_interrupt`] stops the runs).
+pub fn outcome(args: &SimulateArgs) -> anyhow::Result<Outcome> {
     if args.offline.is_some() || ballast_dynamic::registry::find(&args.process).is_ok() {
-        return crate::simulate_kinds::main(args);
+        return crate::simulate_kinds::outcome(args);
     }
     if args.print_config {
         let (spec, proc_) = build_spec(args)?;
@@ -760,15 +815,21 @@ pub fn main(args: &SimulateArgs) -> anyhow::Result<()> {
             args.graph.is_none() && args.potentials.is_empty(),
             BadInput::new("--print-config covers allocation runs (no --graph or --potential)")
         );
-        print!("{}", one_point_config(args, &spec, &proc_));
-        return Ok(());
+        return Ok(Outcome::Config(one_point_config(args, &spec, &proc_)));
     }
-    ballast_runner::install_ctrl_c_handler().map_err(anyhow::Error::msg)?;
-    let r = report(args)?;
-    if args.json {
-        println!("{}", serde_json::to_string(&r).context("serialising the report")?);
-    } else {
-        print!("{}", render_human(&r));
+    Ok(Outcome::Allocation(Box::new(report(args)?)))
+}
+
+/// Entry point of `ballast simulate`.
+pub fn main(args: &SimulateArgs) -> anyhow::Result<()> {
+    if !args.print_config {
+        ballast_runner::install_ctrl_c_handler().map_err(anyhow::Error::msg)?;
+    }
+    let out = outcome(args)?;
+    match &out {
+        Outcome::Config(c) => print!("{c}"),
+        _ if args.json => println!("{}", out.json_text()?),
+        _ => print!("{}", out.render_human()),
     }
     Ok(())
 }

@@ -13,14 +13,13 @@
 
 use std::fmt::Write as _;
 
-use anyhow::Context as _;
 use ballast_dynamic::registry::{self, ModelDef};
 use ballast_runner::{run_experiment, Experiment, Measure, RunOptions, Statistic};
 use serde::Serialize;
 use toml::{Table, Value};
 
 use crate::error::BadInput;
-use crate::simulate::{SimulateArgs, StatSummary, SIMULATE_ITEM};
+use crate::simulate::{Outcome, SimulateArgs, StatSummary, SIMULATE_ITEM};
 
 /// The statistics of a model, in output order.
 fn measures(def: &ModelDef) -> Vec<Measure> {
@@ -189,7 +188,7 @@ fn report(args: &SimulateArgs, def: &ModelDef) -> anyhow::Result<DynamicReport> 
 }
 
 /// The human-readable summary.
-fn render_human(r: &DynamicReport) -> String {
+pub fn render_human(r: &DynamicReport) -> String {
     let mut s = String::new();
     let params: Vec<String> = r.params.iter().map(|(k, v)| format!("{k}={v}")).collect();
     let size = match (r.m, r.lambda) {
@@ -269,39 +268,73 @@ fn run_config(
     Ok((statistics, result.meta.wall_time_s))
 }
 
-/// `--offline D`: prints the off-line optimum and Greedy[D] over runs.
-fn offline_main(args: &SimulateArgs, d: u64) -> anyhow::Result<()> {
-    let config = offline_config(args, d)?;
-    if args.print_config {
-        print!("{config}");
-        return Ok(());
-    }
-    ballast_runner::install_ctrl_c_handler().map_err(anyhow::Error::msg)?;
-    let (statistics, wall_s) = run_config(args, &config)?;
-    if args.json {
-        let v = serde_json::json!({
-            "offline": d, "n": args.n, "m": args.m, "runs": args.runs, "seed": args.seed,
-            "statistics": statistics, "wall_s": wall_s,
-        });
-        println!("{v}");
-    } else {
-        let m = args.m.unwrap_or_default();
-        println!(
-            "off-line d-choice optimum, d={d}  n={} m={m}  runs={} seed={}",
-            args.n, args.runs, args.seed
-        );
-        for (name, v) in &statistics {
-            println!("{name:<26}{:.4} ± {:.4}", v.mean, v.stderr);
-        }
-        println!("{:<26}{wall_s:.3} s", "wall");
-    }
-    Ok(())
+/// The result of `--offline D`.
+#[derive(Debug)]
+pub struct OfflineReport {
+    /// Choices per ball.
+    pub d: u64,
+    /// Bins.
+    pub n: u64,
+    /// Balls.
+    pub m: Option<u64>,
+    /// Runs.
+    pub runs: u64,
+    /// Master seed.
+    pub seed: u64,
+    /// The optimum and Greedy\[D\] max load, mean and standard error over runs.
+    pub statistics: std::collections::BTreeMap<String, StatSummary>,
+    /// Wall time of all runs, in seconds.
+    pub wall_s: f64,
 }
 
-/// Entry point for a round-based model or `--offline`.
-pub fn main(args: &SimulateArgs) -> anyhow::Result<()> {
+impl OfflineReport {
+    /// The `--json` object.
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "offline": self.d, "n": self.n, "m": self.m, "runs": self.runs, "seed": self.seed,
+            "statistics": self.statistics, "wall_s": self.wall_s,
+        })
+    }
+
+    /// The human-readable summary.
+    pub fn render_human(&self) -> String {
+        let mut s = String::new();
+        let m = self.m.unwrap_or_default();
+        let _ = writeln!(
+            s,
+            "off-line d-choice optimum, d={}  n={} m={m}  runs={} seed={}",
+            self.d, self.n, self.runs, self.seed
+        );
+        for (name, v) in &self.statistics {
+            let _ = writeln!(s, "{name:<26}{:.4} ± {:.4}", v.mean, v.stderr);
+        }
+        let _ = writeln!(s, "{:<26}{:.3} s", "wall", self.wall_s);
+        s
+    }
+}
+
+/// `--offline D`: the off-line optimum and Greedy[D] over runs (or the config).
+fn offline_outcome(args: &SimulateArgs, d: u64) -> anyhow::Result<Outcome> {
+    let config = offline_config(args, d)?;
+    if args.print_config {
+        return Ok(Outcome::Config(config));
+    }
+    let (statistics, wall_s) = run_config(args, &config)?;
+    Ok(Outcome::Offline(OfflineReport {
+        d,
+        n: args.n,
+        m: args.m,
+        runs: args.runs,
+        seed: args.seed,
+        statistics,
+        wall_s,
+    }))
+}
+
+/// A round-based model or `--offline`, computed (the caller prints).
+pub fn outcome(args: &SimulateArgs) -> anyhow::Result<Outcome> {
     if let Some(d) = args.offline {
-        return offline_main(args, d);
+        return offline_outcome(args, d);
     }
     let def = registry::find(&args.process).map_err(|e| BadInput::new(e.message))?;
     let allocation_only = [
@@ -318,15 +351,7 @@ pub fn main(args: &SimulateArgs) -> anyhow::Result<()> {
         )));
     }
     if args.print_config {
-        print!("{}", one_point_config(args, def)?);
-        return Ok(());
+        return Ok(Outcome::Config(one_point_config(args, def)?));
     }
-    ballast_runner::install_ctrl_c_handler().map_err(anyhow::Error::msg)?;
-    let r = report(args, def)?;
-    if args.json {
-        println!("{}", serde_json::to_string(&r).context("serialising the report")?);
-    } else {
-        print!("{}", render_human(&r));
-    }
-    Ok(())
+    Ok(Outcome::Dynamic(report(args, def)?))
 }

@@ -1,0 +1,156 @@
+//! The library API of the command line (`ballast_cli::embed`, used by the Python package)
+//! against the binary: same numbers for the same arguments, same error kinds, same listing.
+
+mod common;
+
+use ballast_cli::embed::{self, ErrorKind};
+use serde_json::Value;
+
+/// The report without the fields that measure time.
+fn untimed(mut v: Value) -> Value {
+    let obj = v.as_object_mut().expect("a JSON object");
+    obj.remove("ns_per_ball");
+    obj.remove("wall_s");
+    v
+}
+
+/// `ballast simulate --json ARGS` from the binary.
+fn binary(args: &[&str]) -> Value {
+    let dir = std::env::temp_dir();
+    let all = [&["simulate", "--json"][..], args].concat();
+    let o = common::run_in(&dir, &all);
+    common::ok(&o);
+    serde_json::from_slice(&o.stdout).expect("one JSON object")
+}
+
+#[test]
+fn simulate_gives_the_binary_report() {
+    for args in [
+        &[
+            "--process",
+            "d_choice",
+            "--param",
+            "d=3",
+            "--n",
+            "200",
+            "--m",
+            "2000",
+            "--runs",
+            "5",
+            "--seed",
+            "9",
+        ][..],
+        &[
+            "--process",
+            "one_plus_beta",
+            "--param",
+            "beta=0.5",
+            "--n",
+            "64",
+            "--m",
+            "640",
+            "--batch",
+            "32",
+            "--runs",
+            "3",
+        ],
+        &[
+            "--process",
+            "two_choice",
+            "--n",
+            "50",
+            "--m",
+            "500",
+            "--graph",
+            "cycle",
+            "--potential",
+            "quadratic",
+            "--runs",
+            "2",
+        ],
+        &["--process", "rbb", "--n", "20", "--m", "40", "--rounds", "50", "--runs", "2"],
+        &["--offline", "2", "--n", "30", "--m", "60", "--runs", "2"],
+    ] {
+        let lib = embed::simulate(args).unwrap_or_else(|e| panic!("{args:?}: {e:#}"));
+        // Both through the same text parser (serde_json rounds some digits when parsing).
+        let lib: Value = serde_json::from_str(&lib.to_string()).unwrap();
+        assert_eq!(untimed(lib), untimed(binary(args)), "{args:?}");
+    }
+}
+
+#[test]
+fn print_config_is_the_config_text() {
+    let v =
+        embed::simulate(&["--process", "two_choice", "--n", "10", "--m", "20", "--print-config"])
+            .unwrap();
+    let text = v.as_str().expect("a string");
+    assert!(text.contains("seed_item = \"simulate\"") && text.contains("n = [10]"), "{text}");
+}
+
+#[test]
+fn errors_keep_their_kind_and_message() {
+    let e = embed::simulate(&["--process", "two_choise", "--n", "10", "--m", "20"]).unwrap_err();
+    assert_eq!(embed::error_kind(&e), ErrorKind::BadInput);
+    assert!(e.to_string().contains("did you mean `two_choice`"), "{e}");
+    let e = embed::simulate(&["--process", "two_choice", "--n", "10", "--runs", "0"]).unwrap_err();
+    assert_eq!(embed::error_kind(&e), ErrorKind::BadInput);
+    assert!(!e.to_string().starts_with("error:") && !e.to_string().contains("--help"), "{e}");
+    let e = embed::run(&["/nonexistent/x.toml"], false).unwrap_err();
+    assert_eq!(embed::error_kind(&e), ErrorKind::BadInput);
+    assert!(e.to_string().contains("not found"), "{e}");
+}
+
+#[test]
+fn options_are_the_clap_arguments() {
+    let opts = embed::simulate_options();
+    let find = |id: &str| opts.iter().find(|o| o.id == id).unwrap_or_else(|| panic!("{id}"));
+    assert_eq!(find("potentials").long, "potential");
+    assert_eq!(find("potentials").takes, "list");
+    assert_eq!(find("params").long, "param");
+    assert_eq!(find("print_config").takes, "flag");
+    assert_eq!(find("runs").default, ["1"]);
+    assert_eq!(find("engine").choices, ["auto", "bins", "levels"]);
+    assert!(opts.iter().all(|o| o.id != "help"));
+}
+
+#[test]
+fn run_returns_the_item_without_writing() {
+    let dir = common::scratch("embed", "run");
+    let config = dir.join("configs/demo/one.toml");
+    std::fs::write(
+        &config,
+        "title = \"demo\"\nseed = 3\nruns = 2\nx = { variable = \"n\" }\ngrid = { n = [10, 20] }\n\
+         point = { m = 50 }\n[[series]]\nname = \"Two\"\nprocess = { kind = \"two_choice\" }\n",
+    )
+    .unwrap();
+    let out = dir.join("out");
+    let argv = [config.to_str().unwrap(), "--no-checkpoint", "--out", out.to_str().unwrap()];
+    let r = embed::run(&argv, false).unwrap();
+    assert_eq!(r.id, "demo/one");
+    assert_eq!(r.result.rows.len(), 2);
+    assert!(r.written.is_empty() && !out.exists());
+    let r = embed::run(&argv, true).unwrap();
+    assert!(r.written.iter().any(|p| p.ends_with("demo/one.csv")), "{:?}", r.written);
+    let csv = std::fs::read_to_string(out.join("demo/one.csv")).unwrap();
+    assert_eq!(csv, r.result.to_csv());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn list_has_every_registry_entry() {
+    let v = embed::list();
+    let names = |key: &str| -> Vec<String> {
+        v[key].as_array().unwrap().iter().map(|p| p["name"].as_str().unwrap().to_owned()).collect()
+    };
+    let kinds: Vec<&str> = ballast_core::registry::PROCESSES.iter().map(|p| p.name).collect();
+    assert_eq!(names("processes"), kinds);
+    let models: Vec<&str> = ballast_dynamic::registry::MODELS.iter().map(|m| m.name).collect();
+    assert_eq!(names("models"), models);
+    assert_eq!(names("engines"), ["auto", "bins", "levels"]);
+    let text = embed::list_text();
+    for p in v["processes"].as_array().unwrap() {
+        for param in p["params"].as_array().unwrap() {
+            assert!(text.contains(param["doc"].as_str().unwrap()), "{param}");
+        }
+    }
+}
