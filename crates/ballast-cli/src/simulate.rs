@@ -469,8 +469,10 @@ fn build_graph(text: &str, spec: &mut RunSpec, seed: u64) -> Result<Topology, Ba
 }
 
 /// The statistics `simulate` reports besides the gap (its primary statistic) and max gap.
-const ALSO: [Statistic; 7] = [
+const ALSO: [Statistic; 9] = [
     Statistic::MaxLoad,
+    Statistic::MinLoad,
+    Statistic::Underload,
     Statistic::GapOverLnN,
     Statistic::SamplesPerBall,
     Statistic::BallsPerSample,

@@ -476,3 +476,34 @@ fn bad_graphs_and_potentials_are_bad_input() {
     assert_bad_input(&with(["--potential", "nope"]), &["exponential", "quadratic", "--potential"]);
     assert_bad_input(&with(["--graph", "moebius"]), &["--graph", "cycle"]);
 }
+
+/// `min_load` and `underload` (W/n − min) are statistics of every allocation run, on both
+/// engines: with unit weights the mean underload is m/n minus the mean min load, exactly,
+/// and one bin holds every ball (min = max = m, underload 0).
+#[test]
+fn min_load_and_underload_are_reported_on_both_engines() {
+    for engine in ["bins", "levels"] {
+        let v = simulate_json(
+            &[
+                "--process",
+                "two_choice",
+                "--n",
+                "50",
+                "--m",
+                "5000",
+                "--runs",
+                "6",
+                "--engine",
+                engine,
+            ],
+            &[],
+        );
+        let stat = |k: &str| v["statistics"][k]["mean"].as_f64().unwrap();
+        let (min, under) = (stat("min_load"), stat("underload"));
+        assert!((under - (100.0 - min)).abs() < 1e-9, "{engine}: {min} {under}");
+        assert!(min > 90.0 && min <= 100.0, "{engine}: min load {min}");
+    }
+    let one = simulate_json(&["--process", "one_choice", "--n", "1", "--m", "77"], &[]);
+    assert_eq!(one["statistics"]["min_load"]["mean"], 77.0);
+    assert_eq!(one["statistics"]["underload"]["mean"], 0.0);
+}

@@ -126,6 +126,10 @@ pub enum Statistic {
     /// The empirical distribution of the largest load at the end: one row per value, value =
     /// percent of runs (the x axis becomes the max load).
     MaxLoadDistribution,
+    /// The smallest load at the end, averaged over runs.
+    MinLoad,
+    /// The underload at the end, W/n − min load, averaged over runs.
+    Underload,
     /// The gap at the end divided by ln n, averaged over runs.
     GapOverLnN,
     /// Bin samples per ball, averaged over runs.
@@ -147,17 +151,19 @@ pub enum Statistic {
 impl Statistic {
     /// Every statistic, for messages.
     pub const NAMES: &'static str = "max_gap, final_gap, running_max_gap, distribution, \
-        max_load, max_load_distribution, gap_over_ln_n, samples_per_ball, balls_per_sample, \
+        max_load, max_load_distribution, min_load, underload, gap_over_ln_n, samples_per_ball, balls_per_sample, \
         probes_mean, probes_max, moved_per_ball";
 
     /// The statistics an allocation series may name.
-    const ALLOCATION: [Statistic; 12] = [
+    const ALLOCATION: [Statistic; 14] = [
         Self::MaxGap,
         Self::FinalGap,
         Self::RunningMaxGap,
         Self::Distribution,
         Self::MaxLoad,
         Self::MaxLoadDistribution,
+        Self::MinLoad,
+        Self::Underload,
         Self::GapOverLnN,
         Self::SamplesPerBall,
         Self::BallsPerSample,
@@ -193,6 +199,8 @@ impl Statistic {
             Self::Distribution => "distribution",
             Self::MaxLoad => "max_load",
             Self::MaxLoadDistribution => "max_load_distribution",
+            Self::MinLoad => "min_load",
+            Self::Underload => "underload",
             Self::GapOverLnN => "gap_over_ln_n",
             Self::SamplesPerBall => "samples_per_ball",
             Self::BallsPerSample => "balls_per_sample",
@@ -212,6 +220,8 @@ impl Statistic {
             Self::Distribution => "percent of samples",
             Self::MaxLoad => "max load at the end (mean over runs)",
             Self::MaxLoadDistribution => "percent of runs with this max load",
+            Self::MinLoad => "min load at the end (mean over runs)",
+            Self::Underload => "underload W/n - min load at the end (mean over runs)",
             Self::GapOverLnN => "gap at the end / ln n (mean over runs)",
             Self::SamplesPerBall => "bin samples per ball (mean over runs)",
             Self::BallsPerSample => "balls per bin sample (mean over runs)",
@@ -227,13 +237,15 @@ impl Statistic {
 /// (the derive would say "data did not match any variant" because of [`Statistic::Measure`]).
 impl<'de> Deserialize<'de> for Statistic {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        const NAMES: [&str; 12] = [
+        const NAMES: [&str; 14] = [
             "max_gap",
             "final_gap",
             "running_max_gap",
             "distribution",
             "max_load",
             "max_load_distribution",
+            "min_load",
+            "underload",
             "gap_over_ln_n",
             "samples_per_ball",
             "balls_per_sample",

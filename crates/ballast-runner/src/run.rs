@@ -28,6 +28,7 @@ struct UnitOut {
     trajectory: Vec<f64>,
     balls: u64,
     max_load: f64,
+    min_load: f64,
     samples: u64,
     steps: u64,
     probes_max: Option<u64>,
@@ -44,6 +45,9 @@ impl UnitOut {
                 self.final_gap
             }
             Statistic::MaxLoad | Statistic::MaxLoadDistribution => self.max_load,
+            Statistic::MinLoad => self.min_load,
+            // W/n − min, with W/n = max − gap.
+            Statistic::Underload => self.max_load - self.final_gap - self.min_load,
             Statistic::GapOverLnN => self.final_gap / (n.max(2) as f64).ln(),
             Statistic::SamplesPerBall => ratio(self.samples, self.balls),
             Statistic::BallsPerSample => ratio(self.balls, self.samples),
@@ -406,6 +410,7 @@ fn execute(
             final_gap: out.final_gap,
             balls: out.balls,
             max_load: out.max_load,
+            min_load: out.min_load,
             samples: out.samples,
             steps: out.steps,
             probes_max: out.max_samples_per_step().map(|p| p as u64),
