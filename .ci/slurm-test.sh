@@ -18,6 +18,10 @@
 #   BALLAST       the ballast binary (default: cargo build --release --locked -p ballast-cli)
 #   SLURM_ITEM    the config to run (default: configs/filling22/table8_1.toml)
 #   SLURM_TIMEOUT seconds to wait for the jobs (default: 300)
+#   SLURM_TEST_TIMELIMIT=1 also checks a time limit and a resume (about 2 more minutes): the
+#                 full-scale item as 2 shards with --time 1 (minute) must end TIMEOUT after
+#                 checkpointing on SIGTERM, its merge must be cancelled, and the script run
+#                 again must resume both shards from the checkpoints (then it is cancelled)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo="$(pwd)"
@@ -139,6 +143,7 @@ JobAcctGatherType=jobacct_gather/none
 JobCompType=jobcomp/filetxt
 JobCompLoc=$tmp/log/jobcomp.txt
 MinJobAge=600
+KillWait=20
 StateSaveLocation=$tmp/state
 SlurmdSpoolDir=$tmp/spool
 SlurmctldPidFile=$tmp/slurmctld.pid
@@ -293,3 +298,52 @@ echo "::endgroup::"
 [ "$compared" -gt 0 ] || die "no outputs to compare in $local_dir"
 [ "$failures" -eq 0 ] || die "$failures of the merged outputs differ from the single run"
 log "OK: $compared outputs of $item_cfg from $shards Slurm shards + merge match a single run ($((SECONDS - start)) s)"
+
+[ "${SLURM_TEST_TIMELIMIT:-0}" = 1 ] || exit 0
+
+echo "::group::time limit and resume"
+wait_gone() { # wait_gone JOBIDS SECONDS
+    local w=0
+    while squeue -h -j "$1" 2>/dev/null | grep -q .; do
+        [ "$w" -lt "$2" ] || { job_report; die "jobs $1 still queued after $2 s"; }
+        sleep 3
+        w=$((w + 3))
+    done
+}
+tl_out="$tmp/timelimit"
+"$BALLAST" slurm "$item_cfg" --shards 2 --cpus 1 --mem 1G --time 1 \
+    --out "$tl_out" --ballast "$BALLAST" -o "$tmp/timelimit.sh"
+submit_out="$(bash "$tmp/timelimit.sh")"
+echo "$submit_out"
+array_id="$(sed -n 's/.*job array \([0-9]*\).*/\1/p' <<<"$submit_out")"
+merge_id="$(sed -n 's/.*merge as job \([0-9]*\).*/\1/p' <<<"$submit_out")"
+# Slurm checks time limits about every 30 s, then allows KillWait (20 s) after SIGTERM.
+wait_gone "$array_id,$merge_id" 240
+states="$(scontrol -o show job "$array_id" | grep -o 'JobState=[A-Z_]*' | sort | uniq -c)"
+merge_state="$(scontrol -o show job "$merge_id" | grep -o 'JobState=[A-Z_]*')"
+log "after the time limit: shards $(echo $states), merge $merge_state"
+[ "$(scontrol -o show job "$array_id" | grep -c 'JobState=TIMEOUT')" -eq 2 ] \
+    || { job_report; die "the shards did not end TIMEOUT"; }
+[ "$merge_state" = JobState=CANCELLED ] || { job_report; die "the merge was not cancelled"; }
+saved="$( (grep -l 'interrupted; .* finished runs' "$tl_out"/slurm-logs/*_[12].out || true) | wc -l)"
+[ "$saved" -eq 2 ] || { job_report; die "$saved of 2 shards say they saved their runs"; }
+grep -h 'interrupted;' "$tl_out"/slurm-logs/*.out | sed 's/^/  /'
+ckpts="$(find "$tl_out/.checkpoint" -type f | wc -l)"
+[ "$ckpts" -gt 0 ] || die "no checkpoint files after the time limit"
+submit_out="$(bash "$tmp/timelimit.sh")"
+echo "$submit_out"
+array2="$(sed -n 's/.*job array \([0-9]*\).*/\1/p' <<<"$submit_out")"
+merge2="$(sed -n 's/.*merge as job \([0-9]*\).*/\1/p' <<<"$submit_out")"
+resumed=0
+for _ in $(seq 60); do
+    resumed="$( (grep -l 'resuming from checkpoints' "$tl_out"/slurm-logs/*-"$array2"_*.out \
+        2>/dev/null || true) | wc -l)"
+    [ "$resumed" -eq 2 ] && break
+    sleep 1
+done
+scancel "$array2" "$merge2" || true
+[ "$resumed" -eq 2 ] || { job_report; die "$resumed of 2 resubmitted shards resumed"; }
+grep -h 'resuming from checkpoints' "$tl_out"/slurm-logs/*-"$array2"_*.out | sed 's/^/  /'
+wait_gone "$array2,$merge2" 60
+echo "::endgroup::"
+log "OK: time limit (TIMEOUT, runs checkpointed, merge cancelled) and resume ($((SECONDS - start)) s)"
