@@ -7,6 +7,13 @@
 //! --shard i/K`; called with the argument `merge` it runs `ballast merge` on the K shard
 //! files. Shards checkpoint their finished runs, so a task that was preempted or timed out
 //! resumes when it is requeued or resubmitted.
+//!
+//! Three details come from running the script under a real Slurm (`.ci/slurm-test.sh`):
+//! the merge job asks for the shards' time limit, not a fixed one, since a partition whose
+//! `MaxTime` is below a fixed limit leaves the merge pending for ever (`PartitionTimeLimit`);
+//! it is submitted with `--kill-on-invalid-dep=yes`, so a failed shard cancels it instead of
+//! leaving it pending (`DependencyNeverSatisfied`); and its `--wrap` command, which Slurm runs
+//! with `sh`, single-quotes the script's path, which may contain spaces.
 
 use std::path::{Path, PathBuf};
 
@@ -29,7 +36,8 @@ pub struct SlurmArgs {
     /// CPUs per shard (`--cpus-per-task`, and the shard's `--threads`).
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub cpus: u32,
-    /// Time limit per shard (`--time`, Slurm syntax such as `04:00:00` or `1-00:00:00`).
+    /// Time limit per shard and for the merge job (`--time`, Slurm syntax such as `04:00:00`
+    /// or `1-00:00:00`).
     #[arg(long, default_value = "04:00:00")]
     pub time: String,
     /// Memory per shard (`--mem`, e.g. `4G`).
@@ -163,9 +171,11 @@ else
     mkdir -p {logs_q}
     array_id="$(sbatch --parsable "$self")"
     array_id="${{array_id%%;*}}"
+    # The merge job's command runs under sh: the script's path goes in single-quoted.
+    self_q="'${{self//\'/\'\\\'\'}}'"
     merge_id="$(sbatch --parsable --job-name={name}-merge --dependency=afterok:"$array_id" \
-        --cpus-per-task=1 --mem={mem} --time=01:00:00 --output={logs_q}/%x-%j.out{merge_opts} \
-        --wrap="bash $self merge")"
+        --kill-on-invalid-dep=yes --cpus-per-task=1 --mem={mem} --time={time} \
+        --output={logs_q}/%x-%j.out{merge_opts} --wrap="bash $self_q merge")"
     echo "submitted {id}: shards as job array $array_id, merge as job ${{merge_id%%;*}}"
     echo "outputs: $OUT/{paper}/{item}.{{csv,json,svg,md}}"
 fi

@@ -215,7 +215,8 @@ fn signal_stops_cleanly_and_the_same_command_resumes(signal: &str) {
 }
 
 /// A stand-in for Slurm's `sbatch` that runs jobs at once: an array script once per task
-/// (with `SLURM_ARRAY_TASK_ID` set), a `--wrap` command as it is; prints a job id.
+/// (with `SLURM_ARRAY_TASK_ID` set), a `--wrap` command with `sh` as Slurm does; prints a
+/// job id.
 const FAKE_SBATCH: &str = r#"#!/bin/bash
 set -e
 echo "sbatch $*" >> "$FAKE_SBATCH_LOG"
@@ -228,7 +229,7 @@ for a in "$@"; do
     esac
 done
 if [ -n "$wrap" ]; then
-    bash -c "$wrap" >&2
+    sh -c "$wrap" >&2
     echo 1002
     exit 0
 fi
@@ -244,7 +245,10 @@ fn the_slurm_script_runs_the_shards_and_the_merge() {
     let dir = scratch("shards", "slurm");
     let cfg = "configs/demo/alloc.toml";
     std::fs::write(dir.join(cfg), ALLOCATION).unwrap();
-    let o = run_in(&dir, &["slurm", cfg, "--shards", "3", "--out", "cluster", "--cpus", "2"]);
+    let o = run_in(
+        &dir,
+        &["slurm", cfg, "--shards", "3", "--out", "cluster", "--cpus", "2", "--time", "00:20:00"],
+    );
     ok(&o);
     let script = String::from_utf8_lossy(&o.stdout).into_owned();
     for needle in [
@@ -255,10 +259,15 @@ fn the_slurm_script_runs_the_shards_and_the_merge() {
         "--dependency=afterok:\"$array_id\"",
         "merge \"$CONFIG\"",
         ".shard-*-of-3.bin",
+        "#SBATCH --time=00:20:00",
     ] {
         assert!(script.contains(needle), "script lacks {needle:?}:\n{script}");
     }
-    std::fs::write(dir.join("run.sh"), &script).unwrap();
+    // The script's own path may contain spaces and quotes: the merge job's `--wrap` command
+    // (run by `sh`) quotes it. Under a real Slurm the unquoted path failed with exit 127.
+    let jobs = dir.join("it's my jobs");
+    std::fs::create_dir_all(&jobs).unwrap();
+    std::fs::write(jobs.join("run.sh"), &script).unwrap();
     let bin = dir.join("bin");
     std::fs::create_dir_all(&bin).unwrap();
     std::fs::write(bin.join("sbatch"), FAKE_SBATCH).unwrap();
@@ -266,7 +275,7 @@ fn the_slurm_script_runs_the_shards_and_the_merge() {
     assert!(chmod.unwrap().success());
     let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
     let o = Command::new("bash")
-        .arg("run.sh")
+        .arg("it's my jobs/run.sh")
         .current_dir(&dir)
         .env("PATH", path)
         .env("FAKE_SBATCH_LOG", dir.join("sbatch.log"))
@@ -275,7 +284,12 @@ fn the_slurm_script_runs_the_shards_and_the_merge() {
     ok(&o);
     let log = std::fs::read_to_string(dir.join("sbatch.log")).unwrap();
     assert_eq!(log.lines().count(), 2, "{log}");
-    assert!(log.lines().nth(1).unwrap().contains("--dependency=afterok:1001"), "{log}");
+    let merge = log.lines().nth(1).unwrap();
+    assert!(merge.contains("--dependency=afterok:1001"), "{log}");
+    // A failed shard cancels the merge instead of leaving it pending for ever, and the merge
+    // asks for the shards' time limit (a fixed one may exceed the partition's MaxTime).
+    assert!(merge.contains("--kill-on-invalid-dep=yes"), "{log}");
+    assert!(merge.contains("--time=00:20:00"), "{log}");
     ok(&run_in(&dir, &["run", cfg, "--out", "local", "--no-checkpoint"]));
     assert_same(&dir.join("local"), &dir.join("cluster"), "alloc");
     std::fs::remove_dir_all(&dir).unwrap();
