@@ -170,17 +170,88 @@ fn lines(r: &ItemResult) -> Vec<Line> {
             }
         };
         let line = &mut out[idx].2;
-        line.ours.push((row.x, row.summary.mean));
+        let keep = |pts: &mut Vec<(f64, f64)>, p: (f64, f64), what: &str| {
+            if p.0.is_finite() && p.1.is_finite() {
+                pts.push(p);
+            } else {
+                tracing::warn!(
+                    "{}: figure: {what} of series `{}` at x = {} is {}: left out of the figure",
+                    r.meta.item,
+                    row.series,
+                    p.0,
+                    p.1
+                );
+            }
+        };
+        keep(&mut line.ours, (row.x, row.summary.mean), "the value");
         for (i, c) in row.refs.iter().enumerate() {
             if let Some(c) = c {
-                line.refs[i].push((row.x, c.value));
+                keep(&mut line.refs[i], (row.x, c.value), "the reference value");
                 if let (0, Some(z)) = (i, c.z) {
-                    line.zs.push((row.x, z.clamp(-Z_CLAMP, Z_CLAMP)));
+                    if z.is_finite() && row.x.is_finite() {
+                        line.zs.push((row.x, z.clamp(-Z_CLAMP, Z_CLAMP)));
+                    }
                 }
             }
         }
     }
     out.into_iter().map(|(_, _, l)| l).collect()
+}
+
+/// The range of a logarithmic x axis.
+const LOG_MIN: f64 = 1e-300;
+const LOG_MAX: f64 = 1e300;
+const LOG_SPAN: f64 = 1e100;
+
+/// The x and y ranges of the main chart for `points` (finite ones; the rest are ignored):
+/// the y axis starts at 0 (or below it for negative values) and ends 8% above the largest
+/// value; both ranges are finite, non-empty and of finite width whatever the input, so the
+/// tick code of plotters always terminates.
+fn axes(points: impl Iterator<Item = (f64, f64)>, x_log: bool) -> ((f64, f64), (f64, f64)) {
+    let (mut x0, mut x1, mut y1) = (f64::INFINITY, f64::NEG_INFINITY, 0.0f64);
+    let mut y0 = 0.0f64;
+    for (x, y) in points {
+        if (x_log && x <= 0.0) || !x.is_finite() || !y.is_finite() {
+            continue;
+        }
+        x0 = x0.min(x);
+        x1 = x1.max(x);
+        y1 = y1.max(y);
+        y0 = y0.min(y);
+    }
+    if !x0.is_finite() {
+        (x0, x1) = (1.0, 10.0);
+    }
+    if x1 <= x0 {
+        (x0, x1) = if x_log { (x0 / 2.0, x1 * 2.0) } else { (x0 - 1.0, x1 + 1.0) };
+    }
+    let y1 = if y1 > 0.0 {
+        y1 * 1.08
+    } else if y0 < 0.0 {
+        0.0
+    } else {
+        1.0
+    };
+    let y0 = y0 * 1.08;
+    // Values near the largest double: bounds and widths stay finite.
+    let fit = |(a, b): (f64, f64)| {
+        let (a, b) = (a.clamp(-f64::MAX, f64::MAX), b.clamp(-f64::MAX, f64::MAX));
+        if (b - a).is_finite() {
+            (a, b)
+        } else {
+            (a / 4.0, b / 4.0)
+        }
+    };
+    let (x0, x1) = if x_log {
+        // Plotters' logarithmic ticks loop for ever when `x1 / x0` overflows: at most
+        // LOG_SPAN decades are shown (the largest ones).
+        let x1 = x1.clamp(LOG_MIN * 2.0, LOG_MAX);
+        (x0.clamp(LOG_MIN, x1 / 2.0).max(x1 / LOG_SPAN), x1)
+    } else {
+        fit((x0, x1))
+    };
+    let (x0, x1) = if x1 <= x0 { (x0, x0 * 2.0 + 1.0) } else { (x0, x1) };
+    ((x0, x1), fit((y0, y1)))
 }
 
 /// The point of `pts` with the smallest y (the first of equal ones).
@@ -195,32 +266,9 @@ fn argmin(pts: &[(f64, f64)]) -> Option<(f64, f64)> {
 pub(crate) fn render(r: &ItemResult) -> Result<String, String> {
     let lines = lines(r);
     let all = lines.iter().flat_map(|l| l.ours.iter().chain(l.refs.iter().flatten()));
-    let (mut x0, mut x1, mut y1) = (f64::INFINITY, f64::NEG_INFINITY, 0.0f64);
     // The y axis starts at 0, or below it when a value is negative (drifts, differences).
-    let mut y0 = 0.0f64;
-    for &(x, y) in all {
-        if r.x_log && x <= 0.0 {
-            continue;
-        }
-        x0 = x0.min(x);
-        x1 = x1.max(x);
-        y1 = y1.max(y);
-        y0 = y0.min(y);
-    }
-    if !x0.is_finite() {
-        (x0, x1) = (1.0, 10.0);
-    }
-    if x1 <= x0 {
-        (x0, x1) = if r.x_log { (x0 / 2.0, x1 * 2.0) } else { (x0 - 1.0, x1 + 1.0) };
-    }
-    let y1 = if y1 > 0.0 {
-        y1 * 1.08
-    } else if y0 < 0.0 {
-        0.0
-    } else {
-        1.0
-    };
-    let ys = y0 * 1.08..y1;
+    let ((x0, x1), (y0, y1)) = axes(all.copied(), r.x_log);
+    let ys = y0..y1;
     let z_panel = lines.iter().any(|l| !l.zs.is_empty());
     let height = MAIN_HEIGHT + if z_panel { Z_HEIGHT } else { 0 };
     let entries = legend(r, &lines);
@@ -234,12 +282,14 @@ pub(crate) fn render(r: &ItemResult) -> Result<String, String> {
         let (main, lower) = charts.split_vertically(MAIN_HEIGHT);
         if r.x_log {
             let f = (x1 / x0).powf(0.03);
+            let f = if f.is_finite() && (x1 * f).is_finite() && x0 / f > 0.0 { f } else { 1.0 };
             draw(r, &lines, &main, ((x0 / f)..(x1 * f)).log_scale(), ys, inside)?;
             if z_panel {
                 draw_z(r, &lines, &lower, ((x0 / f)..(x1 * f)).log_scale())?;
             }
         } else {
             let pad = (x1 - x0) * 0.03;
+            let pad = if (x1 + pad).is_finite() && (x0 - pad).is_finite() { pad } else { 0.0 };
             draw(r, &lines, &main, (x0 - pad)..(x1 + pad), ys, inside)?;
             if z_panel {
                 draw_z(r, &lines, &lower, (x0 - pad)..(x1 + pad))?;
@@ -398,6 +448,46 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn axes_are_finite_for_any_input() {
+        let inputs: Vec<Vec<(f64, f64)>> = vec![
+            vec![(1.0, f64::INFINITY), (2.0, 3.0)],
+            vec![(1.0, f64::NEG_INFINITY), (f64::NAN, 1.0)],
+            vec![(1.0, f64::MAX), (2.0, -f64::MAX)],
+            vec![(-f64::MAX, 1.0), (f64::MAX, 2.0)],
+            vec![(1e-320, 1.0), (1e308, 2.0)],
+            vec![(0.0, 1e307), (1.0, 1.6e308)],
+            vec![],
+        ];
+        for pts in inputs {
+            for x_log in [false, true] {
+                let ((x0, x1), (y0, y1)) = axes(pts.iter().copied(), x_log);
+                for v in [x0, x1, y0, y1, x1 - x0, y1 - y0] {
+                    assert!(v.is_finite(), "{pts:?} log {x_log}: {x0} {x1} {y0} {y1}");
+                }
+                assert!(x1 > x0 && y1 > y0, "{pts:?}: {x0} {x1} {y0} {y1}");
+                // Plotters draws the mesh of these ranges (it looped on infinite ones).
+                let mut buf = String::new();
+                let root = SVGBackend::with_string(&mut buf, (200, 100)).into_drawing_area();
+                if x_log {
+                    let mut c = ChartBuilder::on(&root)
+                        .x_label_area_size(20)
+                        .y_label_area_size(20)
+                        .build_cartesian_2d((x0..x1).log_scale(), y0..y1)
+                        .unwrap();
+                    c.configure_mesh().draw().unwrap();
+                } else {
+                    let mut c = ChartBuilder::on(&root)
+                        .x_label_area_size(20)
+                        .y_label_area_size(20)
+                        .build_cartesian_2d(x0..x1, y0..y1)
+                        .unwrap();
+                    c.configure_mesh().draw().unwrap();
+                }
+            }
+        }
+    }
 
     #[test]
     fn forty_lines_have_forty_different_styles() {
