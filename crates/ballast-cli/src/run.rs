@@ -30,8 +30,9 @@ pub struct RunArgs {
     /// else `./reference`).
     #[arg(long, value_name = "DIR")]
     pub reference: Option<PathBuf>,
-    /// Worker threads (default: rayon's default, which honours RAYON_NUM_THREADS).
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    /// Worker threads, 1 to 1024 (default: rayon's default, which honours
+    /// RAYON_NUM_THREADS).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1024))]
     pub threads: Option<u64>,
     /// Use the config's `[reduced]` table (a documented smaller run), if it has one.
     #[arg(long, conflicts_with = "quick")]

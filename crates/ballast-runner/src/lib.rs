@@ -190,7 +190,7 @@ pub use experiment::Experiment;
 pub use measure::Measure;
 pub use options::{RunOptions, Shard};
 pub use output::Verdict;
-pub use plan::{Plan, PlanPoint, PlanSeries};
+pub use plan::{Plan, PlanPoint, PlanSeries, MAX_UNITS};
 pub use reference::{RefPoint, ReferenceTable};
 pub use result::{percent_z, Comparison, ItemResult, Metadata, Row, ROUNDING};
 pub use run::{distribution_cells, merge_shards, run_experiment, run_shard, running_max, DistCell};

@@ -128,6 +128,11 @@ impl Plan {
 /// At most this many points (series × grid values) per scale: validation expands them all.
 pub(crate) const MAX_POINTS: usize = 100_000;
 
+/// The most (point, run) units an item may have: every outcome is held in memory until the
+/// item is aggregated (and the scheduler lists the units to run), so `points × runs` is
+/// bounded at validation.
+pub const MAX_UNITS: u128 = 10_000_000;
+
 const GRID_HELP: &str =
     "expected a non-empty list of numbers such as [1, 2, 5] or a range { from = 1, to = 50, step = 1 }";
 
@@ -636,6 +641,7 @@ pub(crate) fn build_plan(raw: &RawConfig, scale: Scale, problems: &mut Problems<
                     let span = match key.as_str() {
                         "tie_break" => s.tie_break.as_ref().map(|t| t.span()),
                         "engine" => raw.engine.as_ref().map(|e| e.span()),
+                        "n" => span_of(Some(n_f)),
                         "b" => span_of(b_f),
                         "m" => span_of(batches_f.or(m_f)),
                         "tau" => span_of(tau_f),
@@ -684,6 +690,18 @@ pub(crate) fn build_plan(raw: &RawConfig, scale: Scale, problems: &mut Problems<
             }
             points.push(PlanPoint { series: si, grid: gvals, x, n, b, m, spec, theory });
         }
+    }
+    let units = (points.len() as u128) * u128::from(runs);
+    if units > MAX_UNITS {
+        problems.at(
+            Some(runs_sp.span()),
+            format!(
+                "`runs` = {runs} at {} points is {units} runs in all; at most {MAX_UNITS} runs of \
+                 an item are allowed (their outcomes are held in memory until the item is \
+                 aggregated): use fewer runs, or split the grid into several items",
+                points.len()
+            ),
+        );
     }
     Plan { series, points, runs, x_variable, group_variables, sampling, scale, warnings }
 }
