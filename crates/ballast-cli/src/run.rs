@@ -131,9 +131,27 @@ fn load(config: &Path) -> anyhow::Result<Experiment> {
     })
 }
 
+/// Refuses an output (or checkpoint) directory that exists as something else than a
+/// directory, before anything is simulated.
+fn out_dir_ok(dir: &Path, flag: &str) -> anyhow::Result<()> {
+    if dir.exists() && !dir.is_dir() {
+        return Err(BadInput::new(format!(
+            "{flag} {}: exists and is not a directory; give a directory (it is created if \
+             missing)",
+            dir.display()
+        ))
+        .into());
+    }
+    Ok(())
+}
+
 /// Entry point of `ballast run`.
 pub fn main(args: &RunArgs) -> anyhow::Result<()> {
     let exp = load(&args.config)?;
+    out_dir_ok(&args.out, "--out")?;
+    if let Some(c) = &args.checkpoint {
+        out_dir_ok(c, "--checkpoint")?;
+    }
     let mut opts =
         RunOptions::new(args.reference.clone().unwrap_or_else(|| find_reference_dir(&args.config)));
     opts.quick = args.quick;
@@ -195,6 +213,7 @@ fn finish(
 /// Entry point of `ballast merge`.
 pub fn merge(args: &MergeArgs) -> anyhow::Result<()> {
     let exp = load(&args.config)?;
+    out_dir_ok(&args.out, "--out")?;
     let mut opts =
         RunOptions::new(args.reference.clone().unwrap_or_else(|| find_reference_dir(&args.config)));
     opts.quick = args.quick;
