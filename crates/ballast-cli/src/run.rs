@@ -93,6 +93,7 @@ fn is_input_error(e: &ballast_runner::Error) -> bool {
         ballast_runner::Error::Config { .. }
             | ballast_runner::Error::Reference { .. }
             | ballast_runner::Error::Shard { .. }
+            | ballast_runner::Error::Locked { .. }
     )
 }
 

@@ -214,6 +214,87 @@ fn d_non_finite_and_repeated_reference_values_are_refused() {
     }
 }
 
+// E. Checkpoint and shard files.
+
+#[test]
+fn e_damaged_checkpoints_are_named_and_simulated_again() {
+    let dir = scratch("hostile", "damaged-ckpt");
+    std::fs::write(dir.join("configs/demo/ok.toml"), BASE).unwrap();
+    let args = ["run", "configs/demo/ok.toml", "--out", "out", "--threads", "2"];
+    ok(&run_in(&dir, &args));
+    let clean = csv_of(&dir);
+    let ckpt = dir.join("out/.checkpoint");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&ckpt)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "bin"))
+        .collect();
+    files.sort();
+    let victim = files.first().expect("a checkpoint").clone();
+    let mut bytes = std::fs::read(&victim).unwrap();
+    let mid = bytes.len() / 2;
+    bytes[mid] ^= 0x01;
+    std::fs::write(&victim, &bytes).unwrap();
+    let o = run_in(&dir, &args);
+    ok(&o);
+    let name = victim.file_name().unwrap().to_string_lossy().into_owned();
+    assert!(
+        stderr(&o).contains(&name) && stderr(&o).contains("checksum mismatch"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(csv_of(&dir), clean, "damaged checkpoint changed the outputs");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn e_damaged_shard_files_are_a_clear_error_naming_the_file() {
+    let dir = scratch("hostile", "damaged-shard");
+    std::fs::write(dir.join("configs/demo/ok.toml"), BASE).unwrap();
+    let mut shards = Vec::new();
+    for i in 1..=2 {
+        let s = format!("{i}/2");
+        let o = run_in(&dir, &["run", "configs/demo/ok.toml", "--out", "sh", "--shard", &s]);
+        ok(&o);
+        shards.push(String::from_utf8_lossy(&o.stdout).trim().to_string());
+    }
+    let mut bytes = std::fs::read(dir.join(&shards[1])).unwrap();
+    let last = bytes.len() - 40;
+    bytes[last] ^= 0x01;
+    std::fs::write(dir.join(&shards[1]), &bytes).unwrap();
+    let o =
+        run_in(&dir, &["merge", "configs/demo/ok.toml", &shards[0], &shards[1], "--out", "out"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(&shards[1]) && stderr(&o).contains("checksum mismatch"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!dir.join("out").exists(), "merge wrote outputs");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+// G. One process per item and checkpoint directory.
+
+#[test]
+fn g_a_second_run_on_the_same_checkpoints_is_refused() {
+    let dir = scratch("hostile", "lock");
+    std::fs::write(dir.join("configs/demo/ok.toml"), BASE).unwrap();
+    let ckpt = dir.join("out/.checkpoint");
+    std::fs::create_dir_all(&ckpt).unwrap();
+    // This test holds the item's lock, as a running `ballast run` would.
+    let lock = std::fs::File::create(ckpt.join("demo__ok.lock")).unwrap();
+    lock.try_lock().unwrap();
+    let o = run_in(&dir, &["run", "configs/demo/ok.toml", "--out", "out"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("another ballast process is running this item"), "{}", stderr(&o));
+    assert!(!dir.join("out/demo").exists(), "outputs written while locked");
+    drop(lock);
+    ok(&run_in(&dir, &["run", "configs/demo/ok.toml", "--out", "out"]));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 // F. Outputs.
 
 #[test]
@@ -290,8 +371,12 @@ fn held_threads_and_resumed_runs_are_byte_identical() {
     // A run that stopped after some points: drop half of the checkpoints and resume.
     let _ = run(&["--threads", "2"]);
     let ckpt = dir.join("out/.checkpoint");
-    let mut files: Vec<PathBuf> =
-        std::fs::read_dir(&ckpt).unwrap().flatten().map(|e| e.path()).collect();
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&ckpt)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "bin"))
+        .collect();
     files.sort();
     assert!(!files.is_empty(), "no checkpoints written");
     for f in files.iter().step_by(2) {
