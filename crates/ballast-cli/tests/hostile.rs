@@ -309,6 +309,30 @@ fn f_out_pointing_at_a_file_is_refused_before_simulating() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+#[test]
+fn f_stale_temporaries_of_a_crashed_run_are_removed() {
+    let dir = scratch("hostile", "stale-tmp");
+    std::fs::write(dir.join("configs/demo/ok.toml"), BASE).unwrap();
+    std::fs::create_dir_all(dir.join("out/demo")).unwrap();
+    std::fs::create_dir_all(dir.join("out/.checkpoint")).unwrap();
+    let stale = dir.join("out/demo/.ok.csv.4000000000.tmp");
+    std::fs::write(&stale, "half").unwrap();
+    let other = dir.join("out/demo/.other.csv.4000000000.tmp");
+    std::fs::write(&other, "another item's").unwrap();
+    ok(&run_in(&dir, &["run", "configs/demo/ok.toml", "--out", "out"]));
+    assert!(!stale.exists(), "stale temporary kept");
+    assert!(other.exists(), "another item's temporary removed");
+    let names: Vec<String> = std::fs::read_dir(dir.join("out/demo"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    for ext in ["csv", "json", "svg", "md"] {
+        assert!(names.contains(&format!("ok.{ext}")), "{names:?}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 // H. Silently accepted inputs.
 
 #[test]

@@ -325,12 +325,37 @@ fn short(h: &str) -> &str {
     &h[..h.len().min(12)]
 }
 
+/// `<dir>/.<name>.<pid>.tmp`: the temporary a file of this process is written to.
+pub(crate) fn temporary_path(path: &Path) -> PathBuf {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    dir.join(format!(".{name}.{}.tmp", std::process::id()))
+}
+
+/// Removes the temporaries `.<prefix>.*.tmp` in `dir` of other processes (a crashed run's;
+/// the caller holds the item, so no live process writes them), logging each.
+pub(crate) fn remove_stale_temporaries(dir: &Path, prefix: &str) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let own = format!(".{}.tmp", std::process::id());
+    let start = format!(".{prefix}.");
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if name.starts_with(&start) && name.ends_with(".tmp") && !name.ends_with(&own) {
+            match std::fs::remove_file(e.path()) {
+                Ok(()) => {
+                    tracing::info!("removed {} (left by an interrupted run)", e.path().display())
+                }
+                Err(err) => tracing::warn!("cannot remove {}: {err}", e.path().display()),
+            }
+        }
+    }
+}
+
 /// Writes `bytes` to `path` through a temporary file in the same directory and a rename.
 pub(crate) fn atomic_write(path: &Path, bytes: &[u8]) -> Result<(), Error> {
     let dir = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    let tmp = temporary_path(path);
     std::fs::write(&tmp, bytes).map_err(|e| Error::io(&tmp, e))?;
     std::fs::rename(&tmp, path).map_err(|e| Error::io(path, e))
 }
@@ -562,6 +587,11 @@ where
         (Some(d), None) if !opts.cached_only => lock_item(d, job.label, shard)?,
         _ => None,
     };
+    if let (Some(d), Some(_)) = (&opts.cache_dir, &_lock) {
+        for p in points {
+            remove_stale_temporaries(d, &p.key);
+        }
+    }
     let read_cache = opts.cache_dir.as_deref().filter(|_| !opts.refresh_cache);
     // What is stored already, per point.
     let mut have: Vec<Stored> = points
