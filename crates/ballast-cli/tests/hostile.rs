@@ -360,6 +360,53 @@ fn h_threads_and_weight_scales_are_bounded() {
     );
 }
 
+#[test]
+fn h_seed_items_placeholders_and_slurm_times_are_checked() {
+    refused_config(
+        "seed-item",
+        &BASE.replace("seed = 7", "seed = 7\nseed_item = \"demo/nope\""),
+        &["configs/demo/bad.toml:3:13:", "`seed_item` = \"demo/nope\" names no item"],
+    );
+    refused_config(
+        "placeholder",
+        &BASE.replace("name = \"Two-Choice\"", "name = \"Two-Choice\"\nreference = \"b={q}n\""),
+        &["configs/demo/bad.toml:8:", "unknown placeholder `{q}`", "{k}, {n}, {b}"],
+    );
+    let dir = scratch("hostile", "slurm");
+    std::fs::write(dir.join("configs/demo/ok.toml"), BASE).unwrap();
+    let before = tree(&dir);
+    for (flag, v) in [("--time", "banana"), ("--time", "1:2:3:4"), ("--mem", "lots")] {
+        let o = run_in(&dir, &["slurm", "configs/demo/ok.toml", "--shards", "2", flag, v]);
+        assert_eq!(o.status.code(), Some(2), "{flag} {v}: {}", stderr(&o));
+        assert!(stderr(&o).contains(&format!("invalid value `{v}` for {flag}")), "{}", stderr(&o));
+    }
+    assert_eq!(tree(&dir), before, "slurm wrote files despite the error");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn h_degenerate_references_and_log_axes_are_warned_about() {
+    let dir = scratch("hostile", "warn");
+    let config = BASE
+        .replace("label = \"b/n\"", "label = \"b/n\", log = true")
+        .replace("grid = { k = [1, 2] }", "grid = { k = [0, 1] }")
+        .replace("n = 50, b = \"k*n\", batches = 4", "n = 50, m = 100")
+        .replace("name = \"Two-Choice\"", "name = \"Two-Choice\"\nreference = \"Nobody\"")
+        .replace(
+            "[[series]]",
+            "[[reference]]\nfile = \"r.csv\"\nlabel = \"published\"\n\n[[series]]",
+        );
+    std::fs::write(dir.join("configs/demo/ok.toml"), config).unwrap();
+    std::fs::write(dir.join("reference/r.csv"), "series,n,x,value,runs\nTwo-Choice,50,1,3,10\n")
+        .unwrap();
+    let o = run_in(&dir, &["run", "configs/demo/ok.toml", "--out", "out"]);
+    ok(&o);
+    let err = stderr(&o);
+    assert!(err.contains("k = 0 is not positive") && err.contains("logarithmic"), "{err}");
+    assert!(err.contains("`reference` names `Nobody`, which no reference table"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 // Classes that held before the battery: kept.
 
 #[test]

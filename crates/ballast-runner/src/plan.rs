@@ -383,6 +383,40 @@ pub(crate) fn build_plan(raw: &RawConfig, scale: Scale, problems: &mut Problems<
             continue;
         }
         let sctx = format!("series `{}`", s.name);
+        if let Some(r) = s.reference.as_deref() {
+            let batched_series = s.b.is_some() || point.b.is_some();
+            let mut rest = r;
+            while let Some(open) = rest.find('{') {
+                let after = &rest[open + 1..];
+                let Some(close) = after.find('}') else {
+                    problems.at(
+                        Some(s_sp.span()),
+                        format!("{sctx}: `reference` = \"{r}\": a `{{` without its `}}`"),
+                    );
+                    break;
+                };
+                let name = &after[..close];
+                let known =
+                    grid.contains_key(name) || name == "n" || (name == "b" && batched_series);
+                if !known {
+                    let mut names: Vec<&str> = grid.keys().map(String::as_str).collect();
+                    names.push("n");
+                    if batched_series {
+                        names.push("b");
+                    }
+                    problems.at(
+                        Some(s_sp.span()),
+                        format!(
+                            "{sctx}: `reference` = \"{r}\": unknown placeholder `{{{name}}}`, \
+                             expected one of: {}{}",
+                            names.iter().map(|n| format!("{{{n}}}")).collect::<Vec<_>>().join(", "),
+                            ballast_core::registry::did_you_mean(name, names.iter().copied())
+                        ),
+                    );
+                }
+                rest = &after[close + 1..];
+            }
+        }
         let tie_break = resolve_tie_break(&s.tie_break, problems, &sctx);
         let stop = resolve_stop(&s.stop, problems, &sctx);
         let weights = match s.weights {
@@ -689,6 +723,19 @@ pub(crate) fn build_plan(raw: &RawConfig, scale: Scale, problems: &mut Problems<
                 continue;
             }
             points.push(PlanPoint { series: si, grid: gvals, x, n, b, m, spec, theory });
+        }
+    }
+    if raw.x.log {
+        let mut bad: Vec<f64> = points.iter().map(|p| p.x).filter(|x| *x <= 0.0).collect();
+        bad.sort_by(f64::total_cmp);
+        bad.dedup();
+        if !bad.is_empty() {
+            let list: Vec<String> = bad.iter().map(|x| fmt_num(*x)).collect();
+            warnings.push(format!(
+                "x.log = true but {x_variable} = {} is not positive: those points are simulated \
+                 and in the CSV, but left out of the logarithmic figure",
+                list.join(", ")
+            ));
         }
     }
     let units = (points.len() as u128) * u128::from(runs);

@@ -140,6 +140,11 @@ impl ReferenceTable {
         v
     }
 
+    /// Whether the table has any row of `series`.
+    pub fn has_series(&self, series: &str) -> bool {
+        self.rows.keys().any(|(s, _, _)| s == series)
+    }
+
     /// Number of indexed points.
     pub fn len(&self) -> usize {
         self.rows.len()
