@@ -230,10 +230,11 @@ impl Experiment {
 /// Checks of the allocation config that do not depend on a scale (the plan checks the rest).
 fn validate_raw(raw: &RawConfig, path: &Path, problems: &mut Problems<'_>) {
     use schema::Seg;
-    // `seed_item` names an item: `configs/<paper>/<item>.toml` beside this one (checked for
-    // configs read from a file in such a tree only).
+    // A `seed_item` of the form `<paper>/<item>` names an item: `configs/<paper>/<item>.toml`
+    // beside this one (checked for configs read from a file in such a tree only; ids without
+    // a `/`, such as `ballast simulate`'s "simulate", name no config).
     if let (Some(seed), Some(root)) = (&raw.seed_item, path.parent().and_then(Path::parent)) {
-        if path.is_file() && !root.join(format!("{seed}.toml")).is_file() {
+        if seed.contains('/') && path.is_file() && !root.join(format!("{seed}.toml")).is_file() {
             problems.at_path(
                 &[Seg::Key("seed_item".into())],
                 false,
