@@ -30,8 +30,9 @@ pub struct RunArgs {
     /// else `./reference`).
     #[arg(long, value_name = "DIR")]
     pub reference: Option<PathBuf>,
-    /// Worker threads (default: rayon's default, which honours RAYON_NUM_THREADS).
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    /// Worker threads, 1 to 1024 (default: rayon's default, which honours
+    /// RAYON_NUM_THREADS).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1024))]
     pub threads: Option<u64>,
     /// Use the config's `[reduced]` table (a documented smaller run), if it has one.
     #[arg(long, conflicts_with = "quick")]
@@ -92,6 +93,7 @@ fn is_input_error(e: &ballast_runner::Error) -> bool {
         ballast_runner::Error::Config { .. }
             | ballast_runner::Error::Reference { .. }
             | ballast_runner::Error::Shard { .. }
+            | ballast_runner::Error::Locked { .. }
     )
 }
 
@@ -128,6 +130,20 @@ fn load(config: &Path) -> anyhow::Result<Experiment> {
         ballast_runner::Error::Io { .. } => BadInput::new(e.to_string()).into(),
         e => cli_error(e, format!("loading {}", config.display())),
     })
+}
+
+/// Refuses an output (or checkpoint) directory that exists as something else than a
+/// directory, before anything is simulated.
+fn out_dir_ok(dir: &Path, flag: &str) -> anyhow::Result<()> {
+    if dir.exists() && !dir.is_dir() {
+        return Err(BadInput::new(format!(
+            "{flag} {}: exists and is not a directory; give a directory (it is created if \
+             missing)",
+            dir.display()
+        ))
+        .into());
+    }
+    Ok(())
 }
 
 /// The run options of `ballast run` (scale, references, threads, shard, checkpoints).
@@ -169,6 +185,10 @@ fn run_loaded(exp: &Experiment, args: &RunArgs) -> anyhow::Result<ballast_runner
 /// Entry point of `ballast run`.
 pub fn main(args: &RunArgs) -> anyhow::Result<()> {
     let exp = load(&args.config)?;
+    out_dir_ok(&args.out, "--out")?;
+    if let Some(c) = &args.checkpoint {
+        out_dir_ok(c, "--checkpoint")?;
+    }
     if args.shard.is_none() {
         ballast_runner::install_ctrl_c_handler().map_err(anyhow::Error::msg)?;
         let result = run_loaded(&exp, args)?;
@@ -219,6 +239,7 @@ fn finish(
 /// Entry point of `ballast merge`.
 pub fn merge(args: &MergeArgs) -> anyhow::Result<()> {
     let exp = load(&args.config)?;
+    out_dir_ok(&args.out, "--out")?;
     let mut opts =
         RunOptions::new(args.reference.clone().unwrap_or_else(|| find_reference_dir(&args.config)));
     opts.quick = args.quick;

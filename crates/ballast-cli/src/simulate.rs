@@ -107,8 +107,9 @@ pub struct SimulateArgs {
     /// Without it the setting is sequential.
     #[arg(long, value_name = "B")]
     pub batch: Option<u64>,
-    /// Number of independent runs.
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
+    /// Number of independent runs, 1 to 10^7 (the outcomes are held in memory until they are
+    /// aggregated; the runner's limit on the runs of an item).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
     pub runs: u64,
     /// Master seed; run r uses derive_seed(seed, [hash_str("simulate"), 0, r]), as run r of
     /// a one-point config with `seed_item = "simulate"`.
@@ -162,8 +163,9 @@ pub struct SimulateArgs {
     /// Print one JSON object instead of the human summary.
     #[arg(long)]
     pub json: bool,
-    /// Worker threads (default: rayon's default, which honours RAYON_NUM_THREADS).
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    /// Worker threads, 1 to 1024 (default: rayon's default, which honours
+    /// RAYON_NUM_THREADS).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1024))]
     pub threads: Option<u64>,
 }
 
@@ -641,6 +643,11 @@ fn report_observed(
             if spec.engine == Engine::Auto {
                 spec.engine = Engine::Bins;
             }
+            ballast_graph::check_graph_spec(&spec).map_err(|e| {
+                let flag =
+                    if spec.engine == Engine::Levels { " (--engine with --graph)" } else { "" };
+                BadInput::new(format!("{e}{flag}"))
+            })?;
             Some(build_graph(text, &mut spec, args.seed)?)
         }
         None => None,

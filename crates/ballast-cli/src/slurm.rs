@@ -84,8 +84,48 @@ fn plain(name: &str, v: &str) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Whether `v` is a Slurm time limit: `MINUTES`, `MINUTES:SECONDS`, `HOURS:MINUTES:SECONDS`,
+/// `DAYS-HOURS`, `DAYS-HOURS:MINUTES`, `DAYS-HOURS:MINUTES:SECONDS`, `infinite` or
+/// `unlimited`.
+fn slurm_time_ok(v: &str) -> bool {
+    if v.eq_ignore_ascii_case("infinite") || v.eq_ignore_ascii_case("unlimited") {
+        return true;
+    }
+    let digits = |t: &str| !t.is_empty() && t.len() <= 9 && t.chars().all(|c| c.is_ascii_digit());
+    let rest = match v.split_once('-') {
+        Some((days, rest)) if digits(days) => rest,
+        Some(_) => return false,
+        None => v,
+    };
+    let parts: Vec<&str> = rest.split(':').collect();
+    parts.len() <= 3 && parts.iter().all(|p| digits(p))
+}
+
+/// Whether `v` is a Slurm memory size: digits with an optional unit K, M, G or T.
+fn slurm_mem_ok(v: &str) -> bool {
+    let num = v.strip_suffix(['K', 'M', 'G', 'T', 'k', 'm', 'g', 't']).unwrap_or(v);
+    !num.is_empty() && num.len() <= 12 && num.chars().all(|c| c.is_ascii_digit())
+}
+
 /// The script for `args` and the validated experiment `id` (`<paper>/<item>`).
 pub fn script(args: &SlurmArgs, id: &str) -> anyhow::Result<String> {
+    if !slurm_time_ok(&args.time) {
+        return Err(BadInput::new(format!(
+            "invalid value `{}` for --time: expected a Slurm time limit: MINUTES, \
+             MINUTES:SECONDS, HOURS:MINUTES:SECONDS, DAYS-HOURS, DAYS-HOURS:MINUTES, \
+             DAYS-HOURS:MINUTES:SECONDS (such as 04:00:00 or 1-00:00:00) or infinite",
+            args.time
+        ))
+        .into());
+    }
+    if !slurm_mem_ok(&args.mem) {
+        return Err(BadInput::new(format!(
+            "invalid value `{}` for --mem: expected a Slurm memory size, digits with an \
+             optional unit K, M, G or T (such as 4G or 500M)",
+            args.mem
+        ))
+        .into());
+    }
     plain("time", &args.time)?;
     plain("mem", &args.mem)?;
     if let Some(p) = &args.partition {

@@ -30,6 +30,7 @@ use std::fmt;
 
 use crate::czumaj::Tau;
 use crate::spec::{ProcessSpec, RunSpec, Setting, TieBreak, Weights};
+use crate::Engine;
 
 /// What values a parameter takes.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -942,6 +943,94 @@ fn build_adaptive(a: &Args) -> Result<ProcessSpec, ParamError> {
     }
 }
 
+/// The largest total weight `mean × m` of an exponentially weighted run: loads up to it,
+/// squared and summed over runs for the standard errors, stay finite doubles.
+pub const MAX_WEIGHT_TOTAL: f64 = 1e150;
+
+/// The memory one run may hold, bytes (16 GiB): [`check_run`] refuses runs whose estimate
+/// ([`run_memory_bytes`]) is larger, before anything is allocated. Every worker thread holds
+/// one run at a time, so a machine needs about `threads ×` the estimate.
+pub const MAX_RUN_BYTES: u128 = 16 << 30;
+
+/// An estimate from above of the memory one run holds, bytes: on the bin engine the per-bin
+/// state (loads and the structures of the least-loaded queries: 8 bytes per bin with unit
+/// weights, 24 with weights), the batch buffer (16 bytes per ball of a batch), the delay
+/// window (12 bytes per bin and 8 per step of τ) and the recorded trajectory (8 bytes per
+/// observation point). The level engine keeps per-level counts only (its state does not grow
+/// with n); its batch and trajectory buffers are counted the same way.
+pub fn run_memory_bytes(spec: &RunSpec) -> u128 {
+    let engine = crate::resolve_engine(spec).unwrap_or(Engine::Bins);
+    let n = u128::from(spec.n);
+    let m = u128::from(spec.m);
+    let weighted = !matches!(spec.weights, Weights::Unit);
+    let bins = match engine {
+        Engine::Levels => 0,
+        _ => n * if weighted { 24 } else { 8 },
+    };
+    let (buffer, observations) = match spec.setting {
+        Setting::Batched { b } => {
+            let b = u128::from(b).min(m);
+            (if engine == Engine::Levels { 0 } else { b * 16 }, m.div_ceil(b.max(1)))
+        }
+        Setting::Delay { tau, .. } => (n * 12 + u128::from(tau) * 8, 1),
+        Setting::Sequential => (0, 1),
+    };
+    let observations = match spec.observe_every {
+        Some(k) => observations.max(m.div_ceil(u128::from(k.max(1)))),
+        None => observations,
+    };
+    let trajectory = if spec.record_trajectory { observations * 8 } else { 0 };
+    bins + buffer + trajectory
+}
+
+/// `12.3 GiB` (or MiB below one GiB).
+fn gib(bytes: u128) -> String {
+    let b = bytes as f64;
+    if b >= (1u64 << 30) as f64 {
+        format!("{:.1} GiB", b / (1u64 << 30) as f64)
+    } else {
+        format!("{:.1} MiB", b / (1u64 << 20) as f64)
+    }
+}
+
+/// Which parameter makes a run too large for [`MAX_RUN_BYTES`], why, and the way out.
+fn memory_driver(spec: &RunSpec, engine: Engine) -> (&'static str, String, String) {
+    let weighted = !matches!(spec.weights, Weights::Unit);
+    let per_bin = if weighted { 24 } else { 8 };
+    let bins = if engine == Engine::Levels { 0 } else { u128::from(spec.n) * per_bin };
+    let buffer = match spec.setting {
+        Setting::Batched { b } if engine != Engine::Levels => u128::from(b.min(spec.m)) * 16,
+        _ => 0,
+    };
+    if bins >= buffer && bins > 0 {
+        let levels =
+            if crate::level::level_support(&RunSpec { engine: Engine::Levels, ..spec.clone() })
+                .is_ok()
+            {
+                "use engine = \"levels\" (its memory does not grow with n), or fewer bins"
+            } else {
+                "use fewer bins (this run cannot use the level engine)"
+            };
+        (
+            "n",
+            format!("n = {} bins × {per_bin} bytes on the bin engine", spec.n),
+            levels.to_string(),
+        )
+    } else if buffer > 0 {
+        (
+            "b",
+            format!("a batch buffer of b = {} balls × 16 bytes", buffer / 16),
+            "use a smaller batch size b".to_string(),
+        )
+    } else {
+        (
+            "m",
+            format!("{} observation points recorded × 8 bytes", run_memory_bytes(spec) / 8),
+            "observe less often (larger b or observe_every) or place fewer balls".to_string(),
+        )
+    }
+}
+
 /// The front ends' strictness rule for a whole run, on top of [`RunSpec::validate`]: what
 /// the user wrote must change the run. Refused (the message of every front end): a tie rule
 /// the process does not take, a setting or weights it cannot run, an explicit `levels`
@@ -999,6 +1088,36 @@ pub fn check_run(spec: &RunSpec) -> Result<Vec<String>, ParamError> {
     if let Err(e) = crate::resolve_engine(spec) {
         // An explicit `levels` for a run the level engine cannot make exact.
         return refuse("engine", e.to_string());
+    }
+    if let Weights::Exp { mean } = spec.weights {
+        let total = mean * spec.m as f64;
+        if total.is_nan() || total > MAX_WEIGHT_TOTAL {
+            return refuse(
+                "weights.mean",
+                format!(
+                    "weights mean {mean:e} × m = {} balls is a total weight of {total:e}: above \
+                     {MAX_WEIGHT_TOTAL:e}, the statistics of the loads (their squares, over \
+                     runs) overflow a double; use a mean of at most {:e} (gaps scale with the \
+                     mean, so mean = 1 loses nothing)",
+                    spec.m,
+                    MAX_WEIGHT_TOTAL / spec.m as f64
+                ),
+            );
+        }
+    }
+    let need = run_memory_bytes(spec);
+    if need > MAX_RUN_BYTES {
+        let engine = crate::resolve_engine(spec).unwrap_or(Engine::Bins);
+        let (param, why, way_out) = memory_driver(spec, engine);
+        return refuse(
+            param,
+            format!(
+                "this run would hold about {} in memory ({why}), above the limit of {} per run \
+                 (every worker thread holds one run at a time); {way_out}",
+                gib(need),
+                gib(MAX_RUN_BYTES)
+            ),
+        );
     }
     let mut warnings = Vec::new();
     let frozen = matches!(

@@ -55,7 +55,9 @@ pub use analysis::{PowerIteration, SpectralEstimate};
 pub use error::Error;
 pub use graph::{Complete, Csr, CsrNeighbors, Graph, Neighbors, SampleEdge};
 pub use lattice::{Hypercube, Slots, Torus};
-pub use process::{simulate_graph, simulate_graph_observed, GraphOptions, OneStep};
+pub use process::{
+    check_graph_spec, simulate_graph, simulate_graph_observed, GraphOptions, OneStep,
+};
 pub use topology::{
     GraphInfo, GraphKind, SpectralGap, Store, Topology, TopologyDef, CONNECTED_ATTEMPTS, TOPOLOGIES,
 };

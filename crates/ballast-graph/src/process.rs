@@ -158,6 +158,31 @@ pub struct GraphOptions {
     pub one_step: OneStep,
 }
 
+/// What a graphical run needs of its spec, before any graph is built: a valid spec, the
+/// sequential or batched setting, the bin engine (`bins` or `auto`) and, with unit weights, at
+/// most 2^32 − 1 balls. The front ends call it at validation.
+pub fn check_graph_spec(spec: &RunSpec) -> Result<(), Error> {
+    spec.validate()?;
+    if matches!(spec.setting, Setting::Delay { .. }) {
+        return Err(Error::Unsupported(
+            "the delay setting (graphical processes run sequential or batched)".into(),
+        ));
+    }
+    if spec.engine == Engine::Levels {
+        return Err(Error::Unsupported(
+            "engine `levels`: graphical processes are not exchangeable over bins; they run \
+             on the bin engine (`bins` or `auto`)"
+                .into(),
+        ));
+    }
+    // The bin engine's unit loads are 32-bit (core may accept more balls for engines that
+    // graphs cannot use).
+    if spec.weights == Weights::Unit && spec.m > u64::from(u32::MAX) {
+        return Err(Error::invalid("m", spec.m, "at most 4294967295 balls for unit weights"));
+    }
+    Ok(())
+}
+
 /// Runs `spec` on `graph` (see the module table for the processes), with randomness from
 /// `rng`.
 ///
@@ -186,24 +211,7 @@ where
     R: RngCore + ?Sized,
     O: Observer,
 {
-    spec.validate()?;
-    if matches!(spec.setting, Setting::Delay { .. }) {
-        return Err(Error::Unsupported(
-            "the delay setting (graphical processes run sequential or batched)".into(),
-        ));
-    }
-    if spec.engine == Engine::Levels {
-        return Err(Error::Unsupported(
-            "engine `levels`: graphical processes are not exchangeable over bins; they run \
-             on the bin engine (`bins` or `auto`)"
-                .into(),
-        ));
-    }
-    // The bin engine's unit loads are 32-bit (core may accept more balls for engines that
-    // graphs cannot use).
-    if spec.weights == Weights::Unit && spec.m > u64::from(u32::MAX) {
-        return Err(Error::invalid("m", spec.m, "at most 4294967295 balls for unit weights"));
-    }
+    check_graph_spec(spec)?;
     let n = graph.n_vertices();
     if spec.n != n as u64 {
         return Err(Error::Mismatch(format!(

@@ -147,6 +147,46 @@ impl GraphKind {
         matches!(self, Self::RandomRegular { .. } | Self::ErdosRenyi { .. })
     }
 
+    /// Checks that [`GraphKind::build`] can build this family on `n` vertices, without
+    /// building it (cheap, for validation): the size fits the family (cycle, torus side,
+    /// power of two, star), the degree of a random regular graph, the probability of G(n, p).
+    /// Files are read at build time only.
+    pub fn check(&self, n: Option<usize>) -> Result<(), Error> {
+        let need_n = || n.ok_or_else(|| Error::invalid("n", "none", "a vertex count"));
+        match self {
+            Self::Complete => drop(Complete::new(need_n()?)?),
+            Self::Cycle => drop(Torus::cycle(need_n()?)?),
+            Self::Torus { dim } => drop(Torus::new(*dim, torus_side(need_n()?, *dim)?)?),
+            Self::Hypercube => drop(Hypercube::new(hypercube_dim(need_n()?)?)?),
+            Self::Star => {
+                let n = need_n()?;
+                if n < 2 || n > u32::MAX as usize {
+                    return Err(Error::invalid("n", n, format!("an integer in 2..={}", u32::MAX)));
+                }
+            }
+            Self::RandomRegular { d, .. } => {
+                let (n, d) = (need_n()?, *d);
+                if d == 0 || d >= n {
+                    return Err(Error::invalid("d", d, format!("an integer in 1..{n} (n = {n})")));
+                }
+                if (n * d) % 2 == 1 {
+                    return Err(Error::invalid(
+                        "d",
+                        d,
+                        format!("a degree with n·d even (n = {n})"),
+                    ));
+                }
+            }
+            Self::ErdosRenyi { p, .. } => {
+                if !(0.0..=1.0).contains(p) {
+                    return Err(Error::invalid("p", p, "a probability in [0, 1]"));
+                }
+            }
+            Self::File { .. } => {}
+        }
+        Ok(())
+    }
+
     /// Builds the graph on `n` vertices (`None` only for files, whose size is their own; a
     /// given `n` must then match the file).
     pub fn build<R: RngCore + ?Sized>(

@@ -26,6 +26,21 @@ pub enum Error {
         /// One message per problem, each starting with `file:line:column:` where known.
         errors: Vec<String>,
     },
+    /// Another process runs the same item on the same checkpoint directory.
+    #[error(
+        "{item}: another ballast process is running this item with the checkpoint directory \
+         {} (lock {}); wait for it to finish, or give this run another --checkpoint directory",
+        .dir.display(),
+        .lock.display()
+    )]
+    Locked {
+        /// The item id.
+        item: String,
+        /// The checkpoint directory.
+        dir: PathBuf,
+        /// The lock file.
+        lock: PathBuf,
+    },
     /// A reference CSV is missing or malformed.
     #[error("reference {}: {message}", .path.display())]
     Reference {

@@ -120,7 +120,7 @@ impl Experiment {
         let (raw, schema) = parsed.split();
         let mut problems = Problems::with_schema(path, source, &schema);
         if !schema.taint.global {
-            validate_raw(&raw, &mut problems);
+            validate_raw(&raw, path, &mut problems);
             for scale in [Scale::Full, Scale::Quick, Scale::Reduced] {
                 let present = match scale {
                     Scale::Full => true,
@@ -236,8 +236,25 @@ impl Experiment {
 }
 
 /// Checks of the allocation config that do not depend on a scale (the plan checks the rest).
-fn validate_raw(raw: &RawConfig, problems: &mut Problems<'_>) {
+fn validate_raw(raw: &RawConfig, path: &Path, problems: &mut Problems<'_>) {
     use schema::Seg;
+    // A `seed_item` of the form `<paper>/<item>` names an item: `configs/<paper>/<item>.toml`
+    // beside this one (checked for configs read from a file in such a tree only; ids without
+    // a `/`, such as `ballast simulate`'s "simulate", name no config).
+    if let (Some(seed), Some(root)) = (&raw.seed_item, path.parent().and_then(Path::parent)) {
+        if seed.contains('/') && path.is_file() && !root.join(format!("{seed}.toml")).is_file() {
+            problems.at_path(
+                &[Seg::Key("seed_item".into())],
+                false,
+                format!(
+                    "`seed_item` = \"{seed}\" names no item: {} does not exist (expected \
+                     `<paper>/<item>` of a config under {})",
+                    root.join(format!("{seed}.toml")).display(),
+                    root.display()
+                ),
+            );
+        }
+    }
     for (i, r) in raw.references.iter().enumerate() {
         if !r.x_shift.is_finite() {
             problems.at_path(

@@ -97,8 +97,59 @@ fn floatify(node: &mut Node<DefaultNumericTypes>) {
     }
 }
 
-/// Evaluates `expr` with real arithmetic and the given variables.
+/// The longest formula accepted, bytes: the parser and the evaluator recurse over the
+/// expression tree, so a formula's size is bounded before it is parsed.
+pub const MAX_FORMULA_LEN: usize = 4096;
+
+/// The deepest nesting of parentheses accepted.
+pub const MAX_FORMULA_DEPTH: usize = 64;
+
+/// Refuses formulas longer than [`MAX_FORMULA_LEN`] bytes or nested deeper than
+/// [`MAX_FORMULA_DEPTH`] parentheses (they would overflow the stack of the recursive parser).
+fn check_size(expr: &str) -> Result<(), String> {
+    let shown = |e: &str| {
+        let mut end = e.len().min(40);
+        while !e.is_char_boundary(end) {
+            end -= 1;
+        }
+        if end < e.len() {
+            format!("{}…", &e[..end])
+        } else {
+            e.to_string()
+        }
+    };
+    if expr.len() > MAX_FORMULA_LEN {
+        return Err(format!(
+            "formula \"{}\" is {} bytes long; at most {MAX_FORMULA_LEN} are accepted",
+            shown(expr),
+            expr.len()
+        ));
+    }
+    let (mut depth, mut deepest) = (0usize, 0usize);
+    for c in expr.chars() {
+        match c {
+            '(' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            ')' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    if deepest > MAX_FORMULA_DEPTH {
+        return Err(format!(
+            "formula \"{}\" nests {deepest} parentheses deep; at most {MAX_FORMULA_DEPTH} are \
+             accepted",
+            shown(expr)
+        ));
+    }
+    Ok(())
+}
+
+/// Evaluates `expr` with real arithmetic and the given variables. Formulas longer than
+/// [`MAX_FORMULA_LEN`] bytes or nested deeper than [`MAX_FORMULA_DEPTH`] are refused.
 pub fn eval(expr: &str, vars: &[(&str, f64)]) -> Result<f64, String> {
+    check_size(expr)?;
     let mut tree = evalexpr::build_operator_tree::<DefaultNumericTypes>(expr)
         .map_err(|e| format!("cannot parse formula \"{expr}\": {e}"))?;
     floatify(&mut tree);
@@ -172,5 +223,21 @@ mod tests {
         assert!(e.contains("unknown variable `q`") && e.contains("known here: k"), "{e}");
         let e = eval("min(1,", &[]).unwrap_err();
         assert!(e.contains("cannot parse"), "{e}");
+    }
+
+    #[test]
+    fn huge_and_deep_formulas_are_refused() {
+        let long = vec!["k"; 40_000].join("+");
+        let e = eval(&long, &[("k", 1.0)]).unwrap_err();
+        assert!(e.contains("at most 4096"), "{e}");
+        let deep = format!("{}1{}", "(".repeat(35_000), ")".repeat(35_000));
+        assert!(eval(&deep, &[]).unwrap_err().contains("bytes long"));
+        let deep = format!("{}1{}", "(".repeat(65), ")".repeat(65));
+        assert!(eval(&deep, &[]).unwrap_err().contains("nests 65 parentheses"));
+        let ok = format!("{}1{}", "(".repeat(64), ")".repeat(64));
+        assert_eq!(eval(&ok, &[]).unwrap(), 1.0);
+        // A long sum within the size limit evaluates.
+        let sum = vec!["k"; 2000].join("+");
+        assert_eq!(eval(&sum, &[("k", 1.0)]).unwrap(), 2000.0);
     }
 }

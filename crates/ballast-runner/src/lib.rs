@@ -107,6 +107,22 @@
 //! - **strictness**: unknown fields, unknown process kinds, out-of-range values (β ∉ [0, 1],
 //!   n = 0, b = 0, …) are errors naming the file, line and column, the field and the allowed
 //!   values. Every point is validated before anything runs.
+//! - **limits** (refused at validation, with the numbers and the way out): at most
+//!   [`MAX_UNITS`] = 10^7 (point, run) units per item (their outcomes are held until the item
+//!   is aggregated); a run whose memory estimate
+//!   ([`ballast_core::registry::run_memory_bytes`]: 8 bytes per bin on the bin engine, 24 with
+//!   weights, 16 per ball of a batch buffer, 12 per bin and 8 per step of a delay window, 8 per
+//!   recorded observation) is above [`ballast_core::registry::MAX_RUN_BYTES`] = 16 GiB (every
+//!   worker thread holds one run, so a machine needs about threads × the estimate; the way out
+//!   is `engine = "levels"`, whose state does not grow with n, or a smaller n or b);
+//!   exponential weights with `mean · m` above 10^150; formulas longer than 4096 bytes or
+//!   nested deeper than 64 parentheses; more than 100 000 points per scale. `--threads` is at
+//!   most 1024.
+//! - **checkpoint and shard files** carry a versioned header and a SHA-256 digest: a damaged
+//!   checkpoint (or one holding a run twice) is reported by name and its runs are simulated
+//!   again; a damaged shard file is an error naming it. One process at a time runs an item on a
+//!   checkpoint directory (an exclusive lock `<dir>/<paper>__<item>.lock`); a second one is
+//!   refused. An item's four outputs are written to temporaries, then renamed.
 //!
 //! ## Other item kinds
 //!
@@ -194,7 +210,7 @@ pub use logging::{install_logging, install_stderr_logging, LogFormat, LogOptions
 pub use measure::Measure;
 pub use options::{RunOptions, Shard};
 pub use output::Verdict;
-pub use plan::{Plan, PlanPoint, PlanSeries};
+pub use plan::{Plan, PlanPoint, PlanSeries, MAX_UNITS};
 pub use reference::{RefPoint, ReferenceTable};
 pub use replot::read_figure;
 pub use result::{percent_z, Comparison, ItemResult, Metadata, Row, ROUNDING};

@@ -141,6 +141,11 @@ impl Plan {
 /// At most this many points (series × grid values) per scale: validation expands them all.
 pub(crate) const MAX_POINTS: usize = 100_000;
 
+/// The most (point, run) units an item may have: every outcome is held in memory until the
+/// item is aggregated (and the scheduler lists the units to run), so `points × runs` is
+/// bounded at validation.
+pub const MAX_UNITS: u128 = 10_000_000;
+
 const GRID_HELP: &str =
     "expected a non-empty list of numbers such as [1, 2, 5] or a range { from = 1, to = 50, step = 1 }";
 
@@ -391,6 +396,40 @@ pub(crate) fn build_plan(raw: &RawConfig, scale: Scale, problems: &mut Problems<
             continue;
         }
         let sctx = format!("series `{}`", s.name);
+        if let Some(r) = s.reference.as_deref() {
+            let batched_series = s.b.is_some() || point.b.is_some();
+            let mut rest = r;
+            while let Some(open) = rest.find('{') {
+                let after = &rest[open + 1..];
+                let Some(close) = after.find('}') else {
+                    problems.at(
+                        Some(s_sp.span()),
+                        format!("{sctx}: `reference` = \"{r}\": a `{{` without its `}}`"),
+                    );
+                    break;
+                };
+                let name = &after[..close];
+                let known =
+                    grid.contains_key(name) || name == "n" || (name == "b" && batched_series);
+                if !known {
+                    let mut names: Vec<&str> = grid.keys().map(String::as_str).collect();
+                    names.push("n");
+                    if batched_series {
+                        names.push("b");
+                    }
+                    problems.at(
+                        Some(s_sp.span()),
+                        format!(
+                            "{sctx}: `reference` = \"{r}\": unknown placeholder `{{{name}}}`, \
+                             expected one of: {}{}",
+                            names.iter().map(|n| format!("{{{n}}}")).collect::<Vec<_>>().join(", "),
+                            ballast_core::registry::did_you_mean(name, names.iter().copied())
+                        ),
+                    );
+                }
+                rest = &after[close + 1..];
+            }
+        }
         let tie_break = resolve_tie_break(&s.tie_break, problems, &sctx);
         let stop = resolve_stop(&s.stop, problems, &sctx);
         let weights = match resolve_weights(s.weights.as_ref(), &sctx) {
@@ -656,6 +695,7 @@ pub(crate) fn build_plan(raw: &RawConfig, scale: Scale, problems: &mut Problems<
                     let span = match key.as_str() {
                         "tie_break" => s.tie_break.as_ref().map(|t| t.span()),
                         "engine" => raw.engine.as_ref().map(|e| e.span()),
+                        "n" => span_of(Some(n_f)),
                         "b" => span_of(b_f),
                         "m" => span_of(batches_f.or(m_f)),
                         "tau" => span_of(tau_f),
@@ -704,6 +744,31 @@ pub(crate) fn build_plan(raw: &RawConfig, scale: Scale, problems: &mut Problems<
             }
             points.push(PlanPoint { series: si, grid: gvals, x, n, b, m, spec, theory });
         }
+    }
+    if raw.x.log {
+        let mut bad: Vec<f64> = points.iter().map(|p| p.x).filter(|x| *x <= 0.0).collect();
+        bad.sort_by(f64::total_cmp);
+        bad.dedup();
+        if !bad.is_empty() {
+            let list: Vec<String> = bad.iter().map(|x| fmt_num(*x)).collect();
+            warnings.push(format!(
+                "x.log = true but {x_variable} = {} is not positive: those points are simulated \
+                 and in the CSV, but left out of the logarithmic figure",
+                list.join(", ")
+            ));
+        }
+    }
+    let units = (points.len() as u128) * u128::from(runs);
+    if units > MAX_UNITS {
+        problems.at(
+            Some(runs_sp.span()),
+            format!(
+                "`runs` = {runs} at {} points is {units} runs in all; at most {MAX_UNITS} runs of \
+                 an item are allowed (their outcomes are held in memory until the item is \
+                 aggregated): use fewer runs, or split the grid into several items",
+                points.len()
+            ),
+        );
     }
     Plan { series, points, runs, x_variable, group_variables, sampling, scale, warnings }
 }

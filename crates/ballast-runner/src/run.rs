@@ -295,6 +295,29 @@ fn run_with(
         .map(|r| ReferenceTable::load(&opts.reference_dir, &r.file, &r.label))
         .collect::<Result<Vec<_>, _>>()?;
     let shifts: Vec<f64> = exp.raw.references.iter().map(|r| r.x_shift).collect();
+    // A `reference = "…"` written in a series that names no series of any reference table
+    // would give no comparison in silence.
+    if !refs.is_empty() {
+        let mut told = std::collections::BTreeSet::new();
+        for p in &plan.points {
+            let written = exp.raw.series[p.series].get_ref().reference.as_deref();
+            let Some(name) = plan.series[p.series].reference_at(&p.grid, p.n, p.b) else {
+                continue;
+            };
+            if written.is_some_and(|w| !w.is_empty())
+                && !refs.iter().any(|t| t.has_series(&name))
+                && told.insert(name.clone())
+            {
+                tracing::warn!(
+                    "{}: series `{}`: `reference` names `{name}`, which no reference table ({}) \
+                     has: no comparison for it",
+                    exp.id(),
+                    plan.series[p.series].name,
+                    refs.iter().map(|t| t.file.as_str()).collect::<Vec<_>>().join(", ")
+                );
+            }
+        }
+    }
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(opts.threads)
         .build()

@@ -120,6 +120,62 @@ fn draw_legend(area: &Area<'_>, entries: &[(String, Glyph)]) -> Result<(), Strin
     Ok(())
 }
 
+/// The range of a logarithmic x axis.
+const LOG_MIN: f64 = 1e-300;
+const LOG_MAX: f64 = 1e300;
+const LOG_SPAN: f64 = 1e100;
+
+/// The x and y ranges of the main chart for `points` (finite ones; the rest are ignored):
+/// the y axis starts at 0 (or below it for negative values) and ends 8% above the largest
+/// value; both ranges are finite, non-empty and of finite width whatever the input, so the
+/// tick code of plotters always terminates.
+fn axes(points: impl Iterator<Item = (f64, f64)>, x_log: bool) -> ((f64, f64), (f64, f64)) {
+    let (mut x0, mut x1, mut y1) = (f64::INFINITY, f64::NEG_INFINITY, 0.0f64);
+    let mut y0 = 0.0f64;
+    for (x, y) in points {
+        if (x_log && x <= 0.0) || !x.is_finite() || !y.is_finite() {
+            continue;
+        }
+        x0 = x0.min(x);
+        x1 = x1.max(x);
+        y1 = y1.max(y);
+        y0 = y0.min(y);
+    }
+    if !x0.is_finite() {
+        (x0, x1) = (1.0, 10.0);
+    }
+    if x1 <= x0 {
+        (x0, x1) = if x_log { (x0 / 2.0, x1 * 2.0) } else { (x0 - 1.0, x1 + 1.0) };
+    }
+    let y1 = if y1 > 0.0 {
+        y1 * 1.08
+    } else if y0 < 0.0 {
+        0.0
+    } else {
+        1.0
+    };
+    let y0 = y0 * 1.08;
+    // Values near the largest double: bounds and widths stay finite.
+    let fit = |(a, b): (f64, f64)| {
+        let (a, b) = (a.clamp(-f64::MAX, f64::MAX), b.clamp(-f64::MAX, f64::MAX));
+        if (b - a).is_finite() {
+            (a, b)
+        } else {
+            (a / 4.0, b / 4.0)
+        }
+    };
+    let (x0, x1) = if x_log {
+        // Plotters' logarithmic ticks loop for ever when `x1 / x0` overflows: at most
+        // LOG_SPAN decades are shown (the largest ones).
+        let x1 = x1.clamp(LOG_MIN * 2.0, LOG_MAX);
+        (x0.clamp(LOG_MIN, x1 / 2.0).max(x1 / LOG_SPAN), x1)
+    } else {
+        fit((x0, x1))
+    };
+    let (x0, x1) = if x1 <= x0 { (x0, x0 * 2.0 + 1.0) } else { (x0, x1) };
+    ((x0, x1), fit((y0, y1)))
+}
+
 /// The point of `pts` with the smallest y (the first of equal ones).
 fn argmin(pts: &[(f64, f64)]) -> Option<(f64, f64)> {
     pts.iter().copied().fold(None, |m, p| match m {
@@ -186,6 +242,17 @@ fn finite<'a>(
 /// positive on a log axis) are left out.
 pub fn render_svg(r: &Figure) -> Result<String, String> {
     let (x_log, y_log) = (r.frame.x_log, r.frame.y_log);
+    for l in &r.lines {
+        let pts = l.ours.iter().chain(l.refs.iter().flatten());
+        let bad = pts.filter(|(x, y)| !x.is_finite() || !y.is_finite()).count();
+        if bad > 0 {
+            tracing::warn!(
+                "{}: figure: {bad} value(s) of `{}` are not finite: left out of the figure",
+                r.caption.split(':').next().unwrap_or_default(),
+                l.label
+            );
+        }
+    }
     let lines: Vec<Line> = r
         .lines
         .iter()
@@ -197,37 +264,19 @@ pub fn render_svg(r: &Figure) -> Result<String, String> {
         })
         .collect();
     let all = lines.iter().flat_map(|l| l.ours.iter().chain(l.refs.iter().flatten()));
-    let (mut x0, mut x1, mut y1) = (f64::INFINITY, f64::NEG_INFINITY, 0.0f64);
     // The y axis starts at 0, or below it when a value is negative (drifts, differences); on a
-    // log axis at the smallest value.
-    let (mut y0, mut y_min) = (0.0f64, f64::INFINITY);
-    for &(x, y) in all {
-        x0 = x0.min(x);
-        x1 = x1.max(x);
-        y1 = y1.max(y);
-        y0 = y0.min(y);
-        y_min = y_min.min(y);
-    }
-    if !x0.is_finite() {
-        (x0, x1) = (1.0, 10.0);
-    }
-    if x1 <= x0 {
-        (x0, x1) = if x_log { (x0 / 2.0, x1 * 2.0) } else { (x0 - 1.0, x1 + 1.0) };
-    }
-    let y1 = if y1 > 0.0 {
-        y1 * 1.08
-    } else if y0 < 0.0 {
-        0.0
-    } else {
-        1.0
-    };
+    // log axis at the smallest value. Both ranges are finite whatever the values (`axes`).
+    let all: Vec<(f64, f64)> = all.copied().collect();
+    let ((x0, x1), (y0, y1)) = axes(all.iter().copied(), x_log);
     let ys = if y_log {
-        let lo = if y_min.is_finite() { y_min } else { 1.0 };
-        let hi = if y1 > lo { y1 } else { lo * 10.0 };
+        let y_min = all.iter().map(|p| p.1).fold(f64::INFINITY, f64::min);
+        let lo = if y_min.is_finite() { y_min.max(LOG_MIN) } else { 1.0 };
+        let hi = if y1 > lo { y1.min(LOG_MAX) } else { lo * 10.0 };
+        let lo = lo.max(hi / LOG_SPAN);
         let f = (hi / lo).powf(0.03).max(1.05);
         YAxis::Log(lo / f..hi * f)
     } else {
-        YAxis::Linear(y0 * 1.08..y1)
+        YAxis::Linear(y0..y1)
     };
     let z_panel = lines.iter().any(|l| !l.zs.is_empty());
     let height = MAIN_HEIGHT + if z_panel { Z_HEIGHT } else { 0 };
@@ -243,6 +292,7 @@ pub fn render_svg(r: &Figure) -> Result<String, String> {
         let chart = Chart { fig: r, lines: &lines, inside };
         if x_log {
             let f = (x1 / x0).powf(0.03);
+            let f = if f.is_finite() && (x1 * f).is_finite() && x0 / f > 0.0 { f } else { 1.0 };
             let xr = || ((x0 / f)..(x1 * f)).log_scale();
             match ys {
                 YAxis::Linear(ys) => chart.draw(&main, xr(), ys)?,
@@ -253,6 +303,7 @@ pub fn render_svg(r: &Figure) -> Result<String, String> {
             }
         } else {
             let pad = (x1 - x0) * 0.03;
+            let pad = if (x1 + pad).is_finite() && (x0 - pad).is_finite() { pad } else { 0.0 };
             let xr = || (x0 - pad)..(x1 + pad);
             match ys {
                 YAxis::Linear(ys) => chart.draw(&main, xr(), ys)?,
@@ -431,6 +482,46 @@ impl Chart<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn axes_are_finite_for_any_input() {
+        let inputs: Vec<Vec<(f64, f64)>> = vec![
+            vec![(1.0, f64::INFINITY), (2.0, 3.0)],
+            vec![(1.0, f64::NEG_INFINITY), (f64::NAN, 1.0)],
+            vec![(1.0, f64::MAX), (2.0, -f64::MAX)],
+            vec![(-f64::MAX, 1.0), (f64::MAX, 2.0)],
+            vec![(1e-320, 1.0), (1e308, 2.0)],
+            vec![(0.0, 1e307), (1.0, 1.6e308)],
+            vec![],
+        ];
+        for pts in inputs {
+            for x_log in [false, true] {
+                let ((x0, x1), (y0, y1)) = axes(pts.iter().copied(), x_log);
+                for v in [x0, x1, y0, y1, x1 - x0, y1 - y0] {
+                    assert!(v.is_finite(), "{pts:?} log {x_log}: {x0} {x1} {y0} {y1}");
+                }
+                assert!(x1 > x0 && y1 > y0, "{pts:?}: {x0} {x1} {y0} {y1}");
+                // Plotters draws the mesh of these ranges (it looped on infinite ones).
+                let mut buf = String::new();
+                let root = SVGBackend::with_string(&mut buf, (200, 100)).into_drawing_area();
+                if x_log {
+                    let mut c = ChartBuilder::on(&root)
+                        .x_label_area_size(20)
+                        .y_label_area_size(20)
+                        .build_cartesian_2d((x0..x1).log_scale(), y0..y1)
+                        .unwrap();
+                    c.configure_mesh().draw().unwrap();
+                } else {
+                    let mut c = ChartBuilder::on(&root)
+                        .x_label_area_size(20)
+                        .y_label_area_size(20)
+                        .build_cartesian_2d(x0..x1, y0..y1)
+                        .unwrap();
+                    c.configure_mesh().draw().unwrap();
+                }
+            }
+        }
+    }
 
     #[test]
     fn forty_lines_have_forty_different_styles() {

@@ -38,8 +38,44 @@ use crate::config::{ConfigFile, Scale};
 use crate::options::{RunOptions, Shard};
 use crate::Error;
 
-/// Version of the stored unit format (checkpoints and shard files).
-pub(crate) const UNIT_FORMAT: u32 = 2;
+/// Version of the stored unit format (checkpoints and shard files). Format 3: every file is
+/// [`UNIT_HEADER`], the format as 4 little-endian bytes, the postcard body and the SHA-256
+/// of everything before it ([`seal`]).
+pub(crate) const UNIT_FORMAT: u32 = 3;
+
+/// The first bytes of a checkpoint or shard file.
+const UNIT_HEADER: &[u8] = b"ballast-units\n";
+
+/// `bytes` with the versioned header before and the SHA-256 digest after.
+fn seal(body: &[u8]) -> Vec<u8> {
+    use sha2::Digest;
+    let mut out = Vec::with_capacity(UNIT_HEADER.len() + 4 + body.len() + 32);
+    out.extend_from_slice(UNIT_HEADER);
+    out.extend_from_slice(&UNIT_FORMAT.to_le_bytes());
+    out.extend_from_slice(body);
+    let digest = sha2::Sha256::digest(&out);
+    out.extend_from_slice(&digest);
+    out
+}
+
+/// The body of a [`seal`]ed file, or why it is not one: another format, a wrong header, a
+/// digest that does not match (truncated or damaged).
+fn unseal(bytes: &[u8]) -> Result<&[u8], String> {
+    use sha2::Digest;
+    let head = UNIT_HEADER.len() + 4;
+    if bytes.len() < head + 32 || !bytes.starts_with(UNIT_HEADER) {
+        return Err("no ballast header (not written by this version, or truncated)".into());
+    }
+    let format = u32::from_le_bytes(bytes[UNIT_HEADER.len()..head].try_into().unwrap_or([0; 4]));
+    if format != UNIT_FORMAT {
+        return Err(format!("format {format}, but this ballast reads format {UNIT_FORMAT}"));
+    }
+    let (data, digest) = bytes.split_at(bytes.len() - 32);
+    if sha2::Sha256::digest(data).as_slice() != digest {
+        return Err("checksum mismatch (the file is damaged or truncated)".into());
+    }
+    Ok(&data[head..])
+}
 
 /// The first bytes of a shard file.
 const SHARD_MAGIC: &str = "ballast-shard";
@@ -137,7 +173,7 @@ impl ShardFile {
         let path = self.path_in(out_dir);
         let bytes = postcard::to_allocvec(self)
             .map_err(|e| Error::Output { path: path.clone(), message: e.to_string() })?;
-        atomic_write(&path, &bytes)?;
+        atomic_write(&path, &seal(&bytes))?;
         Ok(path)
     }
 
@@ -145,7 +181,13 @@ impl ShardFile {
     pub fn read(path: &Path) -> Result<Self, Error> {
         let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
         let bad = |m: &str| Error::Shard { path: path.to_path_buf(), message: m.to_string() };
-        let f: Self = postcard::from_bytes(&bytes).map_err(|_| {
+        let body = unseal(&bytes).map_err(|e| {
+            bad(&format!(
+                "not a ballast shard file (written by `ballast run --shard i/k`) or a damaged \
+                 one: {e}; rerun this shard"
+            ))
+        })?;
+        let f: Self = postcard::from_bytes(body).map_err(|_| {
             bad("not a ballast shard file (written by `ballast run --shard i/k`), or truncated")
         })?;
         if f.magic != SHARD_MAGIC {
@@ -250,12 +292,37 @@ fn short(h: &str) -> &str {
     &h[..h.len().min(12)]
 }
 
+/// `<dir>/.<name>.<pid>.tmp`: the temporary a file of this process is written to.
+pub(crate) fn temporary_path(path: &Path) -> PathBuf {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    dir.join(format!(".{name}.{}.tmp", std::process::id()))
+}
+
+/// Removes the temporaries `.<prefix>.*.tmp` in `dir` of other processes (a crashed run's;
+/// the caller holds the item, so no live process writes them), logging each.
+pub(crate) fn remove_stale_temporaries(dir: &Path, prefix: &str) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let own = format!(".{}.tmp", std::process::id());
+    let start = format!(".{prefix}.");
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if name.starts_with(&start) && name.ends_with(".tmp") && !name.ends_with(&own) {
+            match std::fs::remove_file(e.path()) {
+                Ok(()) => {
+                    tracing::info!("removed {} (left by an interrupted run)", e.path().display())
+                }
+                Err(err) => tracing::warn!("cannot remove {}: {err}", e.path().display()),
+            }
+        }
+    }
+}
+
 /// Writes `bytes` to `path` through a temporary file in the same directory and a rename.
 pub(crate) fn atomic_write(path: &Path, bytes: &[u8]) -> Result<(), Error> {
     let dir = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    let tmp = temporary_path(path);
     std::fs::write(&tmp, bytes).map_err(|e| Error::io(&tmp, e))?;
     std::fs::rename(&tmp, path).map_err(|e| Error::io(path, e))
 }
@@ -313,26 +380,88 @@ fn checkpoint_path(dir: &Path, key: &str, shard: Option<Shard>) -> PathBuf {
     }
 }
 
+/// The stored runs of one point, or `None` (nothing stored, or a damaged checkpoint: it is
+/// reported by name and its runs are simulated again, never used).
 fn load_checkpoint(dir: &Path, key: &str, shard: Option<Shard>) -> Option<Stored> {
     let path = checkpoint_path(dir, key, shard);
     let bytes = std::fs::read(&path).ok()?;
-    let c: Checkpoint = postcard::from_bytes(&bytes).ok()?;
-    let usable = c.format == UNIT_FORMAT && c.point.key == key;
-    tracing::debug!(path = %path.display(), runs = c.point.runs.len(), usable, "checkpoint read");
-    usable.then_some(c.point)
+    let damaged = |why: String| {
+        tracing::warn!(
+            "checkpoint {} is not usable ({why}): its runs are simulated again",
+            path.display()
+        );
+    };
+    let body = match unseal(&bytes) {
+        Ok(b) => b,
+        Err(e) => {
+            damaged(e);
+            return None;
+        }
+    };
+    let c: Checkpoint = match postcard::from_bytes(body) {
+        Ok(c) => c,
+        Err(e) => {
+            damaged(format!("does not decode: {e}"));
+            return None;
+        }
+    };
+    if c.format != UNIT_FORMAT || c.point.key != key {
+        damaged(format!("format {} of point {}", c.format, short(&c.point.key)));
+        return None;
+    }
+    if c.point.runs.windows(2).any(|w| w[0].0 >= w[1].0) {
+        damaged("run indices repeated or out of order".into());
+        return None;
+    }
+    tracing::debug!(path = %path.display(), runs = c.point.runs.len(), "checkpoint read");
+    Some(c.point)
 }
 
 fn store_checkpoint(dir: &Path, shard: Option<Shard>, point: &Stored) {
     // Checkpoints are an optimisation: a failure to write one is reported, not fatal.
     let c = Checkpoint { format: UNIT_FORMAT, point: point.clone() };
     let written = postcard::to_allocvec(&c).map_err(|e| e.to_string()).and_then(|b| {
-        atomic_write(&checkpoint_path(dir, &point.key, shard), &b).map_err(|e| e.to_string())
+        atomic_write(&checkpoint_path(dir, &point.key, shard), &seal(&b)).map_err(|e| e.to_string())
     });
     match written {
         Ok(()) => {
             tracing::debug!(key = short(&point.key), runs = point.runs.len(), "checkpoint written")
         }
         Err(e) => tracing::warn!("checkpoint not written: {e}"),
+    }
+}
+
+/// Takes the exclusive lock of item `label` (and shard) in the checkpoint directory `dir`,
+/// held as long as the returned file is open: a second process on the same item and
+/// directory is refused ([`Error::Locked`]) instead of both writing the same checkpoints. On a
+/// file system without locks the run goes on with a warning.
+fn lock_item(
+    dir: &Path,
+    label: &str,
+    shard: Option<Shard>,
+) -> Result<Option<std::fs::File>, Error> {
+    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    let name = label.replace(['/', '\\'], "__");
+    let name = match shard {
+        None => format!("{name}.lock"),
+        Some(s) => format!("{name}.shard-{}-of-{}.lock", s.index, s.count),
+    };
+    let path = dir.join(name);
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(|e| Error::io(&path, e))?;
+    match file.try_lock() {
+        Ok(()) => Ok(Some(file)),
+        Err(std::fs::TryLockError::WouldBlock) => {
+            Err(Error::Locked { item: label.to_string(), dir: dir.to_path_buf(), lock: path })
+        }
+        Err(std::fs::TryLockError::Error(e)) => {
+            tracing::warn!("{}: cannot lock {} ({e}): running unlocked", label, path.display());
+            Ok(None)
+        }
     }
 }
 
@@ -424,6 +553,16 @@ where
     let runs = job.runs;
     let shard = opts.shard;
     let start = Instant::now();
+    // One process per item and checkpoint directory (merges only read shard files).
+    let _lock = match (&opts.cache_dir, job.merged) {
+        (Some(d), None) if !opts.cached_only => lock_item(d, job.label, shard)?,
+        _ => None,
+    };
+    if let (Some(d), Some(_)) = (&opts.cache_dir, &_lock) {
+        for p in points {
+            remove_stale_temporaries(d, &p.key);
+        }
+    }
     let read_cache = opts.cache_dir.as_deref().filter(|_| !opts.refresh_cache);
     // What is stored already, per point.
     let mut have: Vec<Stored> = points
@@ -649,6 +788,34 @@ mod tests {
                 assert_eq!(owners, 1, "unit {unit} of {count} shards");
             }
         }
+    }
+
+    #[test]
+    fn sealed_files_refuse_damage_and_repeated_runs() {
+        let body = b"some postcard bytes".to_vec();
+        let sealed = seal(&body);
+        assert_eq!(unseal(&sealed).unwrap(), body.as_slice());
+        for i in [0, UNIT_HEADER.len() + 1, sealed.len() / 2, sealed.len() - 1] {
+            let mut bad = sealed.clone();
+            bad[i] ^= 0x10;
+            assert!(unseal(&bad).is_err(), "byte {i} flipped");
+        }
+        assert!(unseal(&sealed[..sealed.len() - 1]).is_err(), "truncated");
+        // A checkpoint holding run 0 twice is damaged: not used.
+        let dir = std::env::temp_dir().join(format!("ballast-units-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let point = Stored {
+            key: "k1".into(),
+            wall_s: 0.0,
+            runs: vec![(0, vec![1]), (0, vec![1]), (1, vec![2])],
+        };
+        store_checkpoint(&dir, None, &point);
+        assert!(load_checkpoint(&dir, "k1", None).is_none());
+        let point =
+            Stored { key: "k2".into(), wall_s: 0.0, runs: vec![(0, vec![1]), (1, vec![2])] };
+        store_checkpoint(&dir, None, &point);
+        assert_eq!(load_checkpoint(&dir, "k2", None).unwrap().runs.len(), 2);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -70,8 +70,9 @@ pub(super) fn validate(s: &KindSeries, m: Measure, p: &KPoint) -> Result<(), Str
         }
         return Ok(());
     }
-    topology(s, p)?;
-    spec(s, p, n)?.validate().map_err(|e| e.to_string())
+    let n_vertices = usize::try_from(n).map_err(|_| format!("n = {n}: too large for a graph"))?;
+    topology(s, p)?.check(Some(n_vertices)).map_err(|e| format!("`graph`: {e}"))?;
+    ballast_graph::check_graph_spec(&spec(s, p, n)?).map_err(|e| e.to_string())
 }
 
 pub(super) fn run(d: &mut Driver<'_>) -> Result<(), Error> {

@@ -580,6 +580,19 @@ impl KindExperiment {
                 points.push(p);
             }
         }
+        let units = (points.len() as u128) * u128::from(runs);
+        if units > crate::plan::MAX_UNITS {
+            problems.at(
+                Some(self.cfg.runs.span()),
+                format!(
+                    "`runs` = {runs} at {} points is {units} runs in all; at most {} runs of an \
+                     item are allowed (their outcomes are held in memory until the item is \
+                     aggregated): use fewer runs, or split the grid into several items",
+                    points.len(),
+                    crate::plan::MAX_UNITS
+                ),
+            );
+        }
         KPlan { points, runs, scale }
     }
 
