@@ -360,6 +360,10 @@ fn bad_tie_break_and_other_flags() {
         &["weights.high", "`low`"],
     );
     assert_bad_input(
+        &sim(&["--process", "one_choice", "--weights", "constant:w=1e300"]),
+        &["total weight", "1e150"],
+    );
+    assert_bad_input(
         &sim(&["--process", "one_choice", "--weights", "exp", "--weight-mean", "0"]),
         &["weights.mean", "positive"],
     );

@@ -943,7 +943,7 @@ fn build_adaptive(a: &Args) -> Result<ProcessSpec, ParamError> {
     }
 }
 
-/// The largest total weight `mean × m` of an exponentially weighted run: loads up to it,
+/// The largest total weight `mean × m` of a weighted run (any law): loads up to it,
 /// squared and summed over runs for the standard errors, stay finite doubles.
 pub const MAX_WEIGHT_TOTAL: f64 = 1e150;
 
@@ -1089,11 +1089,17 @@ pub fn check_run(spec: &RunSpec) -> Result<Vec<String>, ParamError> {
         // An explicit `levels` for a run the level engine cannot make exact.
         return refuse("engine", e.to_string());
     }
-    if let Weights::Exp { mean } = spec.weights {
+    if spec.weights != Weights::Unit {
+        let mean = spec.weights.mean();
         let total = mean * spec.m as f64;
         if total.is_nan() || total > MAX_WEIGHT_TOTAL {
+            let field = if matches!(spec.weights, Weights::Exp { .. }) {
+                "weights.mean"
+            } else {
+                "weights"
+            };
             return refuse(
-                "weights.mean",
+                field,
                 format!(
                     "weights mean {mean:e} × m = {} balls is a total weight of {total:e}: above \
                      {MAX_WEIGHT_TOTAL:e}, the statistics of the loads (their squares, over \
