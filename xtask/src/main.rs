@@ -16,6 +16,8 @@
 //! - `cargo xtask ci [--skip STEP]...`: format, lints, docs, tests, `reproduce all --check`
 //!   and the Python package's tests, each timed; `.ci/run` installs what is missing and calls
 //!   it.
+//! - `cargo xtask refresh [selector...]`: rewrites the CSV and SVG of every committed result
+//!   from its JSON (after a change to how tables or figures are written; nothing simulated).
 //! - Every command takes `-v`/`-q`, `--log-format json`, and reads `RUST_LOG`.
 //! - `cargo xtask bench [selector...]`: wall time of `reproduce --quick` per item, as a table.
 //!   `--filling` also runs the criterion group `filling` (ns per ball of each filling and
@@ -42,6 +44,7 @@ use std::time::Instant;
 
 mod check;
 mod ci;
+mod refresh;
 
 use anyhow::{Context, Result};
 use ballast_runner::{discover, run_experiment, Experiment, RunOptions, Verdict};
@@ -104,6 +107,12 @@ enum Command {
         /// Leave out a step (repeatable): format, lints, docs, tests, reproduce, python.
         #[arg(long, value_name = "STEP")]
         skip: Vec<String>,
+    },
+    /// Rewrite the CSV and SVG of every committed result from its JSON (after a change to
+    /// how tables or figures are written; nothing is simulated).
+    Refresh {
+        /// Selectors as for `reproduce` (default `all`).
+        selectors: Vec<String>,
     },
     /// Rewrite `<out>/README.md`, the index of the results (also done by `reproduce`).
     Index {
@@ -230,6 +239,18 @@ fn load(items: &[(String, PathBuf)], root: &Path) -> Result<Vec<Experiment>> {
 fn command_line() -> String {
     let args: Vec<String> = std::env::args().skip(1).collect();
     format!("cargo xtask {}", args.join(" "))
+}
+
+/// `refresh`: see [`refresh`].
+fn refresh_items(selectors: &[String]) -> Result<()> {
+    let root = repo_root();
+    std::env::set_current_dir(&root).with_context(|| format!("cd {}", root.display()))?;
+    let all = discover(Path::new("configs"))?;
+    let sel = if selectors.is_empty() { vec!["all".to_string()] } else { selectors.to_vec() };
+    let ids: Vec<String> = select(&all, &sel)?.into_iter().map(|(id, _)| id).collect();
+    let changed = refresh::refresh(Path::new("results"), &ids)?;
+    println!("{changed} file(s) rewritten");
+    Ok(())
 }
 
 /// `reproduce --check`: see [`check`].
@@ -506,6 +527,7 @@ fn main() -> ExitCode {
             })
         }
         Command::Ci { skip } => ci::ci(&repo_root(), &skip),
+        Command::Refresh { selectors } => refresh_items(&selectors),
         Command::Index { out } => {
             let root = repo_root();
             write_index(&out.unwrap_or_else(|| root.join("results")))

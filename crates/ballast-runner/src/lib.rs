@@ -212,7 +212,7 @@ pub use options::{RunOptions, Shard};
 pub use output::Verdict;
 pub use plan::{Plan, PlanPoint, PlanSeries, MAX_UNITS};
 pub use reference::{RefPoint, ReferenceTable};
-pub use replot::read_figure;
+pub use replot::{read_csv, read_figure};
 pub use result::{percent_z, Comparison, ItemResult, Metadata, Row, ROUNDING};
 pub use run::{distribution_cells, merge_shards, run_experiment, run_shard, running_max, DistCell};
 pub use svg::render_svg;

@@ -54,6 +54,112 @@ fn label_key(label: &str) -> String {
         .collect()
 }
 
+/// A value with 9 significant digits, trailing zeros dropped (`75.48`, `2.06891315`), in
+/// exponent notation below 10⁻⁶ and from 10¹⁵ on (`1.5e-7`): enough digits for any
+/// statistic, none invented.
+pub(crate) fn csv_number(v: f64) -> String {
+    if !v.is_finite() {
+        return format!("{v}");
+    }
+    if v == 0.0 {
+        return "0".to_string();
+    }
+    let r: f64 = format!("{v:.8e}").parse().unwrap_or(v);
+    if (1e-6..1e15).contains(&r.abs()) {
+        format!("{r}")
+    } else {
+        format!("{r:e}")
+    }
+}
+
+/// The fields of one CSV row: from a run's [`Row`](crate::Row), or read back from a
+/// result's JSON (`read_csv`), so both give the same text.
+pub(crate) struct CsvRow<'a> {
+    pub series: &'a str,
+    pub group: &'a [(String, f64)],
+    pub n: u64,
+    pub b: Option<u64>,
+    pub m: u64,
+    pub x: f64,
+    pub statistic: &'a str,
+    pub mean: f64,
+    pub stderr: f64,
+    pub runs: usize,
+    /// Per reference: its value and z.
+    pub refs: Vec<Option<(f64, Option<f64>)>>,
+    pub theory: Option<f64>,
+}
+
+/// The tidy CSV of `rows`: `series`, the grid variables other than x and n, `n, b, m, x,
+/// statistic, value, stderr, runs`, then value and z per reference (`reference`, `z` for the
+/// first, `reference_<label>`, `z_<label>` for the others) and `theory` when a row has one.
+/// Values and standard errors keep 9 significant digits ([`csv_number`]).
+pub(crate) fn csv_text(rows: &[CsvRow<'_>], ref_labels: &[String]) -> String {
+    let mut groups: Vec<String> = Vec::new();
+    for r in rows {
+        for (k, _) in r.group {
+            if k != "n" && !groups.contains(k) {
+                groups.push(k.clone());
+            }
+        }
+    }
+    let mut head: Vec<String> = vec!["series".into()];
+    head.extend(groups.iter().cloned());
+    head.extend(
+        ["n", "b", "m", "x", "statistic", "value", "stderr", "runs", "reference", "z"]
+            .map(String::from),
+    );
+    for l in ref_labels.iter().skip(1) {
+        head.push(format!("reference_{}", label_key(l)));
+        head.push(format!("z_{}", label_key(l)));
+    }
+    let theory = rows.iter().any(|r| r.theory.is_some());
+    if theory {
+        head.push("theory".into());
+    }
+    let mut w =
+        csv::WriterBuilder::new().terminator(csv::Terminator::Any(b'\n')).from_writer(Vec::new());
+    // Writing to a Vec cannot fail.
+    let _ = w.write_record(&head);
+    for r in rows {
+        let mut rec: Vec<String> = vec![r.series.to_string()];
+        for g in &groups {
+            rec.push(
+                r.group.iter().find(|(k, _)| k == g).map(|(_, v)| num(*v)).unwrap_or_default(),
+            );
+        }
+        rec.push(r.n.to_string());
+        rec.push(r.b.map(|b| b.to_string()).unwrap_or_default());
+        rec.push(r.m.to_string());
+        rec.push(num(r.x));
+        rec.push(r.statistic.to_string());
+        rec.push(csv_number(r.mean));
+        rec.push(csv_number(r.stderr));
+        rec.push(r.runs.to_string());
+        for c in &r.refs {
+            match c {
+                Some((value, z)) => {
+                    rec.push(num(*value));
+                    rec.push(z.map(|z| format!("{z:.3}")).unwrap_or_default());
+                }
+                None => {
+                    rec.push(String::new());
+                    rec.push(String::new());
+                }
+            }
+        }
+        if r.refs.is_empty() {
+            rec.push(String::new());
+            rec.push(String::new());
+        }
+        if theory {
+            rec.push(r.theory.map(csv_number).unwrap_or_default());
+        }
+        let _ = w.write_record(&rec);
+    }
+    String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
+}
+
 /// The agreement of one series with one reference.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Verdict {
@@ -130,6 +236,7 @@ impl ItemResult {
         self.meta.item.split_once('/').unwrap_or(("", self.meta.item.as_str()))
     }
 
+    /// The grid variables other than x and n, in order of first appearance.
     fn group_columns(&self) -> Vec<String> {
         let mut cols: Vec<String> = Vec::new();
         for r in &self.rows {
@@ -142,65 +249,27 @@ impl ItemResult {
         cols
     }
 
-    /// The tidy CSV: one row per series and point.
+    /// The tidy CSV: one row per series and point ([`csv_text`]).
     pub fn to_csv(&self) -> String {
-        let groups = self.group_columns();
-        let mut head: Vec<String> = vec!["series".into()];
-        head.extend(groups.iter().cloned());
-        head.extend(
-            ["n", "b", "m", "x", "statistic", "value", "stderr", "runs", "reference", "z"]
-                .map(String::from),
-        );
-        for l in self.ref_labels.iter().skip(1) {
-            head.push(format!("reference_{}", label_key(l)));
-            head.push(format!("z_{}", label_key(l)));
-        }
-        let theory = self.rows.iter().any(|r| r.theory.is_some());
-        if theory {
-            head.push("theory".into());
-        }
-        let mut w = csv::WriterBuilder::new()
-            .terminator(csv::Terminator::Any(b'\n'))
-            .from_writer(Vec::new());
-        // Writing to a Vec cannot fail.
-        let _ = w.write_record(&head);
-        for r in &self.rows {
-            let mut rec: Vec<String> = vec![r.series.clone()];
-            for g in &groups {
-                rec.push(
-                    r.group.iter().find(|(k, _)| k == g).map(|(_, v)| num(*v)).unwrap_or_default(),
-                );
-            }
-            rec.push(r.n.to_string());
-            rec.push(r.b.map(|b| b.to_string()).unwrap_or_default());
-            rec.push(r.m.to_string());
-            rec.push(num(r.x));
-            rec.push(r.statistic.name().to_string());
-            rec.push(format!("{:.6}", r.summary.mean));
-            rec.push(format!("{:.6}", r.summary.stderr));
-            rec.push(r.summary.runs.to_string());
-            for c in &r.refs {
-                match c {
-                    Some(c) => {
-                        rec.push(num(c.value));
-                        rec.push(c.z.map(|z| format!("{z:.3}")).unwrap_or_default());
-                    }
-                    None => {
-                        rec.push(String::new());
-                        rec.push(String::new());
-                    }
-                }
-            }
-            if r.refs.is_empty() {
-                rec.push(String::new());
-                rec.push(String::new());
-            }
-            if theory {
-                rec.push(r.theory.map(|t| format!("{t:.6}")).unwrap_or_default());
-            }
-            let _ = w.write_record(&rec);
-        }
-        String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
+        let rows: Vec<CsvRow<'_>> = self
+            .rows
+            .iter()
+            .map(|r| CsvRow {
+                series: &r.series,
+                group: &r.group,
+                n: r.n,
+                b: r.b,
+                m: r.m,
+                x: r.x,
+                statistic: r.statistic.name(),
+                mean: r.summary.mean,
+                stderr: r.summary.stderr,
+                runs: r.summary.runs,
+                refs: r.refs.iter().map(|c| c.as_ref().map(|c| (c.value, c.z))).collect(),
+                theory: r.theory,
+            })
+            .collect();
+        csv_text(&rows, &self.ref_labels)
     }
 
     /// The JSON document: `{ "metadata": …, "rows": … }` (rows carry the distributions).

@@ -1,6 +1,7 @@
-//! A result's figure re-drawn from the outputs of its run (`ballast plot`): the JSON's rows
-//! keep every `f64` exactly and the frame comes from the config the JSON names, so the SVG is
-//! the one the run wrote, byte for byte.
+//! A result's figure and table re-derived from the outputs of its run (`ballast plot`,
+//! `cargo xtask refresh`): the JSON's rows keep every `f64` exactly (NaN as `null`) and the
+//! frame comes from the config the JSON names, so the SVG and the CSV are the ones the run
+//! wrote, byte for byte.
 
 use std::path::{Path, PathBuf};
 
@@ -8,29 +9,82 @@ use serde::Deserialize;
 
 use crate::config::Scale;
 use crate::figure::{lines, Figure, FigureFrame};
+use crate::output::{csv_text, CsvRow};
 use crate::{Error, Experiment};
 
-/// The figure's view of one output row (the fields of a JSON row it reads).
+/// A number of the JSON, where serde writes NaN as `null`.
+fn number<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    Option::<f64>::deserialize(d).map(|v| v.unwrap_or(f64::NAN))
+}
+
+/// The view of one output row (the fields of a JSON row the figure and the CSV read).
 #[derive(Deserialize)]
 struct RowView {
     series: String,
     group: Vec<(String, f64)>,
+    n: u64,
+    b: Option<u64>,
+    m: u64,
+    #[serde(deserialize_with = "number")]
     x: f64,
+    statistic: String,
     summary: SummaryView,
     refs: Vec<Option<RefView>>,
+    #[serde(default)]
+    theory: Option<f64>,
     #[serde(default)]
     also: bool,
 }
 
 #[derive(Deserialize)]
 struct SummaryView {
+    #[serde(deserialize_with = "number")]
     mean: f64,
+    #[serde(deserialize_with = "number")]
+    stderr: f64,
+    runs: usize,
 }
 
 #[derive(Deserialize)]
 struct RefView {
+    #[serde(deserialize_with = "number")]
     value: f64,
     z: Option<f64>,
+}
+
+/// The result JSON beside `path` (its CSV, JSON or SVG), parsed.
+fn read_output(path: &Path) -> Result<(PathBuf, OutputView), Error> {
+    let json = path.with_extension("json");
+    let text = std::fs::read_to_string(&json).map_err(|e| Error::io(&json, e))?;
+    let v = serde_json::from_str(&text)
+        .map_err(|e| plot_error(&json, format!("not the JSON output of a ballast run: {e}")))?;
+    Ok((json, v))
+}
+
+/// The tidy CSV of a result, re-derived from its JSON: the same text as its run's
+/// `ItemResult::to_csv` (the same writer, on the same exact values).
+pub fn read_csv(path: &Path) -> Result<String, Error> {
+    let (_, v) = read_output(path)?;
+    let rows: Vec<CsvRow<'_>> = v
+        .rows
+        .iter()
+        .map(|r| CsvRow {
+            series: &r.series,
+            group: &r.group,
+            n: r.n,
+            b: r.b,
+            m: r.m,
+            x: r.x,
+            statistic: &r.statistic,
+            mean: r.summary.mean,
+            stderr: r.summary.stderr,
+            runs: r.summary.runs,
+            refs: r.refs.iter().map(|c| c.as_ref().map(|c| (c.value, c.z))).collect(),
+            theory: r.theory,
+        })
+        .collect();
+    let labels: Vec<String> = v.metadata.references.iter().map(|(l, _)| l.clone()).collect();
+    Ok(csv_text(&rows, &labels))
 }
 
 /// The figure's view of a result JSON.
@@ -70,10 +124,7 @@ fn find_config(json: &Path, recorded: &str) -> Option<PathBuf> {
 /// JSON names; when that config is gone or has changed since (its SHA-256 differs), the
 /// frame is a plain one (x, the statistic) and the second value says why.
 pub fn read_figure(path: &Path) -> Result<(Figure, Option<String>), Error> {
-    let json = path.with_extension("json");
-    let text = std::fs::read_to_string(&json).map_err(|e| Error::io(&json, e))?;
-    let v: OutputView = serde_json::from_str(&text)
-        .map_err(|e| plot_error(&json, format!("not the JSON output of a ballast run: {e}")))?;
+    let (json, v) = read_output(path)?;
     let m = &v.metadata;
     let ref_labels: Vec<String> = m.references.iter().map(|(l, _)| l.clone()).collect();
     let rows = v.rows.iter().filter(|r| !r.also).map(|r| {
