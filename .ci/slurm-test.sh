@@ -46,8 +46,19 @@ if [ "${#missing[@]}" -gt 0 ]; then
     log "installing ${missing[*]}"
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -qq
-    # No systemd here: the packages' start scripts fail or are refused; we start the daemons.
+    # No systemd here: the packages' start scripts would fail, so a policy-rc.d refuses
+    # every service start during the install (the Debian way for containers); the test
+    # starts the daemons itself below.
+    policy_added=""
+    if [ ! -e /usr/sbin/policy-rc.d ]; then
+        printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d
+        chmod 0755 /usr/sbin/policy-rc.d
+        policy_added=1
+    fi
     apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    if [ -n "$policy_added" ]; then
+        rm -f /usr/sbin/policy-rc.d
+    fi
 fi
 for cmd in munged slurmctld slurmd sbatch squeue sinfo scontrol jq; do
     command -v "$cmd" >/dev/null || die "$cmd not found after installing the packages"
