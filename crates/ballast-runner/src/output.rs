@@ -249,7 +249,7 @@ impl ItemResult {
         cols
     }
 
-    /// The tidy CSV: one row per series and point ([`csv_text`]).
+    /// The tidy CSV: one row per series and point (values with 9 significant digits).
     pub fn to_csv(&self) -> String {
         let rows: Vec<CsvRow<'_>> = self
             .rows
