@@ -41,24 +41,38 @@ fn to_json(v: &ParamValue) -> Value {
     }
 }
 
+/// Reads `key=value` pairs through a registry entry's parameter list (a process, a model, a
+/// weight law): its names, types, ranges and messages. `flag` is what the pairs followed on
+/// the command line (`--param `; empty when the caller names the flag itself), for the
+/// message about a pair without `=`.
+pub fn parse_pairs<'a>(
+    list: &registry::ParamList,
+    pairs: impl IntoIterator<Item = &'a str>,
+    flag: &str,
+) -> Result<Vec<(&'static str, ParamValue)>, BadInput> {
+    let bad = |e: registry::ParamError| BadInput::new(e.message);
+    let mut given = Vec::new();
+    for raw in pairs {
+        let (key, value) = raw.split_once('=').ok_or_else(|| {
+            BadInput::new(format!(
+                "malformed `{flag}{raw}`: expected key=value; allowed parameters of `{}`: {}",
+                list.name,
+                list.allowed_params()
+            ))
+        })?;
+        let p = list.param(key.trim()).map_err(bad)?;
+        given.push((p.name, list.parse_value(p, value).map_err(bad)?));
+    }
+    Ok(given)
+}
+
 /// Resolves `--process` and its `--param key=value` pairs (the registry's messages, exit
 /// code 2).
 pub fn resolve(kind_name: &str, raw_params: &[String]) -> Result<ResolvedProcess, BadInput> {
     let bad = |e: registry::ParamError| BadInput::new(e.message);
     let def = registry::find(kind_name)
         .map_err(|e| BadInput::new(format!("{} (set by --process)", e.message)))?;
-    let mut given: Vec<(&'static str, ParamValue)> = Vec::new();
-    for raw in raw_params {
-        let (key, value) = raw.split_once('=').ok_or_else(|| {
-            BadInput::new(format!(
-                "malformed `--param {raw}`: expected key=value; allowed parameters of `{}`: {}",
-                def.name,
-                def.allowed_params()
-            ))
-        })?;
-        let p = def.param(key.trim()).map_err(bad)?;
-        given.push((p.name, def.parse_value(p, value).map_err(bad)?));
-    }
+    let given = parse_pairs(&def.list(), raw_params.iter().map(String::as_str), "--param ")?;
     let spec = def.build(&given).map_err(bad)?;
     let mut params: BTreeMap<String, Value> =
         given.iter().map(|(k, v)| ((*k).to_owned(), to_json(v))).collect();

@@ -304,7 +304,6 @@ pub struct GraphReport {
     pub edges: u64,
 }
 
-/// Builds the run spec from the arguments; every error is a [`BadInput`].
 /// `--weights KIND[:key=value,...]` (and `--weight-mean`, the mean of `exp`) through the
 /// registry's weight laws.
 fn parse_weights(text: &str, weight_mean: Option<f64>) -> Result<Weights, BadInput> {
@@ -312,21 +311,9 @@ fn parse_weights(text: &str, weight_mean: Option<f64>) -> Result<Weights, BadInp
     let def = registry::find_weights(kind.trim())
         .map_err(|e| BadInput::new(format!("--weights: {e}")))?;
     let list = def.list();
-    let mut given = Vec::new();
-    for raw in params.split(',').filter(|p| !p.trim().is_empty()) {
-        let (k, v) = raw.split_once('=').ok_or_else(|| {
-            BadInput::new(format!(
-                "--weights {text}: malformed `{raw}`: expected key=value; allowed parameters of                  `{}`: {}",
-                def.name,
-                list.allowed_params()
-            ))
-        })?;
-        let pdef = list.param(k.trim()).map_err(|e| BadInput::new(format!("--weights: {e}")))?;
-        let value = list
-            .parse_value(pdef, v.trim())
-            .map_err(|e| BadInput::new(format!("--weights: {e}")))?;
-        given.push((pdef.name, value));
-    }
+    let pairs = params.split(',').filter(|p| !p.trim().is_empty());
+    let mut given = process::parse_pairs(&list, pairs, "")
+        .map_err(|e| BadInput::new(format!("--weights: {e}")))?;
     if let Some(mean) = weight_mean {
         if def.name != "exp" {
             return Err(BadInput::new(format!(
@@ -343,6 +330,7 @@ fn parse_weights(text: &str, weight_mean: Option<f64>) -> Result<Weights, BadInp
     def.build(&given).map_err(|e| BadInput::new(e.to_string()))
 }
 
+/// Builds the run spec from the arguments; every error is a [`BadInput`].
 fn build_spec(args: &SimulateArgs) -> Result<(RunSpec, process::ResolvedProcess), BadInput> {
     let proc_ = process::resolve(&args.process, &args.params)?;
     let tie_break = TieBreak::from_name(&args.tie_break).map_err(from_core)?;

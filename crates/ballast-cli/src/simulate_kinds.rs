@@ -67,16 +67,8 @@ fn params(def: &ModelDef, raw: &[String]) -> Result<Table, BadInput> {
     let list = def.list();
     let mut table = Table::new();
     table.insert("kind".into(), Value::String(def.name.to_owned()));
-    for kv in raw {
-        let (key, value) = kv.split_once('=').ok_or_else(|| {
-            BadInput::new(format!(
-                "malformed `--param {kv}`: expected key=value; allowed parameters of `{}`: {}",
-                def.name,
-                list.allowed_params()
-            ))
-        })?;
-        let p = list.param(key.trim()).map_err(|e| BadInput::new(e.message))?;
-        let v = list.parse_value(p, value).map_err(|e| BadInput::new(e.message))?;
+    let given = crate::process::parse_pairs(&list, raw.iter().map(String::as_str), "--param ")?;
+    for (name, v) in given {
         let v = match v {
             ballast_core::registry::ParamValue::Num(x) if x.fract() == 0.0 => {
                 Value::Integer(x as i64)
@@ -85,7 +77,7 @@ fn params(def: &ModelDef, raw: &[String]) -> Result<Table, BadInput> {
             ballast_core::registry::ParamValue::Bool(b) => Value::Boolean(b),
             ballast_core::registry::ParamValue::Text(t) => Value::String(t),
         };
-        table.insert(p.name.to_owned(), v);
+        table.insert(name.to_owned(), v);
     }
     Ok(table)
 }
