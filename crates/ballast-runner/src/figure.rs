@@ -9,6 +9,7 @@
 //! ([`render_svg`](crate::render_svg) draws both). Figures of several results can be overlaid
 //! ([`Figure::overlay`]) and restricted to some series ([`Figure::keep_series`]).
 
+use crate::numbers::num;
 use crate::result::ItemResult;
 
 /// The frame of a figure that comes from the config: axis labels, scales, minima marks.
@@ -59,17 +60,7 @@ pub(crate) const Z_CLAMP: f64 = 10.0;
 
 /// The legend label of a series at the grid values `group` (integers without a fraction).
 fn line_label(series: &str, group: &[(String, f64)]) -> String {
-    let extra: Vec<String> = group
-        .iter()
-        .map(|(k, v)| {
-            let v = (v * 1e9).round() / 1e9;
-            if v.fract() == 0.0 {
-                format!("{k}={}", v as i64)
-            } else {
-                format!("{k}={v}")
-            }
-        })
-        .collect();
+    let extra: Vec<String> = group.iter().map(|(k, v)| format!("{k}={}", num(*v))).collect();
     if extra.is_empty() {
         series.to_string()
     } else {

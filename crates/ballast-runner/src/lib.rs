@@ -189,6 +189,7 @@ pub mod formula;
 mod kinds;
 pub mod logging;
 mod measure;
+mod numbers;
 mod options;
 mod output;
 mod plan;

@@ -10,6 +10,7 @@ use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
 use plotters::prelude::*;
 
 use crate::figure::{Figure, FigureLine as Line, Z_CLAMP};
+use crate::numbers::num;
 use crate::tolerance::Z_OUTLIER;
 
 const COLORS: [RGBColor; 10] = [
@@ -198,8 +199,8 @@ fn superscript(k: i32) -> String {
 }
 
 /// A tick label. On a log axis a power of ten reads `10³` and an integer multiple of one
-/// `2·10³`; elsewhere an integer value has no fraction (`50`, not `50.0`) and other values
-/// show at most 9 decimals, trailing zeros dropped.
+/// `2·10³`; elsewhere it is written as in the tables ([`num`]: `50`, not `50.0`; at most 9
+/// decimals).
 pub(crate) fn tick_label(v: f64, log: bool) -> String {
     if !v.is_finite() {
         return String::new();
@@ -219,12 +220,7 @@ pub(crate) fn tick_label(v: f64, log: bool) -> String {
             };
         }
     }
-    let r = (v * 1e9).round() / 1e9;
-    if r == r.trunc() && r.abs() < 1e15 {
-        format!("{}", r as i64)
-    } else {
-        format!("{r}")
-    }
+    num(v)
 }
 
 /// The range of the finite values of `pts` that a log axis can show (x > 0 when `log`).
