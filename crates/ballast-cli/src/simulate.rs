@@ -6,9 +6,11 @@
 //! "simulate"` gives its runs, so the two agree run for run. Results are collected by index,
 //! so everything except the timing fields is identical for any thread count.
 //!
-//! `--graph KIND` runs the graphical version of the process on a topology built once from
-//! `derive_seed(seed, [GRAPH_STREAM])`; `--potential SPEC` (repeatable) tracks potential
-//! functions along every run and reports their final values over runs.
+//! `--potential SPEC` (repeatable) tracks potential functions along every run and reports
+//! their final values over runs: the series' `potentials` of the one-point config, through
+//! the same pipeline. `--graph KIND` runs the graphical version of the process on a topology
+//! built once from `derive_seed(seed, [GRAPH_STREAM])`, in a loop of its own (graphical runs
+//! are a separate item kind of the runner).
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -280,6 +282,17 @@ pub struct StatSummary {
     pub mean: f64,
     /// Standard error of the mean.
     pub stderr: f64,
+    /// The 95 % confidence interval of the mean (`ballast_runner::stats::ci95`; `null`
+    /// below two runs).
+    pub ci95: Option<[f64; 2]>,
+}
+
+impl StatSummary {
+    /// The mean, standard error and interval of a row's summary.
+    pub fn of(s: &ballast_runner::stats::Summary) -> Self {
+        let ci95 = ballast_runner::stats::ci95(s.mean, s.stderr, s.runs).map(|(l, h)| [l, h]);
+        Self { mean: s.mean, stderr: s.stderr, ci95 }
+    }
 }
 
 /// Final value of one potential over runs.
@@ -424,7 +437,7 @@ fn run_all(
             if ballast_runner::interrupt_requested() {
                 // These runs are not checkpointed: an interrupt stops before the next run.
                 anyhow::bail!(crate::error::Interrupted(format!(
-                    "interrupted before run {r} of {runs} (graph and potential runs keep no \
+                    "interrupted before run {r} of {runs} (graphical runs keep no \
                      checkpoints)"
                 )));
             }
@@ -528,6 +541,10 @@ pub fn one_point_config(
     if let Some(k) = spec.observe_every {
         series.insert("observe_every".into(), int(k));
     }
+    if !args.potentials.is_empty() {
+        let list = args.potentials.iter().map(|p| Value::String(p.clone())).collect();
+        series.insert("potentials".into(), Value::Array(list));
+    }
     let mut point = Table::new();
     point.insert("m".into(), int(spec.m));
     if let Setting::Batched { b } = spec.setting {
@@ -572,9 +589,11 @@ fn run_pipeline(
 /// Runs the simulations and builds the report.
 pub fn report(args: &SimulateArgs) -> anyhow::Result<SimulateReport> {
     let (spec, proc_) = build_spec(args)?;
-    if args.graph.is_some() || !args.potentials.is_empty() {
+    if args.graph.is_some() {
         return report_observed(args, spec, proc_);
     }
+    // Checked here too, so that a bad spec names the flag.
+    let potentials = parse_potentials(&args.potentials)?;
     let result = run_pipeline(args, &spec, &proc_)?;
     let row = |stat: Statistic| result.rows.iter().find(|r| r.statistic == stat);
     let summary = |stat: Statistic| row(stat).map(|r| r.summary.clone()).context("missing row");
@@ -591,7 +610,7 @@ pub fn report(args: &SimulateArgs) -> anyhow::Result<SimulateReport> {
         .filter_map(|&st| row(st))
         .filter(listed)
         .map(|r| {
-            let s = StatSummary { mean: r.summary.mean, stderr: r.summary.stderr };
+            let s = StatSummary::of(&r.summary);
             (r.statistic.name().to_owned(), s)
         })
         .collect();
@@ -605,7 +624,7 @@ pub fn report(args: &SimulateArgs) -> anyhow::Result<SimulateReport> {
         max_gap: summary(Statistic::MaxGap)?,
         statistics,
         graph: None,
-        potentials: BTreeMap::new(),
+        potentials: potential_summaries(&result, proc_.name(), &potentials),
         // Pooled over runs (every run places m balls, or a step more with `stop = finish`):
         // the mean of the per-run ratios, and its inverse.
         samples_per_ball: stat_mean(Statistic::SamplesPerBall),
@@ -615,8 +634,26 @@ pub fn report(args: &SimulateArgs) -> anyhow::Result<SimulateReport> {
     })
 }
 
-/// Graphical runs and runs with potentials: the graph and potential observers run inside
-/// this loop (they are separate item kinds in the runner).
+/// The final value of each potential over runs, from the rows `<series> [<potential>]` the
+/// pipeline writes for a series' `potentials`.
+fn potential_summaries(
+    result: &ItemResult,
+    series: &str,
+    potentials: &[PotentialSpec],
+) -> BTreeMap<String, PotentialSummary> {
+    potentials
+        .iter()
+        .filter_map(|p| {
+            let name = format!("{series} [{p}]");
+            let row = result.rows.iter().find(|r| r.series == name)?;
+            let s = &row.summary;
+            Some((p.to_string(), PotentialSummary { mean: s.mean, stderr: s.stderr, sd: s.sd }))
+        })
+        .collect()
+}
+
+/// Graphical runs (with or without potentials): the graph rules and the potential observers
+/// run inside this loop.
 fn report_observed(
     args: &SimulateArgs,
     mut spec: RunSpec,
@@ -809,8 +846,8 @@ pub fn outcome(args: &SimulateArgs) -> anyhow::Result<Outcome> {
     if args.print_config {
         let (spec, proc_) = build_spec(args)?;
         anyhow::ensure!(
-            args.graph.is_none() && args.potentials.is_empty(),
-            BadInput::new("--print-config covers allocation runs (no --graph or --potential)")
+            args.graph.is_none(),
+            BadInput::new("--print-config covers allocation runs (not --graph)")
         );
         return Ok(Outcome::Config(one_point_config(args, &spec, &proc_)));
     }

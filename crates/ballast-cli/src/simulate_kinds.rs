@@ -251,7 +251,7 @@ fn run_config(
         .iter()
         .filter_map(|r| match r.statistic {
             Statistic::Measure(m) => {
-                let s = StatSummary { mean: r.summary.mean, stderr: r.summary.stderr };
+                let s = StatSummary::of(&r.summary);
                 Some((m.name().to_owned(), s))
             }
             _ => None,

@@ -420,6 +420,11 @@ pub(crate) struct RawSeries {
     /// largest gap over these points).
     #[serde(default)]
     pub observe_every: Option<SFormula>,
+    /// Potentials tracked along every run (`ballast-potential` spec text such as
+    /// `"hyperbolic:alpha=0.1"`, with `{var}` placeholders for the grid variables, `n`, `b`
+    /// and `m`): each adds rows `<series> [<spec>]` of its value at the end.
+    #[serde(default)]
+    pub potentials: Option<Spanned<Vec<String>>>,
 }
 
 /// One `[[reference]]` entry.

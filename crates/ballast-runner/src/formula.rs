@@ -7,6 +7,7 @@
 //! `ceil`, `round`; `^` is exponentiation; `pi` and `e` are predefined. Variables are the grid
 //! variables of the experiment and, once computed, `n`, `b`, `batches` and `m`.
 
+use std::collections::BTreeMap;
 use std::fmt;
 
 use evalexpr::{
@@ -194,6 +195,40 @@ pub fn eval(expr: &str, vars: &[(&str, f64)]) -> Result<f64, String> {
         return Err(format!("formula \"{expr}\" evaluates to NaN"));
     }
     Ok(v)
+}
+
+/// Evaluates named formulas in dependency order (each may use the grid variables and the
+/// parameters already evaluated).
+pub(crate) fn eval_named(
+    formulas: &BTreeMap<&str, &Formula>,
+    params: &mut BTreeMap<String, f64>,
+) -> Result<(), String> {
+    let mut todo: Vec<(&str, &Formula)> = formulas.iter().map(|(k, f)| (*k, *f)).collect();
+    while !todo.is_empty() {
+        let before = todo.len();
+        let mut last_err = String::new();
+        todo.retain(|(k, f)| {
+            let vars: Vec<(&str, f64)> = params.iter().map(|(k, v)| (k.as_str(), *v)).collect();
+            match f.eval(&vars) {
+                Ok(v) if v.is_finite() => {
+                    params.insert((*k).to_string(), v);
+                    false
+                }
+                Ok(v) => {
+                    last_err = format!("`{k}` = {v}: not a finite number");
+                    true
+                }
+                Err(e) => {
+                    last_err = format!("`{k}`: {e}");
+                    true
+                }
+            }
+        });
+        if todo.len() == before {
+            return Err(last_err);
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -170,7 +170,7 @@
 //! opts.progress = false;
 //! let result = run_experiment(&exp, &opts)?;
 //! assert_eq!(result.rows.len(), 2);
-//! assert!(result.to_csv().starts_with("series,n,b,m,x,statistic,value,stderr,runs,reference,z\n"));
+//! assert!(result.to_csv().starts_with("series,n,b,m,x,statistic,value,stderr,ci95_low,ci95_high,runs,reference,z\n"));
 //!
 //! // A bad value is reported with its place, its field and the allowed values.
 //! let bad = toml.replace("two_choice\" }", "one_plus_beta\", beta = 1.5 }");
@@ -186,6 +186,7 @@ mod error;
 mod experiment;
 pub mod figure;
 pub mod formula;
+mod grid;
 mod kinds;
 pub mod logging;
 mod measure;

@@ -57,7 +57,8 @@ pub(crate) struct CsvRow<'a> {
 }
 
 /// The tidy CSV of `rows`: `series`, the grid variables other than x and n, `n, b, m, x,
-/// statistic, value, stderr, runs`, then value and z per reference (`reference`, `z` for the
+/// statistic, value, stderr, ci95_low, ci95_high, runs` (the interval of
+/// [`crate::stats::ci95`], empty below two runs), then value and z per reference (`reference`, `z` for the
 /// first, `reference_<label>`, `z_<label>` for the others) and `theory` when a row has one.
 /// Values and standard errors keep 9 significant digits ([`csv_number`]).
 pub(crate) fn csv_text(rows: &[CsvRow<'_>], ref_labels: &[String]) -> String {
@@ -72,8 +73,21 @@ pub(crate) fn csv_text(rows: &[CsvRow<'_>], ref_labels: &[String]) -> String {
     let mut head: Vec<String> = vec!["series".into()];
     head.extend(groups.iter().cloned());
     head.extend(
-        ["n", "b", "m", "x", "statistic", "value", "stderr", "runs", "reference", "z"]
-            .map(String::from),
+        [
+            "n",
+            "b",
+            "m",
+            "x",
+            "statistic",
+            "value",
+            "stderr",
+            "ci95_low",
+            "ci95_high",
+            "runs",
+            "reference",
+            "z",
+        ]
+        .map(String::from),
     );
     for l in ref_labels.iter().skip(1) {
         head.push(format!("reference_{}", label_key(l)));
@@ -101,6 +115,10 @@ pub(crate) fn csv_text(rows: &[CsvRow<'_>], ref_labels: &[String]) -> String {
         rec.push(r.statistic.to_string());
         rec.push(csv_number(r.mean));
         rec.push(csv_number(r.stderr));
+        match crate::stats::ci95(r.mean, r.stderr, r.runs) {
+            Some((lo, hi)) => rec.extend([csv_number(lo), csv_number(hi)]),
+            None => rec.extend([String::new(), String::new()]),
+        }
         rec.push(r.runs.to_string());
         for c in &r.refs {
             match c {

@@ -1,7 +1,7 @@
 //! Published reference numbers (`reference/*.csv`, see `reference/README.md`) and their lookup
 //! by (series, n, x).
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
 use crate::Error;
@@ -36,6 +36,51 @@ pub struct ReferenceTable {
 
 fn x_key(x: f64) -> i64 {
     (x * 1e6).round() as i64
+}
+
+/// A published table in another layout than the runner's: one value per (n, x), read from
+/// the columns a config names (`columns = { n, x, value }` of a non-allocation item).
+#[derive(Clone, Debug)]
+pub(crate) struct ColumnTable {
+    values: BTreeMap<(u64, i64), f64>,
+}
+
+impl ColumnTable {
+    /// Loads `dir/file`, reading n, x and the value from the named columns.
+    pub(crate) fn load(
+        dir: &Path,
+        file: &str,
+        n: &str,
+        x: &str,
+        value: &str,
+    ) -> Result<Self, Error> {
+        let path = dir.join(file);
+        let err = |message: String| Error::Reference { path: path.clone(), message };
+        let mut rdr = csv::Reader::from_path(&path).map_err(|e| err(e.to_string()))?;
+        let headers = rdr.headers().map_err(|e| err(e.to_string()))?.clone();
+        let col = |name: &str| {
+            headers
+                .iter()
+                .position(|h| h == name)
+                .ok_or_else(|| err(format!("missing column `{name}`")))
+        };
+        let (cn, cx, cv) = (col(n)?, col(x)?, col(value)?);
+        let mut values = BTreeMap::new();
+        for (i, rec) in rdr.records().enumerate() {
+            let rec = rec.map_err(|e| err(e.to_string()))?;
+            let get = |c: usize| -> Result<f64, Error> {
+                let f = rec.get(c).unwrap_or("").trim();
+                f.parse::<f64>().map_err(|_| err(format!("row {}: {f:?} is not a number", i + 2)))
+            };
+            values.insert((get(cn)? as u64, x_key(get(cx)?)), get(cv)?);
+        }
+        Ok(Self { values })
+    }
+
+    /// The value at (n, x), if the table has one.
+    pub(crate) fn get(&self, n: u64, x: f64) -> Option<f64> {
+        self.values.get(&(n, x_key(x))).copied()
+    }
 }
 
 /// Sources that duplicate another row of the same point (an extra SVG vertex) and lose to it.

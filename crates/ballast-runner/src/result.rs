@@ -5,7 +5,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use crate::config::{Layout, Sampling, Scale, Statistic};
+use crate::config::{ConfigFile, Layout, Sampling, Scale, Statistic};
 use crate::options::RunOptions;
 use crate::stats::{Rounding, Summary};
 use crate::units::ShardFile;
@@ -145,6 +145,63 @@ impl Metadata {
     /// are byte-identical.
     pub const EXECUTION_FIELDS: &'static [&'static str] =
         &["command", "threads", "wall_time_s", "cached_points", "shards", "git_revision"];
+
+    /// The metadata of one execution of the item of `file`: what the config and the build
+    /// say (id, path, hash, versions, revision, rounding, the command) and what the
+    /// execution reports (`run`). Every item kind writes its metadata here.
+    pub(crate) fn new(file: &ConfigFile, opts: &RunOptions, run: Execution) -> Self {
+        let config_dir =
+            file.path().parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        Self {
+            item: file.id().to_string(),
+            title: run.title,
+            config_path: file.path().display().to_string(),
+            config_sha256: file.sha256().to_string(),
+            seed: run.seed,
+            seed_derivation_version: ballast_core::rng::SEED_DERIVATION_VERSION,
+            seed_scheme: run.seed_scheme,
+            crate_version: env!("CARGO_PKG_VERSION").to_string(),
+            git_revision: git_revision(config_dir),
+            engine: run.engine,
+            quick: opts.quick,
+            scale: run.scale,
+            scale_changes: run.scale_changes,
+            sampling: run.sampling,
+            stopping: run.stopping,
+            cached_points: if run.shards.is_some() { 0 } else { run.cached_points },
+            shards: run.shards,
+            threads: run.threads,
+            runs: run.runs,
+            points: run.points,
+            wall_time_s: (run.wall_time_s * 1000.0).round() / 1000.0,
+            balls_simulated: run.balls_simulated,
+            rounding: ROUNDING,
+            references: run.references,
+            command: command_of(opts),
+        }
+    }
+}
+
+/// What one execution of an item reports for its [`Metadata`] (see the fields there).
+pub(crate) struct Execution {
+    pub title: String,
+    pub seed: u64,
+    pub seed_scheme: String,
+    pub engine: String,
+    pub scale: Scale,
+    pub scale_changes: String,
+    pub sampling: Option<Sampling>,
+    pub stopping: Vec<(String, String)>,
+    /// Points read whole from checkpoints (recorded as 0 for a merge of shards).
+    pub cached_points: usize,
+    pub shards: Option<u32>,
+    pub threads: usize,
+    pub runs: u64,
+    pub points: usize,
+    /// This invocation's time plus the recorded time of the points read back, seconds.
+    pub wall_time_s: f64,
+    pub balls_simulated: u128,
+    pub references: Vec<(String, String)>,
 }
 
 /// The aggregated result of one item, ready to be written.

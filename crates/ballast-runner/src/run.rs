@@ -1,11 +1,11 @@
 //! Running an experiment: (point, run) units in parallel on a local rayon pool, collected by
 //! index, then aggregated sequentially and compared with the references.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Instant;
 
 use ballast_core::rng::SEED_DERIVATION_VERSION;
-use ballast_core::simulate_seeded;
+use ballast_core::{sim_rng, simulate_seeded};
 use serde::Serialize;
 
 use crate::config::{Scale, Statistic};
@@ -14,7 +14,7 @@ use crate::options::RunOptions;
 use crate::plan::{Plan, PlanPoint};
 use crate::reference::ReferenceTable;
 use crate::result::{
-    command_of, git_revision, mean_z, percent_z, Comparison, ItemResult, Metadata, Outcome, Row,
+    command_of, mean_z, percent_z, Comparison, Execution, ItemResult, Metadata, Outcome, Row,
     ZeroErrors, ROUNDING,
 };
 use crate::stats::{summarize, Rounding, Summary};
@@ -33,6 +33,8 @@ struct UnitOut {
     steps: u64,
     probes_max: Option<u64>,
     moved: u64,
+    /// The point's potentials at the end of the run, in list order.
+    potentials: Vec<f64>,
 }
 
 impl UnitOut {
@@ -65,10 +67,12 @@ impl UnitOut {
 /// The engine that runs `spec`, as named in checkpoint keys and in [`Metadata::engine`]:
 /// `levels`, `bins`, or `bins sorted-weights` for weighted batches simulated a batch at a
 /// time ([`ballast_core::weighted`]; other values than ball by ball, so a key of its own).
-fn engine_label(spec: &ballast_core::RunSpec) -> &'static str {
+/// `tracked`: the run carries an observer of single balls (a series' potentials), which keeps
+/// weighted batches ball by ball.
+fn engine_label(spec: &ballast_core::RunSpec, tracked: bool) -> &'static str {
     match ballast_core::resolve_engine(spec) {
         Ok(e) if e != ballast_core::Engine::Bins => e.name(),
-        _ if ballast_core::weighted::prefers_sorted(spec) => "bins sorted-weights",
+        _ if !tracked && ballast_core::weighted::prefers_sorted(spec) => "bins sorted-weights",
         _ => "bins",
     }
 }
@@ -77,8 +81,8 @@ fn engine_label(spec: &ballast_core::RunSpec) -> &'static str {
 /// stream for the engines whose values have changed since checkpoints were introduced
 /// (`ballast_core::level::VALUES_VERSION`, `ballast_core::weighted::VALUES_VERSION`), so
 /// checkpoints of older values are never reused.
-fn engine_key(spec: &ballast_core::RunSpec) -> String {
-    let label = engine_label(spec);
+fn engine_key(spec: &ballast_core::RunSpec, tracked: bool) -> String {
+    let label = engine_label(spec, tracked);
     let version = match label {
         "levels" => Some(ballast_core::level::VALUES_VERSION),
         "bins sorted-weights" => Some(ballast_core::weighted::VALUES_VERSION),
@@ -96,14 +100,15 @@ fn engine_key(spec: &ballast_core::RunSpec) -> String {
 fn point_key(point: &PlanPoint, seeds: &[u64]) -> String {
     use sha2::Digest;
     let s = &point.spec;
-    let engine = engine_key(s);
+    let engine = engine_key(s, !point.potentials.is_empty());
     // The stopping rule only where it is not the default and matters (multi-ball steps), so
     // existing checkpoints stay valid.
     let finish = s.stop == ballast_core::Stop::Finish && s.process.multi_ball();
     let stop = if finish { " stop finish" } else { "" };
     let text = format!(
         "ballast-runner {} units v{} | seeds v{SEED_DERIVATION_VERSION} {seeds:?} | engine \
-         {engine} | {:?} n {} m {} {:?} {:?} {:?} observe {:?} trajectory {}{stop}",
+         {engine} | {:?} n {} m {} {:?} {:?} {:?} observe {:?} trajectory {}{stop} | \
+         potentials {:?}",
         env!("CARGO_PKG_VERSION"),
         crate::units::UNIT_FORMAT,
         s.process,
@@ -113,7 +118,8 @@ fn point_key(point: &PlanPoint, seeds: &[u64]) -> String {
         s.tie_break,
         s.weights,
         s.observe_every,
-        s.record_trajectory
+        s.record_trajectory,
+        point.potentials.iter().map(ToString::to_string).collect::<Vec<_>>()
     );
     format!("{:x}", sha2::Sha256::digest(text.as_bytes()))
 }
@@ -333,7 +339,7 @@ fn run_with(
         Executed::Complete(units) => units,
         Executed::Shard(f) => return Ok(Outcome::Shard(f)),
     };
-    let cached_points = if merged.is_some() { 0 } else { done.stored_points };
+    let cached_points = done.stored_points;
     let cached_sim_s = done.stored_wall_s;
     let outs = done.outs;
     let balls: u128 = outs.iter().flatten().map(|o| u128::from(o.balls)).sum();
@@ -341,47 +347,38 @@ fn run_with(
     // Sequential, deterministic aggregation.
     let rows = aggregate(&plan, &outs, &refs, &shifts);
     let wall = start.elapsed().as_secs_f64();
-    let config_dir =
-        exp.path().parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let frame = plan.frame(&exp.raw);
-    let meta = Metadata {
-        item: exp.id().to_string(),
-        title: exp.title().to_string(),
-        config_path: exp.path().display().to_string(),
-        config_sha256: exp.sha256().to_string(),
-        seed,
-        seed_derivation_version: SEED_DERIVATION_VERSION,
-        seed_scheme: if id == exp.id() {
-            "derive_seed(seed, [hash_str(item), point, run])".to_string()
-        } else {
-            format!(
-                "derive_seed(seed, [hash_str(\"{id}\"), point, run]) (seed_item: the runs of {id})"
-            )
-        },
-        crate_version: env!("CARGO_PKG_VERSION").to_string(),
-        git_revision: git_revision(config_dir),
-        engine: {
-            let mut names: Vec<&str> = plan.points.iter().map(|p| engine_label(&p.spec)).collect();
-            names.sort_unstable();
-            names.dedup();
-            names.join("+")
-        },
-        quick: opts.quick,
-        scale,
-        scale_changes: exp.scale_changes(scale),
-        sampling: plan.sampling,
-        stopping: stopping_rules(&plan),
-        cached_points,
-        shards: merged.map(|m| m.shards),
-        threads,
-        runs,
-        points: plan.points.len(),
-        wall_time_s: ((wall + cached_sim_s) * 1000.0).round() / 1000.0,
-        balls_simulated: balls,
-        rounding: ROUNDING,
-        references: refs.iter().map(|r| (r.label.clone(), r.file.clone())).collect(),
-        command: command_of(opts),
+    let seed_scheme = if id == exp.id() {
+        "derive_seed(seed, [hash_str(item), point, run])".to_string()
+    } else {
+        format!("derive_seed(seed, [hash_str(\"{id}\"), point, run]) (seed_item: the runs of {id})")
     };
+    let mut engines: Vec<&str> =
+        plan.points.iter().map(|p| engine_label(&p.spec, !p.potentials.is_empty())).collect();
+    engines.sort_unstable();
+    engines.dedup();
+    let meta = Metadata::new(
+        &exp.file,
+        opts,
+        Execution {
+            title: exp.title().to_string(),
+            seed,
+            seed_scheme,
+            engine: engines.join("+"),
+            scale,
+            scale_changes: exp.scale_changes(scale),
+            sampling: plan.sampling,
+            stopping: stopping_rules(&plan),
+            cached_points,
+            shards: merged.map(|m| m.shards),
+            threads,
+            runs,
+            points: plan.points.len(),
+            wall_time_s: wall + cached_sim_s,
+            balls_simulated: balls,
+            references: refs.iter().map(|r| (r.label.clone(), r.file.clone())).collect(),
+        },
+    );
     Ok(Outcome::Item(Box::new(ItemResult {
         meta,
         rows,
@@ -418,16 +415,9 @@ fn execute(
         .collect();
     run_units(job, &points, |pi, run| {
         let point = &plan.points[pi];
-        let out =
-            simulate_seeded(&point.spec, Plan::unit_seed(seed, id, pi, run)).map_err(|source| {
-                Error::Simulation {
-                    what: format!(
-                        "series `{}` point {pi} run {run}",
-                        plan.series[point.series].name
-                    ),
-                    source,
-                }
-            })?;
+        let what = || format!("series `{}` point {pi} run {run}", plan.series[point.series].name);
+        let (out, potentials) = simulate_point(point, Plan::unit_seed(seed, id, pi, run))
+            .map_err(|source| Error::Simulation { what: what(), source })?;
         Ok(UnitOut {
             max_gap: out.max_gap,
             final_gap: out.final_gap,
@@ -439,8 +429,24 @@ fn execute(
             probes_max: out.max_samples_per_step().map(|p| p as u64),
             moved: out.moved,
             trajectory: out.trajectory,
+            potentials,
         })
     })
+}
+
+/// One run of a point from its seed, with the point's potentials tracked along it (the same
+/// generator and engine as without them: the tracker only observes) and their final values.
+fn simulate_point(
+    point: &PlanPoint,
+    seed: u64,
+) -> Result<(ballast_core::RunOutcome, Vec<f64>), ballast_core::Error> {
+    if point.potentials.is_empty() {
+        return Ok((simulate_seeded(&point.spec, seed)?, Vec::new()));
+    }
+    let mut tracker = ballast_potential::Potentials::new(&point.potentials)
+        .map_err(|e| ballast_core::Error::invalid("potentials", e, "potentials that validate"))?;
+    let out = ballast_core::simulate_observed(&point.spec, &mut sim_rng(seed), &mut tracker)?;
+    Ok((out, tracker.values()))
 }
 
 /// The rows of an item from its units' outcomes, sequentially and deterministically: per
@@ -600,8 +606,42 @@ fn aggregate(
                 _ => emit(point.x, group.clone(), per_run.concat()),
             }
         }
+        rows.extend(potential_rows(point, &ps.name, block, &group, refs.len()));
     }
     rows
+}
+
+/// One row per tracked potential of a point: its value at the end of the runs, named
+/// `<series> [<potential>]` (no reference: an `also` row).
+fn potential_rows(
+    point: &PlanPoint,
+    series: &str,
+    block: &[UnitOut],
+    group: &[(String, f64)],
+    references: usize,
+) -> Vec<Row> {
+    let measure = crate::measure::Measure::Potential;
+    point
+        .potentials
+        .iter()
+        .enumerate()
+        .map(|(k, spec)| {
+            let values: Vec<f64> = block.iter().map(|o| o.potentials[k]).collect();
+            Row {
+                series: format!("{series} [{spec}]"),
+                group: group.to_vec(),
+                n: point.n,
+                b: point.b,
+                m: point.m,
+                x: point.x,
+                statistic: Statistic::Measure(measure),
+                summary: summarize(&values, ROUNDING),
+                refs: (0..references).map(|_| None).collect(),
+                theory: None,
+                also: true,
+            }
+        })
+        .collect()
 }
 
 /// Runs behind a published distribution at (series, n, b): the `runs` of any of its rows.
@@ -611,7 +651,8 @@ fn ref_runs(t: &ReferenceTable, name: &str, n: u64, b: Option<u64>) -> u64 {
 
 #[cfg(test)]
 mod tests {
-    use super::{engine_key, engine_label, git_revision};
+    use super::{engine_key, engine_label};
+    use crate::result::git_revision;
 
     #[test]
     fn git_revision_ignores_outputs_under_results() {
@@ -653,18 +694,20 @@ mod tests {
         };
         let exp = Weights::Exp { mean: 1.0 };
         let from = ballast_core::weighted::SORTED_FROM * 1000;
-        assert_eq!(engine_label(&two(from).weights(exp)), "bins sorted-weights");
-        assert_eq!(engine_label(&two(from - 1).weights(exp)), "bins");
-        assert_eq!(engine_label(&two(from)), "levels");
-        assert_eq!(engine_label(&two(100)), "bins");
+        assert_eq!(engine_label(&two(from).weights(exp), false), "bins sorted-weights");
+        // Potentials observe single balls: the weighted batches go ball by ball.
+        assert_eq!(engine_label(&two(from).weights(exp), true), "bins");
+        assert_eq!(engine_label(&two(from - 1).weights(exp), false), "bins");
+        assert_eq!(engine_label(&two(from), false), "levels");
+        assert_eq!(engine_label(&two(100), false), "bins");
         // Processes the batch-at-a-time method does not cover stay ball by ball.
         let q = RunSpec::new(ProcessSpec::Quantile { delta: 0.5 }, 1000, 100_000)
             .batched(from)
             .weights(exp);
-        assert_eq!(engine_label(&q), "bins");
+        assert_eq!(engine_label(&q, false), "bins");
         // Keys: the bin engine's ball-by-ball values never changed, so its key has no version.
-        assert_eq!(engine_key(&two(100)), "bins");
-        assert_eq!(engine_key(&two(from)), "levels values v3");
-        assert_eq!(engine_key(&two(from).weights(exp)), "bins sorted-weights values v2");
+        assert_eq!(engine_key(&two(100), false), "bins");
+        assert_eq!(engine_key(&two(from), false), "levels values v3");
+        assert_eq!(engine_key(&two(from).weights(exp), false), "bins sorted-weights values v2");
     }
 }

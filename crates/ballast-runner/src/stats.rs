@@ -57,6 +57,27 @@ pub struct Summary {
     pub distribution: BTreeMap<i64, f64>,
 }
 
+/// The two-sided 95 % confidence interval of a mean from its standard error over `runs`
+/// independent values: `mean ± t · stderr` with `t` the 0.975 quantile of Student's t with
+/// `runs − 1` degrees of freedom (2.064 for 25 runs, 1.984 for 100). `None` for fewer than
+/// two runs or a standard error that is not finite (nothing to say). For a distribution's
+/// percentages it is the normal-approximation interval of a proportion with the same
+/// quantile; for the time averages of the dynamic items, the batch-means standard error's.
+///
+/// ```
+/// let (lo, hi) = ballast_runner::stats::ci95(10.0, 1.0, 25).unwrap();
+/// assert!((hi - 10.0 - 2.0639).abs() < 1e-4 && (10.0 - lo - 2.0639).abs() < 1e-4);
+/// assert_eq!(ballast_runner::stats::ci95(10.0, 1.0, 1), None);
+/// ```
+pub fn ci95(mean: f64, stderr: f64, runs: usize) -> Option<(f64, f64)> {
+    use statrs::distribution::{ContinuousCDF, StudentsT};
+    if runs < 2 || !stderr.is_finite() || !mean.is_finite() {
+        return None;
+    }
+    let t = StudentsT::new(0.0, 1.0, (runs - 1) as f64).ok()?.inverse_cdf(0.975);
+    Some((mean - t * stderr, mean + t * stderr))
+}
+
 /// Summarises the per-run values of one statistic.
 ///
 /// ```

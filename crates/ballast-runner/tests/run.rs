@@ -69,7 +69,7 @@ fn references_are_matched_by_series_n_and_x() {
     let head = csv.lines().next().unwrap();
     assert_eq!(
         head,
-        "series,n,b,m,x,statistic,value,stderr,runs,reference,z,reference_raw_out,z_raw_out"
+        "series,n,b,m,x,statistic,value,stderr,ci95_low,ci95_high,runs,reference,z,reference_raw_out,z_raw_out"
     );
     assert!(
         csv.lines().nth(2).unwrap().starts_with("Two-Choice,1000,2000,6000,2,max_gap,"),

@@ -32,20 +32,44 @@ use ballast_dynamic::theory::{
 };
 use ballast_dynamic::{simulate, DynamicSpec, Horizon, MetricSummary, RunSummary};
 
-use super::{summary_of, Driver, KPoint, KindRules, KindSeries, Measure, RowCtx};
+use super::{summary_of, Driver, ItemKind, KPoint, KindSeries, Measure, RowCtx};
 use crate::config::table_params;
 use crate::Error;
 
-pub(super) const RULES: KindRules = KindRules {
-    measures: &[
-        Measure::AvgMaxLoad,
-        Measure::AvgFractionEmptyBins,
-        Measure::AvgLoadPerBin,
-        Measure::AvgSystemLoad,
-        Measure::MaxLoadOverShape,
-    ],
-    params: &["n", "m", "lambda", "d", "burn_in", "rounds", "batches", "skip"],
-};
+/// `kind = "dynamic"`: round-based processes with departures.
+pub(super) struct Dynamic;
+
+impl ItemKind for Dynamic {
+    fn name(&self) -> &'static str {
+        "dynamic"
+    }
+
+    fn measures(&self) -> &'static [Measure] {
+        &[
+            Measure::AvgMaxLoad,
+            Measure::AvgFractionEmptyBins,
+            Measure::AvgLoadPerBin,
+            Measure::AvgSystemLoad,
+            Measure::MaxLoadOverShape,
+        ]
+    }
+
+    fn params(&self) -> &'static [&'static str] {
+        &["n", "m", "lambda", "d", "burn_in", "rounds", "batches", "skip"]
+    }
+
+    fn validate(&self, s: &KindSeries, m: Measure, p: &KPoint) -> Result<(), String> {
+        validate(s, m, p)
+    }
+
+    fn run(&self, d: &mut Driver<'_>) -> Result<(), Error> {
+        run(d)
+    }
+
+    fn shares_runs(&self) -> bool {
+        true
+    }
+}
 
 /// The model of a series at a point, through the model registry of `ballast-dynamic`:
 /// its table's parameters (numbers or formulas over the point) and the point's `n`, `m`,
@@ -78,7 +102,7 @@ fn spec(s: &KindSeries, p: &KPoint) -> Result<(DynamicSpec, Horizon), String> {
     Ok((spec, h))
 }
 
-pub(super) fn validate(s: &KindSeries, m: Measure, p: &KPoint) -> Result<(), String> {
+fn validate(s: &KindSeries, m: Measure, p: &KPoint) -> Result<(), String> {
     let (spec, _) = spec(s, p)?;
     if m == Measure::MaxLoadOverShape && !matches!(spec, DynamicSpec::Leaky(_)) {
         return Err("`max_load_over_shape` is defined for leaky bins only".into());
@@ -90,7 +114,7 @@ fn skipped(p: &KPoint) -> bool {
     p.get("skip").is_some_and(|v| v != 0.0)
 }
 
-pub(super) fn run(d: &mut Driver<'_>) -> Result<(), Error> {
+fn run(d: &mut Driver<'_>) -> Result<(), Error> {
     let k = d.kexp;
     let runs = d.plan.runs;
     let points = d.plan.points.clone();

@@ -23,15 +23,36 @@ use rayon::prelude::*;
 use serde::Deserialize;
 use std::fmt::Write as _;
 
-use super::{num, Driver, KPoint, KindRules, KindSeries, Measure, RowCtx};
+use super::{Driver, ItemKind, KPoint, KindSeries, Measure, RowCtx};
 use crate::config::{resolve_process, RawProcess};
+use crate::numbers::num;
 use crate::stats::summarize;
 use crate::{Error, ROUNDING};
 
-pub(super) const RULES: KindRules = KindRules {
-    measures: &[Measure::FinalGap, Measure::OfflineOptimum, Measure::GreedyMaxLoad],
-    params: &["n", "m", "b", "d", "p", "c"],
-};
+/// `kind = "graph"`: graphical balls-into-bins and the off-line optimum.
+pub(super) struct Graph;
+
+impl ItemKind for Graph {
+    fn name(&self) -> &'static str {
+        "graph"
+    }
+
+    fn measures(&self) -> &'static [Measure] {
+        &[Measure::FinalGap, Measure::OfflineOptimum, Measure::GreedyMaxLoad]
+    }
+
+    fn params(&self) -> &'static [&'static str] {
+        &["n", "m", "b", "d", "p", "c"]
+    }
+
+    fn validate(&self, s: &KindSeries, m: Measure, p: &KPoint) -> Result<(), String> {
+        validate(s, m, p)
+    }
+
+    fn run(&self, d: &mut Driver<'_>) -> Result<(), Error> {
+        run(d)
+    }
+}
 
 fn offline(m: Measure) -> bool {
     matches!(m, Measure::OfflineOptimum | Measure::GreedyMaxLoad)
@@ -59,7 +80,7 @@ fn topology(s: &KindSeries, p: &KPoint) -> Result<GraphKind, String> {
 }
 
 /// Checks one point without simulating (graphs are not built here).
-pub(super) fn validate(s: &KindSeries, m: Measure, p: &KPoint) -> Result<(), String> {
+fn validate(s: &KindSeries, m: Measure, p: &KPoint) -> Result<(), String> {
     let n = p.count("n")?;
     if offline(m) {
         let (mm, d) = (p.count("m")?, p.count("d")?);
@@ -75,7 +96,7 @@ pub(super) fn validate(s: &KindSeries, m: Measure, p: &KPoint) -> Result<(), Str
     ballast_graph::check_graph_spec(&spec(s, p, n)?).map_err(|e| e.to_string())
 }
 
-pub(super) fn run(d: &mut Driver<'_>) -> Result<(), Error> {
+fn run(d: &mut Driver<'_>) -> Result<(), Error> {
     let k = d.kexp;
     let runs = d.plan.runs;
     let item = hash_str(d.exp.id());

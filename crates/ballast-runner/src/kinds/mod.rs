@@ -48,54 +48,83 @@ use toml::Spanned;
 
 use crate::config::{ConfigFile, Problems, RawAxis, RawConfig, RawReport};
 use crate::formula::Formula;
+use crate::grid::{self, Grid};
 pub(crate) use crate::measure::Measure;
+use crate::numbers::num;
 use crate::options::RunOptions;
-use crate::reference::ReferenceTable;
-use crate::result::{mean_z, Comparison, ItemResult, Metadata, Outcome, Row, ZeroErrors, ROUNDING};
+use crate::reference::{ColumnTable, ReferenceTable};
+use crate::result::{
+    mean_z, Comparison, Execution, ItemResult, Metadata, Outcome, Row, ZeroErrors,
+};
 use crate::stats::{Rounding, Summary};
 use crate::{Error, Scale, Statistic};
 
-/// The kinds a config's top-level `kind` may name.
-pub(crate) const KIND_NAMES: &str = "allocation (default), graph, dynamic, potential";
-
-/// The top-level `kind` of a config, if it names a non-allocation kind (`Ok(None)`: the
-/// allocation path). A source that is not TOML is left to the allocation parser's messages.
-pub(crate) fn detect(source: &str) -> Result<Option<Kind>, String> {
-    let Ok(table) = source.parse::<toml::Table>() else { return Ok(None) };
-    match table.get("kind") {
-        None => Ok(None),
-        Some(toml::Value::String(s)) => match s.as_str() {
-            "allocation" => Ok(None),
-            "graph" => Ok(Some(Kind::Graph)),
-            "dynamic" => Ok(Some(Kind::Dynamic)),
-            "potential" => Ok(Some(Kind::Potential)),
-            other => Err(format!(
-                "unknown item kind `{other}`: expected one of {KIND_NAMES}{}",
-                ballast_core::registry::did_you_mean(
-                    other,
-                    ["allocation", "graph", "dynamic", "potential"]
-                )
-            )),
-        },
-        Some(v) => Err(format!("`kind` = {v}: expected a string, one of {KIND_NAMES}")),
+/// What an item kind adds to the shared pipeline (the schema below, the grid, formulas,
+/// references, units, z-scores and metadata of [`Driver`]): the statistics and parameters its
+/// series take, the check of one point, and how its points run. One implementation per
+/// module (`graph::Graph`, `dynamic::Dynamic`, `potential::Potential`), listed in [`KINDS`].
+pub(crate) trait ItemKind: Sync {
+    /// The `kind = "…"` of its configs.
+    fn name(&self) -> &'static str;
+    /// The statistics its series may report (the first is the default y label).
+    fn measures(&self) -> &'static [Measure];
+    /// The named parameters of `[point]` and of the series' `params`.
+    fn params(&self) -> &'static [&'static str];
+    /// Checks one point of a series without simulating.
+    fn validate(&self, series: &KindSeries, measure: Measure, point: &KPoint)
+        -> Result<(), String>;
+    /// Runs the plan's points and pushes their rows to the driver.
+    fn run(&self, d: &mut Driver<'_>) -> Result<(), Error>;
+    /// Whether two items may share runs (`seed_item`, `seed_by = "values"`): only where the
+    /// checkpoint key names everything a run depends on.
+    fn shares_runs(&self) -> bool {
+        false
+    }
+    /// Whether its runs go through checkpoints (and so can be sharded, merged and read back
+    /// with `--cached-only`).
+    fn checkpointed(&self) -> bool {
+        true
+    }
+    /// Whether a statistic puts time, not a grid variable, on the x axis.
+    fn time_axis(&self, _measure: Measure) -> bool {
+        false
     }
 }
 
-/// A non-allocation item kind.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Kind {
-    Graph,
-    Dynamic,
-    Potential,
+impl std::fmt::Debug for dyn ItemKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
 }
 
-impl Kind {
-    fn name(self) -> &'static str {
-        match self {
-            Self::Graph => "graph",
-            Self::Dynamic => "dynamic",
-            Self::Potential => "potential",
+/// The item kinds besides allocation, by the `kind` their configs name.
+pub(crate) const KINDS: [&dyn ItemKind; 3] =
+    [&graph::Graph, &dynamic::Dynamic, &potential::Potential];
+
+/// The kinds a config's top-level `kind` may name, in words.
+fn kind_names() -> String {
+    let names: Vec<&str> = KINDS.iter().map(|k| k.name()).collect();
+    format!("allocation (default), {}", names.join(", "))
+}
+
+/// The top-level `kind` of a config, if it names a non-allocation kind (`Ok(None)`: the
+/// allocation path). A source that is not TOML is left to the allocation parser's messages.
+pub(crate) fn detect(source: &str) -> Result<Option<&'static dyn ItemKind>, String> {
+    let Ok(table) = source.parse::<toml::Table>() else { return Ok(None) };
+    match table.get("kind") {
+        None => Ok(None),
+        Some(toml::Value::String(s)) if s == "allocation" => Ok(None),
+        Some(toml::Value::String(s)) => {
+            KINDS.iter().find(|k| k.name() == s).map(|k| Some(*k)).ok_or_else(|| {
+                let all = std::iter::once("allocation").chain(KINDS.iter().map(|k| k.name()));
+                format!(
+                    "unknown item kind `{s}`: expected one of {}{}",
+                    kind_names(),
+                    ballast_core::registry::did_you_mean(s, all)
+                )
+            })
         }
+        Some(v) => Err(format!("`kind` = {v}: expected a string, one of {}", kind_names())),
     }
 }
 
@@ -242,7 +271,7 @@ pub(crate) struct KindReference {
 /// A validated non-allocation item.
 #[derive(Debug)]
 pub(crate) struct KindExperiment {
-    pub kind: Kind,
+    pub kind: &'static dyn ItemKind,
     pub cfg: KindConfig,
     /// Resolved statistic per series.
     pub measures: Vec<Measure>,
@@ -286,18 +315,6 @@ impl KPoint {
     }
 }
 
-/// A number without float noise (0.35, not 0.35000000000000003).
-pub(crate) fn num(v: f64) -> String {
-    let r = (v * 1e9).round() / 1e9;
-    if r.fract() == 0.0 && r.abs() < 1e15 {
-        format!("{}", r as i64)
-    } else if v.abs() < 1e6 {
-        format!("{r}")
-    } else {
-        format!("{v}")
-    }
-}
-
 /// The plan of a non-allocation item at one scale.
 #[derive(Debug)]
 pub(crate) struct KPlan {
@@ -306,23 +323,13 @@ pub(crate) struct KPlan {
     pub scale: Scale,
 }
 
-/// The statistics, parameters and x variables each kind accepts.
-struct KindRules {
-    measures: &'static [Measure],
-    params: &'static [&'static str],
-}
-
-fn rules(kind: Kind) -> KindRules {
-    match kind {
-        Kind::Graph => graph::RULES,
-        Kind::Dynamic => dynamic::RULES,
-        Kind::Potential => potential::RULES,
-    }
-}
-
 impl KindExperiment {
     /// Parses and validates (every point of every scale) a non-allocation config.
-    pub(crate) fn parse(kind: Kind, path: &Path, source: &str) -> Result<Self, Error> {
+    pub(crate) fn parse(
+        kind: &'static dyn ItemKind,
+        path: &Path,
+        source: &str,
+    ) -> Result<Self, Error> {
         // Every problem at once (see `Experiment::parse`): schema errors, then the value
         // checks of every scale, skipping what the schema errors touched.
         let (cfg, schema) = crate::config::schema::deserialize::<KindConfig>(source)
@@ -338,30 +345,30 @@ impl KindExperiment {
         if schema.taint.global {
             return Err(problems.into_error());
         }
-        let r = rules(kind);
-        let hint = |k: &str| ballast_core::registry::did_you_mean(k, r.params.iter().copied());
+        let params = kind.params();
+        let hint = |k: &str| ballast_core::registry::did_you_mean(k, params.iter().copied());
         let mut measures = Vec::new();
         for (si, s) in cfg.series.iter().enumerate() {
             let skipped = problems.skips_series(si);
-            match Measure::from_name(&s.get_ref().statistic, r.measures) {
+            match Measure::from_name(&s.get_ref().statistic, kind.measures()) {
                 Ok(m) => measures.push(m),
                 Err(e) => {
                     if !skipped {
                         problems.at(Some(s.span()), format!("series `{}`: {e}", s.get_ref().name));
                         problems.skip_series(si);
                     }
-                    measures.push(r.measures[0]);
+                    measures.push(kind.measures()[0]);
                 }
             }
             for k in s.get_ref().params.keys() {
-                if !r.params.contains(&k.as_str()) && !skipped {
+                if !params.contains(&k.as_str()) && !skipped {
                     problems.at(
                         Some(s.span()),
                         format!(
                             "series `{}`: unknown parameter `{k}`: {} items take {}{}",
                             s.get_ref().name,
                             kind.name(),
-                            r.params.join(", "),
+                            params.join(", "),
                             hint(k)
                         ),
                     );
@@ -374,13 +381,13 @@ impl KindExperiment {
             .chain(cfg.reduced.iter().map(|q| &q.point));
         for map in point_maps {
             for (k, f) in map {
-                if !r.params.contains(&k.as_str()) {
+                if !params.contains(&k.as_str()) {
                     problems.at(
                         Some(f.span()),
                         format!(
                             "unknown parameter `{k}`: {} items take {}{}",
                             kind.name(),
-                            r.params.join(", "),
+                            params.join(", "),
                             hint(k)
                         ),
                     );
@@ -396,7 +403,7 @@ impl KindExperiment {
         // Shared seeds only where the checkpoint key names everything a run depends on: a
         // graph item also draws its topology from the item id, a potential item's runs
         // depend on its statistic.
-        if kind != Kind::Dynamic && (cfg.seed_item.is_some() || cfg.seed_by != SeedBy::Index) {
+        if !kind.shares_runs() && (cfg.seed_item.is_some() || cfg.seed_by != SeedBy::Index) {
             problems.at(
                 None,
                 format!(
@@ -469,33 +476,11 @@ impl KindExperiment {
         if runs == 0 {
             problems.at(Some(self.cfg.runs.span()), "`runs` must be at least 1");
         }
-        let mut grid: Vec<(String, Vec<f64>)> = Vec::new();
-        let mut grid_ok = true;
-        for (k, v) in &self.cfg.grid {
-            let v = over.and_then(|q| q.grid.get(k)).unwrap_or(v);
-            match crate::plan::grid_values_of(v.get_ref()) {
-                Ok(vals) => grid.push((k.clone(), vals)),
-                Err(e) => {
-                    grid_ok = false;
-                    problems.at(Some(v.span()), format!("grid `{k}`: {e}"));
-                }
-            }
-        }
+        let mut grid = Grid::read(&self.cfg.grid, over.map(|q| &q.grid), scale.name(), problems);
         let known: Vec<&str> = self.cfg.grid.keys().map(String::as_str).collect();
         let hint = |k: &str| ballast_core::registry::did_you_mean(k, known.iter().copied());
-        if let Some(q) = over {
-            for (k, v) in &q.grid {
-                if !self.cfg.grid.contains_key(k) {
-                    problems.at(
-                        Some(v.span()),
-                        format!("grid `{k}` is not a grid variable{}", hint(k)),
-                    );
-                }
-            }
-        }
         let xvar = self.cfg.x.variable.get_ref().clone();
-        let time_x =
-            matches!(self.measures.first(), Some(Measure::Potential | Measure::DriftPerBall));
+        let time_x = self.measures.first().is_some_and(|m| self.kind.time_axis(*m));
         if !time_x && !self.cfg.grid.contains_key(&xvar) {
             problems.at(
                 Some(self.cfg.x.variable.span()),
@@ -507,40 +492,11 @@ impl KindExperiment {
             );
         }
         // Validation expands every point: refuse grids too large to expand.
-        let total = grid
-            .iter()
-            .fold(1usize, |acc, (_, v)| acc.saturating_mul(v.len()))
-            .saturating_mul(self.cfg.series.len().max(1));
-        if total > crate::plan::MAX_POINTS {
-            let span = self.cfg.grid.values().next().map(|v| v.span());
-            problems.at(
-                span,
-                format!(
-                    "{} grid: {total} points (series × grid values); at most {} are allowed",
-                    scale.name(),
-                    crate::plan::MAX_POINTS
-                ),
-            );
-            grid_ok = false;
-        }
-        if !grid_ok {
+        grid.check_size(&self.cfg.grid, self.cfg.series.len(), scale.name(), problems);
+        if !grid.ok {
             return KPlan { points: Vec::new(), runs, scale };
         }
-        // Sorted variables with x innermost.
-        grid.sort_by(|a, b| (a.0 == xvar, &a.0).cmp(&(b.0 == xvar, &b.0)));
-        let mut combos: Vec<Vec<(String, f64)>> = vec![Vec::new()];
-        for (k, vals) in &grid {
-            combos = combos
-                .iter()
-                .flat_map(|c| {
-                    vals.iter().map(move |v| {
-                        let mut c = c.clone();
-                        c.push((k.clone(), *v));
-                        c
-                    })
-                })
-                .collect();
-        }
+        let combos = grid.combinations(&xvar);
         let mut points = Vec::new();
         for (si, s) in self.cfg.series.iter().enumerate() {
             let series = s.get_ref();
@@ -555,8 +511,8 @@ impl KindExperiment {
                 }
                 formulas.extend(series.params.iter().map(|(k, f)| (k.as_str(), f)));
                 let mut params: BTreeMap<String, f64> = combo.iter().cloned().collect();
-                let ctx = format!("series `{}` at {}", series.name, describe_grid(combo));
-                match eval_all(&formulas, &mut params) {
+                let ctx = format!("series `{}` at {}", series.name, grid::describe(combo));
+                match crate::formula::eval_named(&formulas, &mut params) {
                     Ok(()) => {}
                     Err(e) => {
                         if problems.first_report(si, "params", &Some(s.span())) {
@@ -567,12 +523,7 @@ impl KindExperiment {
                 }
                 let x = combo.iter().find(|(k, _)| *k == xvar).map_or(0.0, |(_, v)| *v);
                 let p = KPoint { series: si, grid: combo.clone(), x, params };
-                let check = match self.kind {
-                    Kind::Graph => graph::validate(series, self.measures[si], &p),
-                    Kind::Dynamic => dynamic::validate(series, self.measures[si], &p),
-                    Kind::Potential => potential::validate(series, self.measures[si], &p),
-                };
-                if let Err(e) = check {
+                if let Err(e) = self.kind.validate(series, self.measures[si], &p) {
                     if problems.first_report(si, "check", &Some(s.span())) {
                         problems.at(Some(s.span()), format!("{ctx}: {e}"));
                     }
@@ -581,7 +532,7 @@ impl KindExperiment {
             }
         }
         let units = (points.len() as u128) * u128::from(runs);
-        if units > crate::plan::MAX_UNITS {
+        if units > crate::MAX_UNITS {
             problems.at(
                 Some(self.cfg.runs.span()),
                 format!(
@@ -589,7 +540,7 @@ impl KindExperiment {
                      item are allowed (their outcomes are held in memory until the item is \
                      aggregated): use fewer runs, or split the grid into several items",
                     points.len(),
-                    crate::plan::MAX_UNITS
+                    crate::MAX_UNITS
                 ),
             );
         }
@@ -615,85 +566,15 @@ impl KindExperiment {
     }
 }
 
-fn describe_grid(combo: &[(String, f64)]) -> String {
-    let parts: Vec<String> = combo.iter().map(|(k, v)| format!("{k} = {}", num(*v))).collect();
-    if parts.is_empty() {
-        "the point".to_string()
-    } else {
-        parts.join(", ")
-    }
-}
-
-/// Evaluates named formulas in dependency order (each may use the grid variables and the
-/// parameters already evaluated).
-fn eval_all(
-    formulas: &BTreeMap<&str, &Formula>,
-    params: &mut BTreeMap<String, f64>,
-) -> Result<(), String> {
-    let mut todo: Vec<(&str, &Formula)> = formulas.iter().map(|(k, f)| (*k, *f)).collect();
-    while !todo.is_empty() {
-        let before = todo.len();
-        let mut last_err = String::new();
-        todo.retain(|(k, f)| {
-            let vars: Vec<(&str, f64)> = params.iter().map(|(k, v)| (k.as_str(), *v)).collect();
-            match f.eval(&vars) {
-                Ok(v) if v.is_finite() => {
-                    params.insert((*k).to_string(), v);
-                    false
-                }
-                Ok(v) => {
-                    last_err = format!("`{k}` = {v}: not a finite number");
-                    true
-                }
-                Err(e) => {
-                    last_err = format!("`{k}`: {e}");
-                    true
-                }
-            }
-        });
-        if todo.len() == before {
-            return Err(last_err);
-        }
-    }
-    Ok(())
-}
-
-/// A loaded reference: a file's values by (series, n, x), or a closed form.
+/// A loaded reference: a published table (the runner's format or other columns), or a
+/// closed form of the kind.
 pub(crate) enum LoadedRef {
     /// The runner's reference format.
     Table(ReferenceTable),
-    /// Another layout: values by (n, x key).
-    Columns(BTreeMap<(u64, i64), f64>),
+    /// Another layout: values by (n, x).
+    Columns(ColumnTable),
     /// A closed form of the kind, by name.
     Theory(String),
-}
-
-fn x_key(x: f64) -> i64 {
-    (x * 1e6).round() as i64
-}
-
-fn load_columns(dir: &Path, file: &str, c: &Columns) -> Result<BTreeMap<(u64, i64), f64>, Error> {
-    let path = dir.join(file);
-    let err = |message: String| Error::Reference { path: path.clone(), message };
-    let mut rdr = csv::Reader::from_path(&path).map_err(|e| err(e.to_string()))?;
-    let headers = rdr.headers().map_err(|e| err(e.to_string()))?.clone();
-    let col = |name: &str| {
-        headers
-            .iter()
-            .position(|h| h == name)
-            .ok_or_else(|| err(format!("missing column `{name}`")))
-    };
-    let (cn, cx, cv) = (col(&c.n)?, col(&c.x)?, col(&c.value)?);
-    let mut out = BTreeMap::new();
-    for (i, rec) in rdr.records().enumerate() {
-        let rec = rec.map_err(|e| err(e.to_string()))?;
-        let get = |c: usize| -> Result<f64, Error> {
-            let f = rec.get(c).unwrap_or("").trim();
-            f.parse::<f64>().map_err(|_| err(format!("row {}: {f:?} is not a number", i + 2)))
-        };
-        out.insert((get(cn)? as u64, x_key(get(cx)?)), get(cv)?);
-    }
-    Ok(out)
 }
 
 /// What a kind knows about one output row, for the references.
@@ -756,9 +637,13 @@ impl<'a> Driver<'a> {
         for r in &kexp.cfg.references {
             let r = r.get_ref().clone();
             let loaded = match (&r.file, &r.theory, &r.columns) {
-                (Some(f), _, Some(c)) => {
-                    LoadedRef::Columns(load_columns(&opts.reference_dir, f, c)?)
-                }
+                (Some(f), _, Some(c)) => LoadedRef::Columns(ColumnTable::load(
+                    &opts.reference_dir,
+                    f,
+                    &c.n,
+                    &c.x,
+                    &c.value,
+                )?),
                 (Some(f), _, None) => {
                     LoadedRef::Table(ReferenceTable::load(&opts.reference_dir, f, &r.label)?)
                 }
@@ -916,8 +801,8 @@ impl<'a> Driver<'a> {
                 LoadedRef::Columns(m) => ctx
                     .series_ref
                     .as_ref()
-                    .and_then(|_| m.get(&(ctx.n, x_key(x))))
-                    .map(|v| (*v, r.runs.unwrap_or(1))),
+                    .and_then(|_| m.get(ctx.n, x))
+                    .map(|v| (v, r.runs.unwrap_or(1))),
                 LoadedRef::Theory(name) => theory(name, &ctx).map(|v| (v, 0)),
             };
             cmp.push(value.map(|(v, runs)| compare(&summary, v + r.offset, runs, r, ctx.rounds)));
@@ -947,48 +832,38 @@ impl<'a> Driver<'a> {
         let exp = self.exp;
         let k = self.kexp;
         let wall = self.start.elapsed().as_secs_f64();
-        let config_dir =
-            exp.path().parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
         let scale = self.plan.scale;
-        let meta = Metadata {
-            item: exp.id().to_string(),
-            title: k.cfg.title.clone(),
-            config_path: exp.path().display().to_string(),
-            config_sha256: exp.sha256().to_string(),
-            seed: k.cfg.seed,
-            seed_derivation_version: SEED_DERIVATION_VERSION,
-            seed_scheme: self.kexp.cfg.seed_by.scheme().to_string(),
-            crate_version: env!("CARGO_PKG_VERSION").to_string(),
-            git_revision: crate::result::git_revision(config_dir),
-            engine: self.engine,
-            quick: opts.quick,
-            scale,
-            scale_changes: k.scale_changes(scale),
-            sampling: None,
-            stopping: Vec::new(),
-            cached_points: if self.merged.is_some() { 0 } else { self.stored_points },
-            shards: self.merged.map(|m| m.shards),
-            threads: self.pool.current_num_threads(),
-            runs: self.plan.runs,
-            points: self.plan.points.len(),
-            wall_time_s: ((wall + self.stored_wall_s) * 1000.0).round() / 1000.0,
-            balls_simulated: self.balls,
-            rounding: ROUNDING,
-            references: self
-                .refs
-                .iter()
-                .map(|(r, _)| {
-                    (
-                        r.label.clone(),
-                        r.file
-                            .clone()
-                            .or_else(|| r.theory.clone().map(|t| format!("theory:{t}")))
-                            .unwrap_or_default(),
-                    )
-                })
-                .collect(),
-            command: crate::result::command_of(opts),
-        };
+        let references = self
+            .refs
+            .iter()
+            .map(|(r, _)| {
+                let source =
+                    r.file.clone().or_else(|| r.theory.clone().map(|t| format!("theory:{t}")));
+                (r.label.clone(), source.unwrap_or_default())
+            })
+            .collect();
+        let meta = Metadata::new(
+            exp,
+            opts,
+            Execution {
+                title: k.cfg.title.clone(),
+                seed: k.cfg.seed,
+                seed_scheme: self.kexp.cfg.seed_by.scheme().to_string(),
+                engine: self.engine,
+                scale,
+                scale_changes: k.scale_changes(scale),
+                sampling: None,
+                stopping: Vec::new(),
+                cached_points: self.stored_points,
+                shards: self.merged.map(|m| m.shards),
+                threads: self.pool.current_num_threads(),
+                runs: self.plan.runs,
+                points: self.plan.points.len(),
+                wall_time_s: wall + self.stored_wall_s,
+                balls_simulated: self.balls,
+                references,
+            },
+        );
         let mut notes = k.cfg.notes.trim().to_string();
         if !self.diagnostics.is_empty() {
             use std::fmt::Write as _;
@@ -1000,7 +875,7 @@ impl<'a> Driver<'a> {
                  | series | point | drift z | lag-1 |\n|---|---|---|---|\n",
             );
             for (s, g, dz, l1) in &self.diagnostics {
-                let _ = writeln!(t, "| {s} | {} | {dz:+.2} | {l1:+.2} |", describe_grid(g));
+                let _ = writeln!(t, "| {s} | {} | {dz:+.2} | {l1:+.2} |", grid::describe(g));
             }
             notes = format!("{notes}\n\n{t}");
         }
@@ -1086,16 +961,18 @@ pub(crate) fn run(
     opts: &RunOptions,
     merged: Option<&crate::units::Merged>,
 ) -> Result<Outcome, Error> {
-    if kexp.kind == Kind::Potential && (opts.shard.is_some() || merged.is_some()) {
+    if !kexp.kind.checkpointed() && (opts.shard.is_some() || merged.is_some()) {
         return Err(Error::Shard {
             path: exp.path().to_path_buf(),
-            message: "potential items cannot be sharded yet (they run in minutes on one \
-                      machine): run them without --shard"
-                .to_string(),
+            message: format!(
+                "{} items cannot be sharded yet (they keep no checkpoints and run in minutes \
+                 on one machine): run them without --shard",
+                kexp.kind.name()
+            ),
         });
     }
     let mut d = Driver::new(exp, kexp, opts, merged)?;
-    if kexp.kind == Kind::Potential && opts.cached_only {
+    if !kexp.kind.checkpointed() && opts.cached_only {
         // Potential items keep no checkpoints, so none of their runs is ever stored.
         let points = d.plan.points.len();
         return Err(Error::NotCached {
@@ -1106,11 +983,7 @@ pub(crate) fn run(
             checkpoint: None,
         });
     }
-    match kexp.kind {
-        Kind::Graph => graph::run(&mut d)?,
-        Kind::Dynamic => dynamic::run(&mut d)?,
-        Kind::Potential => potential::run(&mut d)?,
-    }
+    kexp.kind.run(&mut d)?;
     if let Some(f) = d.shard.take() {
         return Ok(Outcome::Shard(f));
     }

@@ -28,25 +28,53 @@ use ballast_potential::{Drift, PotentialSpec, Recorder, Sampling};
 use rayon::prelude::*;
 use serde::Deserialize;
 
-use super::{summary_of, Driver, KPoint, KindRules, KindSeries, Measure, RowCtx};
+use super::{summary_of, Driver, ItemKind, KPoint, KindSeries, Measure, RowCtx};
 use crate::config::{resolve_process, RawProcess};
 use crate::stats::summarize;
 use crate::{Error, ROUNDING};
 
-pub(super) const RULES: KindRules = KindRules {
-    measures: &[Measure::Potential, Measure::DriftPerBall],
-    params: &[
-        "n",
-        "m",
-        "b",
-        "alpha",
-        "beta",
-        "sample_every",
-        "bins_per_decade",
-        "min_samples",
-        "burn_in",
-    ],
-};
+/// `kind = "potential"`: potential functions along allocation runs.
+pub(super) struct Potential;
+
+impl ItemKind for Potential {
+    fn name(&self) -> &'static str {
+        "potential"
+    }
+
+    fn measures(&self) -> &'static [Measure] {
+        &[Measure::Potential, Measure::DriftPerBall]
+    }
+
+    fn params(&self) -> &'static [&'static str] {
+        &[
+            "n",
+            "m",
+            "b",
+            "alpha",
+            "beta",
+            "sample_every",
+            "bins_per_decade",
+            "min_samples",
+            "burn_in",
+        ]
+    }
+
+    fn validate(&self, s: &KindSeries, m: Measure, p: &KPoint) -> Result<(), String> {
+        validate(s, m, p)
+    }
+
+    fn run(&self, d: &mut Driver<'_>) -> Result<(), Error> {
+        run(d)
+    }
+
+    fn checkpointed(&self) -> bool {
+        false
+    }
+
+    fn time_axis(&self, measure: Measure) -> bool {
+        matches!(measure, Measure::Potential | Measure::DriftPerBall)
+    }
+}
 
 /// What one point runs: the allocation, the tracked potentials, when to sample, and the
 /// burn-in (balls).
@@ -126,7 +154,7 @@ fn setup(s: &KindSeries, m: Measure, p: &KPoint) -> Result<Setup, String> {
     Ok(Setup { spec, pots, sampling, burn_in })
 }
 
-pub(super) fn validate(s: &KindSeries, m: Measure, p: &KPoint) -> Result<(), String> {
+fn validate(s: &KindSeries, m: Measure, p: &KPoint) -> Result<(), String> {
     setup(s, m, p).map(|_| ())
 }
 
@@ -137,7 +165,7 @@ enum Out {
     Drift(Box<Drift>),
 }
 
-pub(super) fn run(d: &mut Driver<'_>) -> Result<(), Error> {
+fn run(d: &mut Driver<'_>) -> Result<(), Error> {
     let k = d.kexp;
     let runs = d.plan.runs;
     let points = d.plan.points.clone();
