@@ -443,6 +443,21 @@ pub(crate) fn build_plan(raw: &RawConfig, scale: Scale, problems: &mut Problems<
                 continue;
             }
         };
+        let bin_sampling = match crate::config::resolve_sampling(
+            s.sampling.as_ref(),
+            problems.config_dir(),
+            &sctx,
+        ) {
+            Ok(x) => x,
+            Err((field, msg)) => {
+                let spans = problems.param_spans(si);
+                let field = field.unwrap_or_else(|| "sampling".into());
+                let span = spans.get(&field).or_else(|| spans.get("sampling")).cloned();
+                problems.at(span, msg);
+                problems.skip_series(si);
+                continue;
+            }
+        };
         let default_n = Spanned::new(0..0, Formula::new("n"));
         let n_f = point.n.as_ref().unwrap_or(&default_n);
         let b_f = s.b.as_ref().or(point.b.as_ref());
@@ -661,6 +676,7 @@ pub(crate) fn build_plan(raw: &RawConfig, scale: Scale, problems: &mut Problems<
                 record_trajectory: s.statistic == Statistic::RunningMaxGap || sampling.is_some(),
                 engine,
                 stop,
+                sampling: bin_sampling.clone(),
                 ..RunSpec::new(process, n, m.saturating_mul(blocks))
             };
             if let Err(e) = spec.validate() {
