@@ -249,8 +249,8 @@ impl fmt::Display for Sampling {
 
 /// Walker's alias table (Vose's construction): a law on `0..n` drawn with one uniform bin and
 /// one uniform real. Bin i is kept with probability `prob[i]`, else replaced by `alias[i]`,
-/// so P(i) = (prob[i] + Σ_{j : alias[j] = i} (1 − prob[j])) / n, which the construction makes
-/// w_i / Σ w up to rounding ([`AliasTable::implied`] computes it back).
+/// so `P(i) = (prob[i] + Σ_{j : alias[j] = i} (1 − prob[j])) / n`, which the construction
+/// makes `w_i / Σ w` up to rounding ([`AliasTable::implied`] computes it back).
 #[derive(Clone, Debug, PartialEq)]
 pub struct AliasTable {
     prob: Vec<f64>,
