@@ -23,6 +23,7 @@ mod list;
 mod plot;
 mod process;
 mod run;
+mod sampling;
 mod simulate;
 mod simulate_kinds;
 mod slurm;

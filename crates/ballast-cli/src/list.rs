@@ -93,6 +93,7 @@ pub fn render() -> String {
         let _ = writeln!(s, "      {:<15} {}", "tie rules:", ties);
         let weights = if k.unit_weights_only { "unit" } else { "every law (see Weights)" };
         let _ = writeln!(s, "      {:<15} {}", "weights:", weights);
+        let _ = writeln!(s, "      {:<15} {}", "sampling:", crate::sampling::process_line(k));
     }
     let _ = writeln!(
         s,
@@ -136,6 +137,7 @@ pub fn render() -> String {
             let _ = writeln!(s, "      {:<15} {} ({}{default})", p.name, p.doc, p.ty.describe());
         }
     }
+    crate::sampling::render_laws(&mut s);
     let _ = writeln!(s, "\nEngines (--engine):");
     for (name, e) in Engine::ALL {
         let _ = writeln!(s, "  {name:<15} {}", engine_doc(e));
@@ -188,6 +190,7 @@ pub fn structured() -> serde_json::Value {
                 "settings": settings_of(k),
                 "tie_breaks": ties_of(k),
                 "weights": weights_of(k),
+                "sampling": crate::sampling::laws_of(k),
             })
         })
         .collect();
@@ -247,6 +250,7 @@ pub fn structured() -> serde_json::Value {
                 json!({"name": w.name, "doc": w.doc, "params": params})
             })
             .collect::<Vec<_>>(),
+        "sampling": crate::sampling::laws_json(),
         "engines": engines,
         "configs_dir": configs,
         "items": items,

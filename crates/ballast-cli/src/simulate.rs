@@ -125,6 +125,11 @@ pub struct SimulateArgs {
     /// Mean of the exponential weights (with `--weights exp`; the same as `exp:mean=MEAN`).
     #[arg(long, value_name = "MEAN")]
     pub weight_mean: Option<f64>,
+    /// Bin sampling law, `KIND[:key=value,...]` (`two_class:fraction=0.5,factor=4`,
+    /// `zipf:s=1`, `file:path=weights.txt`; default uniform; bin engine only; `ballast list`
+    /// shows every law and which processes support it).
+    #[arg(long, value_name = "LAW")]
+    pub sampling: Option<String>,
     /// Tie-breaking rule among equally loaded samples: random, first, lowest_index, position.
     #[arg(long, default_value = "random", value_name = "RULE")]
     pub tie_break: String,
@@ -209,6 +214,10 @@ pub struct RunDescription {
     /// Stopping rule for multi-ball steps (`truncate` or `finish`; reported for every
     /// process, it only matters for twinning, packing and tight_packing).
     pub stop: &'static str,
+    /// The bin sampling law (`uniform`, `two_class`, `zipf`, `file`).
+    pub sampling: &'static str,
+    /// The sampling law's parameters (empty for uniform and file weights).
+    pub sampling_params: BTreeMap<&'static str, f64>,
 }
 
 impl RunDescription {
@@ -240,6 +249,8 @@ impl RunDescription {
             weight_mean: (spec.weights != Weights::Unit).then(|| spec.weights.mean()),
             weight_params: spec.weights.params().into_iter().collect(),
             stop: spec.stop.name(),
+            sampling: spec.sampling.name(),
+            sampling_params: spec.sampling.params().into_iter().collect(),
         }
     }
 }
@@ -391,7 +402,14 @@ fn build_spec(args: &SimulateArgs) -> Result<(RunSpec, process::ResolvedProcess)
         record_trajectory: false,
         engine: args.engine.to_core(),
         stop: args.stop.to_core(),
+        sampling: crate::sampling::parse_sampling(args.sampling.as_deref())?.0,
     };
+    if args.graph.is_some() && !spec.sampling.is_uniform() {
+        return Err(BadInput::new(
+            "`--sampling` applies to the bin engine's processes; a graphical run (--graph) \
+             samples edges or vertices of its graph uniformly",
+        ));
+    }
     spec.validate().map_err(from_core)?;
     // Refusals here; the warnings are logged by the pipeline (or by `report_observed`).
     ballast_core::registry::check_run(&spec).map_err(|e| BadInput::new(e.message))?;
@@ -532,6 +550,10 @@ pub fn one_point_config(
     }
     if spec.stop != Stop::Truncate {
         series.insert("stop".into(), Value::String(spec.stop.name().to_owned()));
+    }
+    let file = crate::sampling::parse_sampling(args.sampling.as_deref()).ok().and_then(|s| s.1);
+    if let Some(t) = crate::sampling::config_table(spec, file.as_ref()) {
+        series.insert("sampling".into(), Value::Table(t));
     }
     if let Setting::Delay { tau, mode } = spec.setting {
         series.insert("setting".into(), Value::String("delay".into()));
@@ -753,6 +775,15 @@ pub fn render_human(r: &SimulateReport) -> String {
     } else {
         let p: Vec<String> = r.run.weight_params.iter().map(|(k, v)| format!("{k}={v}")).collect();
         format!("{}({})", r.run.weights, p.join(", "))
+    };
+    // The sampling law only where it is not uniform (the line stays as it was otherwise).
+    let weights = match r.run.sampling {
+        "uniform" => weights,
+        law => {
+            let p: Vec<String> =
+                r.run.sampling_params.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            format!("{weights} sampling={law}({})", p.join(", "))
+        }
     };
     let _ = writeln!(
         s,

@@ -209,6 +209,12 @@ pub fn render_human(r: &DynamicReport) -> String {
 /// The one-point config of `--offline D`.
 fn offline_config(args: &SimulateArgs, d: u64) -> Result<String, BadInput> {
     let int = |v: u64| Value::Integer(i64::try_from(v).unwrap_or(i64::MAX));
+    if args.sampling.is_some() {
+        return Err(BadInput::new(
+            "`--sampling` applies to allocation processes; the off-line optimum takes uniform \
+             choices",
+        ));
+    }
     if d < 2 || !args.params.is_empty() || !args.process.is_empty() {
         return Err(BadInput::new(
             "`--offline D` takes D >= 2 choices per ball and no --process or --param",
@@ -335,6 +341,7 @@ pub fn outcome(args: &SimulateArgs) -> anyhow::Result<Outcome> {
         ("--graph", args.graph.is_some()),
         ("--potential", !args.potentials.is_empty()),
         ("--observe-every", args.observe_every.is_some()),
+        ("--sampling", args.sampling.is_some()),
     ];
     if let Some((flag, _)) = allocation_only.iter().find(|(_, given)| *given) {
         anyhow::bail!(BadInput::new(format!(

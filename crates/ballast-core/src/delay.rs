@@ -103,7 +103,8 @@ pub fn simulate_delay<R: RngCore + ?Sized>(
     let n = spec.n as usize;
     let mut h =
         History { loads: vec![0; n], last: vec![NONE; n], prev: vec![NONE; tau as usize], tau };
-    let mut ctx = Ctx::new(n);
+    let table = spec.sampling.table(n);
+    let mut ctx = Ctx::new(n).with_alias(table.as_ref());
     let mut max = 0u32;
     let every = spec.observe_every.unwrap_or(spec.m).max(1);
     let (mut max_gap, mut observations, mut trajectory) = (f64::NEG_INFINITY, 0u64, Vec::new());

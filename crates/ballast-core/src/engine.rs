@@ -65,6 +65,10 @@ fn simulate_with<R: RngCore + ?Sized, O: Observer>(
     fast: bool,
 ) -> Result<RunOutcome, Error> {
     spec.validate()?;
+    if !spec.sampling.is_uniform() && !crate::registry::def_of(&spec.process).settings.biased {
+        let name = crate::registry::def_of(&spec.process).name;
+        return Err(Error::Unsupported(crate::sampling::unsupported_message(name, &spec.sampling)));
+    }
     if let Setting::Delay { tau, mode } = spec.setting {
         return crate::delay::simulate_delay(spec, tau, mode, rng);
     }
@@ -362,7 +366,11 @@ where
 {
     let n = state.n();
     let m = spec.m;
-    let mut ctx = Ctx::new(n);
+    // Biased sampling: samples through the alias table, and no kernels (they draw uniform
+    // bins themselves).
+    let table = spec.sampling.table(n);
+    let mut ctx = Ctx::new(n).with_alias(table.as_ref());
+    let kernels = kernels && table.is_none();
     let mut steps = 0u64;
     let mut per_step: Vec<u64> = Vec::new();
     let mut gaps = GapTracker::new(spec.record_trajectory);

@@ -51,6 +51,7 @@ pub(crate) fn two_choice<R: RngCore + ?Sized>(
 ) {
     let (loads, max, total) = u.kernel_parts();
     let mut mx = *max;
+    debug_assert!(ctx.is_uniform(), "kernels draw uniform bins");
     let mut c = *ctx;
     let mut left = balls;
     while left > 0 {
@@ -82,6 +83,7 @@ pub(crate) fn three_choice<R: RngCore + ?Sized>(
 ) {
     let (loads, max, total) = u.kernel_parts();
     let mut mx = *max;
+    debug_assert!(ctx.is_uniform(), "kernels draw uniform bins");
     let mut c = *ctx;
     let mut left = balls;
     while left > 0 {
@@ -120,6 +122,7 @@ pub(crate) fn one_plus_beta<R: RngCore + ?Sized>(
 ) {
     let (loads, max, total) = u.kernel_parts();
     let mut mx = *max;
+    debug_assert!(ctx.is_uniform(), "kernels draw uniform bins");
     let mut c = *ctx;
 
     let mut twos = 0u64;
@@ -194,6 +197,7 @@ fn two_sample_loop<R: RngCore + ?Sized>(
 ) {
     let (loads, max, total) = u.kernel_parts();
     let mut mx = *max;
+    debug_assert!(ctx.is_uniform(), "kernels draw uniform bins");
     let mut c = *ctx;
 
     let mut left = balls;

@@ -40,6 +40,7 @@ mod outcome;
 pub mod process;
 pub mod registry;
 pub mod rng;
+pub mod sampling;
 mod spec;
 pub mod weighted;
 
@@ -51,4 +52,5 @@ pub use level::{resolve_engine, supported_engines};
 pub use loads::{gap_unit, LoadState, UnitLoads, WeightSampler, WeightedLoads};
 pub use outcome::RunOutcome;
 pub use rng::{derive_seed, sim_rng, SimRng};
+pub use sampling::{AliasTable, Sampling};
 pub use spec::{Engine, ProcessSpec, RunSpec, Setting, Stop, TieBreak, Weights};

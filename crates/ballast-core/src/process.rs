@@ -10,23 +10,49 @@ use rand_distr::{Distribution, StandardNormal};
 
 use crate::loads::LoadState;
 use crate::rng::{below, bernoulli, Bits};
+use crate::sampling::AliasTable;
 use crate::TieBreak;
 
-/// Per-run scratch shared by all rules: cheap random words and counters.
+/// Per-run scratch shared by all rules: cheap random words and counters, and the alias
+/// table of a non-uniform sampling law ([`crate::sampling`]), borrowed for the run.
 #[derive(Clone, Copy, Debug)]
-pub struct Ctx {
+pub struct Ctx<'a> {
     pub(crate) n: u32,
     pub(crate) half: u32,
     pub(crate) has_half: bool,
     pub(crate) bits: Bits,
     /// Bin samples drawn so far.
     pub samples: u64,
+    /// `None`: uniform samples (the draws of every process before biased sampling).
+    pub(crate) alias: Option<&'a AliasTable>,
 }
 
-impl Ctx {
-    /// Context for `n` bins (`1 <= n <= 2^32 − 1`).
+impl<'a> Ctx<'a> {
+    /// Context for `n` bins (`1 <= n <= 2^32 − 1`), uniform samples.
     pub fn new(n: usize) -> Self {
-        Self { n: n as u32, half: 0, has_half: false, bits: Bits::default(), samples: 0 }
+        Self {
+            n: n as u32,
+            half: 0,
+            has_half: false,
+            bits: Bits::default(),
+            samples: 0,
+            alias: None,
+        }
+    }
+
+    /// The same context drawing [`Ctx::sample`] from `table` (one per bin), or uniform for
+    /// `None`. A biased sample is the uniform sample of [`Ctx::sample`] resolved by the
+    /// table ([`AliasTable::resolve`]: one more 64-bit word).
+    pub fn with_alias(mut self, table: Option<&'a AliasTable>) -> Self {
+        debug_assert!(table.is_none_or(|t| t.len() == self.n as usize));
+        self.alias = table;
+        self
+    }
+
+    /// Whether samples are uniform (no alias table): the kernels' precondition.
+    #[inline(always)]
+    pub fn is_uniform(&self) -> bool {
+        self.alias.is_none()
     }
 
     /// Number of bins.
@@ -38,7 +64,11 @@ impl Ctx {
     #[inline(always)]
     pub fn sample<R: RngCore + ?Sized>(&mut self, rng: &mut R) -> usize {
         self.samples += 1;
-        self.draw(rng)
+        let i = self.draw(rng);
+        match self.alias {
+            None => i,
+            Some(t) => t.resolve(i, rng),
+        }
     }
 
     /// [`Ctx::sample`] without counting the sample (the kernels count theirs at the end).
@@ -128,6 +158,14 @@ impl Ctx {
         count: u64,
         mut f: impl FnMut(usize),
     ) {
+        if self.alias.is_some() {
+            // Biased samples: one at a time through the table.
+            for _ in 0..count {
+                let i = self.sample(rng);
+                f(i);
+            }
+            return;
+        }
         let n = self.n;
         let mut left = count;
         self.samples += count;
@@ -173,7 +211,8 @@ impl Ctx {
     }
 
     /// One uniform integer in `0..size` (`1 <= size <= 2^32`), counted as a bin sample (for
-    /// processes that sample within a group of bins).
+    /// processes that sample within a group of bins). Always uniform: the processes that
+    /// use it support uniform sampling only.
     #[inline]
     pub fn sample_below<R: RngCore + ?Sized>(&mut self, rng: &mut R, size: u64) -> usize {
         self.samples += 1;

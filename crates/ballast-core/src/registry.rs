@@ -32,6 +32,8 @@ use crate::czumaj::Tau;
 use crate::spec::{ProcessSpec, RunSpec, Setting, TieBreak, Weights};
 use crate::Engine;
 
+pub use crate::sampling::{find_sampling, SamplingDef, SAMPLINGS};
+
 /// What values a parameter takes.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum ParamType {
@@ -156,6 +158,8 @@ pub struct Settings {
     pub batched: bool,
     /// The τ-delay setting ([`crate::delay`]).
     pub delay: bool,
+    /// Non-uniform bin sampling ([`crate::sampling`], on the bin engine).
+    pub biased: bool,
 }
 
 /// A refused parameter list: the message every front end shows, and the parameter it is
@@ -758,7 +762,7 @@ pub static PROCESSES: &[ProcessDef] = &[
         doc: "Voecking: d contiguous groups, one sample each, least loaded, ties to the left",
         params: &[D],
         ties: NO_TIES,
-        settings: BATCHED,
+        settings: BATCHED_UNIFORM_ONLY,
         unit_weights_only: false,
         example: "",
         build: |a| Ok(ProcessSpec::AlwaysGoLeft { d: a.int("d") }),
@@ -844,9 +848,10 @@ pub static PROCESSES: &[ProcessDef] = &[
 
 const NO_TIES: &[TieBreak] = &[];
 const ALL_TIES: &[TieBreak] = &[TieBreak::First, TieBreak::LowestIndex, TieBreak::Position];
-const SEQUENTIAL_ONLY: Settings = Settings { batched: false, delay: false };
-const BATCHED: Settings = Settings { batched: true, delay: false };
-const BATCHED_AND_DELAY: Settings = Settings { batched: true, delay: true };
+const SEQUENTIAL_ONLY: Settings = Settings { batched: false, delay: false, biased: false };
+const BATCHED: Settings = Settings { batched: true, delay: false, biased: true };
+const BATCHED_AND_DELAY: Settings = Settings { batched: true, delay: true, biased: true };
+const BATCHED_UNIFORM_ONLY: Settings = Settings { biased: false, ..BATCHED };
 
 const D: ParamDef = ParamDef {
     name: "d",
@@ -980,7 +985,7 @@ pub fn run_memory_bytes(spec: &RunSpec) -> u128 {
         None => observations,
     };
     let trajectory = if spec.record_trajectory { observations * 8 } else { 0 };
-    bins + buffer + trajectory
+    bins + buffer + trajectory + crate::sampling::table_bytes(spec)
 }
 
 /// `12.3 GiB` (or MiB below one GiB).
@@ -1073,6 +1078,7 @@ pub fn check_run(spec: &RunSpec) -> Result<Vec<String>, ParamError> {
     if spec.m == 0 {
         return refuse("m", "m = 0 balls: the run would place nothing; expected m >= 1".into());
     }
+    let sampling_warnings = crate::sampling::check_run_sampling(spec)?;
     if let Setting::Batched { b } = spec.setting {
         if b > spec.m {
             return refuse(
@@ -1125,7 +1131,7 @@ pub fn check_run(spec: &RunSpec) -> Result<Vec<String>, ParamError> {
             ),
         );
     }
-    let mut warnings = Vec::new();
+    let mut warnings = sampling_warnings;
     let frozen = matches!(
         spec.process,
         ProcessSpec::Memory { .. } | ProcessSpec::Caching { .. } | ProcessSpec::TightPacking { .. }

@@ -579,6 +579,8 @@ pub struct RunSpec {
     /// Stopping rule for multi-ball steps at m balls and at batch ends (default
     /// [`Stop::Truncate`]; no effect on single-ball processes).
     pub stop: Stop,
+    /// The law of each bin sample (default uniform; `docs/sampling.md`).
+    pub sampling: crate::Sampling,
 }
 
 /// Which engine simulates a run (`ARCHITECTURE.md`, "Two engines, one meaning"; `docs/level-engine.md`). Both are exact;
@@ -634,6 +636,7 @@ impl RunSpec {
             record_trajectory: false,
             engine: Engine::Auto,
             stop: Stop::Truncate,
+            sampling: crate::Sampling::Uniform,
         }
     }
 
@@ -720,6 +723,7 @@ impl RunSpec {
         if self.observe_every == Some(0) {
             return Err(Error::invalid("observe_every", 0, "an integer >= 1"));
         }
+        self.sampling.validate(self.n)?;
         self.process.validate()
     }
 }

@@ -66,6 +66,9 @@ pub fn sorted_support(spec: &RunSpec) -> Result<(), Error> {
     let Setting::Batched { b } = spec.setting else {
         return unsupported("the setting must be batched");
     };
+    if !spec.sampling.is_uniform() {
+        return unsupported("bins must be sampled uniformly (the batch law is per position)");
+    }
     if b > u64::from(u32::MAX) {
         // Balls per position are counted in 32 bits.
         return unsupported("batches must have fewer than 2^32 balls");

@@ -55,7 +55,7 @@ pub struct InfiniteAzar {
     balls: Vec<u32>,
     d: u32,
     steps_per_round: u64,
-    ctx: Ctx,
+    ctx: Ctx<'static>,
 }
 
 impl InfiniteAzar {

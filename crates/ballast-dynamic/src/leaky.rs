@@ -98,7 +98,7 @@ pub struct LeakyBins {
     state: DynLoads,
     d: u32,
     sampler: ArrivalSampler,
-    ctx: Ctx,
+    ctx: Ctx<'static>,
     targets: Vec<u32>,
 }
 

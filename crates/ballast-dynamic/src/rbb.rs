@@ -81,7 +81,7 @@ pub struct Rbb {
     loads: Loads,
     d: u32,
     view: RethrowView,
-    ctx: Ctx,
+    ctx: Ctx<'static>,
     targets: Vec<u32>,
 }
 

@@ -1,7 +1,10 @@
 //! Experiment configuration files: the TOML schema (serde, `deny_unknown_fields`) and its
 //! validation into an [`Experiment`]. The format is documented in the crate root.
 
+mod bin_sampling;
 pub(crate) mod schema;
+pub use bin_sampling::read_weight_file;
+pub(crate) use bin_sampling::{resolve_sampling, RawBinSampling};
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::ops::Range;
@@ -394,6 +397,9 @@ pub(crate) struct RawSeries {
     pub stop: Option<Spanned<String>>,
     #[serde(default)]
     pub weights: Option<RawWeights>,
+    /// Bin sampling law (`config/bin_sampling.rs`).
+    #[serde(default)]
+    pub sampling: Option<RawBinSampling>,
     #[serde(default)]
     pub statistic: Statistic,
     #[serde(default)]
@@ -592,6 +598,11 @@ impl<'a> Problems<'a> {
 
     /// The spans of series `si`'s process parameters and weights, by name (`beta`,
     /// `tau.base`, `weights.mean`), in the coordinates [`Problems::at`] expects.
+    /// The directory of the config file (relative paths in it are read from there).
+    pub(crate) fn config_dir(&self) -> &Path {
+        self.path.parent().unwrap_or(Path::new(""))
+    }
+
     pub(crate) fn param_spans(&self, si: usize) -> std::collections::HashMap<String, Range<usize>> {
         schema::param_spans(self.remap, self.src, si)
     }

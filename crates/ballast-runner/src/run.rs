@@ -105,9 +105,15 @@ fn point_key(point: &PlanPoint, seeds: &[u64]) -> String {
     // existing checkpoints stay valid.
     let finish = s.stop == ballast_core::Stop::Finish && s.process.multi_ball();
     let stop = if finish { " stop finish" } else { "" };
+    // The sampling law only where it is not uniform, so existing checkpoints stay valid.
+    let sampling = if s.sampling.is_uniform() {
+        String::new()
+    } else {
+        format!(" sampling {}", s.sampling.fingerprint())
+    };
     let text = format!(
         "ballast-runner {} units v{} | seeds v{SEED_DERIVATION_VERSION} {seeds:?} | engine \
-         {engine} | {:?} n {} m {} {:?} {:?} {:?} observe {:?} trajectory {}{stop} | \
+         {engine} | {:?} n {} m {} {:?} {:?} {:?} observe {:?} trajectory {}{stop}{sampling} | \
          potentials {:?}",
         env!("CARGO_PKG_VERSION"),
         crate::units::UNIT_FORMAT,

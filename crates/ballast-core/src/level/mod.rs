@@ -134,6 +134,13 @@ pub const LEVEL_MAX_BALLS: u64 = 1 << 53;
 /// Whether the level engine can simulate `spec` exactly; the error says why not and names
 /// the alternative.
 pub fn level_support(spec: &RunSpec) -> Result<(), Error> {
+    if !spec.sampling.is_uniform() {
+        return Err(Error::Unsupported(format!(
+            "the level engine needs uniform bin sampling (got sampling = \"{}\": bins of one \
+             level are no longer exchangeable); use engine = \"bins\"",
+            spec.sampling.name()
+        )));
+    }
     if !matches!(spec.weights, Weights::Unit) {
         return Err(Error::Unsupported(format!(
             "the level engine needs unit weights (got weights = \"{}\"); use engine = \"bins\"",

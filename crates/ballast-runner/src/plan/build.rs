@@ -313,6 +313,8 @@ struct SeriesForms<'r> {
     tie_break: TieBreak,
     stop: Stop,
     weights: Weights,
+    /// The law the bins are sampled by (the series' `sampling`).
+    bin_sampling: ballast_core::Sampling,
 }
 
 impl<'r> SeriesForms<'r> {
@@ -332,6 +334,17 @@ impl<'r> SeriesForms<'r> {
             Err((field, msg)) => {
                 let field = field.unwrap_or_else(|| "weights".into());
                 let span = sp.params.get(&field).or_else(|| sp.params.get("weights")).cloned();
+                sp.problems.at(span, msg);
+                sp.problems.skip_series(sp.si);
+                return None;
+            }
+        };
+        let dir = sp.problems.config_dir();
+        let bin_sampling = match crate::config::resolve_sampling(s.sampling.as_ref(), dir, &sctx) {
+            Ok(x) => x,
+            Err((field, msg)) => {
+                let field = field.unwrap_or_else(|| "sampling".into());
+                let span = sp.params.get(&field).or_else(|| sp.params.get("sampling")).cloned();
                 sp.problems.at(span, msg);
                 sp.problems.skip_series(sp.si);
                 return None;
@@ -365,6 +378,7 @@ impl<'r> SeriesForms<'r> {
             tie_break,
             stop,
             weights,
+            bin_sampling,
         };
         forms.check_settings(common, sp)?;
         let delay_mode = forms.delay_mode(sp)?;
@@ -557,6 +571,7 @@ impl<'r> SeriesForms<'r> {
             record_trajectory: s.statistic == Statistic::RunningMaxGap || sampling.is_some(),
             engine: common.engine,
             stop: self.stop,
+            sampling: self.bin_sampling.clone(),
             ..RunSpec::new(process, n, m.saturating_mul(blocks))
         };
         let warnings = self.check_spec(&spec, &ctx, common, sp)?;
