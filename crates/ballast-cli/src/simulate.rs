@@ -511,6 +511,9 @@ fn toml_value(v: &ParamValue) -> toml::Value {
         ParamValue::Num(x) => toml::Value::Float(*x),
         ParamValue::Bool(b) => toml::Value::Boolean(*b),
         ParamValue::Text(t) => toml::Value::String(t.clone()),
+        ParamValue::List(v) => {
+            toml::Value::Array(v.iter().map(|x| toml::Value::Float(*x)).collect())
+        }
     }
 }
 

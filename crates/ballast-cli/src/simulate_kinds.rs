@@ -76,6 +76,9 @@ fn params(def: &ModelDef, raw: &[String]) -> Result<Table, BadInput> {
             ballast_core::registry::ParamValue::Num(x) => Value::Float(x),
             ballast_core::registry::ParamValue::Bool(b) => Value::Boolean(b),
             ballast_core::registry::ParamValue::Text(t) => Value::String(t),
+            ballast_core::registry::ParamValue::List(v) => {
+                Value::Array(v.into_iter().map(Value::Float).collect())
+            }
         };
         table.insert(name.to_owned(), v);
     }

@@ -311,7 +311,10 @@ fn unknown_and_missing_params_list_allowed_ones() {
         &sim(&["--process", "one_plus_beta", "--param", "gamma=1"]),
         &["gamma", "allowed parameters", "beta"],
     );
-    assert_bad_input(&sim(&["--process", "two_choice", "--param", "d=3"]), &["`d`", "none"]);
+    assert_bad_input(
+        &sim(&["--process", "two_choice", "--param", "d=3"]),
+        &["`d`", "replacement (true or false)"],
+    );
     assert_bad_input(&sim(&["--process", "d_choice", "--param", "d=zero"]), &["`d`", "integer"]);
     assert_bad_input(&sim(&["--process", "quantile", "--param", "delta"]), &["key=value", "delta"]);
 }

@@ -36,6 +36,9 @@ fn example_params(def: &ballast_core::registry::ProcessDef) -> Vec<(String, Stri
             let x = match p.ty {
                 ParamType::Int { lo, .. } => lo.max(2).to_string(),
                 ParamType::Bool => "false".to_owned(),
+                // One entry per bin of the n = 50 runs below (simulate and config), increasing
+                // (thresholds).
+                ParamType::List => (1..=50).map(|i| i.to_string()).collect::<Vec<_>>().join(","),
                 _ => "0.5".to_owned(),
             };
             v.push((p.name.to_owned(), x));
@@ -50,6 +53,8 @@ fn toml_table(kind: &str, params: &[(String, String)]) -> String {
     for (k, x) in params {
         let x = if x.parse::<f64>().is_ok() || x == "true" || x == "false" {
             x.clone()
+        } else if x.contains(',') {
+            format!("[{x}]")
         } else {
             format!("\"{x}\"")
         };
@@ -67,7 +72,7 @@ fn every_entry_runs_from_simulate_and_from_a_config_and_refuses_unknown_params_a
     for def in ballast_core::registry::PROCESSES {
         let params = example_params(def);
         let mut args: Vec<String> =
-            ["simulate", "--process", def.name, "--n", "20", "--m", "200"].map(String::from).into();
+            ["simulate", "--process", def.name, "--n", "50", "--m", "200"].map(String::from).into();
         for (k, x) in &params {
             args.push("--param".into());
             args.push(format!("{k}={x}"));

@@ -130,6 +130,22 @@ fn dispatch<S: LoadState, R: RngCore + ?Sized, O: Observer>(
         ProcessSpec::UnfairDChoice { d } => {
             run_rule_impl(spec, state, UnfairDChoice { d }, rng, observer, kernels)
         }
+        ProcessSpec::KThreshold { ref f } => {
+            let rule = crate::k_threshold::KThreshold { f };
+            run_rule_impl(spec, state, rule, rng, observer, kernels)
+        }
+        ProcessSpec::RankVector { ref cum } => {
+            let rule = crate::rank_vector::BinRankVector { cum };
+            run_rule_impl(spec, state, rule, rng, observer, kernels)
+        }
+        ProcessSpec::DChoiceDistinct { d } => {
+            let rule = crate::distinct::Distinct::new(d, false, tie);
+            run_rule_impl(spec, state, rule, rng, observer, kernels)
+        }
+        ProcessSpec::UnfairDChoiceDistinct { d } => {
+            let rule = crate::distinct::Distinct::new(d, true, tie);
+            run_rule_impl(spec, state, rule, rng, observer, kernels)
+        }
         ProcessSpec::OnePlusBeta { beta } => {
             run_rule_impl(spec, state, OnePlusBeta { beta, tie }, rng, observer, kernels)
         }

@@ -31,13 +31,16 @@
 pub mod binomial;
 pub mod czumaj;
 pub mod delay;
+pub mod distinct;
 pub mod engine;
 mod error;
+pub mod k_threshold;
 mod kernel;
 pub mod level;
 pub mod loads;
 mod outcome;
 pub mod process;
+pub mod rank_vector;
 pub mod registry;
 pub mod rng;
 pub mod sampling;

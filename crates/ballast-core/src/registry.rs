@@ -23,7 +23,7 @@
 //! // Unknown parameters are refused, with the allowed ones.
 //! let e = find("two_choice").unwrap().build(&[("d", ParamValue::Num(3.0))]).unwrap_err();
 //! assert_eq!(e.param.as_deref(), Some("d"));
-//! assert!(e.to_string().contains("allowed parameters: none"));
+//! assert!(e.to_string().contains("allowed parameters: replacement (true or false)"));
 //! ```
 
 use std::fmt;
@@ -56,6 +56,9 @@ pub enum ParamType {
     Bool,
     /// One of the listed names.
     Choice(&'static [&'static str]),
+    /// A non-empty list of finite numbers (a config array, `a,b,c` on the command line);
+    /// each entry's range is its process's to check.
+    List,
 }
 
 impl ParamType {
@@ -69,12 +72,13 @@ impl ParamType {
             Self::RealOrMinusInf => "a finite number or -inf".to_owned(),
             Self::Bool => "true or false".to_owned(),
             Self::Choice(names) => format!("one of {}", names.join(", ")),
+            Self::List => "a non-empty list of finite numbers".to_owned(),
         }
     }
 
     /// Whether values of this type are numbers (configs may give them as formulas).
     pub fn is_numeric(self) -> bool {
-        !matches!(self, Self::Bool | Self::Choice(_))
+        !matches!(self, Self::Bool | Self::Choice(_) | Self::List)
     }
 }
 
@@ -139,6 +143,8 @@ pub enum ParamValue {
     Bool(bool),
     /// A name.
     Text(String),
+    /// A list of numbers ([`ParamType::List`]).
+    List(Vec<f64>),
 }
 
 impl fmt::Display for ParamValue {
@@ -147,6 +153,10 @@ impl fmt::Display for ParamValue {
             Self::Num(v) => write!(f, "{v}"),
             Self::Bool(b) => write!(f, "{b}"),
             Self::Text(t) => write!(f, "\"{t}\""),
+            Self::List(v) => {
+                let items: Vec<String> = v.iter().map(f64::to_string).collect();
+                write!(f, "[{}]", items.join(", "))
+            }
         }
     }
 }
@@ -237,6 +247,12 @@ impl ParamList {
                 _ => ParamValue::Text(raw.to_owned()),
             },
             ParamType::Choice(_) => ParamValue::Text(raw.to_owned()),
+            ParamType::List => {
+                match raw.split(',').map(|x| x.trim().parse::<f64>()).collect::<Result<_, _>>() {
+                    Ok(v) => ParamValue::List(v),
+                    Err(_) => ParamValue::Text(raw.to_owned()),
+                }
+            }
             _ => match raw.parse::<f64>() {
                 Ok(x) if !x.is_nan() => ParamValue::Num(x),
                 _ => ParamValue::Text(raw.to_owned()),
@@ -260,6 +276,9 @@ impl ParamList {
             }
             (ParamType::Bool, ParamValue::Bool(_)) => true,
             (ParamType::Choice(names), ParamValue::Text(t)) => names.contains(&t.as_str()),
+            (ParamType::List, ParamValue::List(v)) => {
+                !v.is_empty() && v.iter().all(|x| x.is_finite())
+            }
             _ => false,
         };
         if ok {
@@ -357,6 +376,14 @@ impl Args {
     /// An optional integer parameter.
     pub fn opt_int(&self, name: &str) -> Option<u32> {
         self.opt_num(name).map(|v| v as u32)
+    }
+
+    /// A list parameter, if given or defaulted.
+    pub fn list(&self, name: &str) -> Option<&[f64]> {
+        match self.get(name) {
+            Some(ParamValue::List(v)) => Some(v),
+            _ => None,
+        }
     }
 
     /// A boolean parameter.
@@ -465,6 +492,7 @@ impl ProcessDef {
                     ParamType::Int { lo, hi } => ParamValue::Num(f64::from(lo.max(2).min(hi))),
                     ParamType::Bool => ParamValue::Bool(false),
                     ParamType::Choice(names) => ParamValue::Text(names[0].to_owned()),
+                    ParamType::List => ParamValue::List(vec![0.5]),
                     _ => ParamValue::Num(0.5),
                 };
                 (p.name, v)
@@ -515,42 +543,92 @@ pub static PROCESSES: &[ProcessDef] = &[
     ProcessDef {
         name: "two_choice",
         doc: "d_choice with d = 2",
-        params: &[],
+        params: &[REPLACEMENT],
         ties: ALL_TIES,
         settings: BATCHED_AND_DELAY,
         unit_weights_only: false,
         example: "",
-        build: |_| Ok(ProcessSpec::DChoice { d: 2 }),
+        build: |a| Ok(d_choice(2, a)),
     },
     ProcessDef {
         name: "three_choice",
         doc: "d_choice with d = 3",
-        params: &[],
+        params: &[REPLACEMENT],
         ties: ALL_TIES,
         settings: BATCHED_AND_DELAY,
         unit_weights_only: false,
         example: "",
-        build: |_| Ok(ProcessSpec::DChoice { d: 3 }),
+        build: |a| Ok(d_choice(3, a)),
     },
     ProcessDef {
         name: "d_choice",
         doc: "d samples; the ball goes to a least loaded one",
-        params: &[D],
+        params: &[D, REPLACEMENT],
         ties: ALL_TIES,
         settings: BATCHED_AND_DELAY,
         unit_weights_only: false,
         example: "",
-        build: |a| Ok(ProcessSpec::DChoice { d: a.int("d") }),
+        build: |a| Ok(d_choice(a.int("d"), a)),
     },
     ProcessDef {
         name: "unfair_d_choice",
         doc: "d samples; the ball goes to a most loaded one (heavy-tailed load profiles)",
-        params: &[D],
+        params: &[D, REPLACEMENT],
         ties: &[TieBreak::First],
         settings: BATCHED,
         unit_weights_only: false,
         example: "",
-        build: |a| Ok(ProcessSpec::UnfairDChoice { d: a.int("d") }),
+        build: |a| {
+            let d = a.int("d");
+            Ok(if a.flag(crate::distinct::OPTION) {
+                ProcessSpec::UnfairDChoice { d }
+            } else {
+                ProcessSpec::UnfairDChoiceDistinct { d }
+            })
+        },
+    },
+    ProcessDef {
+        name: "rank_vector",
+        doc: "the ball goes to the bin at a rank drawn from p (rank 1 = most loaded, ties in \
+              random order)",
+        params: &[ParamDef {
+            name: "p",
+            ty: ParamType::List,
+            default: ParamDefault::Required,
+            doc: "weights >= 0 of ranks 1..=n, one per bin, divided by their sum (in a config \
+                  also one formula in x = i/n, i and n)",
+        }],
+        ties: NO_TIES,
+        settings: BATCHED_UNIFORM_ONLY,
+        unit_weights_only: false,
+        example: "",
+        build: |a| {
+            let p = a.list("p").expect("required list");
+            crate::rank_vector::normalise(p)
+                .map(|cum| ProcessSpec::RankVector { cum })
+                .map_err(|why| a.refuse("p", format!("`p`: {why}")))
+        },
+    },
+    ProcessDef {
+        name: "k_threshold",
+        doc: "two samples, each seen through k questions \"load >= W/n + f_j?\"; fewer yes \
+              answers wins, a coin between equal counts",
+        params: &[ParamDef {
+            name: "f",
+            ty: ParamType::List,
+            default: ParamDefault::Required,
+            doc: "thresholds above the average load, strictly increasing (1 to 64)",
+        }],
+        ties: NO_TIES,
+        settings: BATCHED,
+        unit_weights_only: false,
+        example: "",
+        build: |a| {
+            let f = a.list("f").expect("required list").to_vec();
+            crate::k_threshold::check_thresholds(&f)
+                .map(|()| ProcessSpec::KThreshold { f })
+                .map_err(|why| a.refuse("f", format!("`f`: {why}")))
+        },
     },
     ProcessDef {
         name: "one_plus_beta",
@@ -859,6 +937,22 @@ const D: ParamDef = ParamDef {
     default: ParamDefault::Required,
     doc: "number of samples",
 };
+const REPLACEMENT: ParamDef = ParamDef {
+    name: crate::distinct::OPTION,
+    ty: ParamType::Bool,
+    default: ParamDefault::Bool(true),
+    doc: "sample with replacement (false: d distinct bins, d <= n)",
+};
+
+/// d-Choice with or without replacement (the `replacement` option).
+fn d_choice(d: u32, a: &Args) -> ProcessSpec {
+    if a.flag(crate::distinct::OPTION) {
+        ProcessSpec::DChoice { d }
+    } else {
+        ProcessSpec::DChoiceDistinct { d }
+    }
+}
+
 const FRESH_D: ParamDef = ParamDef {
     name: "d",
     ty: ParamType::Int { lo: 1, hi: 1024 },
@@ -1079,6 +1173,8 @@ pub fn check_run(spec: &RunSpec) -> Result<Vec<String>, ParamError> {
         return refuse("m", "m = 0 balls: the run would place nothing; expected m >= 1".into());
     }
     let sampling_warnings = crate::sampling::check_run_sampling(spec)?;
+    crate::distinct::check(spec)?;
+    crate::rank_vector::check(spec)?;
     if let Setting::Batched { b } = spec.setting {
         if b > spec.m {
             return refuse(
@@ -1384,7 +1480,7 @@ mod tests {
         let tc = find("two_choice").unwrap();
         let e = tc.build(&[("d", ParamValue::Num(3.0))]).unwrap_err();
         assert_eq!(e.param.as_deref(), Some("d"));
-        assert!(e.message.contains("allowed parameters: none"), "{e}");
+        assert!(e.message.contains("allowed parameters: replacement"), "{e}");
         let dc = find("d_choice").unwrap();
         let e = dc.build(&[("dd", ParamValue::Num(3.0))]).unwrap_err().to_string();
         assert!(e.contains("did you mean `d`"), "{e}");

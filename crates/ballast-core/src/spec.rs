@@ -22,6 +22,30 @@ pub enum ProcessSpec {
         /// Number of samples, at least 1.
         d: u32,
     },
+    /// d-Choice without replacement: `d` distinct uniform bins (`d <= n`); the ball goes to a
+    /// least loaded one ([`crate::distinct`]).
+    DChoiceDistinct {
+        /// Number of samples, at least 1 and at most n.
+        d: u32,
+    },
+    /// Unfair d-Choice without replacement: `d` distinct uniform bins (`d <= n`); the ball
+    /// goes to a most loaded one ([`crate::distinct`]).
+    UnfairDChoiceDistinct {
+        /// Number of samples, at least 1 and at most n.
+        d: u32,
+    },
+    /// Allocation vector over ranks ([`crate::rank_vector`]): the ball goes to the bin at a
+    /// rank drawn from a probability vector (rank 1 the most loaded, ties in random order).
+    RankVector {
+        /// Cumulative probabilities of ranks 1..=n (non-decreasing, last entry 1).
+        cum: Vec<f64>,
+    },
+    /// k-Threshold ([`crate::k_threshold`]): two samples seen through the questions
+    /// "load >= W/n + f_j?"; fewer "yes" answers wins, a coin between equal counts.
+    KThreshold {
+        /// Thresholds above the average, strictly increasing, 1 to 64 of them.
+        f: Vec<f64>,
+    },
     /// With probability `beta` a Two-Choice step, otherwise a One-Choice step.
     OnePlusBeta {
         /// Probability of taking a second sample, in `[0, 1]`.
@@ -131,6 +155,10 @@ impl ProcessSpec {
             Self::OneChoice => "one_choice",
             Self::DChoice { .. } => "d_choice",
             Self::UnfairDChoice { .. } => "unfair_d_choice",
+            Self::DChoiceDistinct { .. } => "d_choice",
+            Self::RankVector { .. } => "rank_vector",
+            Self::KThreshold { .. } => "k_threshold",
+            Self::UnfairDChoiceDistinct { .. } => "unfair_d_choice",
             Self::OnePlusBeta { .. } => "one_plus_beta",
             Self::Quantile { .. } => "quantile",
             Self::MixedQuantile { .. } => "mixed_quantile",
@@ -167,8 +195,23 @@ impl ProcessSpec {
                 Err(Error::invalid(name, v, "a finite number >= 0"))
             }
         }
+        if let Self::RankVector { cum } = self {
+            let ok = cum.last() == Some(&1.0)
+                && cum.windows(2).all(|w| w[0] <= w[1])
+                && cum.first().is_some_and(|&c| c >= 0.0);
+            return if ok {
+                Ok(())
+            } else {
+                Err(Error::invalid("p", "…", "cumulative rank probabilities ending at 1"))
+            };
+        }
+        if let Self::KThreshold { f } = self {
+            return crate::k_threshold::check_thresholds(f)
+                .map_err(|_| Error::invalid("f", "…", "1 to 64 finite increasing thresholds"));
+        }
         match *self {
             Self::OneChoice | Self::MeanThinning { .. } | Self::Twinning => Ok(()),
+            Self::RankVector { .. } | Self::KThreshold { .. } => Ok(()),
             Self::Packing { offset } | Self::TightPacking { offset, balls: None } => {
                 if offset <= 1_000_000 {
                     Ok(())
@@ -220,7 +263,10 @@ impl ProcessSpec {
                     Err(Error::invalid("f", f, "a finite number"))
                 }
             }
-            Self::DChoice { d } | Self::UnfairDChoice { d } => {
+            Self::DChoice { d }
+            | Self::UnfairDChoice { d }
+            | Self::DChoiceDistinct { d }
+            | Self::UnfairDChoiceDistinct { d } => {
                 if (1..=1024).contains(&d) {
                     Ok(())
                 } else {
@@ -268,6 +314,7 @@ impl ProcessSpec {
     /// Whether the process compares loads of several samples, so that a [`TieBreak`] applies.
     pub fn compares(&self) -> bool {
         matches!(self, Self::DChoice { d } | Self::UnfairDChoice { d } if *d > 1)
+            || matches!(crate::distinct::distinct_d(self), Some(d) if d > 1)
             || matches!(self, Self::OnePlusBeta { .. })
     }
 }
@@ -717,6 +764,24 @@ impl RunSpec {
                     "d",
                     d,
                     "at most n for always_go_left (one group per sample)",
+                ));
+            }
+        }
+        if let Some(d) = crate::distinct::distinct_d(&self.process) {
+            if u64::from(d) > self.n {
+                return Err(Error::invalid(
+                    "d",
+                    d,
+                    "at most n when sampling without replacement (d distinct bins)",
+                ));
+            }
+        }
+        if let ProcessSpec::RankVector { cum } = &self.process {
+            if cum.len() as u64 != self.n {
+                return Err(Error::invalid(
+                    "p",
+                    format!("of {} entries for n = {} bins", cum.len(), self.n),
+                    "one entry per bin (a list of length n)",
                 ));
             }
         }

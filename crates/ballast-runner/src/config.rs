@@ -341,7 +341,13 @@ pub(crate) fn table_params(
                     .map_err(|e| (Some(name.clone()), format!("{ctx}: `{name}`: {e}")))?;
                 ParamValue::Num(x)
             }
+            toml::Value::String(t) if pdef.ty == registry::ParamType::List => {
+                list_formula(t, vars, ctx, name)?
+            }
             toml::Value::String(t) => ParamValue::Text(t.clone()),
+            toml::Value::Array(a) if pdef.ty == registry::ParamType::List => {
+                list_param(a, vars, ctx, name)?
+            }
             other => {
                 let msg = format!("{ctx}: `{name}` = {other}: expected {}", pdef.ty.describe());
                 return Err((Some(name.clone()), msg));
@@ -350,6 +356,65 @@ pub(crate) fn table_params(
         given.push((pdef.name, value));
     }
     Ok(given)
+}
+
+/// A list parameter written as a formula: its values at `i = 1..=n` with `x = i/n` (and
+/// the point's variables), one entry per bin.
+fn list_formula(
+    text: &str,
+    vars: &[(&str, f64)],
+    ctx: &str,
+    name: &str,
+) -> Result<ParamValue, ProcessProblem> {
+    let fail = |msg: String| (Some(name.to_owned()), format!("{ctx}: `{name}`: {msg}"));
+    let n = vars.iter().find(|(k, _)| *k == "n").map(|(_, v)| *v).ok_or_else(|| {
+        fail("a formula list needs the number of bins n; give the entries as an array".into())
+    })?;
+    if n > ballast_core::rank_vector::MAX_LEN as f64 {
+        return Err(fail(format!(
+            "a formula list has one entry per bin, and n = {n} is above {}",
+            ballast_core::rank_vector::MAX_LEN
+        )));
+    }
+    let f = Formula::new(text);
+    let mut at: Vec<(&str, f64)> =
+        vars.iter().copied().filter(|(k, _)| *k != "i" && *k != "x").collect();
+    at.push(("i", 0.0));
+    at.push(("x", 0.0));
+    let (ii, xi) = (at.len() - 2, at.len() - 1);
+    let mut v = Vec::with_capacity(n as usize);
+    for i in 1..=n as u64 {
+        at[ii].1 = i as f64;
+        at[xi].1 = i as f64 / n;
+        v.push(f.eval(&at).map_err(|e| fail(format!("at i = {i}: {e}")))?);
+    }
+    Ok(ParamValue::List(v))
+}
+
+/// A list parameter written as an array: each entry a number, or a formula over the
+/// point's variables.
+fn list_param(
+    a: &[toml::Value],
+    vars: &[(&str, f64)],
+    ctx: &str,
+    name: &str,
+) -> Result<ParamValue, ProcessProblem> {
+    let mut v = Vec::with_capacity(a.len());
+    for (i, item) in a.iter().enumerate() {
+        let x = match item {
+            toml::Value::Integer(k) => *k as f64,
+            toml::Value::Float(x) => *x,
+            toml::Value::String(t) => Formula::new(t.as_str()).eval(vars).map_err(|e| {
+                (Some(name.to_owned()), format!("{ctx}: `{name}` entry {}: {e}", i + 1))
+            })?,
+            other => {
+                let msg = format!("{ctx}: `{name}` entry {} = {other}: expected a number", i + 1);
+                return Err((Some(name.to_owned()), msg));
+            }
+        };
+        v.push(x);
+    }
+    Ok(ParamValue::List(v))
 }
 
 /// Ball weights as written in a config: a table `{ kind = "exp", mean = 2 }` whose kind and

@@ -65,6 +65,10 @@ impl Law {
                 tails: (truncate && sigma > 0.0).then(|| NormalIntervals::new(sigma)),
             },
             ProcessSpec::UnfairDChoice { .. }
+            | ProcessSpec::DChoiceDistinct { .. }
+            | ProcessSpec::UnfairDChoiceDistinct { .. }
+            | ProcessSpec::RankVector { .. }
+            | ProcessSpec::KThreshold { .. }
             | ProcessSpec::Twinning
             | ProcessSpec::Packing { .. }
             | ProcessSpec::TightPacking { .. }

@@ -203,6 +203,32 @@ pub fn level_support(spec: &RunSpec) -> Result<(), Error> {
                 Ok(())
             }
         }
+        // Ranks are positions of the sorted view; the batch step has no law for a vector
+        // (nor for k-Threshold's questions, which depend on the loads only).
+        ProcessSpec::RankVector { .. } | ProcessSpec::KThreshold { .. } => {
+            if batched {
+                Err(Error::Unsupported(format!(
+                    "the level engine simulates {} sequentially only (no batch law for it \
+                     yet); use engine = \"bins\"",
+                    spec.process.kind()
+                )))
+            } else {
+                Ok(())
+            }
+        }
+        // Distinct samples: the generic rule on the sorted view (distinct positions are
+        // distinct bins); the batch step has no law for them.
+        ProcessSpec::DChoiceDistinct { .. } | ProcessSpec::UnfairDChoiceDistinct { .. } => {
+            if batched {
+                Err(Error::Unsupported(format!(
+                    "the level engine simulates {} with replacement = false sequentially only \
+                     (no batch law for distinct samples); use engine = \"bins\"",
+                    spec.process.kind()
+                )))
+            } else {
+                Ok(())
+            }
+        }
         // Multi-ball steps: exact sequentially; inside a batch the number of steps is random
         // (a step may be cut at the batch end), which the batch step does not model.
         ProcessSpec::Twinning | ProcessSpec::Packing { .. } | ProcessSpec::TightPacking { .. } => {
@@ -317,6 +343,10 @@ pub fn resolve_engine(spec: &RunSpec) -> Result<Engine, Error> {
                         b >= AUTO_BATCH_MIN_BALLS
                     }
                 }
+                // The bin engine pays O(n) per ball for a rank vector.
+                Setting::Sequential if matches!(spec.process, ProcessSpec::RankVector { .. }) => {
+                    true
+                }
                 Setting::Sequential => spec.n >= AUTO_SEQUENTIAL_MIN_N,
                 Setting::Delay { .. } => unreachable!("refused by level_support"),
             };
@@ -394,6 +424,18 @@ fn sequential<R: RngCore + ?Sized, O: Observer>(
             run_seq_chunkable(spec, s, Sorted::OnePlusBeta { beta }, law, r, o, chunking)
         }
         ProcessSpec::UnfairDChoice { d } => run_seq(spec, s, UnfairDChoice { d }, r, o),
+        ProcessSpec::RankVector { ref cum } => {
+            run_seq(spec, s, crate::rank_vector::SortedRankVector { cum }, r, o)
+        }
+        ProcessSpec::KThreshold { ref f } => {
+            run_seq(spec, s, crate::k_threshold::KThreshold { f }, r, o)
+        }
+        ProcessSpec::DChoiceDistinct { d } => {
+            run_seq(spec, s, crate::distinct::Distinct::new(d, false, spec.tie_break), r, o)
+        }
+        ProcessSpec::UnfairDChoiceDistinct { d } => {
+            run_seq(spec, s, crate::distinct::Distinct::new(d, true, spec.tie_break), r, o)
+        }
         ProcessSpec::Quantile { delta } => {
             let heavy = heavy_count(delta, n);
             let rule = Sorted::Quantile { heavy, eta: 1.0, n };

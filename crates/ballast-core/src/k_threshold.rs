@@ -1,0 +1,75 @@
+//! k-Threshold (`docs/processes.md#k_threshold`): two uniform samples, each seen only
+//! through `k` binary questions "is its load at least `W/n + f_j`?" for thresholds
+//! `f_1 < … < f_k` measured from the average load; the ball goes to the sample with fewer
+//! "yes" answers, a fair coin between equal counts.
+//!
+//! A question is answered as relative_threshold's acceptance is, on the normalised load:
+//! "yes" when `x − W/n >= f_j` (`LoadState::normalized`, computed without cancellation).
+//! Decisions depend on the loads only, so the level engine runs the rule on its sorted view
+//! (sequential setting); its batch step has no law for it.
+
+use rand::RngCore;
+
+use crate::loads::LoadState;
+use crate::process::{Ctx, Placement, Ranks, Rule};
+
+/// Largest number of thresholds.
+pub const MAX_K: usize = 64;
+
+/// Checks the thresholds: 1 to [`MAX_K`] finite numbers in strictly increasing order.
+pub fn check_thresholds(f: &[f64]) -> Result<(), String> {
+    if f.is_empty() || f.len() > MAX_K {
+        return Err(format!("{} thresholds; expected 1 to {MAX_K}", f.len()));
+    }
+    if let Some(x) = f.iter().find(|x| !x.is_finite()) {
+        return Err(format!("threshold {x}; expected finite numbers"));
+    }
+    if let Some(w) = f.windows(2).find(|w| w[0] >= w[1]) {
+        return Err(format!(
+            "thresholds {} then {}; expected strictly increasing thresholds f_1 < ... < f_k",
+            w[0], w[1]
+        ));
+    }
+    Ok(())
+}
+
+/// The rule: two samples, fewer "yes" answers wins, a coin between equal counts.
+#[derive(Clone, Debug)]
+pub struct KThreshold<'a> {
+    /// Thresholds above the average load, increasing.
+    pub f: &'a [f64],
+}
+
+impl KThreshold<'_> {
+    /// The number of thresholds at or below the normalised load `y`.
+    #[inline]
+    fn yes(&self, y: f64) -> usize {
+        self.f.partition_point(|&f| f <= y)
+    }
+}
+
+impl Rule for KThreshold<'_> {
+    #[inline]
+    fn place<S: LoadState, R: RngCore + ?Sized>(
+        &mut self,
+        s: &S,
+        _r: &Ranks<S::Load>,
+        rng: &mut R,
+        ctx: &mut Ctx,
+    ) -> Placement {
+        let a = ctx.sample(rng);
+        let b = ctx.sample(rng);
+        let (ya, yb) = (self.yes(s.normalized(a)), self.yes(s.normalized(b)));
+        Placement::one(match ya.cmp(&yb) {
+            std::cmp::Ordering::Less => a,
+            std::cmp::Ordering::Greater => b,
+            std::cmp::Ordering::Equal => {
+                if ctx.coin(rng) {
+                    b
+                } else {
+                    a
+                }
+            }
+        })
+    }
+}
