@@ -26,6 +26,7 @@ mod run;
 mod simulate;
 mod simulate_kinds;
 mod slurm;
+mod start;
 
 use clap::{Parser, Subcommand};
 

@@ -136,6 +136,7 @@ pub fn render() -> String {
             let _ = writeln!(s, "      {:<15} {} ({}{default})", p.name, p.doc, p.ty.describe());
         }
     }
+    crate::start::render_starts(&mut s);
     let _ = writeln!(s, "\nEngines (--engine):");
     for (name, e) in Engine::ALL {
         let _ = writeln!(s, "  {name:<15} {}", engine_doc(e));
@@ -247,6 +248,7 @@ pub fn structured() -> serde_json::Value {
                 json!({"name": w.name, "doc": w.doc, "params": params})
             })
             .collect::<Vec<_>>(),
+        "starts": crate::start::structured_starts(),
         "engines": engines,
         "configs_dir": configs,
         "items": items,

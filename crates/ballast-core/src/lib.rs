@@ -38,9 +38,11 @@ pub mod level;
 pub mod loads;
 mod outcome;
 pub mod process;
+pub mod recovery;
 pub mod registry;
 pub mod rng;
 mod spec;
+pub mod start;
 pub mod weighted;
 
 pub use czumaj::Tau;
@@ -52,3 +54,4 @@ pub use loads::{gap_unit, LoadState, UnitLoads, WeightSampler, WeightedLoads};
 pub use outcome::RunOutcome;
 pub use rng::{derive_seed, sim_rng, SimRng};
 pub use spec::{Engine, ProcessSpec, RunSpec, Setting, Stop, TieBreak, Weights};
+pub use start::Start;

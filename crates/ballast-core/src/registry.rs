@@ -54,6 +54,8 @@ pub enum ParamType {
     Bool,
     /// One of the listed names.
     Choice(&'static [&'static str]),
+    /// Any text (a file path).
+    Text,
 }
 
 impl ParamType {
@@ -67,12 +69,13 @@ impl ParamType {
             Self::RealOrMinusInf => "a finite number or -inf".to_owned(),
             Self::Bool => "true or false".to_owned(),
             Self::Choice(names) => format!("one of {}", names.join(", ")),
+            Self::Text => "a text".to_owned(),
         }
     }
 
     /// Whether values of this type are numbers (configs may give them as formulas).
     pub fn is_numeric(self) -> bool {
-        !matches!(self, Self::Bool | Self::Choice(_))
+        !matches!(self, Self::Bool | Self::Choice(_) | Self::Text)
     }
 }
 
@@ -232,7 +235,7 @@ impl ParamList {
                 "false" => ParamValue::Bool(false),
                 _ => ParamValue::Text(raw.to_owned()),
             },
-            ParamType::Choice(_) => ParamValue::Text(raw.to_owned()),
+            ParamType::Choice(_) | ParamType::Text => ParamValue::Text(raw.to_owned()),
             _ => match raw.parse::<f64>() {
                 Ok(x) if !x.is_nan() => ParamValue::Num(x),
                 _ => ParamValue::Text(raw.to_owned()),
@@ -256,6 +259,7 @@ impl ParamList {
             }
             (ParamType::Bool, ParamValue::Bool(_)) => true,
             (ParamType::Choice(names), ParamValue::Text(t)) => names.contains(&t.as_str()),
+            (ParamType::Text, ParamValue::Text(_)) => true,
             _ => false,
         };
         if ok {
@@ -1309,6 +1313,8 @@ pub const WEIGHTS: &[WeightDef] = &[
         make: |a| Weights::Pareto { alpha: a.num("alpha"), scale: a.num("scale") },
     },
 ];
+
+pub use crate::start::{find_start, StartDef, StartSource, STARTS};
 
 /// The weight law `name`, or the registry's "unknown weight law" message.
 pub fn find_weights(name: &str) -> Result<&'static WeightDef, ParamError> {

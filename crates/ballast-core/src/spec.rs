@@ -579,6 +579,9 @@ pub struct RunSpec {
     /// Stopping rule for multi-ball steps at m balls and at batch ends (default
     /// [`Stop::Truncate`]; no effect on single-ball processes).
     pub stop: Stop,
+    /// The loads the run starts from (default [`crate::Start::Empty`]); `m` counts the
+    /// balls the process adds on top ([`crate::start`]).
+    pub start: crate::Start,
 }
 
 /// Which engine simulates a run (`ARCHITECTURE.md`, "Two engines, one meaning"; `docs/level-engine.md`). Both are exact;
@@ -634,7 +637,14 @@ impl RunSpec {
             record_trajectory: false,
             engine: Engine::Auto,
             stop: Stop::Truncate,
+            start: crate::Start::Empty,
         }
+    }
+
+    /// Builder: start state.
+    pub fn start(mut self, start: crate::Start) -> Self {
+        self.start = start;
+        self
     }
 
     /// Builder: stopping rule for multi-ball steps.
@@ -720,6 +730,7 @@ impl RunSpec {
         if self.observe_every == Some(0) {
             return Err(Error::invalid("observe_every", 0, "an integer >= 1"));
         }
+        self.start.check(self)?;
         self.process.validate()
     }
 }

@@ -14,6 +14,7 @@ use crate::config::{
     RawPoint, Sampling, Scale, SettingKind, Statistic,
 };
 use crate::formula::Formula;
+use crate::start::{check_recovery, resolve_start};
 use crate::stats::Rounding;
 
 /// One point of the plan: a series at one combination of grid values.
@@ -37,6 +38,9 @@ pub struct PlanPoint {
     /// The series' `theory` formula at this point (e.g. ln ln n / ln d), printed beside our
     /// values; `None` without one.
     pub theory: Option<f64>,
+    /// The series' `recovery_target` at this point (the gap `recovery_time` waits for);
+    /// `None` without one.
+    pub recovery_target: Option<f64>,
 }
 
 /// A series of the plan.
@@ -443,6 +447,32 @@ pub(crate) fn build_plan(raw: &RawConfig, scale: Scale, problems: &mut Problems<
                 continue;
             }
         };
+        let start = match resolve_start(s.start.as_ref(), problems.config_dir(), &sctx) {
+            Ok(st) => st,
+            Err((field, msg)) => {
+                let spans = problems.param_spans(si);
+                let field = field.unwrap_or_else(|| "start".into());
+                let span = spans.get(&field).or_else(|| spans.get("start")).cloned();
+                problems.at(span, msg);
+                problems.skip_series(si);
+                continue;
+            }
+        };
+        let equalize = matches!(s.process.get_ref().0.get("kind"), Some(toml::Value::String(k)) if k == "equalize");
+        let delayed_series = s.setting == Some(SettingKind::Delay);
+        if let Err(msg) = check_recovery(
+            s.statistic,
+            &s.also,
+            s.recovery_target.is_some(),
+            delayed_series,
+            equalize,
+            &sctx,
+        ) {
+            let span = s.recovery_target.as_ref().map(|f| f.span()).unwrap_or(s_sp.span());
+            problems.at(Some(span), msg);
+            problems.skip_series(si);
+            continue;
+        }
         let default_n = Spanned::new(0..0, Formula::new("n"));
         let n_f = point.n.as_ref().unwrap_or(&default_n);
         let b_f = s.b.as_ref().or(point.b.as_ref());
@@ -661,6 +691,7 @@ pub(crate) fn build_plan(raw: &RawConfig, scale: Scale, problems: &mut Problems<
                 record_trajectory: s.statistic == Statistic::RunningMaxGap || sampling.is_some(),
                 engine,
                 stop,
+                start: start.clone(),
                 ..RunSpec::new(process, n, m.saturating_mul(blocks))
             };
             if let Err(e) = spec.validate() {
@@ -723,6 +754,23 @@ pub(crate) fn build_plan(raw: &RawConfig, scale: Scale, problems: &mut Problems<
                 },
                 None => None,
             };
+            let recovery_target = match &s.recovery_target {
+                Some(f) => match f.get_ref().eval(&vars) {
+                    Ok(v) if v.is_finite() => Some(v),
+                    Ok(v) => {
+                        let msg =
+                            format!("{ctx}: `recovery_target` = {v}: expected a finite number");
+                        fail("recovery_target", span_of(Some(f)), msg);
+                        continue;
+                    }
+                    Err(e) => {
+                        let msg = format!("{ctx}: `recovery_target`: {e}");
+                        fail("recovery_target", span_of(Some(f)), msg);
+                        continue;
+                    }
+                },
+                None => None,
+            };
             if s.also.contains(&Statistic::RunningMaxGap) {
                 fail(
                     "also",
@@ -742,7 +790,17 @@ pub(crate) fn build_plan(raw: &RawConfig, scale: Scale, problems: &mut Problems<
                 );
                 continue;
             }
-            points.push(PlanPoint { series: si, grid: gvals, x, n, b, m, spec, theory });
+            points.push(PlanPoint {
+                series: si,
+                grid: gvals,
+                x,
+                n,
+                b,
+                m,
+                spec,
+                theory,
+                recovery_target,
+            });
         }
     }
     if raw.x.log {

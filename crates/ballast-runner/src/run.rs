@@ -29,6 +29,10 @@ struct UnitOut {
     balls: u64,
     max_load: f64,
     min_load: f64,
+    empty_bins: u64,
+    /// Balls until the gap first reached the point's recovery target (`None`: never, or no
+    /// target).
+    recovery: Option<u64>,
     samples: u64,
     steps: u64,
     probes_max: Option<u64>,
@@ -48,6 +52,9 @@ impl UnitOut {
             Statistic::MinLoad => self.min_load,
             // W/n − min, with W/n = max − gap.
             Statistic::Underload => self.max_load - self.final_gap - self.min_load,
+            Statistic::EmptyBins => self.empty_bins as f64,
+            // Censored runs (the gap never reached the target) count as their balls.
+            Statistic::RecoveryTime => self.recovery.unwrap_or(self.balls) as f64,
             Statistic::GapOverLnN => self.final_gap / (n.max(2) as f64).ln(),
             Statistic::SamplesPerBall => ratio(self.samples, self.balls),
             Statistic::BallsPerSample => ratio(self.balls, self.samples),
@@ -100,7 +107,14 @@ fn point_key(point: &PlanPoint, seeds: &[u64]) -> String {
     // The stopping rule only where it is not the default and matters (multi-ball steps), so
     // existing checkpoints stay valid.
     let finish = s.stop == ballast_core::Stop::Finish && s.process.multi_ball();
-    let stop = if finish { " stop finish" } else { "" };
+    let mut stop = if finish { " stop finish" } else { "" }.to_string();
+    // The start and the recovery target only where they are set, for the same reason.
+    if !s.start.is_empty() {
+        stop.push_str(&format!(" start {:?}", s.start));
+    }
+    if let Some(t) = point.recovery_target {
+        stop.push_str(&format!(" recovery target {t:?}"));
+    }
     let text = format!(
         "ballast-runner {} units v{} | seeds v{SEED_DERIVATION_VERSION} {seeds:?} | engine \
          {engine} | {:?} n {} m {} {:?} {:?} {:?} observe {:?} trajectory {}{stop}",
@@ -340,6 +354,11 @@ fn run_with(
 
     // Sequential, deterministic aggregation.
     let rows = aggregate(&plan, &outs, &refs, &shifts);
+    let mut warnings = plan.warnings.clone();
+    for w in censored_recoveries(&plan, &outs) {
+        tracing::warn!("{}: {w}", exp.id());
+        warnings.push(w);
+    }
     let wall = start.elapsed().as_secs_f64();
     let config_dir =
         exp.path().parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
@@ -388,7 +407,7 @@ fn run_with(
         series: plan.series.iter().map(|s| s.name.clone()).collect(),
         ref_labels: refs.iter().map(|r| r.label.clone()).collect(),
         notes: exp.raw.notes.clone(),
-        warnings: plan.warnings.clone(),
+        warnings,
         layout: exp.raw.report.layout,
         mark_minima: frame.mark_minima,
         x_log: frame.x_log,
@@ -396,6 +415,34 @@ fn run_with(
         x_label: frame.x_label,
         y_label: frame.y_label,
     })))
+}
+
+/// One warning per point with a recovery target at which some runs never reached it
+/// (censored: their `recovery_time` is their balls, so the mean is a lower bound).
+fn censored_recoveries(plan: &Plan, outs: &[Vec<UnitOut>]) -> Vec<String> {
+    let mut out = Vec::new();
+    for (point, block) in plan.points.iter().zip(outs) {
+        let Some(target) = point.recovery_target else { continue };
+        let censored = block.iter().filter(|o| o.recovery.is_none()).count();
+        if censored > 0 {
+            let at: Vec<String> = point
+                .grid
+                .iter()
+                .map(|(k, v)| format!("{k} = {}", crate::numbers::num(*v)))
+                .collect();
+            out.push(format!(
+                "series `{}`{}: {censored} of {} runs never brought the gap to the recovery \
+                 target {} within m = {} balls; their recovery_time counts as m, so the mean \
+                 is a lower bound",
+                plan.series[point.series].name,
+                if at.is_empty() { String::new() } else { format!(" at {}", at.join(", ")) },
+                block.len(),
+                crate::numbers::num(target),
+                point.spec.m
+            ));
+        }
+    }
+    out
 }
 
 /// Runs (or reads from checkpoints or shard files) the units of an allocation plan: run
@@ -418,22 +465,27 @@ fn execute(
         .collect();
     run_units(job, &points, |pi, run| {
         let point = &plan.points[pi];
-        let out =
-            simulate_seeded(&point.spec, Plan::unit_seed(seed, id, pi, run)).map_err(|source| {
-                Error::Simulation {
-                    what: format!(
-                        "series `{}` point {pi} run {run}",
-                        plan.series[point.series].name
-                    ),
-                    source,
-                }
-            })?;
+        let unit_seed = Plan::unit_seed(seed, id, pi, run);
+        let simulated = match point.recovery_target {
+            None => simulate_seeded(&point.spec, unit_seed).map(|o| (o, None)),
+            Some(target) => ballast_core::recovery::simulate_recovery(
+                &point.spec,
+                &mut ballast_core::sim_rng(unit_seed),
+                target,
+            ),
+        };
+        let (out, recovery) = simulated.map_err(|source| Error::Simulation {
+            what: format!("series `{}` point {pi} run {run}", plan.series[point.series].name),
+            source,
+        })?;
         Ok(UnitOut {
             max_gap: out.max_gap,
             final_gap: out.final_gap,
             balls: out.balls,
             max_load: out.max_load,
             min_load: out.min_load,
+            empty_bins: out.empty_bins,
+            recovery,
             samples: out.samples,
             steps: out.steps,
             probes_max: out.max_samples_per_step().map(|p| p as u64),
