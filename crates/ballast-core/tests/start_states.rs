@@ -448,3 +448,43 @@ fn starts_are_refused_where_they_cannot_be_honoured() {
     assert_eq!(ballast_core::resolve_engine(&wide).unwrap(), Engine::Bins);
     assert!(ballast_core::resolve_engine(&wide.engine(Engine::Levels)).is_err());
 }
+
+/// The bins that received at least one ball, from the engine's per-ball hook.
+#[derive(Default)]
+struct Touched(std::collections::BTreeSet<usize>);
+
+impl Observer for Touched {
+    fn on_ball<S: LoadState>(&mut self, _s: &S, bin: usize, _w: f64) {
+        self.0.insert(bin);
+    }
+}
+
+#[test]
+fn empty_bins_are_the_bins_that_received_no_ball() {
+    let n = 500u64;
+    for (weights, batch) in [
+        (Weights::Unit, None),
+        (Weights::Unit, Some(50)),
+        (Weights::Exp { mean: 1.0 }, None),
+        (Weights::Gamma { shape: 0.5, scale: 2.0 }, Some(50)),
+    ] {
+        let mut spec = RunSpec::new(ProcessSpec::DChoice { d: 2 }, n, 300).weights(weights);
+        if let Some(b) = batch {
+            spec = spec.batched(b);
+        }
+        let spec = spec.engine(Engine::Bins);
+        let mut seen = Touched::default();
+        let out = simulate_observed(&spec, &mut sim_rng(11), &mut seen).unwrap();
+        assert_eq!(out.empty_bins, n - seen.0.len() as u64, "{weights:?} {batch:?}");
+    }
+    // The level engine counts its level 0, and a start's loads count too.
+    let spec = RunSpec::new(ProcessSpec::DChoice { d: 2 }, n, 300).engine(Engine::Levels);
+    let mut sorted = Sorted::default();
+    let out = simulate_observed(&spec, &mut sim_rng(11), &mut sorted).unwrap();
+    assert_eq!(out.empty_bins, sorted.0.iter().filter(|&&x| x == 0).count() as u64);
+    assert!(out.empty_bins >= n - 300, "{out:?}");
+    for engine in [Engine::Bins, Engine::Levels] {
+        let spec = spec.clone().start(Start::Uniform { k: 1 }).engine(engine);
+        assert_eq!(simulate(&spec, &mut sim_rng(11)).unwrap().empty_bins, 0, "{engine:?}");
+    }
+}

@@ -458,6 +458,13 @@ pub(crate) fn build_plan(raw: &RawConfig, scale: Scale, problems: &mut Problems<
                 continue;
             }
         };
+        if sampling_sp.is_some() && !start.is_empty() {
+            // Legal, but only the first block starts from the start state.
+            warnings.push(format!(
+                "{sctx}: with `sampling = {{ blocks }}` only the first block starts from `start`; \
+                 each later block continues from the loads the one before left"
+            ));
+        }
         let equalize = matches!(s.process.get_ref().0.get("kind"), Some(toml::Value::String(k)) if k == "equalize");
         let delayed_series = s.setting == Some(SettingKind::Delay);
         if let Err(msg) = check_recovery(

@@ -148,3 +148,34 @@ fn tempdir() -> PathBuf {
     std::fs::create_dir_all(&base).unwrap();
     base
 }
+
+#[test]
+fn a_start_with_blocks_is_warned_about() {
+    let src = RECOVERY
+        .replace("statistic = \"recovery_time\"", "statistic = \"final_gap\"")
+        .replace("recovery_target = \"ln(n)\"", "sampling = { blocks = 3 }")
+        .replace("also = [\"empty_bins\", \"final_gap\"]", "");
+    // `sampling` is a top-level key: move it before the series.
+    let src = src
+        .replace("sampling = { blocks = 3 }\n", "")
+        .replace("point = { m = 400 }", "point = { m = 400 }\nsampling = { blocks = 3 }");
+    let plan = parse_at(Path::new("item.toml"), &src).unwrap().plan(false).unwrap();
+    assert!(
+        plan.warnings.iter().any(|w| w.contains("only the first block starts from `start`")),
+        "{:?}",
+        plan.warnings
+    );
+}
+
+#[test]
+fn recovery_rows_are_the_same_on_one_and_two_threads() {
+    let exp = parse_at(Path::new("item.toml"), RECOVERY).unwrap();
+    let mut one = opts();
+    one.threads = 1;
+    let a = run_experiment(&exp, &one).unwrap();
+    let b = run_experiment(&exp, &opts()).unwrap();
+    let means = |r: &ballast_runner::ItemResult| {
+        r.rows.iter().map(|r| (r.statistic, r.summary.mean, r.summary.sd)).collect::<Vec<_>>()
+    };
+    assert_eq!(means(&a), means(&b));
+}
