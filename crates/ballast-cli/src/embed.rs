@@ -160,7 +160,7 @@ pub fn list_text() -> String {
 }
 
 /// The content of `ballast list` as JSON: `processes`, `models`, `topologies`,
-/// `tie_breaks`, `settings`, `weights`, `engines`, `configs_dir` and `items`, one object
+/// `tie_breaks`, `settings`, `weights`, `starts`, `engines`, `configs_dir` and `items`, one object
 /// per registry entry (the same entries and texts as [`list_text`]).
 pub fn list() -> Value {
     crate::list::structured()

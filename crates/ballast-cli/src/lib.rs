@@ -27,6 +27,7 @@ mod sampling;
 mod simulate;
 mod simulate_kinds;
 mod slurm;
+mod start;
 
 use clap::{Parser, Subcommand};
 
@@ -51,6 +52,8 @@ pub struct Cli {
 
 /// Subcommands.
 #[derive(Debug, Subcommand)]
+// Parsed once per invocation: the size of `simulate`'s many options costs nothing.
+#[allow(clippy::large_enum_variant)]
 pub enum Command {
     /// Simulate one process: gap mean ± stderr, distribution, samples and ns per ball.
     Simulate(simulate::SimulateArgs),

@@ -138,6 +138,7 @@ pub fn render() -> String {
         }
     }
     crate::sampling::render_laws(&mut s);
+    crate::start::render_starts(&mut s);
     let _ = writeln!(s, "\nEngines (--engine):");
     for (name, e) in Engine::ALL {
         let _ = writeln!(s, "  {name:<15} {}", engine_doc(e));
@@ -251,6 +252,7 @@ pub fn structured() -> serde_json::Value {
             })
             .collect::<Vec<_>>(),
         "sampling": crate::sampling::laws_json(),
+        "starts": crate::start::structured_starts(),
         "engines": engines,
         "configs_dir": configs,
         "items": items,

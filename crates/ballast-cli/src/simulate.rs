@@ -122,6 +122,15 @@ pub struct SimulateArgs {
     /// every law).
     #[arg(long, default_value = "unit", value_name = "LAW")]
     pub weights: String,
+    /// Start state: the loads before the process places its m balls, `KIND[:key=value,...]`
+    /// (`uniform:k=5`, `one_bin:balls=100`, `random:balls=1000`, `file:path=loads.txt`;
+    /// `ballast list` shows every kind). Unit weights, sequential or batched.
+    #[arg(long, value_name = "KIND", conflicts_with = "offline")]
+    pub start: Option<String>,
+    /// Also report `recovery_time`: the balls until the gap first falls to this target
+    /// (after every ball; at batch ends when batched).
+    #[arg(long, value_name = "GAP", conflicts_with = "offline")]
+    pub recovery_target: Option<f64>,
     /// Mean of the exponential weights (with `--weights exp`; the same as `exp:mean=MEAN`).
     #[arg(long, value_name = "MEAN")]
     pub weight_mean: Option<f64>,
@@ -403,12 +412,39 @@ fn build_spec(args: &SimulateArgs) -> Result<(RunSpec, process::ResolvedProcess)
         engine: args.engine.to_core(),
         stop: args.stop.to_core(),
         sampling: crate::sampling::parse_sampling(args.sampling.as_deref())?.0,
+        start: match &args.start {
+            Some(text) => crate::start::parse_start(text)?.start,
+            None => ballast_core::Start::Empty,
+        },
     };
     if args.graph.is_some() && !spec.sampling.is_uniform() {
         return Err(BadInput::new(
             "`--sampling` applies to the bin engine's processes; a graphical run (--graph) \
              samples edges or vertices of its graph uniformly",
         ));
+    }
+    if (args.graph.is_some() || !args.potentials.is_empty())
+        && (!spec.start.is_empty() || args.recovery_target.is_some())
+    {
+        return Err(BadInput::new(
+            "`--start` and `--recovery-target` apply to plain allocation runs, not with \
+             `--graph` or `--potential`",
+        ));
+    }
+    if let Some(t) = args.recovery_target {
+        if !t.is_finite() {
+            return Err(BadInput::new(format!(
+                "`--recovery-target` = {t}: expected a finite number (the gap to reach)"
+            )));
+        }
+        if matches!(spec.setting, Setting::Delay { .. })
+            || matches!(spec.process, ballast_core::ProcessSpec::Equalize { .. })
+        {
+            return Err(BadInput::new(
+                "`--recovery-target` needs the sequential or batched setting and a process \
+                 other than equalize",
+            ));
+        }
     }
     spec.validate().map_err(from_core)?;
     // Refusals here; the warnings are logged by the pipeline (or by `report_observed`).
@@ -490,10 +526,11 @@ fn build_graph(text: &str, spec: &mut RunSpec, seed: u64) -> Result<Topology, Ba
 }
 
 /// The statistics `simulate` reports besides the gap (its primary statistic) and max gap.
-const ALSO: [Statistic; 9] = [
+const ALSO: [Statistic; 10] = [
     Statistic::MaxLoad,
     Statistic::MinLoad,
     Statistic::Underload,
+    Statistic::EmptyBins,
     Statistic::GapOverLnN,
     Statistic::SamplesPerBall,
     Statistic::BallsPerSample,
@@ -535,7 +572,8 @@ pub fn one_point_config(
     series.insert("name".into(), Value::String(proc_.name().to_owned()));
     series.insert("process".into(), Value::Table(process));
     series.insert("statistic".into(), Value::String("final_gap".into()));
-    let also = std::iter::once(Statistic::MaxGap).chain(ALSO);
+    let recovery = args.recovery_target.map(|_| Statistic::RecoveryTime);
+    let also = std::iter::once(Statistic::MaxGap).chain(ALSO).chain(recovery);
     series.insert(
         "also".into(),
         Value::Array(also.map(|s| Value::String(s.name().to_owned())).collect()),
@@ -569,6 +607,19 @@ pub fn one_point_config(
     if !args.potentials.is_empty() {
         let list = args.potentials.iter().map(|p| Value::String(p.clone())).collect();
         series.insert("potentials".into(), Value::Array(list));
+    }
+    if let Some(text) = args.start.as_deref().filter(|_| !spec.start.is_empty()) {
+        if let Ok(r) = crate::start::parse_start(text) {
+            let mut t = Table::new();
+            t.insert("kind".into(), Value::String(r.kind.into()));
+            for (k, v) in &r.given {
+                t.insert((*k).to_owned(), toml_value(v));
+            }
+            series.insert("start".into(), Value::Table(t));
+        }
+    }
+    if let Some(t) = args.recovery_target {
+        series.insert("recovery_target".into(), Value::Float(t));
     }
     let mut point = Table::new();
     point.insert("m".into(), int(spec.m));
@@ -630,9 +681,12 @@ pub fn report(args: &SimulateArgs) -> anyhow::Result<SimulateReport> {
             && !matches!(r.statistic, Statistic::SamplesPerBall | Statistic::BallsPerSample)
             && !(moves && s.mean == 0.0)
     };
+    let recovery = args.recovery_target.map(|_| Statistic::RecoveryTime);
     let statistics = ALSO
         .iter()
-        .filter_map(|&st| row(st))
+        .copied()
+        .chain(recovery)
+        .filter_map(row)
         .filter(listed)
         .map(|r| {
             let s = StatSummary::of(&r.summary);

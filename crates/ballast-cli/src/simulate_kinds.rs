@@ -345,6 +345,8 @@ pub fn outcome(args: &SimulateArgs) -> anyhow::Result<Outcome> {
         ("--potential", !args.potentials.is_empty()),
         ("--observe-every", args.observe_every.is_some()),
         ("--sampling", args.sampling.is_some()),
+        ("--start", args.start.is_some()),
+        ("--recovery-target", args.recovery_target.is_some()),
     ];
     if let Some((flag, _)) = allocation_only.iter().find(|(_, given)| *given) {
         anyhow::bail!(BadInput::new(format!(

@@ -181,6 +181,7 @@ pub fn simulate_equalize<R: RngCore + ?Sized>(
         trajectory,
         max_load: max as f64,
         min_load: min as f64,
+        empty_bins: loads.iter().filter(|&&x| x == 0).count() as u64,
         balls: spec.m,
         samples: ctx.samples,
         observations: observations.max(1),

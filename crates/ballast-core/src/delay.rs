@@ -167,6 +167,7 @@ pub fn simulate_delay<R: RngCore + ?Sized>(
         trajectory,
         max_load: f64::from(max),
         min_load: f64::from(min),
+        empty_bins: h.loads.iter().filter(|&&x| x == 0).count() as u64,
         balls: spec.m,
         samples: ctx.samples,
         observations: observations.max(1),

@@ -86,7 +86,11 @@ fn simulate_with<R: RngCore + ?Sized, O: Observer>(
     let sequential = matches!(spec.setting, Setting::Sequential);
     match spec.weights {
         Weights::Unit => {
-            let mut state = UnitLoads::new(n, uses_ranks && sequential);
+            let mut state = if spec.start.is_empty() {
+                UnitLoads::new(n, uses_ranks && sequential)
+            } else {
+                UnitLoads::from_loads(spec.start.unit_loads(n, rng), uses_ranks && sequential)
+            };
             if matches!(spec.process, ProcessSpec::TightPacking { .. }) {
                 state = state.with_min_set();
             }
@@ -259,6 +263,10 @@ pub trait Observer {
     /// sequential run), after the gap was recorded.
     #[inline]
     fn on_observation<S: LoadState>(&mut self, _state: &S) {}
+    /// Once, before the first ball, with the state the run starts from (its start state,
+    /// [`crate::Start`]; empty bins by default).
+    #[inline]
+    fn on_start<S: LoadState>(&mut self, _state: &S) {}
 }
 
 impl Observer for () {
@@ -296,6 +304,7 @@ impl GapTracker {
             trajectory: self.trajectory,
             max_load,
             min_load,
+            empty_bins: state.empty_bins(),
             balls,
             samples,
             observations: self.count,
@@ -393,6 +402,7 @@ where
     let k_heavy = (rule.heavy_fraction() * n as f64).ceil() as u64;
     let finish = spec.stop == Stop::Finish;
     let mut done = 0u64;
+    observer.on_start(&state);
     match spec.setting {
         Setting::Sequential => {
             let ranks = if rule.uses_ranks() { Ranks::Live { k: k_heavy } } else { Ranks::Unused };

@@ -41,10 +41,12 @@ pub mod loads;
 mod outcome;
 pub mod process;
 pub mod rank_vector;
+pub mod recovery;
 pub mod registry;
 pub mod rng;
 pub mod sampling;
 mod spec;
+pub mod start;
 pub mod weighted;
 
 pub use czumaj::Tau;
@@ -57,3 +59,4 @@ pub use outcome::RunOutcome;
 pub use rng::{derive_seed, sim_rng, SimRng};
 pub use sampling::{AliasTable, Sampling};
 pub use spec::{Engine, ProcessSpec, RunSpec, Setting, Stop, TieBreak, Weights};
+pub use start::Start;

@@ -54,6 +54,11 @@ pub trait LoadState {
     fn gap(&self) -> f64;
     /// Largest and smallest load (the minimum costs O(n)).
     fn max_min(&self) -> (f64, f64);
+    /// Number of bins with load 0 (exactly 0 for weighted loads). The default scans the
+    /// bins (O(n)).
+    fn empty_bins(&self) -> u64 {
+        (0..self.n()).filter(|&i| self.load(i).into() == 0.0).count() as u64
+    }
     /// The `k`-th largest load (1-based) and the highest bin index that is still among the
     /// `k` heaviest when ties are ordered by index: the frozen rank cut of a batch. O(n).
     fn rank_cut(&self, k: u64) -> (Self::Load, usize);
@@ -141,6 +146,23 @@ impl UnitLoads {
     pub fn new(n: usize, with_levels: bool) -> Self {
         let levels = with_levels.then(|| (0, VecDeque::from(vec![n as u64])));
         Self { loads: vec![0; n], total: 0, max: 0, levels, min_set: None }
+    }
+
+    /// Bins with the given loads (a start state, [`crate::Start`]); `with_levels` as in
+    /// [`UnitLoads::new`]. Panics on an empty vector.
+    pub fn from_loads(loads: Vec<u32>, with_levels: bool) -> Self {
+        assert!(!loads.is_empty(), "at least one bin");
+        let max = loads.iter().copied().max().unwrap_or(0);
+        let min = loads.iter().copied().min().unwrap_or(0);
+        let total = loads.iter().map(|&x| u64::from(x)).sum();
+        let levels = with_levels.then(|| {
+            let mut counts = VecDeque::from(vec![0u64; (max - min) as usize + 1]);
+            for &x in &loads {
+                counts[(x - min) as usize] += 1;
+            }
+            (min, counts)
+        });
+        Self { loads, total, max, levels, min_set: None }
     }
 
     /// Also maintain the set of least loaded bins, so [`LoadState::least_loaded`] is O(1).
@@ -519,6 +541,11 @@ impl LoadState for WeightedLoads {
     fn max_min(&self) -> (f64, f64) {
         let min = self.rel.iter().copied().fold(f64::INFINITY, f64::min);
         (self.base + self.max_rel, self.base + min)
+    }
+    /// Bins whose load `base + rel[i]` is exactly 0 (a bin that received no ball: `rel[i]`
+    /// is then `−base`, exactly, since the base moves by whole numbers).
+    fn empty_bins(&self) -> u64 {
+        self.rel.iter().filter(|&&x| self.base + x == 0.0).count() as u64
     }
     fn rank_cut(&self, k: u64) -> (f64, usize) {
         rank_cut_by(&self.rel, k)

@@ -14,6 +14,8 @@ pub struct RunOutcome {
     pub max_load: f64,
     /// Smallest load at the end.
     pub min_load: f64,
+    /// Bins with load 0 at the end (with weights: bins whose load is exactly 0).
+    pub empty_bins: u64,
     /// Number of balls allocated.
     pub balls: u64,
     /// Number of bin samples drawn.

@@ -59,6 +59,8 @@ pub enum ParamType {
     /// A non-empty list of finite numbers (a config array, `a,b,c` on the command line);
     /// each entry's range is its process's to check.
     List,
+    /// Any text (a file path).
+    Text,
 }
 
 impl ParamType {
@@ -73,12 +75,13 @@ impl ParamType {
             Self::Bool => "true or false".to_owned(),
             Self::Choice(names) => format!("one of {}", names.join(", ")),
             Self::List => "a non-empty list of finite numbers".to_owned(),
+            Self::Text => "a text".to_owned(),
         }
     }
 
     /// Whether values of this type are numbers (configs may give them as formulas).
     pub fn is_numeric(self) -> bool {
-        !matches!(self, Self::Bool | Self::Choice(_) | Self::List)
+        !matches!(self, Self::Bool | Self::Choice(_) | Self::List | Self::Text)
     }
 }
 
@@ -246,7 +249,7 @@ impl ParamList {
                 "false" => ParamValue::Bool(false),
                 _ => ParamValue::Text(raw.to_owned()),
             },
-            ParamType::Choice(_) => ParamValue::Text(raw.to_owned()),
+            ParamType::Choice(_) | ParamType::Text => ParamValue::Text(raw.to_owned()),
             ParamType::List => {
                 match raw.split(',').map(|x| x.trim().parse::<f64>()).collect::<Result<_, _>>() {
                     Ok(v) => ParamValue::List(v),
@@ -279,6 +282,7 @@ impl ParamList {
             (ParamType::List, ParamValue::List(v)) => {
                 !v.is_empty() && v.iter().all(|x| x.is_finite())
             }
+            (ParamType::Text, ParamValue::Text(_)) => true,
             _ => false,
         };
         if ok {
@@ -1411,6 +1415,8 @@ pub const WEIGHTS: &[WeightDef] = &[
         make: |a| Weights::Pareto { alpha: a.num("alpha"), scale: a.num("scale") },
     },
 ];
+
+pub use crate::start::{find_start, StartDef, StartSource, STARTS};
 
 /// The weight law `name`, or the registry's "unknown weight law" message.
 pub fn find_weights(name: &str) -> Result<&'static WeightDef, ParamError> {

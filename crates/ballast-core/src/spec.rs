@@ -628,6 +628,9 @@ pub struct RunSpec {
     pub stop: Stop,
     /// The law of each bin sample (default uniform; `docs/sampling.md`).
     pub sampling: crate::Sampling,
+    /// The loads the run starts from (default [`crate::Start::Empty`]); `m` counts the
+    /// balls the process adds on top ([`crate::start`]).
+    pub start: crate::Start,
 }
 
 /// Which engine simulates a run (`ARCHITECTURE.md`, "Two engines, one meaning"; `docs/level-engine.md`). Both are exact;
@@ -684,7 +687,14 @@ impl RunSpec {
             engine: Engine::Auto,
             stop: Stop::Truncate,
             sampling: crate::Sampling::Uniform,
+            start: crate::Start::Empty,
         }
+    }
+
+    /// Builder: start state.
+    pub fn start(mut self, start: crate::Start) -> Self {
+        self.start = start;
+        self
     }
 
     /// Builder: stopping rule for multi-ball steps.
@@ -789,6 +799,7 @@ impl RunSpec {
             return Err(Error::invalid("observe_every", 0, "an integer >= 1"));
         }
         self.sampling.validate(self.n)?;
+        self.start.check(self)?;
         self.process.validate()
     }
 }

@@ -128,6 +128,7 @@ pub fn simulate_sorted<R: RngCore + ?Sized, O: Observer>(
     let mut batch = Batch::new(n, spec.tie_break, mean);
     let mut child = ChildRng::from_parent(rng);
     let mut gaps = GapTracker::new(spec.record_trajectory);
+    observer.on_start(&state);
     let (mut done, mut samples) = (0u64, 0u64);
     while done < spec.m {
         let size = b.min(spec.m - done);

@@ -133,6 +133,11 @@ pub enum Statistic {
     MinLoad,
     /// The underload at the end, W/n − min load, averaged over runs.
     Underload,
+    /// Bins with load 0 at the end, averaged over runs.
+    EmptyBins,
+    /// Balls until the gap first falls to the series' `recovery_target` (censored runs count
+    /// as their balls, `m`), averaged over runs ([`ballast_core::recovery`]).
+    RecoveryTime,
     /// The gap at the end divided by ln n, averaged over runs.
     GapOverLnN,
     /// Bin samples per ball, averaged over runs.
@@ -154,11 +159,11 @@ pub enum Statistic {
 impl Statistic {
     /// Every statistic, for messages.
     pub const NAMES: &'static str = "max_gap, final_gap, running_max_gap, distribution, \
-        max_load, max_load_distribution, min_load, underload, gap_over_ln_n, samples_per_ball, balls_per_sample, \
+        max_load, max_load_distribution, min_load, underload, empty_bins, recovery_time, gap_over_ln_n, samples_per_ball, balls_per_sample, \
         probes_mean, probes_max, moved_per_ball";
 
     /// The statistics an allocation series may name.
-    const ALLOCATION: [Statistic; 14] = [
+    const ALLOCATION: [Statistic; 16] = [
         Self::MaxGap,
         Self::FinalGap,
         Self::RunningMaxGap,
@@ -167,6 +172,8 @@ impl Statistic {
         Self::MaxLoadDistribution,
         Self::MinLoad,
         Self::Underload,
+        Self::EmptyBins,
+        Self::RecoveryTime,
         Self::GapOverLnN,
         Self::SamplesPerBall,
         Self::BallsPerSample,
@@ -204,6 +211,8 @@ impl Statistic {
             Self::MaxLoadDistribution => "max_load_distribution",
             Self::MinLoad => "min_load",
             Self::Underload => "underload",
+            Self::EmptyBins => "empty_bins",
+            Self::RecoveryTime => "recovery_time",
             Self::GapOverLnN => "gap_over_ln_n",
             Self::SamplesPerBall => "samples_per_ball",
             Self::BallsPerSample => "balls_per_sample",
@@ -225,6 +234,8 @@ impl Statistic {
             Self::MaxLoadDistribution => "percent of runs with this max load",
             Self::MinLoad => "min load at the end (mean over runs)",
             Self::Underload => "underload W/n - min load at the end (mean over runs)",
+            Self::EmptyBins => "empty bins at the end (mean over runs)",
+            Self::RecoveryTime => "balls until the gap first reaches the target (mean over runs)",
             Self::GapOverLnN => "gap at the end / ln n (mean over runs)",
             Self::SamplesPerBall => "bin samples per ball (mean over runs)",
             Self::BallsPerSample => "balls per bin sample (mean over runs)",
@@ -240,7 +251,7 @@ impl Statistic {
 /// (the derive would say "data did not match any variant" because of [`Statistic::Measure`]).
 impl<'de> Deserialize<'de> for Statistic {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        const NAMES: [&str; 14] = [
+        const NAMES: [&str; 16] = [
             "max_gap",
             "final_gap",
             "running_max_gap",
@@ -249,6 +260,8 @@ impl<'de> Deserialize<'de> for Statistic {
             "max_load_distribution",
             "min_load",
             "underload",
+            "empty_bins",
+            "recovery_time",
             "gap_over_ln_n",
             "samples_per_ball",
             "balls_per_sample",
@@ -449,6 +462,13 @@ pub(crate) fn resolve_weights(
     def.build(&given).map_err(|e| (at(e.param.clone()), format!("{ctx}: {e}")))
 }
 
+/// A start state as written in a config: a table `{ kind = "uniform", k = 5 }` whose kind and
+/// parameters are the registry's starts (`ballast_core::registry::STARTS`), read by
+/// `crate::start::resolve_start`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(transparent)]
+pub(crate) struct RawStart(pub toml::Table);
+
 /// One `[[series]]` entry.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -465,6 +485,12 @@ pub(crate) struct RawSeries {
     /// Bin sampling law (`config/bin_sampling.rs`).
     #[serde(default)]
     pub sampling: Option<RawBinSampling>,
+    /// The loads the runs start from (`start = { kind = "uniform", k = 5 }`; default empty).
+    #[serde(default)]
+    pub start: Option<RawStart>,
+    /// The gap target of `recovery_time` (a number or a formula).
+    #[serde(default)]
+    pub recovery_target: Option<SFormula>,
     #[serde(default)]
     pub statistic: Statistic,
     #[serde(default)]
@@ -656,6 +682,12 @@ impl<'a> Problems<'a> {
         p
     }
 
+    /// The directory of the config file (relative paths in it, `start` and `sampling`
+    /// files, are read from there).
+    pub(crate) fn config_dir(&self) -> &Path {
+        self.path.parent().unwrap_or(Path::new(""))
+    }
+
     /// Whether the value checks of series `si` are skipped (its entry had schema errors).
     pub(crate) fn skips_series(&self, si: usize) -> bool {
         self.skip.contains(&si)
@@ -663,11 +695,6 @@ impl<'a> Problems<'a> {
 
     /// The spans of series `si`'s process parameters and weights, by name (`beta`,
     /// `tau.base`, `weights.mean`), in the coordinates [`Problems::at`] expects.
-    /// The directory of the config file (relative paths in it are read from there).
-    pub(crate) fn config_dir(&self) -> &Path {
-        self.path.parent().unwrap_or(Path::new(""))
-    }
-
     pub(crate) fn param_spans(&self, si: usize) -> std::collections::HashMap<String, Range<usize>> {
         schema::param_spans(self.remap, self.src, si)
     }

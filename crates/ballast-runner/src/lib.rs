@@ -198,6 +198,7 @@ mod reference;
 mod replot;
 mod result;
 mod run;
+mod start;
 pub mod stats;
 mod svg;
 pub mod tolerance;
@@ -218,6 +219,7 @@ pub use reference::{RefPoint, ReferenceTable};
 pub use replot::{read_csv, read_figure};
 pub use result::{percent_z, Comparison, ItemResult, Metadata, Row, ROUNDING};
 pub use run::{distribution_cells, merge_shards, run_experiment, run_shard, running_max, DistCell};
+pub use start::read_start_file;
 pub use svg::render_svg;
 pub use units::{
     clear_interrupt, install_ctrl_c_handler, interrupt_requested, request_interrupt, ShardFile,

@@ -35,6 +35,9 @@ pub struct PlanPoint {
     /// The potentials tracked along each run (the series' `potentials`, placeholders
     /// filled), in list order.
     pub potentials: Vec<ballast_potential::PotentialSpec>,
+    /// The series' `recovery_target` at this point (the gap `recovery_time` waits for);
+    /// `None` without one.
+    pub recovery_target: Option<f64>,
 }
 
 /// A series of the plan.

@@ -29,6 +29,10 @@ struct UnitOut {
     balls: u64,
     max_load: f64,
     min_load: f64,
+    empty_bins: u64,
+    /// Balls until the gap first reached the point's recovery target (`None`: never, or no
+    /// target).
+    recovery: Option<u64>,
     samples: u64,
     steps: u64,
     probes_max: Option<u64>,
@@ -50,6 +54,9 @@ impl UnitOut {
             Statistic::MinLoad => self.min_load,
             // W/n − min, with W/n = max − gap.
             Statistic::Underload => self.max_load - self.final_gap - self.min_load,
+            Statistic::EmptyBins => self.empty_bins as f64,
+            // Censored runs (the gap never reached the target) count as their balls.
+            Statistic::RecoveryTime => self.recovery.unwrap_or(self.balls) as f64,
             Statistic::GapOverLnN => self.final_gap / (n.max(2) as f64).ln(),
             Statistic::SamplesPerBall => ratio(self.samples, self.balls),
             Statistic::BallsPerSample => ratio(self.balls, self.samples),
@@ -104,7 +111,14 @@ fn point_key(point: &PlanPoint, seeds: &[u64]) -> String {
     // The stopping rule only where it is not the default and matters (multi-ball steps), so
     // existing checkpoints stay valid.
     let finish = s.stop == ballast_core::Stop::Finish && s.process.multi_ball();
-    let stop = if finish { " stop finish" } else { "" };
+    let mut stop = if finish { " stop finish" } else { "" }.to_string();
+    // The start and the recovery target only where they are set, for the same reason.
+    if !s.start.is_empty() {
+        stop.push_str(&format!(" start {:?}", s.start));
+    }
+    if let Some(t) = point.recovery_target {
+        stop.push_str(&format!(" recovery target {t:?}"));
+    }
     // The sampling law only where it is not uniform, so existing checkpoints stay valid.
     let sampling = if s.sampling.is_uniform() {
         String::new()
@@ -352,6 +366,11 @@ fn run_with(
 
     // Sequential, deterministic aggregation.
     let rows = aggregate(&plan, &outs, &refs, &shifts);
+    let mut warnings = plan.warnings.clone();
+    for w in censored_recoveries(&plan, &outs) {
+        tracing::warn!("{}: {w}", exp.id());
+        warnings.push(w);
+    }
     let wall = start.elapsed().as_secs_f64();
     let frame = plan.frame(&exp.raw);
     let seed_scheme = if id == exp.id() {
@@ -391,7 +410,7 @@ fn run_with(
         series: plan.series.iter().map(|s| s.name.clone()).collect(),
         ref_labels: refs.iter().map(|r| r.label.clone()).collect(),
         notes: exp.raw.notes.clone(),
-        warnings: plan.warnings.clone(),
+        warnings,
         layout: exp.raw.report.layout,
         mark_minima: frame.mark_minima,
         x_log: frame.x_log,
@@ -399,6 +418,34 @@ fn run_with(
         x_label: frame.x_label,
         y_label: frame.y_label,
     })))
+}
+
+/// One warning per point with a recovery target at which some runs never reached it
+/// (censored: their `recovery_time` is their balls, so the mean is a lower bound).
+fn censored_recoveries(plan: &Plan, outs: &[Vec<UnitOut>]) -> Vec<String> {
+    let mut out = Vec::new();
+    for (point, block) in plan.points.iter().zip(outs) {
+        let Some(target) = point.recovery_target else { continue };
+        let censored = block.iter().filter(|o| o.recovery.is_none()).count();
+        if censored > 0 {
+            let at: Vec<String> = point
+                .grid
+                .iter()
+                .map(|(k, v)| format!("{k} = {}", crate::numbers::num(*v)))
+                .collect();
+            out.push(format!(
+                "series `{}`{}: {censored} of {} runs never brought the gap to the recovery \
+                 target {} within m = {} balls; their recovery_time counts as m, so the mean \
+                 is a lower bound",
+                plan.series[point.series].name,
+                if at.is_empty() { String::new() } else { format!(" at {}", at.join(", ")) },
+                block.len(),
+                crate::numbers::num(target),
+                point.spec.m
+            ));
+        }
+    }
+    out
 }
 
 /// Runs (or reads from checkpoints or shard files) the units of an allocation plan: run
@@ -421,15 +468,19 @@ fn execute(
         .collect();
     run_units(job, &points, |pi, run| {
         let point = &plan.points[pi];
-        let what = || format!("series `{}` point {pi} run {run}", plan.series[point.series].name);
-        let (out, potentials) = simulate_point(point, Plan::unit_seed(seed, id, pi, run))
-            .map_err(|source| Error::Simulation { what: what(), source })?;
+        let (out, potentials, recovery) = simulate_point(point, Plan::unit_seed(seed, id, pi, run))
+            .map_err(|source| Error::Simulation {
+                what: format!("series `{}` point {pi} run {run}", plan.series[point.series].name),
+                source,
+            })?;
         Ok(UnitOut {
             max_gap: out.max_gap,
             final_gap: out.final_gap,
             balls: out.balls,
             max_load: out.max_load,
             min_load: out.min_load,
+            empty_bins: out.empty_bins,
+            recovery,
             samples: out.samples,
             steps: out.steps,
             probes_max: out.max_samples_per_step().map(|p| p as u64),
@@ -440,19 +491,26 @@ fn execute(
     })
 }
 
-/// One run of a point from its seed, with the point's potentials tracked along it (the same
-/// generator and engine as without them: the tracker only observes) and their final values.
+/// One run of a point from its seed: its outcome, the final values of the point's
+/// potentials (tracked along the run; the same generator and engine as without them: the
+/// tracker only observes) and, with a recovery target, the balls until the gap reached it.
+/// Validation refuses potentials and a recovery target together (each is its own observer).
 fn simulate_point(
     point: &PlanPoint,
     seed: u64,
-) -> Result<(ballast_core::RunOutcome, Vec<f64>), ballast_core::Error> {
+) -> Result<(ballast_core::RunOutcome, Vec<f64>, Option<u64>), ballast_core::Error> {
+    if let Some(target) = point.recovery_target {
+        let (out, recovery) =
+            ballast_core::recovery::simulate_recovery(&point.spec, &mut sim_rng(seed), target)?;
+        return Ok((out, Vec::new(), recovery));
+    }
     if point.potentials.is_empty() {
-        return Ok((simulate_seeded(&point.spec, seed)?, Vec::new()));
+        return Ok((simulate_seeded(&point.spec, seed)?, Vec::new(), None));
     }
     let mut tracker = ballast_potential::Potentials::new(&point.potentials)
         .map_err(|e| ballast_core::Error::invalid("potentials", e, "potentials that validate"))?;
     let out = ballast_core::simulate_observed(&point.spec, &mut sim_rng(seed), &mut tracker)?;
-    Ok((out, tracker.values()))
+    Ok((out, tracker.values(), None))
 }
 
 /// The rows of an item from its units' outcomes, sequentially and deterministically: per

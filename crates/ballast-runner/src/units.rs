@@ -40,8 +40,9 @@ use crate::Error;
 
 /// Version of the stored unit format (checkpoints and shard files). Format 3: every file is
 /// [`UNIT_HEADER`], the format as 4 little-endian bytes, the postcard body and the SHA-256
-/// of everything before it ([`seal`]).
-pub(crate) const UNIT_FORMAT: u32 = 3;
+/// of everything before it ([`seal`]). Format 4: an allocation run's outcome also holds
+/// its empty bins and recovery time.
+pub(crate) const UNIT_FORMAT: u32 = 4;
 
 /// The first bytes of a checkpoint or shard file.
 const UNIT_HEADER: &[u8] = b"ballast-units\n";

@@ -171,6 +171,15 @@ pub fn level_support(spec: &RunSpec) -> Result<(), Error> {
     if spec.m > LEVEL_MAX_BALLS {
         return Err(Error::invalid("m", spec.m, "at most 2^53 for the level engine"));
     }
+    if spec.start.levels_bound(spec.n) > crate::start::MAX_START_LEVELS {
+        return Err(Error::Unsupported(format!(
+            "the level engine keeps one count per load level, and start `{}` may span {} \
+             levels (at most {} are taken); use engine = \"bins\"",
+            spec.start.name(),
+            spec.start.levels_bound(spec.n),
+            crate::start::MAX_START_LEVELS
+        )));
+    }
     if matches!(spec.setting, Setting::Delay { .. }) {
         return Err(Error::Unsupported(
             "the delay setting needs each bin's arrival history: use engine = \"bins\"".into(),
@@ -398,7 +407,8 @@ pub(crate) fn simulate_levels<R: RngCore + ?Sized, O: Observer>(
     chunking: Chunking,
 ) -> Result<RunOutcome, Error> {
     level_support(spec)?;
-    let state = LevelLoads::new(spec.n);
+    let state = spec.start.levels(spec.n, rng);
+    observer.on_start(&state);
     Ok(match spec.setting {
         Setting::Sequential => sequential(spec, state, rng, observer, chunking),
         Setting::Batched { b } => batched(spec, b, state, rng, observer),
@@ -786,6 +796,7 @@ impl Gaps {
             trajectory: self.trajectory,
             max_load: st.max_load() as f64,
             min_load: st.min_load() as f64,
+            empty_bins: st.count_at(0),
             balls,
             samples,
             observations: self.count,

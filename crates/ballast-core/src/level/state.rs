@@ -230,6 +230,9 @@ impl LoadState for LevelLoads {
     fn max_min(&self) -> (f64, f64) {
         (self.max_load() as f64, self.lo as f64)
     }
+    fn empty_bins(&self) -> u64 {
+        self.count_at(0)
+    }
     /// The `k`-th largest load and the highest position among the `k` heaviest when ties are
     /// ordered by position: O(log levels).
     fn rank_cut(&self, k: u64) -> (f64, usize) {

@@ -315,6 +315,10 @@ struct SeriesForms<'r> {
     weights: Weights,
     /// The law the bins are sampled by (the series' `sampling`).
     bin_sampling: ballast_core::Sampling,
+    /// The loads the runs start from (the series' `start`).
+    start: ballast_core::Start,
+    /// Warnings about the series as a whole.
+    warnings: Vec<String>,
 }
 
 impl<'r> SeriesForms<'r> {
@@ -339,8 +343,8 @@ impl<'r> SeriesForms<'r> {
                 return None;
             }
         };
-        let dir = sp.problems.config_dir();
-        let bin_sampling = match crate::config::resolve_sampling(s.sampling.as_ref(), dir, &sctx) {
+        let dir = sp.problems.config_dir().to_path_buf();
+        let bin_sampling = match crate::config::resolve_sampling(s.sampling.as_ref(), &dir, &sctx) {
             Ok(x) => x,
             Err((field, msg)) => {
                 let field = field.unwrap_or_else(|| "sampling".into());
@@ -350,6 +354,25 @@ impl<'r> SeriesForms<'r> {
                 return None;
             }
         };
+        let start = match crate::start::resolve_start(s.start.as_ref(), &dir, &sctx) {
+            Ok(st) => st,
+            Err((field, msg)) => {
+                let field = field.unwrap_or_else(|| "start".into());
+                let span = sp.params.get(&field).or_else(|| sp.params.get("start")).cloned();
+                sp.problems.at(span, msg);
+                sp.problems.skip_series(sp.si);
+                return None;
+            }
+        };
+        let mut warnings = Vec::new();
+        if common.sampling.is_some() && !start.is_empty() {
+            // Legal, but only the first block starts from the start state.
+            warnings.push(format!(
+                "{sctx}: with `sampling = {{ blocks }}` only the first block starts from \
+                 `start`; each later block continues from the loads the one before left"
+            ));
+        }
+        check_recovery_and_potentials(s, &start, &sctx, sp)?;
         let n = point.n.clone().unwrap_or_else(|| Spanned::new(0..0, Formula::new("n")));
         let b = s.b.as_ref().or(point.b.as_ref());
         let (batches, m) = if s.batches.is_some() || s.m.is_some() {
@@ -379,6 +402,8 @@ impl<'r> SeriesForms<'r> {
             stop,
             weights,
             bin_sampling,
+            start,
+            warnings,
         };
         forms.check_settings(common, sp)?;
         let delay_mode = forms.delay_mode(sp)?;
@@ -572,14 +597,28 @@ impl<'r> SeriesForms<'r> {
             engine: common.engine,
             stop: self.stop,
             sampling: self.bin_sampling.clone(),
+            start: self.start.clone(),
             ..RunSpec::new(process, n, m.saturating_mul(blocks))
         };
-        let warnings = self.check_spec(&spec, &ctx, common, sp)?;
+        let mut warnings = self.check_spec(&spec, &ctx, common, sp)?;
+        warnings.extend(self.warnings.iter().cloned());
         let theory = self.theory(&ctx, &vars, sp)?;
+        let recovery_target = self.recovery_target(&ctx, &vars, sp)?;
         self.check_statistic(b, sp)?;
         let potentials = self.potentials(&ctx, &vars, sp)?;
         let grid = gvals.to_vec();
-        let point = PlanPoint { series: sp.si, grid, x, n, b, m, spec, theory, potentials };
+        let point = PlanPoint {
+            series: sp.si,
+            grid,
+            x,
+            n,
+            b,
+            m,
+            spec,
+            theory,
+            potentials,
+            recovery_target,
+        };
         Some((point, warnings))
     }
 
@@ -680,6 +719,32 @@ impl<'r> SeriesForms<'r> {
         }
     }
 
+    /// The series' `recovery_target` at the point (`Some(None)` without one).
+    fn recovery_target(
+        &self,
+        ctx: &str,
+        vars: &[(&str, f64)],
+        sp: &mut SeriesProblems<'_, '_>,
+    ) -> Option<Option<f64>> {
+        let Some(f) = &self.s.recovery_target else { return Some(None) };
+        match f.get_ref().eval(vars) {
+            Ok(v) if v.is_finite() => Some(Some(v)),
+            Ok(v) => {
+                let msg = format!("{ctx}: `recovery_target` = {v}: expected a finite number");
+                sp.fail("recovery_target", span_of(Some(f)), msg);
+                None
+            }
+            Err(e) => {
+                sp.fail(
+                    "recovery_target",
+                    span_of(Some(f)),
+                    format!("{ctx}: `recovery_target`: {e}"),
+                );
+                None
+            }
+        }
+    }
+
     /// The series' potentials at the point: placeholders filled from `vars`, each parsed.
     fn potentials(
         &self,
@@ -739,6 +804,40 @@ impl<'r> SeriesForms<'r> {
         }
         Some(())
     }
+}
+
+/// `recovery_time` and `recovery_target` go together (and not in the delay setting or with
+/// `equalize`); potentials are tracked from empty bins and by their own observer, so they
+/// take neither a start nor a recovery target.
+fn check_recovery_and_potentials(
+    s: &RawSeries,
+    start: &ballast_core::Start,
+    sctx: &str,
+    sp: &mut SeriesProblems<'_, '_>,
+) -> Option<()> {
+    let equalize = matches!(
+        s.process.get_ref().0.get("kind"),
+        Some(toml::Value::String(k)) if k == "equalize"
+    );
+    let delayed = s.setting == Some(SettingKind::Delay);
+    let has_target = s.recovery_target.is_some();
+    let checked =
+        crate::start::check_recovery(s.statistic, &s.also, has_target, delayed, equalize, sctx);
+    let problem = match (checked, &s.potentials) {
+        (Err(msg), _) => Some((s.recovery_target.as_ref().map(|f| f.span()), msg)),
+        (Ok(()), Some(p)) if has_target || !start.is_empty() => Some((
+            Some(p.span()),
+            format!(
+                "{sctx}: `potentials` are tracked from empty bins and cannot be combined with \
+                 `start` or `recovery_target`; expected one of them in a series"
+            ),
+        )),
+        _ => None,
+    };
+    let Some((span, msg)) = problem else { return Some(()) };
+    sp.problems.at(Some(span.unwrap_or_else(|| sp.span.clone())), msg);
+    sp.problems.skip_series(sp.si);
+    None
 }
 
 /// Points left out of a logarithmic figure are simulated anyway: say so.

@@ -1,0 +1,142 @@
+//! `ballast simulate --start` and `--recovery-target`, the `empty_bins` statistic and the
+//! start states of `ballast list`: values through the runner's pipeline, bad input exits 2
+//! with the registry's message and prints nothing.
+
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn ballast(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ballast")).args(args).output().expect("spawning ballast")
+}
+
+fn simulate_json(args: &[&str]) -> Value {
+    let mut all = vec!["simulate", "--json"];
+    all.extend_from_slice(args);
+    let o = ballast(&all);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "ballast {all:?} failed: {err}");
+    serde_json::from_slice(&o.stdout).expect("valid JSON")
+}
+
+fn assert_bad_input(args: &[&str], needles: &[&str]) {
+    let o = ballast(args);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "ballast {args:?}: stderr {err}");
+    assert!(o.stdout.is_empty(), "ballast {args:?} printed to stdout");
+    for n in needles {
+        assert!(err.contains(n), "ballast {args:?}: `{n}` not in stderr: {err}");
+    }
+}
+
+#[test]
+fn a_start_and_its_recovery_time_on_both_engines() {
+    for engine in ["bins", "levels"] {
+        let v = simulate_json(&[
+            "--process",
+            "two_choice",
+            "--n",
+            "10",
+            "--m",
+            "1000",
+            "--runs",
+            "5",
+            "--start",
+            "uniform:k=3",
+            "--recovery-target",
+            "100",
+            "--engine",
+            engine,
+        ]);
+        let stat = |k: &str| v["statistics"][k]["mean"].as_f64().unwrap();
+        // A uniform start has gap 0: recovered at 0 balls; W/n = 3 + 100.
+        assert_eq!(stat("recovery_time"), 0.0, "{engine}");
+        assert!(stat("min_load") >= 3.0 && stat("underload") > 0.0, "{engine}: {v}");
+        assert_eq!(stat("empty_bins"), 0.0, "{engine}");
+    }
+    // From one heavy bin the recovery takes balls; the other bins empty at first.
+    let v = simulate_json(&[
+        "--process",
+        "two_choice",
+        "--n",
+        "20",
+        "--m",
+        "30",
+        "--runs",
+        "4",
+        "--start",
+        "one_bin:balls=100",
+        "--recovery-target",
+        "2",
+    ]);
+    let stat = |k: &str| v["statistics"][k]["mean"].as_f64().unwrap();
+    assert_eq!(stat("recovery_time"), 30.0, "censored at m: {v}");
+    assert!(stat("empty_bins") > 0.0, "{v}");
+}
+
+#[test]
+fn file_starts_and_the_one_point_config() {
+    let dir = std::env::temp_dir().join(format!("ballast-cli-starts-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("loads.txt");
+    std::fs::write(&file, "4\n0\n0\n").unwrap();
+    let start = format!("file:path={}", file.display());
+    let v = simulate_json(&["--process", "two_choice", "--n", "3", "--m", "2", "--start", &start]);
+    // W = 6 on 3 bins: the max stays 4, so the gap is 4 - 2.
+    assert_eq!(v["gap"]["mean"].as_f64(), Some(2.0), "{v}");
+    let o = ballast(&[
+        "simulate",
+        "--process",
+        "two_choice",
+        "--n",
+        "3",
+        "--m",
+        "2",
+        "--start",
+        &start,
+        "--print-config",
+    ]);
+    let config = String::from_utf8_lossy(&o.stdout);
+    assert!(config.contains("kind = \"file\"") && config.contains("loads.txt"), "{config}");
+    std::fs::write(&file, "4\nx\n0\n").unwrap();
+    assert_bad_input(
+        &["simulate", "--process", "two_choice", "--n", "3", "--m", "2", "--start", &start],
+        &["loads.txt:2", "is not a load"],
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn bad_starts_are_bad_input() {
+    let sim = |extra: &[&'static str]| {
+        let mut v = vec!["simulate", "--process", "two_choice", "--n", "10", "--m", "100"];
+        v.extend_from_slice(extra);
+        v
+    };
+    assert_bad_input(&sim(&["--start", "unifrom:k=2"]), &["did you mean `uniform`", "one_bin"]);
+    assert_bad_input(&sim(&["--start", "uniform:kk=2"]), &["did you mean `k`"]);
+    assert_bad_input(&sim(&["--start", "uniform"]), &["needs parameter `k`"]);
+    assert_bad_input(&sim(&["--start", "uniform:k=2", "--weights", "exp"]), &["start", "weighted"]);
+    assert_bad_input(&sim(&["--start", "uniform:k=2", "--tau", "4"]), &["start", "delay"]);
+    assert_bad_input(&sim(&["--recovery-target", "nan"]), &["finite"]);
+    assert_bad_input(
+        &sim(&["--start", "uniform:k=2", "--potential", "quadratic"]),
+        &["--potential"],
+    );
+    assert_bad_input(
+        &["simulate", "--process", "rbb", "--n", "10", "--m", "100", "--start", "uniform:k=1"],
+        &["--start", "round-based"],
+    );
+}
+
+#[test]
+fn list_shows_the_start_states() {
+    let o = ballast(&["list"]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    for kind in ["uniform", "one_bin", "random", "file"] {
+        assert!(text.contains(&format!("  {kind}")), "{kind} not listed: {text}");
+    }
+    assert!(text.contains("Start states"), "{text}");
+    let v = ballast_cli::embed::list();
+    assert_eq!(v["starts"].as_array().map(Vec::len), Some(5), "{v}");
+}

@@ -1,0 +1,89 @@
+//! Start states and recovery targets of allocation series (`docs/settings.md#start-states`,
+//! `docs/metrics.md#recovery-time`): `start = { kind = …, … }` read through the core
+//! registry's starts (`ballast_core::registry::STARTS`), the file of a `file` start read
+//! here (the core gets the loads), and the checks of `recovery_target` against the series'
+//! statistics.
+
+use std::path::Path;
+
+use ballast_core::registry;
+use ballast_core::start::{parse_loads, StartSource};
+use ballast_core::Start;
+
+use crate::config::{table_params, ProcessProblem, RawStart, Statistic};
+
+/// Resolves a series' start (empty when absent). A relative `file` path is read from
+/// `dir`, the config's directory. A problem names the parameter it is about (`start.k`,
+/// `start.path`) or `start` for the table; file errors name the file and the line.
+pub(crate) fn resolve_start(
+    s: Option<&RawStart>,
+    dir: &Path,
+    ctx: &str,
+) -> Result<Start, ProcessProblem> {
+    let Some(RawStart(table)) = s else { return Ok(Start::Empty) };
+    let at = |p: Option<String>| Some(p.map_or("start".to_string(), |p| format!("start.{p}")));
+    let kind = match table.get("kind") {
+        Some(toml::Value::String(k)) => k.as_str(),
+        Some(other) => {
+            let msg = format!("{ctx}: start `kind` = {other}: expected a start kind (a string)");
+            return Err((at(Some("kind".into())), msg));
+        }
+        None => {
+            let names: Vec<&str> = registry::STARTS.iter().map(|s| s.name).collect();
+            let msg = format!("{ctx}: the start table needs `kind`, one of {}", names.join(", "));
+            return Err((at(None), msg));
+        }
+    };
+    let def =
+        registry::find_start(kind).map_err(|e| (at(Some("kind".into())), format!("{ctx}: {e}")))?;
+    let given = table_params(&def.list(), table, &[], ctx).map_err(|(p, m)| (at(p), m))?;
+    match def.build(&given).map_err(|e| (at(e.param.clone()), format!("{ctx}: {e}")))? {
+        StartSource::Given(start) => Ok(start),
+        StartSource::File(path) => {
+            let file = dir.join(&path);
+            read_start_file(&file)
+                .map(Start::Loads)
+                .map_err(|m| (at(Some("path".into())), format!("{ctx}: {m}")))
+        }
+    }
+}
+
+/// The loads of a `file` start: one load per line ([`parse_loads`]); errors name the file
+/// and, for a bad line, `file:line`.
+pub fn read_start_file(file: &Path) -> Result<Vec<u64>, String> {
+    let text = std::fs::read_to_string(file)
+        .map_err(|e| format!("start file `{}` cannot be read: {e}", file.display()))?;
+    parse_loads(&text).map_err(|(line, msg)| match line {
+        0 => format!("start file `{}`: {msg}", file.display()),
+        l => format!("start file `{}:{l}`: {msg}", file.display()),
+    })
+}
+
+/// Checks the pair `recovery_target` / `recovery_time` of a series: each needs the other
+/// (a target without the statistic would be ignored), and the recovery time needs the
+/// sequential or batched setting and a process that takes an observer. `Err` is the message.
+pub(crate) fn check_recovery(
+    statistic: Statistic,
+    also: &[Statistic],
+    has_target: bool,
+    delayed: bool,
+    equalize: bool,
+    ctx: &str,
+) -> Result<(), String> {
+    let wants = statistic == Statistic::RecoveryTime || also.contains(&Statistic::RecoveryTime);
+    match (wants, has_target) {
+        (true, false) => Err(format!(
+            "{ctx}: statistic \"recovery_time\" needs `recovery_target` (the gap to reach: a \
+             number or a formula, e.g. 2 or \"ln(n)\")"
+        )),
+        (false, true) => Err(format!(
+            "{ctx}: `recovery_target` applies to the statistic \"recovery_time\" only (as \
+             `statistic` or in `also`)"
+        )),
+        (true, true) if delayed || equalize => Err(format!(
+            "{ctx}: \"recovery_time\" needs the sequential or batched setting and a process \
+             other than equalize (the delay and equalize loops do not report the gap per ball)"
+        )),
+        _ => Ok(()),
+    }
+}
