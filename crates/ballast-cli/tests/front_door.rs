@@ -209,6 +209,53 @@ fn the_printed_one_point_config_runs_the_same_as_simulate() {
     }
 }
 
+/// `simulate --potential` is the series' `potentials` of its printed config: `ballast run`
+/// on it gives the same final potentials (and the same gap) as `simulate --json`.
+#[test]
+fn simulate_potentials_are_the_printed_configs_potential_rows() {
+    let dir = scratch("front", "potentials");
+    let args = [
+        "simulate",
+        "--process",
+        "two_choice",
+        "--n",
+        "100",
+        "--m",
+        "2000",
+        "--runs",
+        "5",
+        "--seed",
+        "3",
+        "--potential",
+        "quadratic",
+        "--potential",
+        "hyperbolic:alpha=0.5",
+    ];
+    let printed = run_in(&dir, &[&args[..], &["--print-config"]].concat());
+    ok(&printed);
+    let path = dir.join("configs/demo/potentials.toml");
+    std::fs::write(&path, &printed.stdout).unwrap();
+    ok(&run_in(&dir, &["run", path.to_str().unwrap(), "--out", "out", "--no-checkpoint"]));
+    let csv = std::fs::read_to_string(dir.join("out/demo/potentials.csv")).unwrap();
+    let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+    let at = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    let value = |series: &str| -> f64 {
+        let rows = csv.lines().map(|l| l.split(',').collect::<Vec<_>>()).collect::<Vec<_>>();
+        let row =
+            rows.iter().find(|r| r[at("series")] == series).unwrap_or_else(|| panic!("{csv}"));
+        row[at("value")].parse().unwrap()
+    };
+    let o = run_in(&dir, &[&args[..], &["--json"]].concat());
+    ok(&o);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let close = |a: f64, b: f64| (a - b).abs() <= 1e-6 * b.abs().max(1.0);
+    for spec in ["quadratic", "hyperbolic:alpha=0.5"] {
+        let ours = v["potentials"][spec]["mean"].as_f64().unwrap();
+        assert!(close(ours, value(&format!("two_choice [{spec}]"))), "{spec}\n{csv}\n{v}");
+    }
+    assert!(close(v["gap"]["mean"].as_f64().unwrap(), value("two_choice")), "{csv}");
+}
+
 /// Every round-based model of the model registry runs from `simulate`, whose printed config
 /// gives the same values under `ballast run`; their parameters are checked by the registry.
 #[test]
