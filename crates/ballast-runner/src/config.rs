@@ -120,6 +120,10 @@ pub enum Statistic {
     /// After every batch, the running maximum of the gap, averaged over runs (one row per
     /// batch; the x axis becomes the batch index).
     RunningMaxGap,
+    /// The gap at every observation point (batch ends when batched, every `observe_every`
+    /// balls and the end when sequential), averaged over runs: one row per observation point,
+    /// the x axis becomes balls / n. The tidy trajectory of the gap.
+    GapTrajectory,
     /// The empirical distribution of the gap at the end (or at each block end), rounded by the
     /// series' `round` (default up): one row per gap value, value = percent of samples (the x
     /// axis becomes the gap value).
@@ -158,15 +162,16 @@ pub enum Statistic {
 
 impl Statistic {
     /// Every statistic, for messages.
-    pub const NAMES: &'static str = "max_gap, final_gap, running_max_gap, distribution, \
+    pub const NAMES: &'static str = "max_gap, final_gap, running_max_gap, gap_trajectory, distribution, \
         max_load, max_load_distribution, min_load, underload, empty_bins, recovery_time, gap_over_ln_n, samples_per_ball, balls_per_sample, \
         probes_mean, probes_max, moved_per_ball";
 
     /// The statistics an allocation series may name.
-    const ALLOCATION: [Statistic; 16] = [
+    const ALLOCATION: [Statistic; 17] = [
         Self::MaxGap,
         Self::FinalGap,
         Self::RunningMaxGap,
+        Self::GapTrajectory,
         Self::Distribution,
         Self::MaxLoad,
         Self::MaxLoadDistribution,
@@ -182,6 +187,12 @@ impl Statistic {
         Self::MovedPerBall,
     ];
 
+    /// Whether rows of this statistic follow a run over time (one row per observation point)
+    /// rather than summarise it.
+    pub fn is_trajectory(self) -> bool {
+        matches!(self, Self::RunningMaxGap | Self::GapTrajectory)
+    }
+
     /// Whether rows of this statistic are a distribution (one row per value, in percent).
     pub fn is_distribution(self) -> bool {
         matches!(self, Self::Distribution | Self::MaxLoadDistribution)
@@ -195,6 +206,7 @@ impl Statistic {
             Self::MaxGap
                 | Self::FinalGap
                 | Self::RunningMaxGap
+                | Self::GapTrajectory
                 | Self::Distribution
                 | Self::GapOverLnN
         )
@@ -206,6 +218,7 @@ impl Statistic {
             Self::MaxGap => "max_gap",
             Self::FinalGap => "final_gap",
             Self::RunningMaxGap => "running_max_gap",
+            Self::GapTrajectory => "gap_trajectory",
             Self::Distribution => "distribution",
             Self::MaxLoad => "max_load",
             Self::MaxLoadDistribution => "max_load_distribution",
@@ -229,6 +242,7 @@ impl Statistic {
             Self::MaxGap => "max gap over batch ends (mean over runs)",
             Self::FinalGap => "gap at the end (mean over runs)",
             Self::RunningMaxGap => "running max gap (mean over runs)",
+            Self::GapTrajectory => "gap (mean over runs)",
             Self::Distribution => "percent of samples",
             Self::MaxLoad => "max load at the end (mean over runs)",
             Self::MaxLoadDistribution => "percent of runs with this max load",
@@ -251,10 +265,11 @@ impl Statistic {
 /// (the derive would say "data did not match any variant" because of [`Statistic::Measure`]).
 impl<'de> Deserialize<'de> for Statistic {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        const NAMES: [&str; 16] = [
+        const NAMES: [&str; 17] = [
             "max_gap",
             "final_gap",
             "running_max_gap",
+            "gap_trajectory",
             "distribution",
             "max_load",
             "max_load_distribution",

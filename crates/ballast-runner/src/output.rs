@@ -490,7 +490,7 @@ impl ItemResult {
         for r in &self.rows {
             if !stats.contains(&r.statistic)
                 && !r.statistic.is_distribution()
-                && r.statistic != Statistic::RunningMaxGap
+                && !r.statistic.is_trajectory()
             {
                 stats.push(r.statistic);
             }

@@ -118,7 +118,10 @@ impl Plan {
     pub(crate) fn frame(&self, raw: &RawConfig) -> crate::figure::FigureFrame {
         let statistic = self.series.first().map(|s| s.statistic).unwrap_or_default();
         crate::figure::FigureFrame {
-            x_label: raw.x.label.clone().unwrap_or_else(|| self.x_variable.clone()),
+            x_label: raw.x.label.clone().unwrap_or_else(|| match statistic {
+                Statistic::GapTrajectory => "balls / n".to_string(),
+                _ => self.x_variable.clone(),
+            }),
             y_label: raw.y_label.clone().unwrap_or_else(|| statistic.describe().to_string()),
             x_log: raw.x.log,
             y_log: raw.y_log,

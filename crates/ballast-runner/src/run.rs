@@ -47,9 +47,10 @@ impl UnitOut {
         let ratio = |a: u64, b: u64| if b == 0 { f64::NAN } else { a as f64 / b as f64 };
         match statistic {
             Statistic::MaxGap => self.max_gap,
-            Statistic::FinalGap | Statistic::Distribution | Statistic::RunningMaxGap => {
-                self.final_gap
-            }
+            Statistic::FinalGap
+            | Statistic::Distribution
+            | Statistic::RunningMaxGap
+            | Statistic::GapTrajectory => self.final_gap,
             Statistic::MaxLoad | Statistic::MaxLoadDistribution => self.max_load,
             Statistic::MinLoad => self.min_load,
             // W/n − min, with W/n = max − gap.
@@ -167,8 +168,19 @@ fn samples(o: &UnitOut, statistic: Statistic, blocks: bool, n: u64) -> Vec<f64> 
         Statistic::MaxGap => vec![o.max_gap],
         Statistic::FinalGap | Statistic::Distribution => vec![o.final_gap],
         Statistic::RunningMaxGap => running_max(&o.trajectory),
+        Statistic::GapTrajectory => o.trajectory.clone(),
         other => vec![o.value(other, n)],
     }
+}
+
+/// Balls placed at observation `j` (from 0) of a run of `spec`: batch ends when batched,
+/// every `observe_every` balls when sequential, the last observation at m.
+fn observed_balls(spec: &ballast_core::RunSpec, j: usize) -> u64 {
+    let every = match spec.setting {
+        ballast_core::Setting::Batched { b } => b,
+        _ => spec.observe_every.unwrap_or(spec.m),
+    };
+    every.max(1).saturating_mul(j as u64 + 1).min(spec.m)
 }
 
 /// The prefix maximum of a trajectory: entry j is the largest gap among observations 0..=j.
@@ -581,6 +593,7 @@ fn aggregate(
                 Statistic::MaxGap
                     | Statistic::FinalGap
                     | Statistic::RunningMaxGap
+                    | Statistic::GapTrajectory
                     | Statistic::Distribution
             );
             let per_run: Vec<Vec<f64>> = block
@@ -595,6 +608,13 @@ fn aggregate(
                 })
                 .collect();
             match statistic {
+                Statistic::GapTrajectory => {
+                    let len = per_run.iter().map(Vec::len).min().unwrap_or(0);
+                    for j in 0..len {
+                        let x = observed_balls(&point.spec, j) as f64 / point.n as f64;
+                        emit(x, point.grid.clone(), per_run.iter().map(|r| r[j]).collect());
+                    }
+                }
                 Statistic::RunningMaxGap => {
                     let len = per_run.iter().map(Vec::len).min().unwrap_or(0);
                     for j in 0..len {

@@ -593,7 +593,7 @@ impl<'r> SeriesForms<'r> {
             },
             weights: self.weights,
             observe_every: sampling.map(|_| m.max(1)).or(observe_every),
-            record_trajectory: s.statistic == Statistic::RunningMaxGap || sampling.is_some(),
+            record_trajectory: s.statistic.is_trajectory() || sampling.is_some(),
             engine: common.engine,
             stop: self.stop,
             sampling: self.bin_sampling.clone(),
@@ -780,16 +780,30 @@ impl<'r> SeriesForms<'r> {
         Some(out)
     }
 
-    /// `running_max_gap` needs batches and cannot be an `also`.
+    /// `running_max_gap` needs batches, `gap_trajectory` observation points (batches or
+    /// `observe_every`), and neither can be an `also` (their rows follow time, not x).
     fn check_statistic(&self, b: Option<u64>, sp: &mut SeriesProblems<'_, '_>) -> Option<()> {
         let (s, sctx) = (self.s, &self.sctx);
-        if s.also.contains(&Statistic::RunningMaxGap) {
+        if let Some(t) = s.also.iter().find(|a| a.is_trajectory()) {
+            let others = Statistic::NAMES.replace("running_max_gap, ", "");
             sp.fail(
                 "also",
                 Some(sp.span.clone()),
                 format!(
-                    "{sctx}: `also` cannot hold \"running_max_gap\"; expected any of: {}",
-                    Statistic::NAMES.replace("running_max_gap, ", "")
+                    "{sctx}: `also` cannot hold \"{}\"; expected any of: {}",
+                    t.name(),
+                    others.replace("gap_trajectory, ", "")
+                ),
+            );
+            return None;
+        }
+        if s.statistic == Statistic::GapTrajectory && b.is_none() && s.observe_every.is_none() {
+            sp.fail(
+                "statistic",
+                None,
+                format!(
+                    "{sctx}: statistic = \"gap_trajectory\" needs observation points: the \
+                     batched setting or `observe_every`"
                 ),
             );
             return None;
