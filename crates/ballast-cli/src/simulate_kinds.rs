@@ -28,6 +28,7 @@ fn measures(def: &ModelDef) -> Vec<Measure> {
         Measure::AvgFractionEmptyBins,
         Measure::AvgLoadPerBin,
         Measure::AvgSystemLoad,
+        Measure::PeakMaxLoad,
     ];
     if def.name == "leaky_bins" {
         m.push(Measure::MaxLoadOverShape);

@@ -24,6 +24,8 @@ pub enum Measure {
     /// Time-averaged max load divided by the theorem's shape ((1/(1−λ))·ln(n/(1−λ)) for
     /// d = 1, ln(n/(1−λ)) for d ≥ 2).
     MaxLoadOverShape,
+    /// Round-based process: the largest max load of a measured round, mean over runs.
+    PeakMaxLoad,
     /// Potential value at a sample time, mean over runs (x = balls / n).
     Potential,
     /// Mean change of the potential per ball, conditional on its level (x = level).
@@ -42,6 +44,7 @@ impl Measure {
             Self::AvgSystemLoad => "avg_system_load",
             Self::AvgLoadPerBin => "avg_load_per_bin",
             Self::MaxLoadOverShape => "max_load_over_shape",
+            Self::PeakMaxLoad => "peak_max_load",
             Self::Potential => "potential",
             Self::DriftPerBall => "drift_per_ball",
         }
@@ -58,6 +61,7 @@ impl Measure {
             Self::AvgSystemLoad => "time-averaged system load",
             Self::AvgLoadPerBin => "time-averaged system load / n",
             Self::MaxLoadOverShape => "time-averaged max load / bound's shape",
+            Self::PeakMaxLoad => "peak max load over the measured rounds (mean over runs)",
             Self::Potential => "potential (mean over runs)",
             Self::DriftPerBall => "mean change of the potential per ball",
         }

@@ -34,7 +34,8 @@ use ballast_dynamic::{simulate, DynamicSpec, Horizon, MetricSummary, RunSummary}
 
 use super::{summary_of, Driver, ItemKind, KPoint, KindSeries, Measure, RowCtx};
 use crate::config::table_params;
-use crate::Error;
+use crate::stats::summarize;
+use crate::{Error, ROUNDING};
 
 /// `kind = "dynamic"`: round-based processes with departures.
 pub(super) struct Dynamic;
@@ -50,6 +51,7 @@ impl ItemKind for Dynamic {
             Measure::AvgFractionEmptyBins,
             Measure::AvgLoadPerBin,
             Measure::AvgSystemLoad,
+            Measure::PeakMaxLoad,
             Measure::MaxLoadOverShape,
         ]
     }
@@ -176,12 +178,6 @@ fn run(d: &mut Driver<'_>) -> Result<(), Error> {
             Measure::MaxLoadOverShape => r.max_load.scaled(1.0 / shape),
             _ => r.max_load.clone(),
         };
-        let ms: Vec<_> = block.iter().map(metric).collect();
-        let r = ms.len() as f64;
-        let (mean, se) = mean_and_stderr(&ms);
-        let drift = ms.iter().map(|m| m.drift_z).sum::<f64>() / r;
-        let lag1 = ms.iter().map(|m| m.lag1).sum::<f64>() / r;
-        d.diagnostics.push((s.name.clone(), p.grid.clone(), drift, lag1));
         let series_ref = match &s.reference {
             Some(r) if r.is_empty() => None,
             Some(r) => Some(p.fill(r)),
@@ -190,9 +186,20 @@ fn run(d: &mut Driver<'_>) -> Result<(), Error> {
         let ctx =
             RowCtx { point: p, measure, series_ref, n: n as u64, b: None, rounds: Some(h.rounds) };
         let spec2 = spec.clone();
-        d.push(ctx, p.x, summary_of(mean, se, block.len()), &move |name, ctx| {
-            theory(name, ctx, &spec2)
-        });
+        let closed_form = move |name: &str, ctx: &RowCtx<'_>| theory(name, ctx, &spec2);
+        if measure == Measure::PeakMaxLoad {
+            // One value per run (no time average): the plain mean and standard error.
+            let peaks: Vec<f64> = block.iter().map(|r| f64::from(r.peak_max_load)).collect();
+            d.push(ctx, p.x, summarize(&peaks, ROUNDING), &closed_form);
+            continue;
+        }
+        let ms: Vec<_> = block.iter().map(metric).collect();
+        let r = ms.len() as f64;
+        let (mean, se) = mean_and_stderr(&ms);
+        let drift = ms.iter().map(|m| m.drift_z).sum::<f64>() / r;
+        let lag1 = ms.iter().map(|m| m.lag1).sum::<f64>() / r;
+        d.diagnostics.push((s.name.clone(), p.grid.clone(), drift, lag1));
+        d.push(ctx, p.x, summary_of(mean, se, block.len()), &closed_form);
     }
     Ok(())
 }
