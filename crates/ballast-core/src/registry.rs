@@ -137,6 +137,18 @@ pub struct ParamDef {
     pub doc: &'static str,
 }
 
+impl ParamDef {
+    /// A parameter of a registry entry (usable in the `const` tables).
+    pub const fn new(
+        name: &'static str,
+        ty: ParamType,
+        default: ParamDefault,
+        doc: &'static str,
+    ) -> Self {
+        Self { name, ty, default, doc }
+    }
+}
+
 /// A parameter value as a front end read it (numbers already evaluated).
 #[derive(Clone, Debug, PartialEq)]
 pub enum ParamValue {
@@ -197,6 +209,17 @@ impl ParamError {
     /// A refusal about parameter `param`.
     pub fn at(param: &str, message: String) -> Self {
         Self { param: Some(param.to_owned()), message }
+    }
+
+    /// A law's validation error `e` (weights, sampling, …) as the parameter it names: its
+    /// field without the `prefix` (`weights.`), and the message prefixed by `what` (`weight
+    /// law `gamma``).
+    pub(crate) fn of_law(e: &crate::Error, prefix: &str, what: &str) -> Self {
+        let param = match e {
+            crate::Error::Invalid { field, .. } => field.strip_prefix(prefix).map(str::to_owned),
+            _ => None,
+        };
+        Self { param, message: format!("{what}: {e}") }
     }
 }
 
@@ -1297,25 +1320,10 @@ impl WeightDef {
     pub fn build(&self, given: &[(&str, ParamValue)]) -> Result<Weights, ParamError> {
         let w = (self.make)(&self.list().args(given)?);
         w.validate().map_err(|e| {
-            let param = match &e {
-                crate::Error::Invalid { field, .. } => {
-                    field.strip_prefix("weights.").map(str::to_owned)
-                }
-                _ => None,
-            };
-            ParamError { param, message: format!("weight law `{}`: {e}", self.name) }
+            ParamError::of_law(&e, "weights.", &format!("weight law `{}`", self.name))
         })?;
         Ok(w)
     }
-}
-
-const fn weight_param(
-    name: &'static str,
-    ty: ParamType,
-    default: ParamDefault,
-    doc: &'static str,
-) -> ParamDef {
-    ParamDef { name, ty, default, doc }
 }
 
 /// Every weight law, in listing order.
@@ -1329,7 +1337,7 @@ pub const WEIGHTS: &[WeightDef] = &[
     WeightDef {
         name: "exp",
         doc: "exponential with the given mean",
-        params: &[weight_param(
+        params: &[ParamDef::new(
             "mean",
             ParamType::NonNeg,
             ParamDefault::Num(1.0),
@@ -1340,15 +1348,15 @@ pub const WEIGHTS: &[WeightDef] = &[
     WeightDef {
         name: "constant",
         doc: "every ball weighs w (the weighted engine without random weights)",
-        params: &[weight_param("w", ParamType::NonNeg, ParamDefault::Num(1.0), "the weight, > 0")],
+        params: &[ParamDef::new("w", ParamType::NonNeg, ParamDefault::Num(1.0), "the weight, > 0")],
         make: |a| Weights::Constant { w: a.num("w") },
     },
     WeightDef {
         name: "uniform",
         doc: "uniform on [low, high)",
         params: &[
-            weight_param("low", ParamType::NonNeg, ParamDefault::Num(0.0), "lower end, >= 0"),
-            weight_param("high", ParamType::NonNeg, ParamDefault::Num(2.0), "upper end, > low"),
+            ParamDef::new("low", ParamType::NonNeg, ParamDefault::Num(0.0), "lower end, >= 0"),
+            ParamDef::new("high", ParamType::NonNeg, ParamDefault::Num(2.0), "upper end, > low"),
         ],
         make: |a| Weights::Uniform { low: a.num("low"), high: a.num("high") },
     },
@@ -1356,8 +1364,8 @@ pub const WEIGHTS: &[WeightDef] = &[
         name: "gamma",
         doc: "gamma with shape k and scale theta (mean k*theta)",
         params: &[
-            weight_param("shape", ParamType::NonNeg, ParamDefault::Num(1.0), "shape k, > 0"),
-            weight_param("scale", ParamType::NonNeg, ParamDefault::Num(1.0), "scale theta, > 0"),
+            ParamDef::new("shape", ParamType::NonNeg, ParamDefault::Num(1.0), "shape k, > 0"),
+            ParamDef::new("scale", ParamType::NonNeg, ParamDefault::Num(1.0), "scale theta, > 0"),
         ],
         make: |a| Weights::Gamma { shape: a.num("shape"), scale: a.num("scale") },
     },
@@ -1365,19 +1373,19 @@ pub const WEIGHTS: &[WeightDef] = &[
         name: "two_point",
         doc: "high with probability p, else low",
         params: &[
-            weight_param(
+            ParamDef::new(
                 "low",
                 ParamType::NonNeg,
                 ParamDefault::Num(0.0),
                 "weight with probability 1 - p",
             ),
-            weight_param(
+            ParamDef::new(
                 "high",
                 ParamType::NonNeg,
                 ParamDefault::Num(2.0),
                 "weight with probability p, >= low",
             ),
-            weight_param("p", ParamType::Unit, ParamDefault::Num(0.5), "probability of high"),
+            ParamDef::new("p", ParamType::Unit, ParamDefault::Num(0.5), "probability of high"),
         ],
         make: |a| Weights::TwoPoint { low: a.num("low"), high: a.num("high"), p: a.num("p") },
     },
@@ -1385,8 +1393,8 @@ pub const WEIGHTS: &[WeightDef] = &[
         name: "lognormal",
         doc: "exp(N(mu, sigma^2)), mean exp(mu + sigma^2/2): no finite moment generating function",
         params: &[
-            weight_param("mu", ParamType::Real, ParamDefault::Num(-0.5), "mean of the normal"),
-            weight_param(
+            ParamDef::new("mu", ParamType::Real, ParamDefault::Num(-0.5), "mean of the normal"),
+            ParamDef::new(
                 "sigma",
                 ParamType::NonNeg,
                 ParamDefault::Num(1.0),
@@ -1399,13 +1407,13 @@ pub const WEIGHTS: &[WeightDef] = &[
         name: "pareto",
         doc: "Pareto, P(W > w) = (scale/w)^alpha: heavy-tailed, infinite variance for alpha <= 2",
         params: &[
-            weight_param(
+            ParamDef::new(
                 "alpha",
                 ParamType::NonNeg,
                 ParamDefault::Num(1.5),
                 "tail index, > 1 (finite mean)",
             ),
-            weight_param(
+            ParamDef::new(
                 "scale",
                 ParamType::NonNeg,
                 ParamDefault::Num(1.0 / 3.0),

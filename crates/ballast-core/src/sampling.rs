@@ -409,26 +409,11 @@ impl SamplingDef {
         if !matches!(s, Sampling::Explicit(_)) {
             // Parameters only (n = 2: the n-dependent checks come with the run).
             s.validate(2).map_err(|e| {
-                let param = match &e {
-                    Error::Invalid { field, .. } => {
-                        field.strip_prefix("sampling.").map(str::to_owned)
-                    }
-                    _ => None,
-                };
-                ParamError { param, message: format!("sampling law `{}`: {e}", self.name) }
+                ParamError::of_law(&e, "sampling.", &format!("sampling law `{}`", self.name))
             })?;
         }
         Ok(s)
     }
-}
-
-const fn sampling_param(
-    name: &'static str,
-    ty: ParamType,
-    default: ParamDefault,
-    doc: &'static str,
-) -> ParamDef {
-    ParamDef { name, ty, default, doc }
 }
 
 /// Every sampling law, in listing order.
@@ -444,13 +429,13 @@ pub const SAMPLINGS: &[SamplingDef] = &[
         name: "two_class",
         doc: "the first round(fraction*n) bins are each factor times as likely as the others",
         params: &[
-            sampling_param(
+            ParamDef::new(
                 "fraction",
                 ParamType::Unit,
                 ParamDefault::Required,
                 "fraction of the bins in the heavy class",
             ),
-            sampling_param(
+            ParamDef::new(
                 "factor",
                 ParamType::NonNeg,
                 ParamDefault::Required,
@@ -463,7 +448,7 @@ pub const SAMPLINGS: &[SamplingDef] = &[
     SamplingDef {
         name: "zipf",
         doc: "bin i (1-based) has weight i^(-s)",
-        params: &[sampling_param("s", ParamType::NonNeg, ParamDefault::Num(1.0), "exponent, >= 0")],
+        params: &[ParamDef::new("s", ParamType::NonNeg, ParamDefault::Num(1.0), "exponent, >= 0")],
         file: None,
         make: |a, _| Sampling::Zipf { s: a.num("s") },
     },

@@ -296,12 +296,7 @@ impl StartDef {
 }
 
 const fn count_param(name: &'static str, doc: &'static str) -> ParamDef {
-    ParamDef {
-        name,
-        ty: ParamType::Int { lo: 0, hi: u32::MAX },
-        default: ParamDefault::Required,
-        doc,
-    }
+    ParamDef::new(name, ParamType::Int { lo: 0, hi: u32::MAX }, ParamDefault::Required, doc)
 }
 
 /// Every start kind, in listing order.

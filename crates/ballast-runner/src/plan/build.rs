@@ -535,9 +535,11 @@ impl<'r> SeriesForms<'r> {
     ) -> Option<(PlanPoint, Vec<String>)> {
         let (s, sctx) = (self.s, &self.sctx);
         let x = gvals.iter().find(|(k, _)| k == x_variable).map_or(f64::NAN, |(_, v)| *v);
-        let at =
-            gvals.iter().map(|(k, v)| format!("{k} = {}", num(*v))).collect::<Vec<_>>().join(", ");
-        let ctx = if at.is_empty() { sctx.clone() } else { format!("{sctx} at {at}") };
+        let ctx = if gvals.is_empty() {
+            sctx.clone()
+        } else {
+            format!("{sctx} at {}", crate::grid::describe(gvals))
+        };
         let mut vars: Vec<(&str, f64)> = gvals.iter().map(|(k, v)| (k.as_str(), *v)).collect();
         let n = sp.count(&ctx, &self.n, "n", &vars)?;
         vars.retain(|(k, _)| *k != "n");
