@@ -17,6 +17,8 @@
 //!   [`chunked::chunk_min_n`] bins on (2¹⁷ for Two-Choice, 2¹³ for d ≥ 3) they go in exact
 //!   chunks of about 1.5·√n balls instead ([`chunked`], `docs/chunked.md`), at a cost per
 //!   ball that falls like 1/√n; (1+β), Quantile and mixed Quantile too, from 2¹⁵ bins on.
+//!   Sequential One-Choice reads no state, so a stretch of balls between observation points
+//!   has the law of one batch: without per-ball observers it is one batched step.
 //!   [`crate::simulate_ball_by_ball`] keeps the ball loops.
 //!   Every tie rule is accepted here: sequentially, all rules that choose among the sampled
 //!   bins of least load give the same law of the load histogram
@@ -59,8 +61,8 @@
 //! ([`AUTO_BATCH_MIN_BALLS_ONE_CHOICE`] for One-Choice, whose bin engine is the cheapest and
 //! whose level histogram the widest; with `position` ties also `b >= n /`
 //! [`AUTO_POSITION_MAX_BINS_PER_BALL`]); the run is sequential with `n >=`
-//! [`AUTO_SEQUENTIAL_MIN_N`] (below, the bin engine's load array is cache-resident and as
-//! fast or faster); or `m` exceeds the bin engine's 32-bit loads. Otherwise the bin engine.
+//! [`auto_sequential_min_n`], a crossover per process measured against the bin engine
+//! (below it the bin engine's load array is cache-resident and as fast or faster); or `m` exceeds the bin engine's 32-bit loads. Otherwise the bin engine.
 //! The thresholds come from measurements on 2 cores (see the `level_engine` bench): a level
 //! batch costs O(levels) binomial draws and occupancy calls (~1–20 µs), the bin engine
 //! 5–25 ns per ball, so small batches stay on the bin engine.
@@ -106,11 +108,61 @@ use crate::{Engine, Error, Observer, ProcessSpec, RunSpec, Setting, TieBreak, We
 /// Version of the level engine's values for a given seed: bumped by every value-breaking
 /// change (recorded in CHANGELOG.md) and part of the runner's checkpoint keys. 2: binomials
 /// from [`crate::binomial`] instead of `rand_distr`. 3: sequential d-Choice, (1+β) and the
-/// Quantile rules from [`chunked::chunk_min_n_law`] bins on in chunks ([`chunked`]).
-pub const VALUES_VERSION: u32 = 3;
+/// Quantile rules from [`chunked::chunk_min_n_law`] bins on in chunks ([`chunked`]). 4:
+/// sequential One-Choice without per-ball observers as one batched step per stretch between
+/// observation points.
+pub const VALUES_VERSION: u32 = 4;
 
-/// Sequential runs with at least this many bins go to the level engine under `auto`.
+/// Sequential runs with at least this many bins go to the level engine under `auto`, for
+/// the processes without a crossover of their own ([`auto_sequential_min_n`]): the rules that
+/// compare two loads ball by ball on the level engine (g-Bounded, g-Myopic, σ-Noisy-Load,
+/// the thresholds, k-Threshold) cost 30–47 ns per ball there against 5–14 on the bin engine
+/// at n ≤ 10⁶, so they stay on bins up to here.
 pub const AUTO_SEQUENTIAL_MIN_N: u64 = 1 << 20;
+
+/// Sequential Two-Choice (`d = 2`) goes to the level engine under `auto` from this many bins.
+/// Measured (`floor --n 8192,32768,131072,262144 --only choice`, one run, 2026-12-03): bins
+/// 3.43 / 3.74 / 4.00 / 4.04 ns per ball, levels 4.02 / 2.92 / 2.00 / 1.43. The level engine
+/// already wins from 2¹⁵; the crossover sits at 2¹⁷, where the chunk step starts
+/// ([`chunked::CHUNK_MIN_N`]), so that the committed `filling22` items (Two-Choice at
+/// n = 5·10⁴ and 10⁵ on `auto`) keep their values (CHANGELOG).
+pub const AUTO_SEQUENTIAL_MIN_N_TWO_CHOICE: u64 = 1 << 17;
+
+/// Sequential d-Choice with `d >= 3` goes to the level engine under `auto` from this many
+/// bins. Measured as above, Three-Choice: bins 11.1 / 10.9 / 11.8 / 13.0 ns per ball at
+/// n = 2¹⁰ / 2¹³ / 2¹⁵ / 2¹⁷, levels 5.9 / 4.6 / 2.5 / 1.35 (at n = 10³ in
+/// `results/bench/floor_after.md`: 15.2 against 8.1).
+pub const AUTO_SEQUENTIAL_MIN_N_MANY_CHOICE: u64 = 1 << 10;
+
+/// Sequential (1+β) goes to the level engine under `auto` from this many bins. Measured
+/// (β = 0.5, `floor --only one_plus_beta`): bins 9.4 / 9.3 / 9.7 / 16.1 / 15.3 ns per ball
+/// at n = 2¹⁰ / 2¹³ / 2¹⁵ / 2¹⁷ / 2²⁰, levels 14.1 / 14.4 / 9.6 / 7.8 / 2.7: even at 2¹⁵,
+/// a clear win from 2¹⁷.
+pub const AUTO_SEQUENTIAL_MIN_N_ONE_PLUS_BETA: u64 = 1 << 17;
+
+/// The smallest `n` from which `auto` runs a sequential `process` on the level engine (when
+/// the level engine can run it exactly). Quantile and mixed Quantile: always (the bin engine
+/// keeps live ranks, 29–40 ns per ball at n = 2¹⁰ … 2¹⁷ against 6.5–21 on levels); One-Choice
+/// too, whose sequential stretches are one batched step each there (see
+/// `run_seq_one_choice`), when the stretches between observation points hold at least
+/// [`AUTO_BATCH_MIN_BALLS_ONE_CHOICE`] balls.
+pub fn auto_sequential_min_n(spec: &RunSpec) -> u64 {
+    match spec.process {
+        ProcessSpec::OneChoice | ProcessSpec::DChoice { d: 1 } => {
+            let stretch = spec.observe_every.unwrap_or(spec.m);
+            if stretch >= AUTO_BATCH_MIN_BALLS_ONE_CHOICE {
+                0
+            } else {
+                u64::MAX
+            }
+        }
+        ProcessSpec::DChoice { d: 2 } => AUTO_SEQUENTIAL_MIN_N_TWO_CHOICE,
+        ProcessSpec::DChoice { .. } => AUTO_SEQUENTIAL_MIN_N_MANY_CHOICE,
+        ProcessSpec::OnePlusBeta { .. } => AUTO_SEQUENTIAL_MIN_N_ONE_PLUS_BETA,
+        ProcessSpec::Quantile { .. } | ProcessSpec::MixedQuantile { .. } => 0,
+        _ => AUTO_SEQUENTIAL_MIN_N,
+    }
+}
 
 /// Batched runs with at least this many balls per batch go to the level engine under `auto`.
 pub const AUTO_BATCH_MIN_BALLS: u64 = 1 << 11;
@@ -321,7 +373,7 @@ pub fn supported_engines(spec: &RunSpec) -> Vec<Engine> {
 /// level engine when it is exact and either batched with at least [`AUTO_BATCH_MIN_BALLS`]
 /// balls per batch ([`AUTO_BATCH_MIN_BALLS_ONE_CHOICE`] for One-Choice; with `position`
 /// ties also `b >= n /` [`AUTO_POSITION_MAX_BINS_PER_BALL`]), sequential with
-/// `n >=` [`AUTO_SEQUENTIAL_MIN_N`], or `m` beyond the bin engine's 32-bit loads; an
+/// `n >=` [`auto_sequential_min_n`] (per process, from measurements), or `m` beyond the bin engine's 32-bit loads; an
 /// explicit `levels` that cannot be exact is an [`Error::Unsupported`]. Measurements behind
 /// the positional rule: the table in the [module docs](self) (at n = 10⁴, Three-Choice with
 /// position ties: 16.3 → 8.4 ns/ball at b = n, 16.6 → 2.8 at b = 50n; 12.3 → 16.3 at b = n/10,
@@ -356,7 +408,7 @@ pub fn resolve_engine(spec: &RunSpec) -> Result<Engine, Error> {
                 Setting::Sequential if matches!(spec.process, ProcessSpec::RankVector { .. }) => {
                     true
                 }
-                Setting::Sequential => spec.n >= AUTO_SEQUENTIAL_MIN_N,
+                Setting::Sequential => spec.n >= auto_sequential_min_n(spec),
                 Setting::Delay { .. } => unreachable!("refused by level_support"),
             };
             Ok(if prefer || big_m { Engine::Levels } else { Engine::Bins })
@@ -427,7 +479,9 @@ fn sequential<R: RngCore + ?Sized, O: Observer>(
     let n = spec.n;
     let (s, r, o) = (state, rng, observer);
     match spec.process {
-        ProcessSpec::OneChoice | ProcessSpec::DChoice { d: 1 } => run_seq(spec, s, OneChoice, r, o),
+        ProcessSpec::OneChoice | ProcessSpec::DChoice { d: 1 } => {
+            run_seq_one_choice(spec, s, r, o, chunking)
+        }
         ProcessSpec::DChoice { d } => run_seq_d_choice(spec, s, d, r, o, chunking),
         ProcessSpec::OnePlusBeta { beta } => {
             let law = chunked::ChunkLaw::OnePlusBeta { beta };
@@ -533,6 +587,47 @@ fn run_seq<P: Rule, R: RngCore + ?Sized, O: Observer>(
         gaps.observe(&st, observer);
     }
     gaps.outcome(&st, done, ctx.samples)
+}
+
+/// Sequential One-Choice. Its decisions read no state, so `k` sequential balls have the law
+/// of one batch of `k` balls (`docs/level-engine.md#sequential-one-choice`): without per-ball
+/// observers every stretch between observation points is one batched step (O(levels)
+/// binomials and occupancy draws instead of one step per ball), split only to respect
+/// [`LEVEL_MAX_BATCH_PER_BIN`]. With per-ball observers, or `Chunking::Off` (the reference
+/// loop of [`crate::simulate_ball_by_ball`]), ball by ball.
+fn run_seq_one_choice<R: RngCore + ?Sized, O: Observer>(
+    spec: &RunSpec,
+    mut st: LevelLoads,
+    rng: &mut R,
+    observer: &mut O,
+    chunking: Chunking,
+) -> RunOutcome {
+    if O::PER_BALL || chunking == Chunking::Off {
+        return run_seq(spec, st, OneChoice, rng, observer);
+    }
+    let n = st.bins();
+    let largest = n.saturating_mul(LEVEL_MAX_BATCH_PER_BIN);
+    let mut stepper = Stepper::new(spec);
+    let mut gaps = Gaps::new(spec.record_trajectory);
+    let m = spec.m;
+    let every = spec.observe_every.unwrap_or(m).max(1);
+    let mut next_obs = every.min(m);
+    let (mut done, mut samples) = (0u64, 0u64);
+    while done < m {
+        while done < next_obs {
+            let size = (next_obs - done).min(largest);
+            samples += stepper.step(&mut st, size, rng, observer);
+            done += size;
+        }
+        gaps.observe(&st, observer);
+        while next_obs <= done && next_obs < m {
+            next_obs = (next_obs + every).min(m);
+        }
+    }
+    if m == 0 {
+        gaps.observe(&st, observer);
+    }
+    gaps.outcome(&st, done, samples)
 }
 
 /// A sequential single-ball process with a state-independent destination law ((1+β),
