@@ -8,6 +8,7 @@
 
 use rand::RngCore;
 
+use crate::level::LevelLoads;
 use crate::loads::LoadState;
 use crate::process::{Ctx, Placement, Ranks, Rule};
 use crate::rng::below;
@@ -188,6 +189,133 @@ pub fn simulate_equalize<R: RngCore + ?Sized>(
         moved,
         ..RunOutcome::default()
     })
+}
+
+/// `equalize{d}` on the level engine: the same step on the sorted view of a [`LevelLoads`]
+/// histogram. A uniform bin sample is a uniform position, distinct positions are distinct
+/// bins, and the step reads and sets only the loads of the distinct sampled bins, so moving
+/// each of them between levels keeps the law of the histogram and of [`RunOutcome::moved`]
+/// (`docs/level-engine.md#reallocation`). The random numbers are consumed as by
+/// [`simulate_equalize`] (d samples, then the remainder subset); O(d·(levels + log levels))
+/// per ball and O(levels) memory, against d random accesses to an n-entry array there.
+pub fn simulate_equalize_levels<R: RngCore + ?Sized>(
+    spec: &RunSpec,
+    d: u32,
+    rng: &mut R,
+) -> Result<RunOutcome, Error> {
+    equalize_levels(spec, d, rng, None)
+}
+
+/// Deliberately wrong variants of [`simulate_equalize_levels`], for the power of its tests.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EqualizeFlaw {
+    /// The whole remainder goes to one bin (q + r there, q elsewhere): a wrong histogram
+    /// once r >= 2, i.e. d >= 3.
+    RemainderToOne,
+    /// The r bins that get q + 1 are the r lightest sampled ones, not a uniform r-subset:
+    /// the right histogram, a wrong number of moved balls.
+    RemainderToLightest,
+}
+
+/// [`simulate_equalize_levels`] with a deliberate flaw (tests only).
+#[doc(hidden)]
+pub fn simulate_equalize_levels_flawed<R: RngCore + ?Sized>(
+    spec: &RunSpec,
+    d: u32,
+    rng: &mut R,
+    flaw: EqualizeFlaw,
+) -> Result<RunOutcome, Error> {
+    equalize_levels(spec, d, rng, Some(flaw))
+}
+
+fn equalize_levels<R: RngCore + ?Sized>(
+    spec: &RunSpec,
+    d: u32,
+    rng: &mut R,
+    flaw: Option<EqualizeFlaw>,
+) -> Result<RunOutcome, Error> {
+    if !matches!(spec.setting, Setting::Sequential) {
+        return Err(Error::Unsupported(
+            "equalize is defined for the sequential setting only".to_string(),
+        ));
+    }
+    let n = spec.n;
+    let mut st = LevelLoads::new(n);
+    let mut ctx = Ctx::new(n as usize);
+    let mut positions: Vec<u64> = Vec::with_capacity(d as usize);
+    let mut loads: Vec<u64> = Vec::with_capacity(d as usize);
+    let mut slots: Vec<usize> = Vec::with_capacity(d as usize);
+    let mut moved = 0u64;
+    let mut max_gap = f64::NEG_INFINITY;
+    let mut trajectory = Vec::new();
+    let every = spec.observe_every.unwrap_or(spec.m).max(1);
+    let mut observations = 0u64;
+    for t in 1..=spec.m {
+        positions.clear();
+        for _ in 0..d {
+            let p = ctx.sample(rng) as u64;
+            if !positions.contains(&p) {
+                positions.push(p);
+            }
+        }
+        // Every load is read before any bin moves: the positions refer to this histogram.
+        loads.clear();
+        loads.extend(positions.iter().map(|&p| st.load_at(p)));
+        slots.clear();
+        slots.extend(0..loads.len());
+        let changed = |old, new| st.move_load(old, new);
+        moved += match flaw {
+            None => spread(&mut loads, &mut slots, rng, changed),
+            Some(f) => spread_flawed(&mut loads, f, changed),
+        };
+        if t % every == 0 || t == spec.m {
+            let gap = st.gap_value();
+            max_gap = max_gap.max(gap);
+            observations += 1;
+            if spec.record_trajectory {
+                trajectory.push(gap);
+            }
+        }
+    }
+    assert_eq!(st.balls(), spec.m, "equalize must conserve balls");
+    let final_gap = st.gap_value();
+    Ok(RunOutcome {
+        final_gap,
+        max_gap: if observations == 0 { final_gap } else { max_gap },
+        trajectory,
+        max_load: st.max_load() as f64,
+        min_load: st.min_load() as f64,
+        empty_bins: st.count_at(0),
+        balls: spec.m,
+        samples: ctx.samples,
+        observations: observations.max(1),
+        moved,
+        ..RunOutcome::default()
+    })
+}
+
+/// [`spread`] with a [`EqualizeFlaw`] (no random numbers).
+fn spread_flawed(loads: &mut [u64], flaw: EqualizeFlaw, mut changed: impl FnMut(u64, u64)) -> u64 {
+    let c = loads.len() as u64;
+    let total: u64 = loads.iter().sum::<u64>() + 1;
+    let (q, r) = (total / c, total % c);
+    let mut order: Vec<usize> = (0..loads.len()).collect();
+    order.sort_by_key(|&j| loads[j]);
+    let mut moved = 0;
+    for (rank, &j) in order.iter().enumerate() {
+        let new = match flaw {
+            EqualizeFlaw::RemainderToOne => q + if rank == 0 { r } else { 0 },
+            EqualizeFlaw::RemainderToLightest => q + u64::from((rank as u64) < r),
+        };
+        let old = loads[j];
+        moved += old.saturating_sub(new);
+        if new != old {
+            changed(old, new);
+            loads[j] = new;
+        }
+    }
+    moved
 }
 
 /// One equalize step on the distinct bins `bins`: their balls plus one new ball are spread

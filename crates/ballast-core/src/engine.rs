@@ -73,7 +73,10 @@ fn simulate_with<R: RngCore + ?Sized, O: Observer>(
         return crate::delay::simulate_delay(spec, tau, mode, rng);
     }
     if let ProcessSpec::Equalize { d } = spec.process {
-        return crate::czumaj::simulate_equalize(spec, d, rng);
+        return match crate::level::resolve_engine(spec)? {
+            crate::Engine::Levels => crate::czumaj::simulate_equalize_levels(spec, d, rng),
+            _ => crate::czumaj::simulate_equalize(spec, d, rng),
+        };
     }
     if crate::level::resolve_engine(spec)? == crate::Engine::Levels {
         let chunking =

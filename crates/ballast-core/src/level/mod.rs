@@ -311,13 +311,14 @@ pub fn level_support(spec: &RunSpec) -> Result<(), Error> {
                  not know; use engine = \"bins\"",
             spec.process.kind()
         ))),
-        // Czumaj–Stemann processes: probe histograms and reallocation are bin-engine only.
-        ProcessSpec::Adaptive { .. } | ProcessSpec::Equalize { .. } => {
-            Err(Error::Unsupported(format!(
-                "{} is simulated by the bin engine only; use engine = \"bins\"",
-                spec.process.kind()
-            )))
-        }
+        // Reallocation reads and sets the loads of the distinct sampled bins only: distinct
+        // positions of the sorted view, moved between levels (`czumaj::simulate_equalize_levels`).
+        ProcessSpec::Equalize { .. } => Ok(()),
+        // Adaptive probing's probe histogram is kept by the bin engine's loop only.
+        ProcessSpec::Adaptive { .. } => Err(Error::Unsupported(format!(
+            "{} is simulated by the bin engine only; use engine = \"bins\"",
+            spec.process.kind()
+        ))),
     }
 }
 
@@ -459,6 +460,10 @@ pub(crate) fn simulate_levels<R: RngCore + ?Sized, O: Observer>(
     chunking: Chunking,
 ) -> Result<RunOutcome, Error> {
     level_support(spec)?;
+    if let ProcessSpec::Equalize { d } = spec.process {
+        // A loop of its own, as on the bin engine (no observers, empty start).
+        return crate::czumaj::simulate_equalize_levels(spec, d, rng);
+    }
     let state = spec.start.levels(spec.n, rng);
     observer.on_start(&state);
     Ok(match spec.setting {
@@ -535,9 +540,9 @@ fn sequential<R: RngCore + ?Sized, O: Observer>(
         ProcessSpec::Memory { .. }
         | ProcessSpec::Caching { .. }
         | ProcessSpec::AlwaysGoLeft { .. }
-        | ProcessSpec::Adaptive { .. }
-        | ProcessSpec::Equalize { .. } => {
-            unreachable!("refused by level_support")
+        | ProcessSpec::Adaptive { .. } => unreachable!("refused by level_support"),
+        ProcessSpec::Equalize { .. } => {
+            unreachable!("runs in czumaj::simulate_equalize_levels (simulate_levels)")
         }
     }
 }

@@ -144,6 +144,42 @@ impl LevelLoads {
         self.bump((x - self.lo) as usize)
     }
 
+    /// Moves one bin with load `from` to load `to` (any direction; `to` may lie outside the
+    /// occupied range) and adds `to − from` to the total: O(|to − from| + trimmed levels).
+    /// A reallocation step ([`crate::czumaj`]'s equalize) is a few such moves.
+    pub(crate) fn move_load(&mut self, from: u64, to: u64) {
+        debug_assert!(self.count_at(from) > 0, "no bin at load {from}");
+        if from == to {
+            return;
+        }
+        if to < self.lo {
+            let k = (self.lo - to) as usize;
+            self.cum.splice(0..0, std::iter::repeat_n(0, k));
+            self.lo = to;
+        }
+        let top = self.max_load();
+        if to > top {
+            self.cum.extend(std::iter::repeat_n(self.n, (to - top) as usize));
+        }
+        let (a, b) = ((from - self.lo) as usize, (to - self.lo) as usize);
+        if to > from {
+            // The bins with load <= lo + j for from <= lo + j < to lose this one.
+            self.cum[a..b].iter_mut().for_each(|c| *c -= 1);
+            self.total += to - from;
+        } else {
+            self.cum[b..a].iter_mut().for_each(|c| *c += 1);
+            self.total -= from - to;
+        }
+        let empty_low = self.cum.iter().take_while(|&&c| c == 0).count();
+        if empty_low > 0 {
+            self.cum.drain(..empty_low);
+            self.lo += empty_low as u64;
+        }
+        while self.cum.len() >= 2 && self.cum[self.cum.len() - 2] == self.n {
+            self.cum.pop();
+        }
+    }
+
     /// Replaces the histogram by `counts` (entry `j` = bins with load `lo + j`) and sets the
     /// total to `total`. The bin count must not change.
     pub(crate) fn set_counts(&mut self, lo: u64, counts: &[u64], total: u64) {
