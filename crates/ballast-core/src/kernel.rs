@@ -439,28 +439,32 @@ pub(crate) fn memory_one<const LEAST: bool, R: RngCore + ?Sized>(
         cached = j;
         left -= 1;
     }
+    // The cached bin's load, kept in a register: after a step the cache holds the receiver
+    // (its load just raised) or the other candidate (its load just read), so the loop never
+    // waits for a load it stored one step earlier.
+    let mut lc = if cached == usize::MAX { 0 } else { loads[cached] };
     while left > 0 {
         let j = c.draw_fast(rng);
-        let (lj, lc) = (loads[j], loads[cached]);
+        let lj = loads[j];
         let distinct = cached != j;
         let d = i64::from(lj) - i64::from(lc);
         let tie = distinct & (d == 0);
         let near = distinct & (d.abs() == 1);
         let coin = c.bits.coin_if(if LEAST { tie | near } else { tie }, rng);
         let to_cache = distinct & ((d > 0) | (tie & coin));
-        let (bin, other, l) = if to_cache { (cached, j, lc) } else { (j, cached, lj) };
+        // Selects by masks: the compiler turns a select of several values into a branch,
+        // which the random comparisons mispredict.
+        let m = 0usize.wrapping_sub(usize::from(to_cache));
+        let m32 = 0u32.wrapping_sub(u32::from(to_cache));
+        let (bin, other) = (j ^ ((j ^ cached) & m), cached ^ ((j ^ cached) & m));
+        let (l, lo) = (lj ^ ((lj ^ lc) & m32), lc ^ ((lj ^ lc) & m32));
         loads[bin] = l + 1;
         mx = mx.max(l + 1);
-        cached = if LEAST {
-            let keep_bin = !distinct | (d.abs() >= 2) | (near & coin);
-            if keep_bin {
-                bin
-            } else {
-                other
-            }
-        } else {
-            bin
-        };
+        let keep_bin = !LEAST || !distinct | (d.abs() >= 2) | (near & coin);
+        let k = 0usize.wrapping_sub(usize::from(keep_bin));
+        let k32 = 0u32.wrapping_sub(u32::from(keep_bin));
+        cached = other ^ ((other ^ bin) & k);
+        lc = lo ^ ((lo ^ (l + 1)) & k32);
         left -= 1;
     }
     c.samples += balls;
