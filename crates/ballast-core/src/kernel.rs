@@ -35,7 +35,7 @@ use rand::RngCore;
 use rand_distr::{Distribution, StandardNormal};
 
 use crate::loads::UnitLoads;
-use crate::process::{Accept, Ctx, Filling, KernelRun, Noisy};
+use crate::process::{Accept, Ctx, Filling, KernelRun, Noisy, TightCount};
 use crate::rng::{below, bernoulli};
 
 /// Two-Choice with random ties ([`crate::process::two_random`]): the lighter of two
@@ -472,4 +472,68 @@ pub(crate) fn memory_one<const LEAST: bool, R: RngCore + ?Sized>(
     *ctx = c;
     *max = mx;
     *total += balls;
+}
+
+/// Tight-Packing ([`crate::process::TightPacking`]): a step samples one bin; an overloaded
+/// one (`x >= ⌈W/n⌉`) gets a ball, an underloaded one starts a round of `count` balls, each
+/// to a uniformly random bin of the minimum set (`below(len)`, as
+/// [`crate::loads::LoadState::least_loaded`] draws it), the first at once. `remaining` is the
+/// rule's count of balls of the round still to place (a round may span calls). Places balls
+/// until at least `balls` were placed, never more than `cap`; with `cap = u64::MAX` (the
+/// engine's [`crate::Stop::Finish`]) also until the round in progress is complete, as the
+/// engine loop observes only between rounds then. Returns `None` (nothing placed) when the
+/// state has no minimum set.
+pub(crate) fn tight_packing<R: RngCore + ?Sized>(
+    u: &mut UnitLoads,
+    count: TightCount,
+    remaining: &mut u32,
+    balls: u64,
+    cap: u64,
+    rng: &mut R,
+    ctx: &mut Ctx,
+) -> Option<KernelRun> {
+    let finish = cap == u64::MAX;
+    let (loads, max, total, set) = u.kernel_parts_min_set()?;
+    let n = loads.len() as u64;
+    let mut mx = *max;
+    debug_assert!(ctx.is_uniform(), "kernels draw uniform bins");
+    let mut c = *ctx;
+    let mut avg = Average::new(*total, n);
+    let mut rem = *remaining;
+    let (mut placed, mut steps) = (0u64, 0u64);
+    while placed < cap && (placed < balls || (finish && rem > 0)) {
+        let bin = if rem > 0 {
+            rem -= 1;
+            set.bins[below(rng, set.bins.len() as u64) as usize] as usize
+        } else {
+            steps += 1;
+            let i = c.draw_fast(rng);
+            let x = loads[i];
+            let ceil = avg.ceil();
+            if u64::from(x) < ceil {
+                let round = match count {
+                    TightCount::AsPacking { offset } => {
+                        (ceil + u64::from(offset)).wrapping_sub(u64::from(x)) as u32
+                    }
+                    TightCount::Fixed(k) => k.max(1),
+                };
+                rem = round - 1;
+                set.bins[below(rng, set.bins.len() as u64) as usize] as usize
+            } else {
+                i
+            }
+        };
+        let old = loads[bin];
+        loads[bin] = old + 1;
+        mx = mx.max(old + 1);
+        set.raised(bin, old, loads);
+        avg.add_one();
+        placed += 1;
+    }
+    c.samples += steps;
+    *ctx = c;
+    *max = mx;
+    *total += placed;
+    *remaining = rem;
+    Some(KernelRun { balls: placed, steps })
 }

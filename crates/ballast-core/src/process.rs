@@ -954,6 +954,18 @@ impl Rule for TightPacking {
         self.remaining = balls - 1;
         Placement::one(s.least_loaded(rng))
     }
+    #[inline(always)]
+    fn run_kernel_steps<S: LoadState, R: RngCore + ?Sized>(
+        &mut self,
+        s: &mut S,
+        balls: u64,
+        cap: u64,
+        rng: &mut R,
+        ctx: &mut Ctx,
+    ) -> Option<KernelRun> {
+        let u = s.unit_with_min_set()?;
+        crate::kernel::tight_packing(u, self.count, &mut self.remaining, balls, cap, rng, ctx)
+    }
 }
 
 /// What a memory-type rule keeps between balls.

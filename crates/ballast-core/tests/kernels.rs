@@ -28,7 +28,7 @@ use ballast_core::engine::{run_rule_observed, run_rule_straightforward};
 use ballast_core::loads::{LoadState, UnitLoads};
 use ballast_core::process::{
     Accept, Ctx, DChoice, Filling, KernelRun, MemoryOne, Noisy, OnePlusBeta, Placement, Ranks,
-    Rule, Thinning, TwoChoice,
+    Rule, Thinning, TightCount, TightPacking, TwoChoice,
 };
 use ballast_core::rng::below;
 use ballast_core::{
@@ -72,6 +72,9 @@ fn filling_rules() -> Vec<(&'static str, ProcessSpec)> {
         ("packing 0", ProcessSpec::Packing { offset: 0 }),
         ("packing 4", ProcessSpec::Packing { offset: 4 }),
         ("twinning", ProcessSpec::Twinning),
+        ("tight_packing 1", ProcessSpec::TightPacking { offset: 1, balls: None }),
+        ("tight_packing 0", ProcessSpec::TightPacking { offset: 0, balls: None }),
+        ("tight_packing balls=3", ProcessSpec::TightPacking { offset: 1, balls: Some(3) }),
     ]
 }
 
@@ -86,6 +89,7 @@ enum AnyRule {
     Memory(MemoryOne<true>),
     Caching(MemoryOne<false>),
     Fill(Filling),
+    Tight(TightPacking),
 }
 
 fn rule_of(p: &ProcessSpec) -> AnyRule {
@@ -110,11 +114,20 @@ fn rule_of(p: &ProcessSpec) -> AnyRule {
         ProcessSpec::Caching { d: 1 } => AnyRule::Caching(MemoryOne::new()),
         ProcessSpec::Packing { offset } => AnyRule::Fill(Filling::Packing { offset }),
         ProcessSpec::Twinning => AnyRule::Fill(Filling::Twinning),
+        ProcessSpec::TightPacking { offset, balls } => AnyRule::Tight(TightPacking::new(
+            balls.map_or(TightCount::AsPacking { offset }, TightCount::Fixed),
+        )),
         _ => unreachable!("no kernel"),
     }
 }
 
 impl Rule for AnyRule {
+    fn in_round(&self) -> bool {
+        match self {
+            AnyRule::Tight(x) => x.in_round(),
+            _ => false,
+        }
+    }
     fn place<S: LoadState, R: RngCore + ?Sized>(
         &mut self,
         s: &S,
@@ -131,6 +144,7 @@ impl Rule for AnyRule {
             AnyRule::Memory(x) => x.place(s, r, rng, ctx),
             AnyRule::Caching(x) => x.place(s, r, rng, ctx),
             AnyRule::Fill(x) => x.place(s, r, rng, ctx),
+            AnyRule::Tight(x) => x.place(s, r, rng, ctx),
         }
     }
     fn run_kernel<S: LoadState, R: RngCore + ?Sized>(
@@ -148,7 +162,7 @@ impl Rule for AnyRule {
             AnyRule::Thin(x) => x.run_kernel(s, balls, rng, ctx),
             AnyRule::Memory(x) => x.run_kernel(s, balls, rng, ctx),
             AnyRule::Caching(x) => x.run_kernel(s, balls, rng, ctx),
-            AnyRule::Fill(_) => false,
+            AnyRule::Fill(_) | AnyRule::Tight(_) => false,
         }
     }
     fn run_kernel_steps<S: LoadState, R: RngCore + ?Sized>(
@@ -161,6 +175,7 @@ impl Rule for AnyRule {
     ) -> Option<KernelRun> {
         match self {
             AnyRule::Fill(x) => x.run_kernel_steps(s, balls, cap, rng, ctx),
+            AnyRule::Tight(x) => x.run_kernel_steps(s, balls, cap, rng, ctx),
             _ => self.run_kernel(s, balls, rng, ctx).then_some(KernelRun { balls, steps: balls }),
         }
     }
@@ -443,28 +458,44 @@ const STEP_STRETCHES: [(u64, u64); 9] = [
 ];
 
 /// Level 1 for multi-ball rules: `run_kernel_steps` against the engine's loop of `place`
-/// (whole steps until `balls` are placed, each cut at `cap`), stretch by stretch: the same
-/// balls and steps, loads, samples, and generator and coin-buffer state afterwards.
+/// (whole steps until `balls` are placed, each cut at `cap`; with `cap = u64::MAX`, the
+/// engine's `finish`, a Tight-Packing round is completed), stretch by stretch: the same
+/// balls and steps, loads, samples, and generator and coin-buffer state afterwards. Loads
+/// with the minimum set for Tight-Packing (`min_set`), as the engine keeps them.
 fn steps_match_place<K: Rule, P: Rule>(
     mut kernel: K,
     mut reference: P,
     n: usize,
     seed: u64,
+    min_set: bool,
 ) -> bool {
-    let (mut ka, mut pa) = (UnitLoads::new(n, false), UnitLoads::new(n, false));
+    let fresh = || {
+        let u = UnitLoads::new(n, false);
+        if min_set {
+            u.with_min_set()
+        } else {
+            u
+        }
+    };
+    let (mut ka, mut pa) = (fresh(), fresh());
     let (mut kr, mut pr) = (sim_rng(seed), sim_rng(seed));
     let (mut kc, mut pc) = (Ctx::new(n), Ctx::new(n));
     for &(balls, cap) in &STEP_STRETCHES {
         let got = kernel.run_kernel_steps(&mut ka, balls, cap, &mut kr, &mut kc).expect("kernel");
         let mut want = KernelRun { balls: 0, steps: 0 };
-        while want.balls < balls && want.balls < cap {
+        let finish = cap == u64::MAX;
+        while want.balls < cap && (want.balls < balls || (finish && reference.in_round())) {
+            let continuing = reference.in_round();
             let p = reference.place(&pa, &Ranks::Unused, &mut pr, &mut pc);
             let k = u64::from(p.balls).min(cap - want.balls);
             for _ in 0..k {
                 pa.add(p.bin, ());
             }
             want.balls += k;
-            want.steps += 1;
+            want.steps += u64::from(!continuing);
+        }
+        if kernel.in_round() != reference.in_round() {
+            return false;
         }
         if got != want || ka.loads() != pa.loads() || ka.gap() != pa.gap() {
             return false;
@@ -485,7 +516,11 @@ fn multi_ball_kernels_make_the_steps_of_place() {
         for n in [1usize, 2, 3, 7, 64, 1000, 10_000] {
             for seed in 0..3u64 {
                 let rule = rule_of(&p);
-                assert!(steps_match_place(rule, rule, n, seed), "{name} n={n} seed={seed}");
+                let min_set = matches!(p, ProcessSpec::TightPacking { .. });
+                assert!(
+                    steps_match_place(rule, rule, n, seed, min_set),
+                    "{name} n={n} seed={seed}"
+                );
             }
         }
     }
@@ -609,7 +644,7 @@ fn wrong_threshold_and_packing_kernels_are_rejected() {
     assert!(stat > crit, "x < 1 for x <= 1: chi2 = {stat:.1} on {df} df, critical {crit:.1}");
 
     let packing = Filling::Packing { offset: 1 };
-    assert!(!steps_match_place(UncutPacking, packing, 64, 1), "direct check");
+    assert!(!steps_match_place(UncutPacking, packing, 64, 1, false), "direct check");
     let spec = RunSpec::new(ProcessSpec::Packing { offset: 1 }, 64, 20_001).engine(Engine::Bins);
     let a = run_rule_observed(&spec, state(), UncutPacking, &mut sim_rng(1), &mut ());
     let b = run_rule_straightforward(&spec, state(), UncutPacking, &mut sim_rng(1), &mut ());
