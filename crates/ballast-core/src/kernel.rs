@@ -1,5 +1,5 @@
-//! Sequential kernels of the bin engine: specialised loops for the hot processes on plain
-//! unit loads, used by the engine between observation points when no observer looks at
+//! Sequential kernels of the bin engine: specialised loops for the hot processes on unit
+//! loads (plain, or with the minimum set for Tight-Packing), used by the engine between observation points when no observer looks at
 //! single balls ([`crate::process::Rule::run_kernel`]).
 //!
 //! **Same choices, same random numbers.** A kernel consumes the generator exactly as the
@@ -18,6 +18,18 @@
 //! single third sample of Three-Choice), re-reading the chosen bin's load, and
 //! the branches on load comparisons (Three-Choice above all). The context is copied into a
 //! local for the loop, so its pending half and coin bits can stay in registers.
+//!
+//! Multi-ball steps (Packing, Twinning, Tight-Packing) go through
+//! [`crate::process::Rule::run_kernel_steps`]: whole steps until the observation point is
+//! reached or passed, the last one cut at m as the engine loop cuts it (or, under
+//! [`crate::Stop::Finish`], completed, a Tight-Packing round included), returning the balls
+//! and steps placed. The averages the filling and thinning rules compare with (`n·x < W`,
+//! `⌈W/n⌉`) are kept as quotient and remainder of `W/n`, updated per ball without a
+//! division. (1, 1)-Memory keeps the cached bin's load in a register (the cache holds either
+//! the bin just raised or the one just read) and selects with masks: a select of several
+//! values compiled to a branch and made that kernel slower than the straightforward loop.
+//! Tight-Packing updates the minimum set inline instead of through the load state's cold
+//! path; its random accesses (the set, the positions, the loads) remain its cost.
 //!
 //! Not done, after trying: drawing the generator's words ahead in blocks of 64 (and
 //! handing them out in order, which keeps the stream) cost Two-Choice 13 more instructions
