@@ -368,7 +368,7 @@ fn thinning_loop<R: RngCore + ?Sized>(
 
 /// Packing and Twinning ([`Filling`]): one sample per step; a bin below the average
 /// (`x < ⌈W/n⌉`) receives `⌈W/n⌉ + offset − x` balls (Packing) or 2 (Twinning), any other
-/// 1. Whole steps until at least `balls` balls were placed, each cut so that at most `cap`
+/// one ball. Whole steps until at least `balls` balls were placed, each cut so that at most `cap`
 /// are placed in all, as the engine loop cuts them at m.
 pub(crate) fn filling<R: RngCore + ?Sized>(
     u: &mut UnitLoads,
