@@ -126,13 +126,25 @@ impl MinSet {
         self.pos[i] = Self::ABSENT;
         if self.bins.is_empty() {
             self.level += 1;
-            for (j, &x) in loads.iter().enumerate() {
-                if x == self.level {
-                    self.pos[j] = self.bins.len() as u32;
-                    self.bins.push(j as u32);
-                }
-            }
+            self.rebuild(loads);
         }
+    }
+
+    /// The bins at `self.level`, in index order, without a branch per bin (whether a bin is
+    /// at the level is a coin flip to the branch predictor): every bin is written at the end
+    /// of the set and its position recorded, and the set grows past it only for a bin at the
+    /// level. Positions of bins outside the set are never read (a bin enters the set only
+    /// here), so they may keep these values.
+    fn rebuild(&mut self, loads: &[u32]) {
+        let level = self.level;
+        self.bins.resize(loads.len(), 0);
+        let mut len = 0usize;
+        for ((j, &x), p) in loads.iter().enumerate().zip(self.pos.iter_mut()) {
+            self.bins[len] = j as u32;
+            *p = len as u32;
+            len += usize::from(x == level);
+        }
+        self.bins.truncate(len);
     }
 }
 
