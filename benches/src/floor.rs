@@ -60,7 +60,11 @@ impl FloorCase {
 /// The engine cases of the floor table, each run on [`Engine::Bins`] and [`Engine::Levels`]:
 /// sequential One-Choice, Two-Choice, Three-Choice, (1+β) with β = 0.5, Quantile with
 /// δ = 0.5, g-Bounded and g-Myopic with g = 4, σ-Noisy-Load with σ = 4 (truncated, as in
-/// `configs/noise22`), and batched Two-Choice with b = n and b = 10n. Random ties throughout.
+/// `configs/noise22`), and batched Two-Choice with b = n and b = 10n; then the processes of
+/// `configs/filling22` and the threshold family, on the bin engine only (the level engine does
+/// not run all of them): Threshold with f = 1, strict Mean-Thinning, Relative-Threshold with
+/// f = 1, Packing (offset 1), Twinning, Tight-Packing (offset 1) and (1, 1)-Memory. Random
+/// ties throughout.
 pub fn floor_cases() -> Vec<FloorCase> {
     let seq = |label: &str, process| FloorCase {
         label: label.to_string(),
@@ -86,7 +90,19 @@ pub fn floor_cases() -> Vec<FloorCase> {
             process: ProcessSpec::DChoice { d: 2 },
             setting: FloorSetting::BatchedTimesN(10),
         },
+        seq("threshold 1", ProcessSpec::Threshold { f: 1.0 }),
+        seq("mean_thinning strict", ProcessSpec::MeanThinning { strict: true }),
+        seq("relative_threshold 1", ProcessSpec::RelativeThreshold { f: 1.0 }),
+        seq("packing 1", ProcessSpec::Packing { offset: 1 }),
+        seq("twinning", ProcessSpec::Twinning),
+        seq("tight_packing 1", ProcessSpec::TightPacking { offset: 1, balls: None }),
+        seq("memory 1 1", ProcessSpec::Memory { d: 1, k: 1 }),
     ]
+}
+
+/// Whether `engine` runs `case` (the engines skip the cases they cannot simulate exactly).
+pub fn runs_on(case: &FloorCase, engine: Engine) -> bool {
+    ballast_core::supported_engines(&case.spec(engine, 1000, 10_000)).contains(&engine)
 }
 
 /// The default sizes of the floor table, n = 10³ … 10⁶.
@@ -145,10 +161,15 @@ mod tests {
     #[test]
     fn cases_run_on_both_engines_at_every_size() {
         let cases = floor_cases();
-        assert_eq!(cases.len(), 10);
-        for c in &cases {
+        assert_eq!(cases.len(), 17);
+        for (k, c) in cases.iter().enumerate() {
+            // The first ten (the table before the filling rows) run on both engines.
+            assert!(k >= 10 || runs_on(c, Engine::Levels), "{}", c.label);
             for &n in FLOOR_SIZES.iter().chain(&FLOOR_BIG_SIZES) {
                 for engine in [Engine::Bins, Engine::Levels] {
+                    if engine == Engine::Levels && !runs_on(c, engine) {
+                        continue;
+                    }
                     let spec = c.spec(engine, n, 10 * n);
                     spec.validate().unwrap();
                     assert!(

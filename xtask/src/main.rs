@@ -143,7 +143,8 @@ enum Command {
         /// With --floor: timed runs per row, the median is reported (default 5).
         #[arg(long, requires = "floor")]
         reps: Option<usize>,
-        /// With --floor: only the cases whose label contains WORD (floor rows always run).
+        /// With --floor: only the cases whose label contains WORD (or any of WORD,WORD..; floor
+        /// rows always run).
         #[arg(long, requires = "floor", value_name = "WORD")]
         only: Option<String>,
         /// With --floor: also rows `bins-ref`, the bin engine without its sequential kernels

@@ -3,8 +3,9 @@
 //! directly: `cargo run --release -p ballast-benches --bin floor -- [options]`.
 //!
 //! Options: `--big` adds n = 10⁷ and 10⁸ (minutes, 400 MB); `--n 1000,10000` replaces the
-//! sizes; `--only two_choice` keeps the cases whose label contains the word (the floor rows
-//! always run); `--engine bins|levels` keeps one engine; `--reference` adds rows
+//! sizes; `--only two_choice` keeps the cases whose label contains the word, `--only
+//! packing,memory` those containing any of the words (the floor rows always run); engines
+//! that cannot run a case skip it; `--engine bins|levels` keeps one engine; `--reference` adds rows
 //! `bins-ref`, the bin engine without its fast paths (`simulate_ball_by_ball`: the
 //! straightforward loop the kernels are tested against), to compare in one run; `--reps R` (default 5) timed runs
 //! per row, the median is reported; `--target-ms T` (default 150) the wall time each run
@@ -23,7 +24,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use ballast_benches::floor::{
-    floor_cases, floor_loop, floor_loop_one_word, FLOOR_BIG_SIZES, FLOOR_SIZES,
+    floor_cases, floor_loop, floor_loop_one_word, runs_on, FLOOR_BIG_SIZES, FLOOR_SIZES,
 };
 use ballast_core::{sim_rng, simulate_ball_by_ball, simulate_seeded, Engine};
 
@@ -239,7 +240,9 @@ fn main() {
     };
     let cases: Vec<_> = floor_cases()
         .into_iter()
-        .filter(|c| o.only.as_ref().is_none_or(|w| c.label.contains(w.as_str())))
+        .filter(|c| {
+            o.only.as_ref().is_none_or(|w| w.split(',').any(|w| c.label.contains(w.trim())))
+        })
         .collect();
     let mut rows: Vec<Row> = Vec::new();
     for &n in &o.sizes {
@@ -283,7 +286,7 @@ fn main() {
             1,
         );
         for c in &cases {
-            for &engine in &o.engines {
+            for &engine in o.engines.iter().filter(|&&e| runs_on(c, e)) {
                 let mut run = |m: u64, seed: u64| {
                     let out = simulate_seeded(&c.spec(engine, n, m), seed).expect("valid spec");
                     black_box(out.final_gap);

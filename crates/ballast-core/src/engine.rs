@@ -416,10 +416,15 @@ where
             let mut kernel = kernels && !O::PER_BALL && !P::TRACK_SAMPLES;
             while done < m || (finish && rule.in_round()) {
                 if kernel && done < next_obs {
+                    // Whole steps up to the observation point (a multi-ball step may pass
+                    // it, as below), cut at m unless the stopping rule finishes them.
                     let stretch = next_obs - done;
-                    if rule.run_kernel(&mut state, stretch, rng, &mut ctx) {
-                        done += stretch;
-                        steps += stretch;
+                    let cap = if finish { u64::MAX } else { m - done };
+                    if let Some(run) =
+                        rule.run_kernel_steps(&mut state, stretch, cap, rng, &mut ctx)
+                    {
+                        done += run.balls;
+                        steps += run.steps;
                         gaps.observe(&state, observer);
                         while next_obs <= done && next_obs < m {
                             next_obs = (next_obs + every).min(m);

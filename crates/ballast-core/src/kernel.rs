@@ -1,5 +1,5 @@
-//! Sequential kernels of the bin engine: specialised loops for the hot processes on plain
-//! unit loads, used by the engine between observation points when no observer looks at
+//! Sequential kernels of the bin engine: specialised loops for the hot processes on unit
+//! loads (plain, or with the minimum set for Tight-Packing), used by the engine between observation points when no observer looks at
 //! single balls ([`crate::process::Rule::run_kernel`]).
 //!
 //! **Same choices, same random numbers.** A kernel consumes the generator exactly as the
@@ -19,6 +19,18 @@
 //! the branches on load comparisons (Three-Choice above all). The context is copied into a
 //! local for the loop, so its pending half and coin bits can stay in registers.
 //!
+//! Multi-ball steps (Packing, Twinning, Tight-Packing) go through
+//! [`crate::process::Rule::run_kernel_steps`]: whole steps until the observation point is
+//! reached or passed, the last one cut at m as the engine loop cuts it (or, under
+//! [`crate::Stop::Finish`], completed, a Tight-Packing round included), returning the balls
+//! and steps placed. The averages the filling and thinning rules compare with (`n·x < W`,
+//! `⌈W/n⌉`) are kept as quotient and remainder of `W/n`, updated per ball without a
+//! division. (1, 1)-Memory keeps the cached bin's load in a register (the cache holds either
+//! the bin just raised or the one just read) and selects with masks: a select of several
+//! values compiled to a branch and made that kernel slower than the straightforward loop.
+//! Tight-Packing updates the minimum set inline instead of through the load state's cold
+//! path; its random accesses (the set, the positions, the loads) remain its cost.
+//!
 //! Not done, after trying: drawing the generator's words ahead in blocks of 64 (and
 //! handing them out in order, which keeps the stream) cost Two-Choice 13 more instructions
 //! a ball (88 instead of 75, counted with `valgrind --tool=cachegrind` at n = 10⁴) for no
@@ -35,7 +47,7 @@ use rand::RngCore;
 use rand_distr::{Distribution, StandardNormal};
 
 use crate::loads::UnitLoads;
-use crate::process::{Ctx, Noisy};
+use crate::process::{Accept, Ctx, Filling, KernelRun, Noisy, TightCount};
 use crate::rng::{below, bernoulli};
 
 /// Two-Choice with random ties ([`crate::process::two_random`]): the lighter of two
@@ -214,4 +226,326 @@ fn two_sample_loop<R: RngCore + ?Sized>(
     *ctx = c;
     *max = mx;
     *total += balls;
+}
+
+/// The average `W/n` of unit loads as quotient and remainder, kept up to date ball by ball
+/// without a division (one only when a multi-ball step passes a multiple of n).
+#[derive(Clone, Copy, Debug)]
+struct Average {
+    q: u64,
+    r: u64,
+    n: u64,
+}
+
+impl Average {
+    #[inline(always)]
+    fn new(total: u64, n: u64) -> Self {
+        Self { q: total / n, r: total % n, n }
+    }
+    /// `⌈W/n⌉`: a load `x` is below the average (`n·x < W`) iff `x < ⌈W/n⌉`.
+    #[inline(always)]
+    fn ceil(&self) -> u64 {
+        self.q + u64::from(self.r != 0)
+    }
+    /// `⌊W/n⌋`: `n·x <= W` iff `x <= ⌊W/n⌋`.
+    #[inline(always)]
+    fn floor(&self) -> u64 {
+        self.q
+    }
+    #[inline(always)]
+    fn add_one(&mut self) {
+        let r = self.r + 1;
+        let wrap = r == self.n;
+        self.r = if wrap { 0 } else { r };
+        self.q += u64::from(wrap);
+    }
+    #[inline(always)]
+    fn add(&mut self, k: u64) {
+        self.r += k;
+        if self.r >= self.n {
+            self.q += self.r / self.n;
+            self.r %= self.n;
+        }
+    }
+}
+
+/// The largest integer load `t` with `f64::from(x) <= f` exactly for `x <= t` (−1: none).
+fn at_most_limit(f: f64) -> i64 {
+    if f.is_nan() || f < 0.0 {
+        -1
+    } else if f >= f64::from(u32::MAX) {
+        i64::MAX
+    } else {
+        f.floor() as i64
+    }
+}
+
+/// Two-Thinning ([`crate::process::Thinning`]): the first sample keeps the ball when its load
+/// passes the test, otherwise a second sample (drawn only then) gets it. The tests in
+/// integers where the straightforward rule compares `f64`s or 128-bit products: `x <= f` as
+/// `x <= ⌊f⌋`, `n·x < W` as `x < ⌈W/n⌉`, `n·x <= W` as `x <= ⌊W/n⌋`, with the average kept
+/// as quotient and remainder; Relative-Threshold computes the same `f64` as
+/// [`crate::loads::gap_unit`], in 64-bit integers while the products fit.
+pub(crate) fn thinning<R: RngCore + ?Sized>(
+    u: &mut UnitLoads,
+    accept: Accept,
+    balls: u64,
+    rng: &mut R,
+    ctx: &mut Ctx,
+) {
+    match accept {
+        Accept::AtMost(f) => {
+            let t = at_most_limit(f);
+            thinning_loop(u, balls, rng, ctx, |x, _, _| i64::from(x) <= t);
+        }
+        Accept::BelowAverage { strict: true } => {
+            thinning_loop(u, balls, rng, ctx, |x, avg, _| u64::from(x) < avg.ceil());
+        }
+        Accept::BelowAverage { strict: false } => {
+            thinning_loop(u, balls, rng, ctx, |x, avg, _| u64::from(x) <= avg.floor());
+        }
+        Accept::BelowAveragePlus(f) => {
+            let n = u.loads().len() as u64;
+            let (_, max, total) = u.kernel_parts();
+            let top = u128::from(*max) + u128::from(balls);
+            let small = u128::from(n) * top <= i64::MAX as u128
+                && u128::from(*total) + u128::from(balls) <= i64::MAX as u128;
+            let nf = n as f64;
+            if small {
+                // (n·x − W) in i64 converts to the same f64 as in i128: the same integer.
+                thinning_loop(u, balls, rng, ctx, |x, _, w| {
+                    ((n * u64::from(x)) as i64 - w as i64) as f64 / nf < f
+                });
+            } else {
+                thinning_loop(u, balls, rng, ctx, |x, _, w| {
+                    crate::loads::gap_unit(u64::from(x), w, n) < f
+                });
+            }
+        }
+    }
+}
+
+/// One or two samples per ball; `keep(x, average, W)` says whether the first sample (with
+/// load `x`) keeps the ball.
+#[inline(always)]
+fn thinning_loop<R: RngCore + ?Sized>(
+    u: &mut UnitLoads,
+    balls: u64,
+    rng: &mut R,
+    ctx: &mut Ctx,
+    keep: impl Fn(u32, &Average, u64) -> bool,
+) {
+    let (loads, max, total) = u.kernel_parts();
+    let n = loads.len() as u64;
+    let mut mx = *max;
+    debug_assert!(ctx.is_uniform(), "kernels draw uniform bins");
+    let mut c = *ctx;
+    let mut w = *total;
+    let mut avg = Average::new(w, n);
+    let mut seconds = 0u64;
+    let mut left = balls;
+    while left > 0 {
+        let a = c.draw_fast(rng);
+        let la = loads[a];
+        let (i, l) = if keep(la, &avg, w) {
+            (a, la)
+        } else {
+            seconds += 1;
+            let b = c.draw_fast(rng);
+            (b, loads[b])
+        };
+        loads[i] = l + 1;
+        mx = mx.max(l + 1);
+        w += 1;
+        avg.add_one();
+        left -= 1;
+    }
+    c.samples += balls + seconds;
+    *ctx = c;
+    *max = mx;
+    *total = w;
+}
+
+/// Packing and Twinning ([`Filling`]): one sample per step; a bin below the average
+/// (`x < ⌈W/n⌉`) receives `⌈W/n⌉ + offset − x` balls (Packing) or 2 (Twinning), any other
+/// one ball. Whole steps until at least `balls` balls were placed, each cut so that at most `cap`
+/// are placed in all, as the engine loop cuts them at m.
+pub(crate) fn filling<R: RngCore + ?Sized>(
+    u: &mut UnitLoads,
+    rule: Filling,
+    balls: u64,
+    cap: u64,
+    rng: &mut R,
+    ctx: &mut Ctx,
+) -> KernelRun {
+    match rule {
+        Filling::Twinning => filling_loop(u, balls, cap, rng, ctx, |_, _| 2),
+        Filling::Packing { offset } => {
+            // As `Filling::place` computes it, including the cast to the step's u32 count.
+            let offset = u64::from(offset);
+            filling_loop(u, balls, cap, rng, ctx, move |x, ceil| {
+                u64::from((ceil + offset).wrapping_sub(u64::from(x)) as u32)
+            })
+        }
+    }
+}
+
+#[inline(always)]
+fn filling_loop<R: RngCore + ?Sized>(
+    u: &mut UnitLoads,
+    balls: u64,
+    cap: u64,
+    rng: &mut R,
+    ctx: &mut Ctx,
+    under_balls: impl Fn(u32, u64) -> u64,
+) -> KernelRun {
+    let (loads, max, total) = u.kernel_parts();
+    let n = loads.len() as u64;
+    let mut mx = *max;
+    debug_assert!(ctx.is_uniform(), "kernels draw uniform bins");
+    let mut c = *ctx;
+    let mut avg = Average::new(*total, n);
+    let (mut placed, mut steps) = (0u64, 0u64);
+    while placed < balls && placed < cap {
+        let i = c.draw_fast(rng);
+        let x = loads[i];
+        let ceil = avg.ceil();
+        let want = if u64::from(x) < ceil { under_balls(x, ceil) } else { 1 };
+        let k = want.min(cap - placed);
+        let v = x + k as u32;
+        loads[i] = v;
+        mx = mx.max(v);
+        avg.add(k);
+        placed += k;
+        steps += 1;
+    }
+    c.samples += steps;
+    *ctx = c;
+    *max = mx;
+    *total += placed;
+    KernelRun { balls: placed, steps }
+}
+
+/// (1, 1)-Memory (`LEAST = true`) and Caching with d = 1 (`LEAST = false`): the decisions
+/// of [`crate::process::memory_one_step`] on integer loads, with the cached bin in a
+/// register. `cache` is the rule's cached bin (`usize::MAX`: empty, only before the first
+/// ball).
+pub(crate) fn memory_one<const LEAST: bool, R: RngCore + ?Sized>(
+    u: &mut UnitLoads,
+    cache: &mut usize,
+    balls: u64,
+    rng: &mut R,
+    ctx: &mut Ctx,
+) {
+    let (loads, max, total) = u.kernel_parts();
+    let mut mx = *max;
+    debug_assert!(ctx.is_uniform(), "kernels draw uniform bins");
+    let mut c = *ctx;
+    let mut left = balls;
+    let mut cached = *cache;
+    if cached == usize::MAX && left > 0 {
+        // The first ball sees its fresh sample only, and caches it.
+        let j = c.draw_fast(rng);
+        loads[j] += 1;
+        mx = mx.max(loads[j]);
+        cached = j;
+        left -= 1;
+    }
+    // The cached bin's load, kept in a register: after a step the cache holds the receiver
+    // (its load just raised) or the other candidate (its load just read), so the loop never
+    // waits for a load it stored one step earlier.
+    let mut lc = if cached == usize::MAX { 0 } else { loads[cached] };
+    while left > 0 {
+        let j = c.draw_fast(rng);
+        let lj = loads[j];
+        let distinct = cached != j;
+        let d = i64::from(lj) - i64::from(lc);
+        let tie = distinct & (d == 0);
+        let near = distinct & (d.abs() == 1);
+        let coin = c.bits.coin_if(if LEAST { tie | near } else { tie }, rng);
+        let to_cache = distinct & ((d > 0) | (tie & coin));
+        // Selects by masks: the compiler turns a select of several values into a branch,
+        // which the random comparisons mispredict.
+        let m = 0usize.wrapping_sub(usize::from(to_cache));
+        let m32 = 0u32.wrapping_sub(u32::from(to_cache));
+        let (bin, other) = (j ^ ((j ^ cached) & m), cached ^ ((j ^ cached) & m));
+        let (l, lo) = (lj ^ ((lj ^ lc) & m32), lc ^ ((lj ^ lc) & m32));
+        loads[bin] = l + 1;
+        mx = mx.max(l + 1);
+        let keep_bin = !LEAST || !distinct | (d.abs() >= 2) | (near & coin);
+        let k = 0usize.wrapping_sub(usize::from(keep_bin));
+        let k32 = 0u32.wrapping_sub(u32::from(keep_bin));
+        cached = other ^ ((other ^ bin) & k);
+        lc = lo ^ ((lo ^ (l + 1)) & k32);
+        left -= 1;
+    }
+    c.samples += balls;
+    *cache = cached;
+    *ctx = c;
+    *max = mx;
+    *total += balls;
+}
+
+/// Tight-Packing ([`crate::process::TightPacking`]): a step samples one bin; an overloaded
+/// one (`x >= ⌈W/n⌉`) gets a ball, an underloaded one starts a round of `count` balls, each
+/// to a uniformly random bin of the minimum set (`below(len)`, as
+/// [`crate::loads::LoadState::least_loaded`] draws it), the first at once. `remaining` is the
+/// rule's count of balls of the round still to place (a round may span calls). Places balls
+/// until at least `balls` were placed, never more than `cap`; with `cap = u64::MAX` (the
+/// engine's [`crate::Stop::Finish`]) also until the round in progress is complete, as the
+/// engine loop observes only between rounds then. Returns `None` (nothing placed) when the
+/// state has no minimum set.
+pub(crate) fn tight_packing<R: RngCore + ?Sized>(
+    u: &mut UnitLoads,
+    count: TightCount,
+    remaining: &mut u32,
+    balls: u64,
+    cap: u64,
+    rng: &mut R,
+    ctx: &mut Ctx,
+) -> Option<KernelRun> {
+    let finish = cap == u64::MAX;
+    let (loads, max, total, set) = u.kernel_parts_min_set()?;
+    let n = loads.len() as u64;
+    let mut mx = *max;
+    debug_assert!(ctx.is_uniform(), "kernels draw uniform bins");
+    let mut c = *ctx;
+    let mut avg = Average::new(*total, n);
+    let mut rem = *remaining;
+    let (mut placed, mut steps) = (0u64, 0u64);
+    while placed < cap && (placed < balls || (finish && rem > 0)) {
+        let bin = if rem > 0 {
+            rem -= 1;
+            set.bins[below(rng, set.bins.len() as u64) as usize] as usize
+        } else {
+            steps += 1;
+            let i = c.draw_fast(rng);
+            let x = loads[i];
+            let ceil = avg.ceil();
+            if u64::from(x) < ceil {
+                let round = match count {
+                    TightCount::AsPacking { offset } => {
+                        (ceil + u64::from(offset)).wrapping_sub(u64::from(x)) as u32
+                    }
+                    TightCount::Fixed(k) => k.max(1),
+                };
+                rem = round - 1;
+                set.bins[below(rng, set.bins.len() as u64) as usize] as usize
+            } else {
+                i
+            }
+        };
+        let old = loads[bin];
+        loads[bin] = old + 1;
+        mx = mx.max(old + 1);
+        set.raised(bin, old, loads);
+        avg.add_one();
+        placed += 1;
+    }
+    c.samples += steps;
+    *ctx = c;
+    *max = mx;
+    *total += placed;
+    *remaining = rem;
+    Some(KernelRun { balls: placed, steps })
 }

@@ -69,6 +69,12 @@ pub trait LoadState {
     fn plain_unit(&mut self) -> Option<&mut UnitLoads> {
         None
     }
+    /// The state as [`UnitLoads`] with the minimum set and no level histogram, for the
+    /// Tight-Packing kernel; `None` for every other state.
+    #[inline(always)]
+    fn unit_with_min_set(&mut self) -> Option<&mut UnitLoads> {
+        None
+    }
     /// A uniformly random least loaded bin. The default scans all bins (O(n)); states that
     /// serve water-filling processes override it with an O(1) structure.
     fn least_loaded<R: RngCore + ?Sized>(&self, rng: &mut R) -> usize {
@@ -93,9 +99,9 @@ pub trait LoadState {
 /// O(n) rebuild when the minimum rises: O(1) amortised per ball, since the minimum rises at
 /// most m/n times.
 #[derive(Clone, Debug)]
-struct MinSet {
+pub(crate) struct MinSet {
     level: u32,
-    bins: Vec<u32>,
+    pub(crate) bins: Vec<u32>,
     pos: Vec<u32>,
 }
 
@@ -106,8 +112,9 @@ impl MinSet {
         Self { level: 0, bins: (0..n as u32).collect(), pos: (0..n as u32).collect() }
     }
 
-    /// Bin `i` went from load `old` to `old + 1`.
-    fn raised(&mut self, i: usize, old: u32, loads: &[u32]) {
+    /// Bin `i` went from load `old` to `old + 1` (`loads` includes the ball).
+    #[inline(always)]
+    pub(crate) fn raised(&mut self, i: usize, old: u32, loads: &[u32]) {
         if old != self.level {
             return;
         }
@@ -119,13 +126,25 @@ impl MinSet {
         self.pos[i] = Self::ABSENT;
         if self.bins.is_empty() {
             self.level += 1;
-            for (j, &x) in loads.iter().enumerate() {
-                if x == self.level {
-                    self.pos[j] = self.bins.len() as u32;
-                    self.bins.push(j as u32);
-                }
-            }
+            self.rebuild(loads);
         }
+    }
+
+    /// The bins at `self.level`, in index order, without a branch per bin (whether a bin is
+    /// at the level is a coin flip to the branch predictor): every bin is written at the end
+    /// of the set and its position recorded, and the set grows past it only for a bin at the
+    /// level. Positions of bins outside the set are never read (a bin enters the set only
+    /// here), so they may keep these values.
+    fn rebuild(&mut self, loads: &[u32]) {
+        let level = self.level;
+        self.bins.resize(loads.len(), 0);
+        let mut len = 0usize;
+        for ((j, &x), p) in loads.iter().enumerate().zip(self.pos.iter_mut()) {
+            self.bins[len] = j as u32;
+            *p = len as u32;
+            len += usize::from(x == level);
+        }
+        self.bins.truncate(len);
     }
 }
 
@@ -212,6 +231,15 @@ impl UnitLoads {
     pub(crate) fn kernel_parts(&mut self) -> (&mut [u32], &mut u32, &mut u64) {
         (&mut self.loads, &mut self.max, &mut self.total)
     }
+
+    /// [`UnitLoads::kernel_parts`] and the minimum set (for the Tight-Packing kernel).
+    #[inline(always)]
+    pub(crate) fn kernel_parts_min_set(
+        &mut self,
+    ) -> Option<(&mut [u32], &mut u32, &mut u64, &mut MinSet)> {
+        let set = self.min_set.as_mut()?;
+        Some((&mut self.loads, &mut self.max, &mut self.total, set))
+    }
 }
 
 impl LoadState for UnitLoads {
@@ -221,6 +249,10 @@ impl LoadState for UnitLoads {
     #[inline(always)]
     fn plain_unit(&mut self) -> Option<&mut UnitLoads> {
         (self.levels.is_none() && self.min_set.is_none()).then_some(self)
+    }
+    #[inline(always)]
+    fn unit_with_min_set(&mut self) -> Option<&mut UnitLoads> {
+        (self.levels.is_none() && self.min_set.is_some()).then_some(self)
     }
 
     #[inline]

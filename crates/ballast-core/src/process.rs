@@ -346,6 +346,33 @@ pub trait Rule {
     ) -> bool {
         false
     }
+    /// The kernel entry of the engine, for multi-ball steps too: places whole steps until at
+    /// least `balls` balls were placed, each step's balls cut so that no more than `cap`
+    /// balls are placed in all (the engine passes the balls left to m, or `u64::MAX` when
+    /// [`crate::Stop::Finish`] completes the last step), and returns the balls placed and
+    /// the steps taken, or `None` when there is no kernel (nothing placed). Exactly the
+    /// steps of [`Rule::place`] in the engine loop, with the same random numbers. The default
+    /// runs [`Rule::run_kernel`] (one ball per step).
+    #[inline(always)]
+    fn run_kernel_steps<S: LoadState, R: RngCore + ?Sized>(
+        &mut self,
+        s: &mut S,
+        balls: u64,
+        _cap: u64,
+        rng: &mut R,
+        ctx: &mut Ctx,
+    ) -> Option<KernelRun> {
+        self.run_kernel(s, balls, rng, ctx).then_some(KernelRun { balls, steps: balls })
+    }
+}
+
+/// What a kernel call placed ([`Rule::run_kernel_steps`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KernelRun {
+    /// Balls placed.
+    pub balls: u64,
+    /// Steps taken (calls of [`Rule::place`] they stand for).
+    pub steps: u64,
 }
 
 /// Least loaded of `d` samples, ties by `tie`.
@@ -689,6 +716,22 @@ impl Rule for Thinning {
         };
         Placement::one(if ok { i1 } else { ctx.sample(rng) })
     }
+    #[inline(always)]
+    fn run_kernel<S: LoadState, R: RngCore + ?Sized>(
+        &mut self,
+        s: &mut S,
+        balls: u64,
+        rng: &mut R,
+        ctx: &mut Ctx,
+    ) -> bool {
+        match s.plain_unit() {
+            Some(u) => {
+                crate::kernel::thinning(u, self.accept, balls, rng, ctx);
+                true
+            }
+            None => false,
+        }
+    }
 }
 
 /// Noisy two-sample comparisons (Los & Sauerwald, PODC 2022): two samples, and a rule that
@@ -836,6 +879,18 @@ impl Rule for Filling {
         };
         Placement { bin: i, balls }
     }
+    #[inline(always)]
+    fn run_kernel_steps<S: LoadState, R: RngCore + ?Sized>(
+        &mut self,
+        s: &mut S,
+        balls: u64,
+        cap: u64,
+        rng: &mut R,
+        ctx: &mut Ctx,
+    ) -> Option<KernelRun> {
+        let u = s.plain_unit()?;
+        Some(crate::kernel::filling(u, *self, balls, cap, rng, ctx))
+    }
 }
 
 /// How many balls Tight-Packing allocates after an underloaded sample.
@@ -898,6 +953,18 @@ impl Rule for TightPacking {
         };
         self.remaining = balls - 1;
         Placement::one(s.least_loaded(rng))
+    }
+    #[inline(always)]
+    fn run_kernel_steps<S: LoadState, R: RngCore + ?Sized>(
+        &mut self,
+        s: &mut S,
+        balls: u64,
+        cap: u64,
+        rng: &mut R,
+        ctx: &mut Ctx,
+    ) -> Option<KernelRun> {
+        let u = s.unit_with_min_set()?;
+        crate::kernel::tight_packing(u, self.count, &mut self.remaining, balls, cap, rng, ctx)
     }
 }
 
@@ -1043,6 +1110,22 @@ impl<const LEAST: bool> Rule for MemoryOne<LEAST> {
         let (bin, keep) = memory_one_step::<LEAST, S, R>(self.cache, s, rng, ctx);
         self.cache = keep;
         Placement::one(bin)
+    }
+    #[inline(always)]
+    fn run_kernel<S: LoadState, R: RngCore + ?Sized>(
+        &mut self,
+        s: &mut S,
+        balls: u64,
+        rng: &mut R,
+        ctx: &mut Ctx,
+    ) -> bool {
+        match s.plain_unit() {
+            Some(u) => {
+                crate::kernel::memory_one::<LEAST, R>(u, &mut self.cache, balls, rng, ctx);
+                true
+            }
+            None => false,
+        }
     }
 }
 

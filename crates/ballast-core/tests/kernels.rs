@@ -26,11 +26,14 @@ mod common;
 
 use ballast_core::engine::{run_rule_observed, run_rule_straightforward};
 use ballast_core::loads::{LoadState, UnitLoads};
-use ballast_core::process::{Ctx, DChoice, Noisy, OnePlusBeta, Placement, Ranks, Rule, TwoChoice};
+use ballast_core::process::{
+    Accept, Ctx, DChoice, Filling, KernelRun, MemoryOne, Noisy, OnePlusBeta, Placement, Ranks,
+    Rule, Thinning, TightCount, TightPacking, TwoChoice,
+};
 use ballast_core::rng::below;
 use ballast_core::{
     derive_seed, sim_rng, simulate_ball_by_ball, simulate_observed, Engine, Observer, ProcessSpec,
-    RunSpec, TieBreak,
+    RunSpec, Stop, TieBreak,
 };
 use common::{chi2_critical, chi2_two_sample};
 use rand::RngCore;
@@ -48,6 +51,30 @@ fn kernel_rules() -> Vec<(&'static str, ProcessSpec)> {
         ("g_myopic 2.5", ProcessSpec::GMyopic { g: 2.5 }),
         ("sigma 1.5", ProcessSpec::SigmaNoisyLoad { sigma: 1.5, truncate: false }),
         ("sigma 4 truncated", ProcessSpec::SigmaNoisyLoad { sigma: 4.0, truncate: true }),
+        ("threshold 1", ProcessSpec::Threshold { f: 1.0 }),
+        ("threshold 2.5", ProcessSpec::Threshold { f: 2.5 }),
+        ("threshold 0", ProcessSpec::Threshold { f: 0.0 }),
+        ("mean_thinning strict", ProcessSpec::MeanThinning { strict: true }),
+        ("mean_thinning", ProcessSpec::MeanThinning { strict: false }),
+        ("relative_threshold 1", ProcessSpec::RelativeThreshold { f: 1.0 }),
+        ("relative_threshold 0.3", ProcessSpec::RelativeThreshold { f: 0.3 }),
+        ("relative_threshold -0.5", ProcessSpec::RelativeThreshold { f: -0.5 }),
+        ("memory 1 1", ProcessSpec::Memory { d: 1, k: 1 }),
+        ("caching 1", ProcessSpec::Caching { d: 1 }),
+    ]
+}
+
+/// The multi-ball rules with a kernel (whole steps, cut at m): checked like the others, and
+/// also with stretches that end inside a step.
+fn filling_rules() -> Vec<(&'static str, ProcessSpec)> {
+    vec![
+        ("packing 1", ProcessSpec::Packing { offset: 1 }),
+        ("packing 0", ProcessSpec::Packing { offset: 0 }),
+        ("packing 4", ProcessSpec::Packing { offset: 4 }),
+        ("twinning", ProcessSpec::Twinning),
+        ("tight_packing 1", ProcessSpec::TightPacking { offset: 1, balls: None }),
+        ("tight_packing 0", ProcessSpec::TightPacking { offset: 0, balls: None }),
+        ("tight_packing balls=3", ProcessSpec::TightPacking { offset: 1, balls: Some(3) }),
     ]
 }
 
@@ -58,6 +85,11 @@ enum AnyRule {
     D(DChoice),
     Beta(OnePlusBeta),
     Noisy(Noisy),
+    Thin(Thinning),
+    Memory(MemoryOne<true>),
+    Caching(MemoryOne<false>),
+    Fill(Filling),
+    Tight(TightPacking),
 }
 
 fn rule_of(p: &ProcessSpec) -> AnyRule {
@@ -71,11 +103,31 @@ fn rule_of(p: &ProcessSpec) -> AnyRule {
         ProcessSpec::SigmaNoisyLoad { sigma, truncate } => {
             AnyRule::Noisy(Noisy::SigmaNoisyLoad { sigma, truncate })
         }
+        ProcessSpec::Threshold { f } => AnyRule::Thin(Thinning { accept: Accept::AtMost(f) }),
+        ProcessSpec::MeanThinning { strict } => {
+            AnyRule::Thin(Thinning { accept: Accept::BelowAverage { strict } })
+        }
+        ProcessSpec::RelativeThreshold { f } => {
+            AnyRule::Thin(Thinning { accept: Accept::BelowAveragePlus(f) })
+        }
+        ProcessSpec::Memory { d: 1, k: 1 } => AnyRule::Memory(MemoryOne::new()),
+        ProcessSpec::Caching { d: 1 } => AnyRule::Caching(MemoryOne::new()),
+        ProcessSpec::Packing { offset } => AnyRule::Fill(Filling::Packing { offset }),
+        ProcessSpec::Twinning => AnyRule::Fill(Filling::Twinning),
+        ProcessSpec::TightPacking { offset, balls } => AnyRule::Tight(TightPacking::new(
+            balls.map_or(TightCount::AsPacking { offset }, TightCount::Fixed),
+        )),
         _ => unreachable!("no kernel"),
     }
 }
 
 impl Rule for AnyRule {
+    fn in_round(&self) -> bool {
+        match self {
+            AnyRule::Tight(x) => x.in_round(),
+            _ => false,
+        }
+    }
     fn place<S: LoadState, R: RngCore + ?Sized>(
         &mut self,
         s: &S,
@@ -88,6 +140,11 @@ impl Rule for AnyRule {
             AnyRule::D(x) => x.place(s, r, rng, ctx),
             AnyRule::Beta(x) => x.place(s, r, rng, ctx),
             AnyRule::Noisy(x) => x.place(s, r, rng, ctx),
+            AnyRule::Thin(x) => x.place(s, r, rng, ctx),
+            AnyRule::Memory(x) => x.place(s, r, rng, ctx),
+            AnyRule::Caching(x) => x.place(s, r, rng, ctx),
+            AnyRule::Fill(x) => x.place(s, r, rng, ctx),
+            AnyRule::Tight(x) => x.place(s, r, rng, ctx),
         }
     }
     fn run_kernel<S: LoadState, R: RngCore + ?Sized>(
@@ -102,6 +159,24 @@ impl Rule for AnyRule {
             AnyRule::D(x) => x.run_kernel(s, balls, rng, ctx),
             AnyRule::Beta(x) => x.run_kernel(s, balls, rng, ctx),
             AnyRule::Noisy(x) => x.run_kernel(s, balls, rng, ctx),
+            AnyRule::Thin(x) => x.run_kernel(s, balls, rng, ctx),
+            AnyRule::Memory(x) => x.run_kernel(s, balls, rng, ctx),
+            AnyRule::Caching(x) => x.run_kernel(s, balls, rng, ctx),
+            AnyRule::Fill(_) | AnyRule::Tight(_) => false,
+        }
+    }
+    fn run_kernel_steps<S: LoadState, R: RngCore + ?Sized>(
+        &mut self,
+        s: &mut S,
+        balls: u64,
+        cap: u64,
+        rng: &mut R,
+        ctx: &mut Ctx,
+    ) -> Option<KernelRun> {
+        match self {
+            AnyRule::Fill(x) => x.run_kernel_steps(s, balls, cap, rng, ctx),
+            AnyRule::Tight(x) => x.run_kernel_steps(s, balls, cap, rng, ctx),
+            _ => self.run_kernel(s, balls, rng, ctx).then_some(KernelRun { balls, steps: balls }),
         }
     }
 }
@@ -365,4 +440,214 @@ fn the_law_check_rejects_wrong_variants() {
     let biased = straightforward(BiasedSecond, 3);
     let (stat, df, crit) = chi2(&kernel, &biased);
     assert!(stat > crit, "biased index: chi2 = {stat:.1} on {df} df, critical {crit:.1}");
+}
+
+/// (balls, cap) stretches for the multi-ball kernels: the engine passes the balls to the
+/// next observation point and the balls left to m (`u64::MAX` when the stopping rule
+/// finishes steps). Caps equal to the stretch cut the last step like the end of a run.
+const STEP_STRETCHES: [(u64, u64); 9] = [
+    (1, 1),
+    (1, u64::MAX),
+    (2, 2),
+    (3, 100),
+    (17, 17),
+    (1000, u64::MAX),
+    (4096, 4097),
+    (10_001, 10_001),
+    (5, 5),
+];
+
+/// Level 1 for multi-ball rules: `run_kernel_steps` against the engine's loop of `place`
+/// (whole steps until `balls` are placed, each cut at `cap`; with `cap = u64::MAX`, the
+/// engine's `finish`, a Tight-Packing round is completed), stretch by stretch: the same
+/// balls and steps, loads, samples, and generator and coin-buffer state afterwards. Loads
+/// with the minimum set for Tight-Packing (`min_set`), as the engine keeps them.
+fn steps_match_place<K: Rule, P: Rule>(
+    mut kernel: K,
+    mut reference: P,
+    n: usize,
+    seed: u64,
+    min_set: bool,
+) -> bool {
+    let fresh = || {
+        let u = UnitLoads::new(n, false);
+        if min_set {
+            u.with_min_set()
+        } else {
+            u
+        }
+    };
+    let (mut ka, mut pa) = (fresh(), fresh());
+    let (mut kr, mut pr) = (sim_rng(seed), sim_rng(seed));
+    let (mut kc, mut pc) = (Ctx::new(n), Ctx::new(n));
+    for &(balls, cap) in &STEP_STRETCHES {
+        let got = kernel.run_kernel_steps(&mut ka, balls, cap, &mut kr, &mut kc).expect("kernel");
+        let mut want = KernelRun { balls: 0, steps: 0 };
+        let finish = cap == u64::MAX;
+        while want.balls < cap && (want.balls < balls || (finish && reference.in_round())) {
+            let continuing = reference.in_round();
+            let p = reference.place(&pa, &Ranks::Unused, &mut pr, &mut pc);
+            let k = u64::from(p.balls).min(cap - want.balls);
+            for _ in 0..k {
+                pa.add(p.bin, ());
+            }
+            want.balls += k;
+            want.steps += u64::from(!continuing);
+        }
+        if kernel.in_round() != reference.in_round() {
+            return false;
+        }
+        if got != want || ka.loads() != pa.loads() || ka.gap() != pa.gap() {
+            return false;
+        }
+        if ka.total() != pa.total() {
+            return false;
+        }
+    }
+    kc.samples == pc.samples
+        && kc.sample(&mut kr) == pc.sample(&mut pr)
+        && kc.coin(&mut kr) == pc.coin(&mut pr)
+        && kr.next_u64() == pr.next_u64()
+}
+
+#[test]
+fn multi_ball_kernels_make_the_steps_of_place() {
+    for (name, p) in filling_rules() {
+        for n in [1usize, 2, 3, 7, 64, 1000, 10_000] {
+            for seed in 0..3u64 {
+                let rule = rule_of(&p);
+                let min_set = matches!(p, ProcessSpec::TightPacking { .. });
+                assert!(
+                    steps_match_place(rule, rule, n, seed, min_set),
+                    "{name} n={n} seed={seed}"
+                );
+            }
+        }
+    }
+}
+
+/// Level 2 for multi-ball rules: observation points inside steps, m not a multiple of
+/// anything, both stopping rules (with `finish` a run places more than m balls).
+#[test]
+fn multi_ball_engine_runs_equal_the_straightforward_loop() {
+    let settings = [
+        (1u64, 50u64, None, false),
+        (2, 1001, None, false),
+        (5, 2003, Some(7), true),
+        (64, 30_001, None, false),
+        (64, 30_000, Some(999), true),
+        (1000, 301, None, false),
+        (10_007, 200_003, Some(65_537), true),
+    ];
+    for (name, p) in filling_rules() {
+        for stop in [Stop::Truncate, Stop::Finish] {
+            for &(n, m, every, record) in &settings {
+                for seed in 0..3u64 {
+                    let mut spec = RunSpec::new(p.clone(), n, m).engine(Engine::Bins);
+                    spec.observe_every = every;
+                    spec.record_trajectory = record;
+                    spec.stop = stop;
+                    assert!(
+                        engine_matches_reference(&spec, seed),
+                        "{name} {stop:?} n={n} m={m} every={every:?} seed={seed}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// Level 3 for multi-ball rules (truncated at m = 6, so the final vector is one of the 28).
+#[test]
+fn multi_ball_kernel_law_equals_the_straightforward_law_at_n_3() {
+    for (name, p) in filling_rules() {
+        let (stat, df, crit) = chi2(&kernel_path(&p, 1), &straightforward(rule_of(&p), 2));
+        assert!(stat < crit, "{name}: chi2 = {stat:.1} on {df} df, critical {crit:.1}");
+    }
+}
+
+/// Threshold(f) whose kernel accepts the first sample when `x < f` instead of `x <= f`; its
+/// `place` is the right rule.
+#[derive(Clone, Copy)]
+struct StrictThreshold(f64);
+
+impl Rule for StrictThreshold {
+    fn place<S: LoadState, R: RngCore + ?Sized>(
+        &mut self,
+        s: &S,
+        r: &Ranks<S::Load>,
+        rng: &mut R,
+        ctx: &mut Ctx,
+    ) -> Placement {
+        Thinning { accept: Accept::AtMost(self.0) }.place(s, r, rng, ctx)
+    }
+    fn run_kernel<S: LoadState, R: RngCore + ?Sized>(
+        &mut self,
+        s: &mut S,
+        balls: u64,
+        rng: &mut R,
+        ctx: &mut Ctx,
+    ) -> bool {
+        let Some(u) = s.plain_unit() else { return false };
+        for _ in 0..balls {
+            let a = ctx.sample(rng);
+            let i = if f64::from(u.load(a)) < self.0 { a } else { ctx.sample(rng) };
+            u.add(i, ());
+        }
+        true
+    }
+}
+
+/// Packing whose kernel does not cut the last step at m (it ignores `cap`).
+#[derive(Clone, Copy)]
+struct UncutPacking;
+
+impl Rule for UncutPacking {
+    fn place<S: LoadState, R: RngCore + ?Sized>(
+        &mut self,
+        s: &S,
+        r: &Ranks<S::Load>,
+        rng: &mut R,
+        ctx: &mut Ctx,
+    ) -> Placement {
+        Filling::Packing { offset: 1 }.place(s, r, rng, ctx)
+    }
+    fn run_kernel_steps<S: LoadState, R: RngCore + ?Sized>(
+        &mut self,
+        s: &mut S,
+        balls: u64,
+        _cap: u64,
+        rng: &mut R,
+        ctx: &mut Ctx,
+    ) -> Option<KernelRun> {
+        Filling::Packing { offset: 1 }.run_kernel_steps(s, balls, u64::MAX, rng, ctx)
+    }
+}
+
+/// Power for the new kernels: a threshold compared with `<` is told apart by the direct and
+/// the engine checks, and its law (that of Threshold(0) on integer loads) is rejected by the
+/// chi-square test at n = 3 (seeds 1 and 3); Packing that overshoots m is told apart by the
+/// direct and the engine checks.
+#[test]
+fn wrong_threshold_and_packing_kernels_are_rejected() {
+    let right = Thinning { accept: Accept::AtMost(1.0) };
+    assert!(!kernel_matches_place(StrictThreshold(1.0), right, 64, 1), "direct check");
+    let spec = RunSpec::new(ProcessSpec::Threshold { f: 1.0 }, 64, 20_000).engine(Engine::Bins);
+    let (mut fast, mut slow) = (Snapshots::default(), Snapshots::default());
+    let state = || UnitLoads::new(64, false);
+    run_rule_observed(&spec, state(), StrictThreshold(1.0), &mut sim_rng(1), &mut fast);
+    run_rule_straightforward(&spec, state(), StrictThreshold(1.0), &mut sim_rng(1), &mut slow);
+    assert_ne!(fast.0, slow.0, "engine check");
+    let kernel = kernel_path(&ProcessSpec::Threshold { f: 1.0 }, 1);
+    let wrong = straightforward(Thinning { accept: Accept::AtMost(0.0) }, 3);
+    let (stat, df, crit) = chi2(&kernel, &wrong);
+    assert!(stat > crit, "x < 1 for x <= 1: chi2 = {stat:.1} on {df} df, critical {crit:.1}");
+
+    let packing = Filling::Packing { offset: 1 };
+    assert!(!steps_match_place(UncutPacking, packing, 64, 1, false), "direct check");
+    let spec = RunSpec::new(ProcessSpec::Packing { offset: 1 }, 64, 20_001).engine(Engine::Bins);
+    let a = run_rule_observed(&spec, state(), UncutPacking, &mut sim_rng(1), &mut ());
+    let b = run_rule_straightforward(&spec, state(), UncutPacking, &mut sim_rng(1), &mut ());
+    assert_ne!(a, b, "engine check");
+    assert_eq!(b.balls, 20_001);
 }
