@@ -119,5 +119,5 @@ pub use greedy::greedy;
 pub use leaky::{Arrivals, LeakyBins, LeakyConfig};
 pub use metrics::{Horizon, MetricSummary, RoundMetrics, RunSummary, Tracker};
 pub use rbb::{Rbb, RbbConfig, RethrowView};
-pub use run::{simulate, simulate_observed, DynamicSpec, RoundProcess};
+pub use run::{simulate, simulate_observed, simulate_process, DynamicSpec, RoundProcess};
 pub use state::{DenseLoads, DynLoads, LevelLoads};
