@@ -285,11 +285,22 @@ impl DynProcess {
         })
     }
 
-    /// How the loads are kept: `dense` (RBB's load vector), `list` (the non-empty list) or
+    /// The straightforward reference loop of `spec` ([`Rbb::reference`],
+    /// [`LeakyBins::reference`]); `None` for Azar, which has one loop.
+    pub fn reference(spec: &DynamicSpec) -> Option<Self> {
+        match spec {
+            DynamicSpec::Rbb(c) => Some(Self::Rbb(Rbb::reference(c).ok()?)),
+            DynamicSpec::Leaky(c) => Some(Self::Leaky(LeakyBins::reference(c).ok()?)),
+            _ => None,
+        }
+    }
+
+    /// How the loads are kept: `dense` (a plain load vector), `list` (the non-empty list) or
     /// `levels` (the level histogram and ball vector of Azar).
     pub fn state_name(&self) -> &'static str {
         match self {
             Self::Rbb(p) if p.is_dense() => "dense",
+            Self::Leaky(p) if p.is_dense() => "dense",
             Self::Rbb(_) | Self::Leaky(_) => "list",
             Self::Azar(_) => "levels",
         }

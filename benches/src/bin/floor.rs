@@ -122,8 +122,8 @@ fn parse_args() -> Res<Options> {
         }
     }
     if o.dynamic {
-        if big || o.reference {
-            return fail("--dynamic takes neither --big nor --reference");
+        if big {
+            return fail("--dynamic does not take --big");
         }
         if !sizes_given {
             o.sizes = DYNAMIC_SIZES.to_vec();
@@ -475,7 +475,20 @@ fn dynamic_rows(o: &Options) -> Vec<Row> {
             // Pilot: about 2·10⁵ throws (at least the 20 batches).
             let pilot = (200_000 / n).max(20);
             let mut run = |rounds: u64, seed: u64| p.run_clone(rounds, seed);
-            rows.push(row(&c.label, p.state_name(), &mut run, pilot));
+            let mut r = row(&c.label, p.state_name(), &mut run, pilot);
+            // A run has at least the tracker's 20 batches of rounds.
+            r.m = r.m.max(20);
+            rows.push(r);
+            if !o.reference {
+                continue;
+            }
+            if let Some(mut q) = DynProcess::reference(&spec) {
+                q.warm_up(c.warm_up_rounds(n as usize), 0);
+                let mut run = |rounds: u64, seed: u64| q.run_clone(rounds, seed);
+                let mut r = row(&c.label, "list-ref", &mut run, pilot);
+                r.m = r.m.max(20);
+                rows.push(r);
+            }
         }
     }
     rows
