@@ -15,6 +15,13 @@
 //! ratio column is the median of the per-run ratios: on a shared machine a busy phase slows
 //! both runs of a pair, so the ratio moves much less than the raw times.
 //!
+//! `--dynamic` measures the round-based models instead (`ballast_benches::floor::dynamic_cases`,
+//! n = 10² … 10⁵ unless `--n`): ns per throw (a re-thrown ball, an arrival, a delete-insert
+//! step) of `rounds` rounds of a warmed-up clone through `ballast_dynamic::simulate_process`,
+//! paired with `floor_loop_one` (one bounded index per throw); `--reference` adds rows
+//! `list-ref`, the models' straightforward reference loops (`Rbb::reference`,
+//! `LeakyBins::reference`). Its CSV defaults to `<target>/bench/floor_dynamic.csv`.
+//!
 //! The Markdown table goes to stdout, progress to stderr.
 
 use std::hint::black_box;

@@ -7,7 +7,7 @@ use rand::Rng;
 use rand_distr::{Binomial, Distribution, Poisson};
 
 use crate::error::{check_d, check_n};
-use crate::greedy::greedy;
+use crate::greedy::{greedy, greedy_for};
 use crate::{DenseLoads, DynLoads, Error, RoundMetrics, RoundProcess};
 
 /// How many balls arrive in a round.
@@ -225,7 +225,8 @@ impl RoundProcess for LeakyBins {
                 } else {
                     self.targets.clear();
                     for _ in 0..a {
-                        let i = greedy(s.loads(), self.d, rng, &mut self.ctx);
+                        let i =
+                            greedy_for(self.straightforward, s.loads(), self.d, rng, &mut self.ctx);
                         self.targets.push(i as u32);
                     }
                     for &i in &self.targets {

@@ -115,7 +115,7 @@ pub mod tolerance;
 
 pub use azar::{AzarConfig, InfiniteAzar};
 pub use error::Error;
-pub use greedy::greedy;
+pub use greedy::{greedy, greedy_reference};
 pub use leaky::{Arrivals, LeakyBins, LeakyConfig};
 pub use metrics::{Horizon, MetricSummary, RoundMetrics, RunSummary, Tracker};
 pub use rbb::{Rbb, RbbConfig, RethrowView};

@@ -6,7 +6,7 @@ use ballast_core::process::Ctx;
 use rand::Rng;
 
 use crate::error::{check_d, check_n};
-use crate::greedy::greedy;
+use crate::greedy::{greedy, greedy_for};
 use crate::{DenseLoads, DynLoads, Error, RoundMetrics, RoundProcess};
 
 /// Which loads the re-thrown balls of Greedy\[d\] RBB (`d >= 2`) compare. One-Choice reads no
@@ -215,7 +215,13 @@ impl RoundProcess for Rbb {
                 RethrowView::AfterReleases => {
                     let r = state.release_all();
                     for _ in 0..r {
-                        let i = greedy(state.loads(), self.d, rng, &mut self.ctx);
+                        let i = greedy_for(
+                            self.straightforward,
+                            state.loads(),
+                            self.d,
+                            rng,
+                            &mut self.ctx,
+                        );
                         state.add(i);
                     }
                     r
@@ -223,7 +229,13 @@ impl RoundProcess for Rbb {
                 RethrowView::RoundStart => {
                     self.targets.clear();
                     for _ in 0..state.nonempty_count() {
-                        let i = greedy(state.loads(), self.d, rng, &mut self.ctx);
+                        let i = greedy_for(
+                            self.straightforward,
+                            state.loads(),
+                            self.d,
+                            rng,
+                            &mut self.ctx,
+                        );
                         self.targets.push(i as u32);
                     }
                     let r = state.release_all();
