@@ -15,7 +15,11 @@
 use std::hint::black_box;
 
 use ballast_core::rng::{below, below_from_word};
-use ballast_core::{sim_rng, Engine, ProcessSpec, RunSpec};
+use ballast_core::{sim_rng, Engine, ProcessSpec, RunSpec, SimRng};
+use ballast_dynamic::{
+    simulate_process, AzarConfig, DynamicSpec, Horizon, InfiniteAzar, LeakyBins, LeakyConfig, Rbb,
+    RbbConfig, RethrowView, RoundProcess,
+};
 use rand::RngCore;
 
 /// The setting of a floor case, relative to `n`.
@@ -154,6 +158,203 @@ fn loop_half(rng: &mut impl RngCore, mut word: u32, n: u32, high: bool) -> u32 {
     }
 }
 
+/// The floor of the round-based table ([`dynamic_cases`]): `throws` bounded indices in
+/// `0..n` by [`below`], one generator step each, summed through [`black_box`]. A re-thrown
+/// ball of One-Choice RBB needs one index, so this is the random-number cost of a throw
+/// drawn one word at a time; [`ballast_core::process::Ctx::sample_each`] takes two indices
+/// from a word, so a process can go below it.
+pub fn floor_loop_one(n: u64, throws: u64, seed: u64) -> u64 {
+    let mut rng = sim_rng(seed);
+    let mut sum = 0u64;
+    for _ in 0..throws {
+        sum = black_box(sum.wrapping_add(below(&mut rng, n)));
+    }
+    sum
+}
+
+/// A round-based model of the dynamic floor table, its sizes relative to `n`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum DynamicModel {
+    /// Repeated balls-into-bins with `m = k·n` balls, Greedy\[d\] re-throws (d = 1: the
+    /// One-Choice model of `configs/rbb23`).
+    Rbb {
+        /// Samples per re-thrown ball.
+        d: u32,
+        /// Balls per bin.
+        k: u64,
+    },
+    /// Leaky bins with Binomial(n, λ) arrivals per round and Greedy\[d\].
+    Leaky {
+        /// Samples per arriving ball.
+        d: u32,
+        /// Arrival rate per bin.
+        lambda: f64,
+    },
+    /// The infinite Azar process with `m = k·n` balls, `n` delete-insert steps per round.
+    Azar {
+        /// Samples per inserted ball.
+        d: u32,
+        /// Balls per bin.
+        k: u64,
+    },
+}
+
+/// One row kind of the dynamic floor table: a model, run at every `n`.
+#[derive(Clone, Debug)]
+pub struct DynamicCase {
+    /// Row label, e.g. `rbb d=1 m/n=16`.
+    pub label: String,
+    /// The model.
+    pub model: DynamicModel,
+}
+
+/// Throws simulated at most by a row's warm-up (see [`DynamicCase::warm_up_rounds`]).
+pub const WARM_UP_THROWS: f64 = 2e8;
+
+impl DynamicCase {
+    /// The model at `n` bins.
+    pub fn spec(&self, n: usize) -> DynamicSpec {
+        let nn = n as u64;
+        match self.model {
+            DynamicModel::Rbb { d, k } => {
+                DynamicSpec::Rbb(RbbConfig::d_choice(n, k * nn, d, RethrowView::AfterReleases))
+            }
+            DynamicModel::Leaky { d, lambda } => DynamicSpec::Leaky(LeakyConfig::new(n, lambda, d)),
+            DynamicModel::Azar { d, k } => DynamicSpec::Azar(AzarConfig::new(n, k * nn, d)),
+        }
+    }
+
+    /// Rounds simulated (untimed, once per row) before the timed runs, so that they time
+    /// the stationary regime the items spend their rounds in: RBB `4k² + 200` (no bin
+    /// empties for about k² rounds from the uniform start), leaky bins `10/(1 − λ)²` (the
+    /// queues' relaxation time), Azar `10k + 200` (every ball moved about ten times); at
+    /// most [`WARM_UP_THROWS`] throws. The cap shortens the warm-up at n = 10⁵ for RBB with
+    /// k = 52 and leaky bins with λ = 0.99: both are then still close to their stationary
+    /// fraction of non-empty bins, which is what the cost per throw depends on.
+    pub fn warm_up_rounds(&self, n: usize) -> u64 {
+        let (rounds, per_round) = match self.model {
+            DynamicModel::Rbb { k, .. } => (4 * k * k + 200, n as f64),
+            DynamicModel::Leaky { lambda, .. } => {
+                ((10.0 / (1.0 - lambda).powi(2)).ceil() as u64, lambda * n as f64)
+            }
+            DynamicModel::Azar { k, .. } => (10 * k + 200, n as f64),
+        };
+        rounds.min((WARM_UP_THROWS / per_round).ceil() as u64).max(1)
+    }
+}
+
+/// The rows of the dynamic floor table (`floor --dynamic`): RBB with d = 1 and d = 2, the
+/// infinite Azar process with d = 1 and d = 2, each at m/n = 1, 16 and 52; leaky bins with
+/// d = 1 and d = 2 at λ = 0.5, 0.9 and 0.99 (the range of `configs/selfstab16`).
+pub fn dynamic_cases() -> Vec<DynamicCase> {
+    let mut v = Vec::new();
+    for d in [1, 2] {
+        for k in [1, 16, 52] {
+            v.push(DynamicCase {
+                label: format!("rbb d={d} m/n={k}"),
+                model: DynamicModel::Rbb { d, k },
+            });
+        }
+    }
+    for d in [1, 2] {
+        for lambda in [0.5, 0.9, 0.99] {
+            v.push(DynamicCase {
+                label: format!("leaky d={d} λ={lambda}"),
+                model: DynamicModel::Leaky { d, lambda },
+            });
+        }
+    }
+    for d in [1, 2] {
+        for k in [1, 16, 52] {
+            v.push(DynamicCase {
+                label: format!("azar d={d} m/n={k}"),
+                model: DynamicModel::Azar { d, k },
+            });
+        }
+    }
+    v
+}
+
+/// The default sizes of the dynamic floor table, n = 10² … 10⁵ (`configs/rbb23` runs
+/// 10²–10⁴, `configs/selfstab16` 10³–10⁵).
+pub const DYNAMIC_SIZES: [u64; 4] = [100, 1_000, 10_000, 100_000];
+
+/// A built round-based process of any model, to warm up once and clone for each timed run.
+#[derive(Clone, Debug)]
+pub enum DynProcess {
+    /// RBB.
+    Rbb(Rbb),
+    /// Leaky bins.
+    Leaky(LeakyBins),
+    /// The infinite Azar process.
+    Azar(InfiniteAzar),
+}
+
+impl DynProcess {
+    /// The process of `spec` in its start state.
+    pub fn new(spec: &DynamicSpec) -> Result<Self, ballast_dynamic::Error> {
+        Ok(match spec {
+            DynamicSpec::Rbb(c) => Self::Rbb(Rbb::new(c)?),
+            DynamicSpec::Leaky(c) => Self::Leaky(LeakyBins::new(c)?),
+            DynamicSpec::Azar(c) => Self::Azar(InfiniteAzar::new(c)?),
+            _ => unreachable!("a model the table does not list"),
+        })
+    }
+
+    /// The straightforward reference loop of `spec` ([`Rbb::reference`],
+    /// [`LeakyBins::reference`]); `None` for Azar, which has one loop.
+    pub fn reference(spec: &DynamicSpec) -> Option<Self> {
+        match spec {
+            DynamicSpec::Rbb(c) => Some(Self::Rbb(Rbb::reference(c).ok()?)),
+            DynamicSpec::Leaky(c) => Some(Self::Leaky(LeakyBins::reference(c).ok()?)),
+            _ => None,
+        }
+    }
+
+    /// How the loads are kept: `dense` (a plain load vector), `list` (the non-empty list) or
+    /// `levels` (the level histogram and ball vector of Azar).
+    pub fn state_name(&self) -> &'static str {
+        match self {
+            Self::Rbb(p) if p.is_dense() => "dense",
+            Self::Leaky(p) if p.is_dense() => "dense",
+            Self::Rbb(_) | Self::Leaky(_) => "list",
+            Self::Azar(_) => "levels",
+        }
+    }
+
+    /// Simulates `rounds` rounds, untimed (the warm-up).
+    pub fn warm_up(&mut self, rounds: u64, seed: u64) {
+        let mut rng = sim_rng(seed);
+        match self {
+            Self::Rbb(p) => warm(p, rounds, &mut rng),
+            Self::Leaky(p) => warm(p, rounds, &mut rng),
+            Self::Azar(p) => warm(p, rounds, &mut rng),
+        }
+    }
+
+    /// Runs `rounds` rounds (at least the 20 batches of the default horizon) on a clone,
+    /// through [`ballast_dynamic::simulate_process`] (the runner's loop, statistics
+    /// included), and returns the balls moved (re-throws, arrivals or insertions).
+    pub fn run_clone(&self, rounds: u64, seed: u64) -> u64 {
+        let horizon = Horizon::new(0, rounds.max(20));
+        let mut rng = sim_rng(seed);
+        let summary = match self.clone() {
+            Self::Rbb(mut p) => simulate_process(&mut p, &horizon, &mut rng),
+            Self::Leaky(mut p) => simulate_process(&mut p, &horizon, &mut rng),
+            Self::Azar(mut p) => simulate_process(&mut p, &horizon, &mut rng),
+        };
+        let summary = summary.expect("valid horizon");
+        black_box(summary.max_load.mean);
+        summary.moved
+    }
+}
+
+fn warm<P: RoundProcess>(p: &mut P, rounds: u64, rng: &mut SimRng) {
+    for _ in 0..rounds {
+        black_box(p.round(rng));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -191,5 +392,30 @@ mod tests {
         assert!((s as f64 - 120_000.0).abs() < 4_000.0, "{s}");
         let t = floor_loop_one_word(7, 20_000, 1);
         assert!((t as f64 - 120_000.0).abs() < 4_000.0, "{t}");
+        // One index per throw: mean 3, sd of the sum ≈ 283.
+        let u = floor_loop_one(7, 20_000, 1);
+        assert!((u as f64 - 60_000.0).abs() < 3_000.0, "{u}");
+    }
+
+    #[test]
+    fn dynamic_cases_build_and_run_at_every_size() {
+        let cases = dynamic_cases();
+        assert_eq!(cases.len(), 18);
+        for c in &cases {
+            for &n in &DYNAMIC_SIZES[..2] {
+                let spec = c.spec(n as usize);
+                spec.validate().unwrap();
+                let mut p = DynProcess::new(&spec).unwrap();
+                p.warm_up(3, 1);
+                assert!(p.run_clone(20, 2) > 0, "{} n={n}", c.label);
+            }
+            // Expected throws of the warm-up at n = 10⁵: within the cap (plus one round).
+            let per_round = match c.model {
+                DynamicModel::Leaky { lambda, .. } => lambda * 1e5,
+                _ => 1e5,
+            };
+            let throws = c.warm_up_rounds(100_000) as f64 * per_round;
+            assert!(throws <= WARM_UP_THROWS + per_round, "{}: {throws}", c.label);
+        }
     }
 }

@@ -32,7 +32,9 @@
 //!   of R runs (default 5), and the median ratio to a floor run made just before each of
 //!   them at the same n; `--reference` adds the bin engine without its kernels. Markdown on
 //!   stdout, CSV to `--out` (default `target/bench/floor.csv`). Alone, without selectors,
-//!   only the table.
+//!   only the table. `--dynamic`: the round-based models instead (RBB, leaky bins, the
+//!   infinite Azar process with d = 1 and 2 at n = 10^2..10^5), ns per throw against a floor
+//!   of one bounded index per throw (CSV `target/bench/floor_dynamic.csv`).
 
 // The clap `///` comments are `--help` text, read in a terminal: `[r]`, `torus[:DIM]` and
 // `<paper>` there are plain text, not rustdoc links or HTML.
@@ -138,8 +140,13 @@ enum Command {
         #[arg(long)]
         floor: bool,
         /// With --floor: also n = 10^7 and 10^8 (minutes; 400 MB of loads).
-        #[arg(long, requires = "floor")]
+        #[arg(long, requires = "floor", conflicts_with = "dynamic")]
         big: bool,
+        /// With --floor: the round-based models instead of the engines (RBB, leaky bins,
+        /// the infinite Azar process, d = 1 and 2, at n = 10^2..10^5): ns per throw beside a
+        /// floor of one bounded index per throw; `--reference` adds their reference loops.
+        #[arg(long, requires = "floor")]
+        dynamic: bool,
         /// With --floor: timed runs per row, the median is reported (default 5).
         #[arg(long, requires = "floor")]
         reps: Option<usize>,
@@ -453,6 +460,7 @@ fn bench_filling() -> Result<()> {
 /// Options of the floor table, passed through to the `floor` binary.
 struct FloorArgs {
     big: bool,
+    dynamic: bool,
     reference: bool,
     reps: Option<usize>,
     only: Option<String>,
@@ -474,6 +482,9 @@ fn bench_floor(args: &FloorArgs) -> Result<()> {
     ]);
     if args.big {
         cmd.arg("--big");
+    }
+    if args.dynamic {
+        cmd.arg("--dynamic");
     }
     if args.reference {
         cmd.arg("--reference");
@@ -513,7 +524,18 @@ fn main() -> ExitCode {
             &selectors,
             ReproduceArgs { quick, reduced, out, threads, refresh: no_cache, cached_only, shard },
         ),
-        Command::Bench { selectors, threads, filling, floor, big, reps, only, reference, out } => {
+        Command::Bench {
+            selectors,
+            threads,
+            filling,
+            floor,
+            big,
+            dynamic,
+            reps,
+            only,
+            reference,
+            out,
+        } => {
             // A relative --out is relative to where xtask was started (`bench` changes the
             // working directory to the repository root).
             let out = out.map(|o| std::path::absolute(&o).unwrap_or(o));
@@ -521,7 +543,7 @@ fn main() -> ExitCode {
             let items = if alone { Ok(()) } else { bench(&selectors, threads) };
             items.and_then(|()| if filling { bench_filling() } else { Ok(()) }).and_then(|()| {
                 if floor {
-                    bench_floor(&FloorArgs { big, reference, reps, only, out })
+                    bench_floor(&FloorArgs { big, dynamic, reference, reps, only, out })
                 } else {
                     Ok(())
                 }

@@ -16,6 +16,13 @@
 //! ratio column is the median of the per-run ratios: on a shared machine a busy phase slows
 //! both runs of a pair, so the ratio moves much less than the raw times.
 //!
+//! `--dynamic` measures the round-based models instead (`ballast_benches::floor::dynamic_cases`,
+//! n = 10² … 10⁵ unless `--n`): ns per throw (a re-thrown ball, an arrival, a delete-insert
+//! step) of `rounds` rounds of a warmed-up clone through `ballast_dynamic::simulate_process`,
+//! paired with `floor_loop_one` (one bounded index per throw); `--reference` adds rows
+//! `list-ref`, the models' straightforward reference loops (`Rbb::reference`,
+//! `LeakyBins::reference`). Its CSV defaults to `<target>/bench/floor_dynamic.csv`.
+//!
 //! The Markdown table goes to stdout, progress to stderr.
 
 use std::hint::black_box;
@@ -24,7 +31,8 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use ballast_benches::floor::{
-    floor_cases, floor_loop, floor_loop_one_word, runs_on, FLOOR_BIG_SIZES, FLOOR_SIZES,
+    dynamic_cases, floor_cases, floor_loop, floor_loop_one, floor_loop_one_word, runs_on,
+    DynProcess, DYNAMIC_SIZES, FLOOR_BIG_SIZES, FLOOR_SIZES,
 };
 use ballast_core::{sim_rng, simulate_ball_by_ball, simulate_seeded, Engine};
 
@@ -43,6 +51,7 @@ struct Options {
     target_ms: f64,
     out: PathBuf,
     reference: bool,
+    dynamic: bool,
 }
 
 fn parse_n(s: &str) -> Res<u64> {
@@ -71,16 +80,20 @@ fn parse_args() -> Res<Options> {
         target_ms: 150.0,
         out: default_out(),
         reference: false,
+        dynamic: false,
     };
     let mut big = false;
+    let mut sizes_given = false;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         let mut value = || args.next().ok_or_else(|| format!("{a} needs a value"));
         match a.as_str() {
             "--big" => big = true,
             "--reference" => o.reference = true,
+            "--dynamic" => o.dynamic = true,
             "--n" => {
                 o.sizes = value()?.split(',').map(parse_n).collect::<Res<_>>()?;
+                sizes_given = true;
             }
             "--only" => o.only = Some(value()?),
             "--engine" => {
@@ -107,12 +120,24 @@ fn parse_args() -> Res<Options> {
             "--out" => o.out = PathBuf::from(value()?),
             "-h" | "--help" => {
                 println!(
-                    "floor [--big] [--n N,N..] [--only WORD] [--engine bins|levels|both] \
-                     [--reference] [--reps R] [--target-ms T] [--out FILE.csv]"
+                    "floor [--dynamic] [--big] [--n N,N..] [--only WORD] \
+                     [--engine bins|levels|both] [--reference] [--reps R] [--target-ms T] \
+                     [--out FILE.csv]"
                 );
                 std::process::exit(0);
             }
             _ => return fail(format!("unknown argument `{a}` (try --help)")),
+        }
+    }
+    if o.dynamic {
+        if big {
+            return fail("--dynamic does not take --big");
+        }
+        if !sizes_given {
+            o.sizes = DYNAMIC_SIZES.to_vec();
+        }
+        if o.out == default_out() {
+            o.out.set_file_name("floor_dynamic.csv");
         }
     }
     if big {
@@ -131,24 +156,31 @@ struct Row {
     min_ns: f64,
     floor_ns: f64,
     ratio: f64,
+    /// Mean units (balls or throws) of a timed run.
+    units: f64,
 }
 
-/// Seconds of one call of `run(m, seed)`.
-fn time(run: &mut impl FnMut(u64, u64), m: u64, seed: u64) -> f64 {
+/// Seconds of one call of `run(m, seed)`, and the units (balls or throws) it simulated.
+fn time(run: &mut impl FnMut(u64, u64) -> u64, m: u64, seed: u64) -> (f64, u64) {
     let t = Instant::now();
-    run(m, seed);
-    t.elapsed().as_secs_f64()
+    let units = run(m, seed);
+    (t.elapsed().as_secs_f64(), units.max(1))
 }
 
 /// Calibrates m (a multiple of `granule`) so that one run takes about `target_ms`: from
 /// `pilot` balls, m is rescaled by target ÷ time until a run takes between half and twice
 /// the target (at most 5 tries; per-run fixed costs make the first estimate short).
-fn calibrate(run: &mut impl FnMut(u64, u64), pilot: u64, granule: u64, target_ms: f64) -> u64 {
+fn calibrate(
+    run: &mut impl FnMut(u64, u64) -> u64,
+    pilot: u64,
+    granule: u64,
+    target_ms: f64,
+) -> u64 {
     let round = |m: f64| ((m / granule as f64).round() as u64).max(1) * granule;
     let target = target_ms * 1e-3;
     let mut m = round(pilot as f64);
     for _ in 0..5 {
-        let t = time(run, m, 0).max(1e-9);
+        let t = time(run, m, 0).0.max(1e-9);
         if (0.5 * target..=2.0 * target).contains(&t) {
             break;
         }
@@ -173,24 +205,29 @@ fn median(mut v: Vec<f64>) -> f64 {
 
 /// Times `reps` runs of `m` balls (seeds 1..=reps), each right after a run of the floor loop
 /// (`floor_m` balls), so that every engine time has a floor time from the same moment: the
-/// machine may be shared, and a slow phase then slows both. Fills a [`Row`]'s timings.
+/// machine may be shared, and a slow phase then slows both. Fills a [`Row`]'s timings:
+/// median and minimum ns per unit, median floor ns, median ratio, mean units per run.
 fn paired(
-    run: &mut impl FnMut(u64, u64),
+    run: &mut impl FnMut(u64, u64) -> u64,
     m: u64,
-    floor: &mut impl FnMut(u64, u64),
+    floor: &mut impl FnMut(u64, u64) -> u64,
     floor_m: u64,
     reps: usize,
-) -> (f64, f64, f64, f64) {
+) -> (f64, f64, f64, f64, f64) {
     let (mut ns, mut floor_ns, mut ratio) = (Vec::new(), Vec::new(), Vec::new());
+    let mut units_sum = 0u64;
     for seed in 1..=reps as u64 {
-        let f = time(floor, floor_m, seed) * 1e9 / floor_m as f64;
-        let e = time(run, m, seed) * 1e9 / m as f64;
+        let (tf, uf) = time(floor, floor_m, seed);
+        let f = tf * 1e9 / uf as f64;
+        let (te, ue) = time(run, m, seed);
+        let e = te * 1e9 / ue as f64;
+        units_sum += ue;
         ns.push(e);
         floor_ns.push(f);
         ratio.push(e / f);
     }
     let min = ns.iter().copied().fold(f64::INFINITY, f64::min);
-    (median(ns), min, median(floor_ns), median(ratio))
+    (median(ns), min, median(floor_ns), median(ratio), units_sum as f64 / reps as f64)
 }
 
 fn engine_name(e: Engine) -> &'static str {
@@ -238,98 +275,73 @@ fn main() {
             std::process::exit(2);
         }
     };
-    let cases: Vec<_> = floor_cases()
-        .into_iter()
-        .filter(|c| {
-            o.only.as_ref().is_none_or(|w| w.split(',').any(|w| c.label.contains(w.trim())))
-        })
-        .collect();
-    let mut rows: Vec<Row> = Vec::new();
-    for &n in &o.sizes {
-        let mut floor = |m: u64, seed: u64| {
-            black_box(floor_loop(n, m, seed));
-        };
-        // The paired floor runs take about a third of an engine run.
-        let floor_m = calibrate(&mut floor, 200_000, 1, o.target_ms / 3.0);
-        let mut measure =
-            |label: &str, engine: &'static str, run: &mut dyn FnMut(u64, u64), granule| {
-                eprintln!("n={n} {label} {engine}");
-                let mut run = |m: u64, seed: u64| run(m, seed);
-                let m = calibrate(&mut run, 200_000, granule, o.target_ms);
-                let (median_ns, min_ns, floor_ns, ratio) =
-                    paired(&mut run, m, &mut floor, floor_m, o.reps);
-                rows.push(Row {
-                    n,
-                    case: label.to_string(),
-                    engine,
-                    m,
-                    median_ns,
-                    min_ns,
-                    floor_ns,
-                    ratio,
-                });
-            };
-        measure(
-            "floor (2 × below)",
-            "-",
-            &mut |m, seed| {
-                black_box(floor_loop(n, m, seed));
-            },
-            1,
-        );
-        measure(
-            "floor (1 word)",
-            "-",
-            &mut |m, seed| {
-                black_box(floor_loop_one_word(n, m, seed));
-            },
-            1,
-        );
-        for c in &cases {
-            for &engine in o.engines.iter().filter(|&&e| runs_on(c, e)) {
-                let mut run = |m: u64, seed: u64| {
-                    let out = simulate_seeded(&c.spec(engine, n, m), seed).expect("valid spec");
-                    black_box(out.final_gap);
-                };
-                measure(&c.label, engine_name(engine), &mut run, c.granule(n));
-            }
-            if o.reference {
-                let mut run = |m: u64, seed: u64| {
-                    let spec = c.spec(Engine::Bins, n, m);
-                    let out = simulate_ball_by_ball(&spec, &mut sim_rng(seed), &mut ())
-                        .expect("valid spec");
-                    black_box(out.final_gap);
-                };
-                measure(&c.label, "bins-ref", &mut run, c.granule(n));
-            }
-        }
-    }
+    let rows = if o.dynamic { dynamic_rows(&o) } else { engine_rows(&o) };
     let args: Vec<String> = std::env::args().skip(1).collect();
-    println!(
-        "Floor table, {} UTC, {} ({} logical cores), `floor {}`. Each row: {} timed runs, each \
-         right after a run of the floor loop (two `below` draws per ball); ns/ball and floor \
-         are medians, min the fastest run, ratio the median of the per-run ratios engine ÷ \
-         floor.\n",
+    let head = format!(
+        "{} UTC, {} ({} logical cores), `floor {}`. Each row: {} timed runs, each right after a \
+         run of the floor loop",
         today(),
         cpu_model(),
         std::thread::available_parallelism().map_or(0, |p| p.get()),
         args.join(" "),
         o.reps
     );
-    println!("| n | case | engine | m | ns/ball | min | floor | ratio to floor |");
-    println!("|---:|---|---|---:|---:|---:|---:|---:|");
-    let mut csv = String::from(
-        "n,case,engine,m,reps,ns_per_ball_median,ns_per_ball_min,floor_ns_per_ball,ratio_to_floor\n",
-    );
-    for r in &rows {
+    let mut csv;
+    if o.dynamic {
         println!(
-            "| {} | {} | {} | {} | {:.2} | {:.2} | {:.2} | {:.2} |",
-            r.n, r.case, r.engine, r.m, r.median_ns, r.min_ns, r.floor_ns, r.ratio
+            "Dynamic floor table, {head} (one `below` draw per throw); ns/throw and floor are \
+             medians, min the fastest run, ratio the median of the per-run ratios model ÷ \
+             floor. A throw is a re-thrown ball (RBB), an arrival (leaky bins) or a \
+             delete-insert step (Azar); a run is `rounds` rounds of a clone of the warmed-up \
+             process through `simulate_process` (statistics included).\n"
         );
-        csv.push_str(&format!(
-            "{},{},{},{},{},{:.3},{:.3},{:.3},{:.3}\n",
-            r.n, r.case, r.engine, r.m, o.reps, r.median_ns, r.min_ns, r.floor_ns, r.ratio
-        ));
+        println!(
+            "| n | case | state | rounds | throws/round | ns/throw | min | floor (1 × below) | ratio to floor |"
+        );
+        println!("|---:|---|---|---:|---:|---:|---:|---:|---:|");
+        csv = String::from(
+            "n,case,state,rounds,throws_per_round,reps,ns_per_throw_median,ns_per_throw_min,floor_ns_per_throw,ratio_to_floor\n",
+        );
+        for r in &rows {
+            let per_round = r.units / r.m as f64;
+            println!(
+                "| {} | {} | {} | {} | {:.0} | {:.2} | {:.2} | {:.2} | {:.2} |",
+                r.n, r.case, r.engine, r.m, per_round, r.median_ns, r.min_ns, r.floor_ns, r.ratio
+            );
+            csv.push_str(&format!(
+                "{},{},{},{},{:.1},{},{:.3},{:.3},{:.3},{:.3}\n",
+                r.n,
+                r.case,
+                r.engine,
+                r.m,
+                per_round,
+                o.reps,
+                r.median_ns,
+                r.min_ns,
+                r.floor_ns,
+                r.ratio
+            ));
+        }
+    } else {
+        println!(
+            "Floor table, {head} (two `below` draws per ball); ns/ball and floor are medians, \
+             min the fastest run, ratio the median of the per-run ratios engine ÷ floor.\n"
+        );
+        println!("| n | case | engine | m | ns/ball | min | floor | ratio to floor |");
+        println!("|---:|---|---|---:|---:|---:|---:|---:|");
+        csv = String::from(
+            "n,case,engine,m,reps,ns_per_ball_median,ns_per_ball_min,floor_ns_per_ball,ratio_to_floor\n",
+        );
+        for r in &rows {
+            println!(
+                "| {} | {} | {} | {} | {:.2} | {:.2} | {:.2} | {:.2} |",
+                r.n, r.case, r.engine, r.m, r.median_ns, r.min_ns, r.floor_ns, r.ratio
+            );
+            csv.push_str(&format!(
+                "{},{},{},{},{},{:.3},{:.3},{:.3},{:.3}\n",
+                r.n, r.case, r.engine, r.m, o.reps, r.median_ns, r.min_ns, r.floor_ns, r.ratio
+            ));
+        }
     }
     let written = o
         .out
@@ -347,4 +359,149 @@ fn main() {
             std::process::exit(1);
         }
     }
+}
+
+/// Calibrates and times one row against `floor` (already calibrated to `floor_m`).
+#[allow(clippy::too_many_arguments)]
+fn measure_row(
+    o: &Options,
+    n: u64,
+    label: &str,
+    engine: &'static str,
+    run: &mut dyn FnMut(u64, u64) -> u64,
+    pilot: u64,
+    granule: u64,
+    floor: &mut impl FnMut(u64, u64) -> u64,
+    floor_m: u64,
+) -> Row {
+    eprintln!("n={n} {label} {engine}");
+    let mut run = |m: u64, seed: u64| run(m, seed);
+    let m = calibrate(&mut run, pilot, granule, o.target_ms);
+    let (median_ns, min_ns, floor_ns, ratio, units) = paired(&mut run, m, floor, floor_m, o.reps);
+    Row { n, case: label.to_string(), engine, m, median_ns, min_ns, floor_ns, ratio, units }
+}
+
+/// The rows of the engine table (the default).
+fn engine_rows(o: &Options) -> Vec<Row> {
+    let cases: Vec<_> = floor_cases()
+        .into_iter()
+        .filter(|c| {
+            o.only.as_ref().is_none_or(|w| w.split(',').any(|w| c.label.contains(w.trim())))
+        })
+        .collect();
+    let mut rows: Vec<Row> = Vec::new();
+    for &n in &o.sizes {
+        let mut floor = |m: u64, seed: u64| {
+            black_box(floor_loop(n, m, seed));
+            m
+        };
+        // The paired floor runs take about a third of an engine run.
+        let floor_m = calibrate(&mut floor, 200_000, 1, o.target_ms / 3.0);
+        let mut row = |label: &str, engine, run: &mut dyn FnMut(u64, u64) -> u64, granule| {
+            measure_row(o, n, label, engine, run, 200_000, granule, &mut floor, floor_m)
+        };
+        rows.push(row(
+            "floor (2 × below)",
+            "-",
+            &mut |m, seed| {
+                black_box(floor_loop(n, m, seed));
+                m
+            },
+            1,
+        ));
+        rows.push(row(
+            "floor (1 word)",
+            "-",
+            &mut |m, seed| {
+                black_box(floor_loop_one_word(n, m, seed));
+                m
+            },
+            1,
+        ));
+        for c in &cases {
+            for &engine in o.engines.iter().filter(|&&e| runs_on(c, e)) {
+                let mut run = |m: u64, seed: u64| {
+                    let out = simulate_seeded(&c.spec(engine, n, m), seed).expect("valid spec");
+                    black_box(out.final_gap);
+                    m
+                };
+                rows.push(row(&c.label, engine_name(engine), &mut run, c.granule(n)));
+            }
+            if o.reference {
+                let mut run = |m: u64, seed: u64| {
+                    let spec = c.spec(Engine::Bins, n, m);
+                    let out = simulate_ball_by_ball(&spec, &mut sim_rng(seed), &mut ())
+                        .expect("valid spec");
+                    black_box(out.final_gap);
+                    m
+                };
+                rows.push(row(&c.label, "bins-ref", &mut run, c.granule(n)));
+            }
+        }
+    }
+    rows
+}
+
+/// The rows of the dynamic table (`--dynamic`): `m` is the number of rounds of a run, the
+/// unit a throw, the floor one `below` draw per throw.
+fn dynamic_rows(o: &Options) -> Vec<Row> {
+    let cases: Vec<_> = dynamic_cases()
+        .into_iter()
+        .filter(|c| {
+            o.only.as_ref().is_none_or(|w| w.split(',').any(|w| c.label.contains(w.trim())))
+        })
+        .collect();
+    let mut rows: Vec<Row> = Vec::new();
+    for &n in &o.sizes {
+        let mut floor = |m: u64, seed: u64| {
+            black_box(floor_loop_one(n, m, seed));
+            m
+        };
+        let floor_m = calibrate(&mut floor, 200_000, 1, o.target_ms / 3.0);
+        let mut row = |label: &str, engine, run: &mut dyn FnMut(u64, u64) -> u64, pilot| {
+            measure_row(o, n, label, engine, run, pilot, 1, &mut floor, floor_m)
+        };
+        rows.push(row(
+            "floor (2 × below)",
+            "-",
+            &mut |m, seed| {
+                black_box(floor_loop(n, m, seed));
+                m
+            },
+            200_000,
+        ));
+        rows.push(row(
+            "floor (1 × below)",
+            "-",
+            &mut |m, seed| {
+                black_box(floor_loop_one(n, m, seed));
+                m
+            },
+            200_000,
+        ));
+        for c in &cases {
+            let spec = c.spec(n as usize);
+            let mut p = DynProcess::new(&spec).expect("valid model");
+            eprintln!("n={n} {}: warm-up {} rounds", c.label, c.warm_up_rounds(n as usize));
+            p.warm_up(c.warm_up_rounds(n as usize), 0);
+            // Pilot: about 2·10⁵ throws (at least the 20 batches).
+            let pilot = (200_000 / n).max(20);
+            let mut run = |rounds: u64, seed: u64| p.run_clone(rounds, seed);
+            let mut r = row(&c.label, p.state_name(), &mut run, pilot);
+            // A run has at least the tracker's 20 batches of rounds.
+            r.m = r.m.max(20);
+            rows.push(r);
+            if !o.reference {
+                continue;
+            }
+            if let Some(mut q) = DynProcess::reference(&spec) {
+                q.warm_up(c.warm_up_rounds(n as usize), 0);
+                let mut run = |rounds: u64, seed: u64| q.run_clone(rounds, seed);
+                let mut r = row(&c.label, "list-ref", &mut run, pilot);
+                r.m = r.m.max(20);
+                rows.push(r);
+            }
+        }
+    }
+    rows
 }

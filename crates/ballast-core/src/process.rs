@@ -146,6 +146,20 @@ impl<'a> Ctx<'a> {
         (a, self.draw_fast(rng))
     }
 
+    /// Two bins, counted: exactly the bins of two calls of [`Ctx::sample`] (the same halves,
+    /// rejections and pending half afterwards). Uniform samples take the common case of
+    /// `draw_two` (both from one fresh word, no rejection threshold, no data-dependent
+    /// branch); a biased law draws them one by one.
+    #[inline(always)]
+    pub fn sample_two<R: RngCore + ?Sized>(&mut self, rng: &mut R) -> (usize, usize) {
+        if self.alias.is_some() {
+            let a = self.sample(rng);
+            return (a, self.sample(rng));
+        }
+        self.samples += 2;
+        self.draw_two(rng)
+    }
+
     /// `count` uniform bins, passed to `f` in order: exactly the bins of `count` calls of
     /// [`Ctx::sample`] (the same 32-bit halves, the same rejections, and the same pending
     /// half afterwards), without the per-sample bookkeeping: two samples per 64-bit word in

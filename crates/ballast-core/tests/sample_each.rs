@@ -34,6 +34,27 @@ fn sample_each_is_repeated_sample() {
     }
 }
 
+/// `Ctx::sample_two` is two calls of `Ctx::sample`, from either pending-half state, with
+/// frequent rejections included (the same bin counts as above).
+#[test]
+fn sample_two_is_two_samples() {
+    let mut script = sim_rng(12);
+    for n in [1usize, 2, 3, 10, 1000, 65_537, (1 << 31) + 1, u32::MAX as usize] {
+        for case in 0..200u64 {
+            let (mut fast_rng, mut slow_rng) = (sim_rng(case), sim_rng(case));
+            let (mut fast, mut slow) = (Ctx::new(n), Ctx::new(n));
+            for _ in 0..6 {
+                let want = (slow.sample(&mut slow_rng), slow.sample(&mut slow_rng));
+                assert_eq!(fast.sample_two(&mut fast_rng), want, "n = {n}, case {case}");
+                for _ in 0..below(&mut script, 2) {
+                    assert_eq!(fast.sample(&mut fast_rng), slow.sample(&mut slow_rng));
+                }
+            }
+            assert_eq!(fast.samples, slow.samples);
+        }
+    }
+}
+
 /// Every bin drawn in bulk is below n.
 fn got_all_in_range(ctx: &mut Ctx, rng: &mut ballast_core::SimRng, n: usize) -> bool {
     let mut ok = true;

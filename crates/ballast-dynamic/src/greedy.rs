@@ -36,12 +36,57 @@ pub fn greedy<R: RngCore + ?Sized>(loads: &[u32], d: u32, rng: &mut R, ctx: &mut
     best
 }
 
+/// [`greedy`] as first written: `d = 2` draws its two samples by two calls of
+/// [`Ctx::sample`]. The same bins and stream as [`greedy`] (which takes both from
+/// [`Ctx::sample_two`]); the reference loops of the models use it, so that
+/// `tests/round_loops.rs` checks the fast path against it.
+#[inline]
+pub fn greedy_reference<R: RngCore + ?Sized>(
+    loads: &[u32],
+    d: u32,
+    rng: &mut R,
+    ctx: &mut Ctx,
+) -> usize {
+    if d == 2 {
+        let i = ctx.sample(rng);
+        let j = ctx.sample(rng);
+        return pick_second(loads, i, j, rng, ctx);
+    }
+    greedy(loads, d, rng, ctx)
+}
+
+/// [`greedy_reference`] for the reference loops (`straightforward`), else [`greedy`].
+#[inline(always)]
+pub(crate) fn greedy_for<R: RngCore + ?Sized>(
+    straightforward: bool,
+    loads: &[u32],
+    d: u32,
+    rng: &mut R,
+    ctx: &mut Ctx,
+) -> usize {
+    if straightforward {
+        greedy_reference(loads, d, rng, ctx)
+    } else {
+        greedy(loads, d, rng, ctx)
+    }
+}
+
 /// Greedy\[2\] without data-dependent branches: the second sample wins when it is lighter, or
 /// equally loaded and the (always drawn) fair coin says so.
 #[inline]
 fn two_choice<R: RngCore + ?Sized>(loads: &[u32], rng: &mut R, ctx: &mut Ctx) -> usize {
-    let i = ctx.sample(rng);
-    let j = ctx.sample(rng);
+    let (i, j) = ctx.sample_two(rng);
+    pick_second(loads, i, j, rng, ctx)
+}
+
+#[inline(always)]
+fn pick_second<R: RngCore + ?Sized>(
+    loads: &[u32],
+    i: usize,
+    j: usize,
+    rng: &mut R,
+    ctx: &mut Ctx,
+) -> usize {
     let (li, lj) = (loads[i], loads[j]);
     let coin = ctx.coin(rng);
     let second = (lj < li) | ((lj == li) & coin);

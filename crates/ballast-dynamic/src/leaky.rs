@@ -7,8 +7,8 @@ use rand::Rng;
 use rand_distr::{Binomial, Distribution, Poisson};
 
 use crate::error::{check_d, check_n};
-use crate::greedy::greedy;
-use crate::{DynLoads, Error, RoundMetrics, RoundProcess};
+use crate::greedy::{greedy, greedy_for};
+use crate::{DenseLoads, DynLoads, Error, RoundMetrics, RoundProcess};
 
 /// How many balls arrive in a round.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -88,23 +88,55 @@ impl ArrivalSampler {
     }
 }
 
+/// Rates from which [`LeakyBins::new`] keeps a plain load vector ([`DenseLoads`]): a fraction
+/// λ of the bins is non-empty in stationarity (departures balance arrivals), so from λ = 1/4
+/// one vectorised pass over all `n` loads costs less than walking the non-empty list, whose
+/// every entry is a random access.
+pub const DENSE_LAMBDA: f64 = 0.25;
+
 /// A leaky-bins system. Each [`RoundProcess::round`]: draw the arrivals `A`; choose each
 /// ball's bin by Greedy\[d\] on the loads at the round start (all decisions first, then all
 /// allocations: a batch); then every non-empty bin deletes one ball. Starts empty.
 ///
-/// Cost per round: O(A·d + non-empty bins + max load).
+/// Two representations follow the same draws to the same loads and metrics
+/// (`tests/round_loops.rs`): for λ >= [`DENSE_LAMBDA`] a plain load vector, whose release,
+/// max load and empty count are one vectorised pass per round
+/// ([`DenseLoads::release_and_recount`]), One-Choice arrivals drawn in bulk
+/// ([`Ctx::sample_each`]); below it the list of non-empty bins ([`DynLoads`]), cost per
+/// round O(A·d + non-empty bins). [`LeakyBins::reference`] is the straightforward loop on
+/// the list (one [`Ctx::sample`] per One-Choice ball), kept to test the others against.
 #[derive(Clone, Debug)]
 pub struct LeakyBins {
-    state: DynLoads,
+    loads: Loads,
     d: u32,
     sampler: ArrivalSampler,
     ctx: Ctx<'static>,
     targets: Vec<u32>,
+    straightforward: bool,
+}
+
+/// The two representations of the loads.
+#[derive(Clone, Debug)]
+enum Loads {
+    List(DynLoads),
+    Dense(DenseLoads),
 }
 
 impl LeakyBins {
-    /// An empty system (the configuration is validated).
+    /// An empty system (the configuration is validated), on the representation that suits
+    /// λ.
     pub fn new(cfg: &LeakyConfig) -> Result<Self, Error> {
+        let mut p = Self::reference(cfg)?;
+        p.straightforward = false;
+        if cfg.lambda >= DENSE_LAMBDA {
+            p.loads = Loads::Dense(DenseLoads::new(cfg.n));
+        }
+        Ok(p)
+    }
+
+    /// The straightforward loop: the non-empty list, one sample per One-Choice ball. Same
+    /// draws, loads and metrics as [`LeakyBins::new`], slower; for tests and benchmarks.
+    pub fn reference(cfg: &LeakyConfig) -> Result<Self, Error> {
         cfg.validate()?;
         let n = cfg.n;
         let sampler = if cfg.lambda == 0.0 {
@@ -123,49 +155,92 @@ impl LeakyBins {
             }
         };
         Ok(Self {
-            state: DynLoads::new(n),
+            loads: Loads::List(DynLoads::new(n)),
             d: cfg.d,
             sampler,
             ctx: Ctx::new(n),
             targets: Vec::new(),
+            straightforward: true,
         })
+    }
+
+    /// Whether the run keeps a plain load vector (λ >= [`DENSE_LAMBDA`]).
+    pub fn is_dense(&self) -> bool {
+        matches!(self.loads, Loads::Dense(_))
     }
 }
 
 impl RoundProcess for LeakyBins {
     fn loads(&self) -> &[u32] {
-        self.state.loads()
+        match &self.loads {
+            Loads::Dense(s) => s.loads(),
+            Loads::List(s) => s.loads(),
+        }
     }
 
     fn check_state(&self) -> Result<(), String> {
-        self.state.check()
+        match &self.loads {
+            Loads::Dense(s) => s.check(),
+            Loads::List(s) => s.check(),
+        }
     }
 
     #[inline]
     fn round<R: Rng + ?Sized>(&mut self, rng: &mut R) -> RoundMetrics {
         let a = self.sampler.sample(rng);
-        if self.d == 1 {
-            // One-Choice reads no loads, so placing each ball at once equals the batch.
-            for _ in 0..a {
-                let i = self.ctx.sample(rng);
-                self.state.add(i);
+        match &mut self.loads {
+            Loads::Dense(s) => {
+                if self.d == 1 {
+                    // One-Choice reads no loads: placing each ball at once equals the
+                    // batch, and `throw` draws the bins of `a` calls of `sample`.
+                    s.throw(&mut self.ctx, rng, a);
+                } else {
+                    self.targets.clear();
+                    for _ in 0..a {
+                        let i = greedy(s.loads(), self.d, rng, &mut self.ctx);
+                        self.targets.push(i as u32);
+                    }
+                    for &i in &self.targets {
+                        s.add(i as usize);
+                    }
+                }
+                s.release_and_recount();
+                RoundMetrics {
+                    max_load: s.max(),
+                    total_load: s.total(),
+                    empty_bins: s.empty(),
+                    moved: a,
+                }
             }
-        } else {
-            self.targets.clear();
-            for _ in 0..a {
-                let i = greedy(self.state.loads(), self.d, rng, &mut self.ctx);
-                self.targets.push(i as u32);
+            Loads::List(s) => {
+                if self.d == 1 {
+                    if self.straightforward {
+                        for _ in 0..a {
+                            let i = self.ctx.sample(rng);
+                            s.add(i);
+                        }
+                    } else {
+                        self.ctx.sample_each(rng, a, |i| s.add(i));
+                    }
+                } else {
+                    self.targets.clear();
+                    for _ in 0..a {
+                        let i =
+                            greedy_for(self.straightforward, s.loads(), self.d, rng, &mut self.ctx);
+                        self.targets.push(i as u32);
+                    }
+                    for &i in &self.targets {
+                        s.add(i as usize);
+                    }
+                }
+                s.release_all();
+                RoundMetrics {
+                    max_load: s.max(),
+                    total_load: s.total(),
+                    empty_bins: s.empty(),
+                    moved: a,
+                }
             }
-            for &i in &self.targets {
-                self.state.add(i as usize);
-            }
-        }
-        self.state.release_all();
-        RoundMetrics {
-            max_load: self.state.max(),
-            total_load: self.state.total(),
-            empty_bins: self.state.empty(),
-            moved: a,
         }
     }
 }

@@ -115,9 +115,9 @@ pub mod tolerance;
 
 pub use azar::{AzarConfig, InfiniteAzar};
 pub use error::Error;
-pub use greedy::greedy;
-pub use leaky::{Arrivals, LeakyBins, LeakyConfig};
+pub use greedy::{greedy, greedy_reference};
+pub use leaky::{Arrivals, LeakyBins, LeakyConfig, DENSE_LAMBDA};
 pub use metrics::{Horizon, MetricSummary, RoundMetrics, RunSummary, Tracker};
 pub use rbb::{Rbb, RbbConfig, RethrowView};
-pub use run::{simulate, simulate_observed, DynamicSpec, RoundProcess};
+pub use run::{simulate, simulate_observed, simulate_process, DynamicSpec, RoundProcess};
 pub use state::{DenseLoads, DynLoads, LevelLoads};

@@ -6,7 +6,7 @@ use ballast_core::process::Ctx;
 use rand::Rng;
 
 use crate::error::{check_d, check_n};
-use crate::greedy::greedy;
+use crate::greedy::{greedy, greedy_for};
 use crate::{DenseLoads, DynLoads, Error, RoundMetrics, RoundProcess};
 
 /// Which loads the re-thrown balls of Greedy\[d\] RBB (`d >= 2`) compare. One-Choice reads no
@@ -71,11 +71,17 @@ impl RbbConfig {
 /// An RBB system, started from the uniform load vector (`m mod n` bins hold one extra ball).
 ///
 /// Each [`RoundProcess::round`]: every non-empty bin releases one ball, then every released
-/// ball is re-thrown (see [`RethrowView`] for Greedy\[d\]). Cost per round: O(non-empty bins
-/// · d + max load). One-Choice with `2m >= n` (every item of the papers) keeps a plain load
-/// vector instead ([`DenseLoads`]): two vectorised passes over `n` per round plus one
-/// increment per re-thrown ball drawn in bulk ([`Ctx::sample_each`]), with the same draws
-/// and loads: about 2× faster at n = 10⁴ than the list.
+/// ball is re-thrown (see [`RethrowView`] for Greedy\[d\]). With `2m >= n` (every item of the
+/// papers) the loads are a plain vector ([`DenseLoads`]): a vectorised release pass over `n`
+/// per round, one increment per re-thrown ball (One-Choice draws them in bulk,
+/// [`Ctx::sample_each`]) and one vectorised pass for the max load and empty count. RBB with
+/// `m = k·n` has a fraction `1 − (sqrt(k² + 1) − k)` of non-empty bins in stationarity (over
+/// 0.58 for `k >= 1`), so these passes cost about as much as walking a list would, and the
+/// re-throws keep no list and no running max. With fewer balls the loads are the list of
+/// non-empty bins ([`DynLoads`]), cost per round O(non-empty bins · d + max load).
+/// [`Rbb::reference`] is the straightforward loop on the list (one [`Ctx::sample`] per
+/// One-Choice ball), kept to test the others against (`tests/round_loops.rs`: the same
+/// draws, loads and metrics).
 #[derive(Clone, Debug)]
 pub struct Rbb {
     loads: Loads,
@@ -83,14 +89,15 @@ pub struct Rbb {
     view: RethrowView,
     ctx: Ctx<'static>,
     targets: Vec<u32>,
+    straightforward: bool,
 }
 
 /// The two representations of the loads; both follow the same draws to the same loads.
 #[derive(Clone, Debug)]
 enum Loads {
-    /// The list of non-empty bins: Greedy\[d\], and One-Choice with few balls.
+    /// The list of non-empty bins: few balls, and the reference loop.
     List(DynLoads),
-    /// A plain load vector: One-Choice with `2m >= n`.
+    /// A plain load vector: `2m >= n`.
     Dense(DenseLoads),
 }
 
@@ -98,12 +105,22 @@ impl Rbb {
     /// The uniform start (the configuration is validated).
     pub fn new(cfg: &RbbConfig) -> Result<Self, Error> {
         cfg.validate()?;
-        let loads = if cfg.d == 1 && 2 * cfg.m >= cfg.n as u64 {
+        let loads = if 2 * cfg.m >= cfg.n as u64 {
             Loads::Dense(DenseLoads::uniform(cfg.n, cfg.m))
         } else {
             Loads::List(DynLoads::uniform(cfg.n, cfg.m))
         };
         Ok(Self::with_loads(loads, cfg.n, cfg.d, cfg.view))
+    }
+
+    /// The straightforward loop from the uniform start: the non-empty list, one sample per
+    /// One-Choice ball. Same draws, loads and metrics as [`Rbb::new`], slower; for tests and
+    /// benchmarks.
+    pub fn reference(cfg: &RbbConfig) -> Result<Self, Error> {
+        cfg.validate()?;
+        let mut p = Self::from_state(DynLoads::uniform(cfg.n, cfg.m), cfg.d, cfg.view);
+        p.straightforward = true;
+        Ok(p)
     }
 
     /// RBB from an arbitrary state, kept as the list of non-empty bins ([`DynLoads`]).
@@ -113,10 +130,10 @@ impl Rbb {
     }
 
     fn with_loads(loads: Loads, n: usize, d: u32, view: RethrowView) -> Self {
-        Self { loads, d, view, ctx: Ctx::new(n), targets: Vec::new() }
+        Self { loads, d, view, ctx: Ctx::new(n), targets: Vec::new(), straightforward: false }
     }
 
-    /// Whether the run keeps a plain load vector (One-Choice with `2m >= n`).
+    /// Whether the run keeps a plain load vector (`2m >= n`).
     pub fn is_dense(&self) -> bool {
         matches!(self.loads, Loads::Dense(_))
     }
@@ -141,29 +158,70 @@ impl RoundProcess for Rbb {
     fn round<R: Rng + ?Sized>(&mut self, rng: &mut R) -> RoundMetrics {
         let state = match &mut self.loads {
             Loads::Dense(s) => {
-                // The same draws, in the same order, as the One-Choice list path below.
-                let r = s.release_all();
-                s.throw(&mut self.ctx, rng, r);
+                // The same draws, in the same order, as the list path below.
+                let moved = if self.d == 1 {
+                    let r = s.release_all();
+                    s.throw(&mut self.ctx, rng, r);
+                    r
+                } else {
+                    match self.view {
+                        RethrowView::AfterReleases => {
+                            let r = s.release_all();
+                            for _ in 0..r {
+                                let i = greedy(s.loads(), self.d, rng, &mut self.ctx);
+                                s.add(i);
+                            }
+                            r
+                        }
+                        RethrowView::RoundStart => {
+                            // The empty count is that of the round start (the last recount).
+                            let nonempty = s.n() as u64 - s.empty();
+                            self.targets.clear();
+                            for _ in 0..nonempty {
+                                let i = greedy(s.loads(), self.d, rng, &mut self.ctx);
+                                self.targets.push(i as u32);
+                            }
+                            let r = s.release_all();
+                            for &i in &self.targets {
+                                s.add(i as usize);
+                            }
+                            r
+                        }
+                    }
+                };
                 s.recount();
                 return RoundMetrics {
                     max_load: s.max(),
                     total_load: s.total(),
                     empty_bins: s.empty(),
-                    moved: r,
+                    moved,
                 };
             }
             Loads::List(s) => s,
         };
         let moved = if self.d == 1 {
             let r = state.release_all();
-            self.ctx.sample_each(rng, r, |i| state.add(i));
+            if self.straightforward {
+                for _ in 0..r {
+                    let i = self.ctx.sample(rng);
+                    state.add(i);
+                }
+            } else {
+                self.ctx.sample_each(rng, r, |i| state.add(i));
+            }
             r
         } else {
             match self.view {
                 RethrowView::AfterReleases => {
                     let r = state.release_all();
                     for _ in 0..r {
-                        let i = greedy(state.loads(), self.d, rng, &mut self.ctx);
+                        let i = greedy_for(
+                            self.straightforward,
+                            state.loads(),
+                            self.d,
+                            rng,
+                            &mut self.ctx,
+                        );
                         state.add(i);
                     }
                     r
@@ -171,7 +229,13 @@ impl RoundProcess for Rbb {
                 RethrowView::RoundStart => {
                     self.targets.clear();
                     for _ in 0..state.nonempty_count() {
-                        let i = greedy(state.loads(), self.d, rng, &mut self.ctx);
+                        let i = greedy_for(
+                            self.straightforward,
+                            state.loads(),
+                            self.d,
+                            rng,
+                            &mut self.ctx,
+                        );
                         self.targets.push(i as u32);
                     }
                     let r = state.release_all();

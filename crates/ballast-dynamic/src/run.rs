@@ -82,14 +82,30 @@ where
 {
     let tracker = Tracker::new(spec.n(), horizon)?;
     Ok(match spec {
-        DynamicSpec::Leaky(c) => drive(LeakyBins::new(c)?, tracker, rng, observe),
-        DynamicSpec::Rbb(c) => drive(Rbb::new(c)?, tracker, rng, observe),
-        DynamicSpec::Azar(c) => drive(InfiniteAzar::new(c)?, tracker, rng, observe),
+        DynamicSpec::Leaky(c) => drive(&mut LeakyBins::new(c)?, tracker, rng, observe),
+        DynamicSpec::Rbb(c) => drive(&mut Rbb::new(c)?, tracker, rng, observe),
+        DynamicSpec::Azar(c) => drive(&mut InfiniteAzar::new(c)?, tracker, rng, observe),
     })
 }
 
+/// Runs `p` (in whatever state it is) over `horizon` and summarises the measured rounds: the
+/// loop of [`simulate`] on a process the caller built, for example a warmed-up clone (the
+/// floor benchmark times it this way).
+pub fn simulate_process<P, R>(
+    p: &mut P,
+    horizon: &Horizon,
+    rng: &mut R,
+) -> Result<RunSummary, Error>
+where
+    P: RoundProcess,
+    R: Rng + ?Sized,
+{
+    let tracker = Tracker::new(p.loads().len(), horizon)?;
+    Ok(drive(p, tracker, rng, |_, _| {}))
+}
+
 /// The monomorphised loop.
-fn drive<P, R, F>(mut p: P, mut tracker: Tracker, rng: &mut R, mut observe: F) -> RunSummary
+fn drive<P, R, F>(p: &mut P, mut tracker: Tracker, rng: &mut R, mut observe: F) -> RunSummary
 where
     P: RoundProcess,
     R: Rng + ?Sized,

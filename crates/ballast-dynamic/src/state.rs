@@ -180,11 +180,26 @@ pub struct DenseLoads {
 impl DenseLoads {
     /// `n` bins holding `m` balls as evenly as possible (as [`DynLoads::uniform`]).
     pub fn uniform(n: usize, m: u64) -> Self {
-        let loads = uniform_loads(n, m);
+        Self::from_loads(uniform_loads(n, m))
+    }
+
+    /// `n` empty bins.
+    pub fn new(n: usize) -> Self {
+        Self::from_loads(vec![0; n])
+    }
+
+    /// A state with the given loads (O(n)).
+    pub fn from_loads(loads: Vec<u32>) -> Self {
         let total = loads.iter().map(|&x| u64::from(x)).sum();
         let mut s = Self { loads, total, max: 0, empty: 0 };
         s.recount();
         s
+    }
+
+    /// Number of bins.
+    #[inline]
+    pub fn n(&self) -> usize {
+        self.loads.len()
     }
 
     /// All loads.
@@ -222,7 +237,8 @@ impl DenseLoads {
     /// calls of [`Ctx::sample`], in order): one increment per ball.
     #[inline]
     pub fn throw<R: RngCore + ?Sized>(&mut self, ctx: &mut Ctx, rng: &mut R, count: u64) {
-        let loads = &mut self.loads;
+        // A slice, not the Vec: its pointer and length stay in registers across the stores.
+        let loads = &mut self.loads[..];
         ctx.sample_each(rng, count, |i| loads[i] += 1);
         self.total += count;
     }
@@ -232,20 +248,53 @@ impl DenseLoads {
         // A u32 count (n < 2^32) keeps the loop in 32-bit lanes.
         let mut released = 0u32;
         for x in &mut self.loads {
-            released += u32::from(*x > 0);
-            *x = x.saturating_sub(1);
+            // `x − (x ≠ 0)`: a compare, a subtraction and the count (no saturating
+            // subtraction, which baseline x86-64 has no instruction for on 32-bit lanes).
+            let nonempty = u32::from(*x != 0);
+            released += nonempty;
+            *x -= nonempty;
         }
         self.total -= u64::from(released);
         u64::from(released)
     }
 
+    /// [`DenseLoads::release_all`] and [`DenseLoads::recount`] in one pass: every non-empty
+    /// bin loses one ball, and the max load and empty count are those of the loads after
+    /// the release (leaky bins report the state after the departures). O(n), vectorised.
+    pub fn release_and_recount(&mut self) -> u64 {
+        let (mut released, mut empty) = (0u32, 0u32);
+        let max = if self.total < 1 << 31 {
+            // Every load fits an i32: signed lanes (see `max_and_zeros`).
+            let mut max = 0i32;
+            for x in &mut self.loads {
+                let nonempty = u32::from(*x != 0);
+                released += nonempty;
+                let y = *x - nonempty;
+                *x = y;
+                max = max.max(y as i32);
+                empty += u32::from(y == 0);
+            }
+            max as u32
+        } else {
+            let mut max = 0u32;
+            for x in &mut self.loads {
+                let nonempty = u32::from(*x != 0);
+                released += nonempty;
+                let y = *x - nonempty;
+                *x = y;
+                max = max.max(y);
+                empty += u32::from(y == 0);
+            }
+            max
+        };
+        self.total -= u64::from(released);
+        (self.max, self.empty) = (max, u64::from(empty));
+        u64::from(released)
+    }
+
     /// Reads the max load and the number of empty bins off the loads. O(n), vectorised.
     pub fn recount(&mut self) {
-        let (mut max, mut empty) = (0u32, 0u32);
-        for &x in &self.loads {
-            max = max.max(x);
-            empty += u32::from(x == 0);
-        }
+        let (max, empty) = max_and_zeros(&self.loads, self.total);
         (self.max, self.empty) = (max, u64::from(empty));
     }
 
@@ -370,6 +419,29 @@ impl LevelLoads {
             }
         }
         Ok(())
+    }
+}
+
+/// The largest load and the number of zero loads, in one vectorised pass. `total` is the sum
+/// of the loads: below 2^31 every load fits an `i32`, and the maximum is taken on signed
+/// lanes (a compare and a select; baseline x86-64 has no unsigned 32-bit compare).
+#[inline]
+fn max_and_zeros(loads: &[u32], total: u64) -> (u32, u32) {
+    let mut empty = 0u32;
+    if total < 1 << 31 {
+        let mut max = 0i32;
+        for &x in loads {
+            max = max.max(x as i32);
+            empty += u32::from(x == 0);
+        }
+        (max as u32, empty)
+    } else {
+        let mut max = 0u32;
+        for &x in loads {
+            max = max.max(x);
+            empty += u32::from(x == 0);
+        }
+        (max, empty)
     }
 }
 
