@@ -93,7 +93,7 @@ fn shared_seeds_are_refused_outside_dynamic_items() {
     let o = run_in(&dir, &["run", "configs/demo/graph.toml", "--quick", "--out", "out"]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{err}");
-    assert!(err.contains("`seed_by` are supported by dynamic items only"), "{err}");
+    assert!(err.contains("`seed_by` is supported by dynamic items only"), "{err}");
     assert!(!dir.join("out").exists());
     std::fs::remove_dir_all(&dir).unwrap();
 }
