@@ -357,7 +357,9 @@ fn parse_weights(text: &str, weight_mean: Option<f64>) -> Result<Weights, BadInp
 }
 
 /// Builds the run spec from the arguments; every error is a [`BadInput`].
-pub(crate) fn build_spec(args: &SimulateArgs) -> Result<(RunSpec, process::ResolvedProcess), BadInput> {
+pub(crate) fn build_spec(
+    args: &SimulateArgs,
+) -> Result<(RunSpec, process::ResolvedProcess), BadInput> {
     let proc_ = process::resolve(&args.process, &args.params)?;
     let tie_break = TieBreak::from_name(&args.tie_break).map_err(from_core)?;
     let setting = match (args.batch, args.tau) {

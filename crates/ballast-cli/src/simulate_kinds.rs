@@ -463,7 +463,10 @@ pub fn graph_outcome(args: &SimulateArgs) -> anyhow::Result<Outcome> {
     let result = run_parsed(args, &config)?;
     let main = |r: &&Row| !r.also && r.series == proc_.name();
     let row = |m: Measure| {
-        result.rows.iter().find(|r| r.series == proc_.name() && r.statistic == Statistic::Measure(m))
+        result
+            .rows
+            .iter()
+            .find(|r| r.series == proc_.name() && r.statistic == Statistic::Measure(m))
     };
     let summary = |m: Measure| {
         row(m).map(|r| r.summary.clone()).ok_or_else(|| anyhow::anyhow!("missing row {}", m.name()))

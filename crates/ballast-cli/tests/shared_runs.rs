@@ -78,8 +78,8 @@ fn the_second_item_reads_the_shared_points_and_gives_the_same_bytes() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// Graph and potential items draw more than their runs from the item (the topology) or let
-/// the statistic change the runs, so shared seeds are refused there, naming the field.
+/// `seed_by = "values"` shares runs between items reporting different statistics: graph
+/// items (whose checkpoints name the statistic) refuse it, naming the field.
 #[test]
 fn shared_seeds_are_refused_outside_dynamic_items() {
     let dir = scratch("shared-runs", "refused");

@@ -32,7 +32,7 @@ use ballast_dynamic::theory::{
 };
 use ballast_dynamic::{simulate, DynamicSpec, Horizon, MetricSummary, RunSummary};
 
-use super::{Problem, summary_of, Driver, ItemKind, KPoint, KindSeries, Measure, RowCtx};
+use super::{summary_of, Driver, ItemKind, KPoint, KindSeries, Measure, Problem, RowCtx};
 use crate::config::table_params;
 use crate::stats::summarize;
 use crate::{Error, ROUNDING};

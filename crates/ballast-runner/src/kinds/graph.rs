@@ -27,8 +27,7 @@ use ballast_core::rng::hash_str;
 use ballast_core::{derive_seed, sim_rng, RunSpec, TieBreak};
 use ballast_graph::offline::{offline_optimum, predicted_optimum, Choices};
 use ballast_graph::{
-    find_topology, parse_topology, GraphKind, GraphOptions, PowerIteration, Topology,
-    GRAPH_STREAM,
+    find_topology, parse_topology, GraphKind, GraphOptions, PowerIteration, Topology, GRAPH_STREAM,
 };
 use ballast_potential::{PotentialSpec, Potentials};
 use rayon::prelude::*;
@@ -168,7 +167,8 @@ fn topology(s: &KindSeries, p: &KPoint) -> Result<GraphKind, Problem> {
             let kind = match table.get("kind") {
                 Some(toml::Value::String(k)) => k.as_str(),
                 _ => {
-                    let names: Vec<&str> = ballast_graph::TOPOLOGIES.iter().map(|t| t.name).collect();
+                    let names: Vec<&str> =
+                        ballast_graph::TOPOLOGIES.iter().map(|t| t.name).collect();
                     let msg = format!(
                         "`graph`: the topology table needs `kind` (a string), one of {}",
                         names.join(", ")
@@ -176,16 +176,14 @@ fn topology(s: &KindSeries, p: &KPoint) -> Result<GraphKind, Problem> {
                     return Err(at(&["graph"], false, msg));
                 }
             };
-            let def = find_topology(kind).map_err(|e| {
-                at(&["graph", "kind"], false, format!("`graph`: {e}"))
-            })?;
-            let given =
-                table_params(&def.list(), table, &p.vars(), "`graph`").map_err(|(param, msg)| {
-                    match param {
-                        Some(param) => at(&["graph", &param], true, msg),
-                        None => at(&["graph"], false, msg),
-                    }
-                })?;
+            let def = find_topology(kind)
+                .map_err(|e| at(&["graph", "kind"], false, format!("`graph`: {e}")))?;
+            let given = table_params(&def.list(), table, &p.vars(), "`graph`").map_err(
+                |(param, msg)| match param {
+                    Some(param) => at(&["graph", &param], true, msg),
+                    None => at(&["graph"], false, msg),
+                },
+            )?;
             def.build(&given).map_err(|e| topology_problem(e, true))
         }
         Some(other) => Err(at(
@@ -327,7 +325,8 @@ fn run(d: &mut Driver<'_>) -> Result<(), Error> {
                 let kind = topology(s, p).map_err(|e| sim_err(s, pi, 0, e.message))?;
                 let n = p.count("n").map_err(|e| sim_err(s, pi, 0, e))? as usize;
                 let mut rng = sim_rng(derive_seed(seed, &[item, pi as u64, GRAPH_STREAM]));
-                let g = kind.build(Some(n), &mut rng).map_err(|e| sim_err(s, pi, 0, e.to_string()))?;
+                let g =
+                    kind.build(Some(n), &mut rng).map_err(|e| sim_err(s, pi, 0, e.to_string()))?;
                 Ok(Some((kind, g)))
             })
             .collect::<Result<Vec<_>, Error>>()
@@ -471,8 +470,14 @@ fn run(d: &mut Driver<'_>) -> Result<(), Error> {
         }
         for (j, spec) in pots[pi].iter().enumerate() {
             let values: Vec<f64> = block.iter().map(|o| o.potentials[j]).collect();
-            let ctx =
-                RowCtx { point: p, measure: Measure::Potential, series_ref: None, n, b, rounds: None };
+            let ctx = RowCtx {
+                point: p,
+                measure: Measure::Potential,
+                series_ref: None,
+                n,
+                b,
+                rounds: None,
+            };
             d.push_also(ctx, x, summarize(&values, ROUNDING), format!("{} [{spec}]", s.name));
         }
     }

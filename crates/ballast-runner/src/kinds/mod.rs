@@ -72,8 +72,12 @@ pub(crate) trait ItemKind: Sync {
     /// The named parameters of `[point]` and of the series' `params`.
     fn params(&self) -> &'static [&'static str];
     /// Checks one point of a series without simulating.
-    fn validate(&self, series: &KindSeries, measure: Measure, point: &KPoint)
-        -> Result<(), Problem>;
+    fn validate(
+        &self,
+        series: &KindSeries,
+        measure: Measure,
+        point: &KPoint,
+    ) -> Result<(), Problem>;
     /// The kind-specific series fields it reads (of `graph`, `potential`, `potentials`,
     /// `also`, `tie_break`, `weights`); the others are refused, never ignored.
     fn series_fields(&self) -> &'static [&'static str] {
@@ -133,7 +137,8 @@ impl From<&str> for Problem {
 }
 
 /// The kind-specific series fields, for the check that a kind reads every one given.
-const SERIES_FIELDS: [&str; 6] = ["graph", "potential", "potentials", "also", "tie_break", "weights"];
+const SERIES_FIELDS: [&str; 6] =
+    ["graph", "potential", "potentials", "also", "tie_break", "weights"];
 
 impl std::fmt::Debug for dyn ItemKind {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

@@ -28,7 +28,7 @@ use ballast_potential::{Drift, PotentialSpec, Recorder, Sampling};
 use rayon::prelude::*;
 use serde::Deserialize;
 
-use super::{Problem, summary_of, Driver, ItemKind, KPoint, KindSeries, Measure, RowCtx};
+use super::{summary_of, Driver, ItemKind, KPoint, KindSeries, Measure, Problem, RowCtx};
 use crate::config::{resolve_process, RawProcess};
 use crate::stats::summarize;
 use crate::{Error, ROUNDING};
