@@ -161,8 +161,10 @@ pub struct SimulateArgs {
     /// more). No effect on single-ball processes.
     #[arg(long, value_enum, default_value_t = StopArg::Truncate)]
     pub stop: StopArg,
-    /// Graphical allocation on a topology: complete, cycle, torus[:DIM], hypercube, star,
-    /// regular:D, gnp:P[:connected], file:PATH (an edge list); see `ballast list`.
+    /// Graphical allocation on a topology of the registry: complete, cycle, torus[:DIM],
+    /// hypercube, star, regular:D, gnp:P[:CONNECTIVITY], file:PATH (an edge list), values
+    /// positional or named (`torus:dim=3`, `gnp:p=0.01,connectivity=connected`); see
+    /// `ballast list`.
     #[arg(long, value_name = "KIND")]
     pub graph: Option<String>,
     /// Track a potential along every run, e.g. `exponential:alpha=0.1`,
@@ -281,8 +283,8 @@ pub struct SimulateReport {
     pub samples_per_ball: f64,
     /// Balls per bin sample over all runs (its inverse: above 1 for Packing and Twinning).
     pub balls_per_sample: f64,
-    /// Time per ball: per run in the graph/potential loop; elsewhere the wall time × the
-    /// threads / the balls (the pipeline's measure, overheads included).
+    /// Time per ball: the wall time × the threads / the balls (the pipeline's measure,
+    /// overheads included).
     pub ns_per_ball: f64,
     /// Wall time of all runs, in seconds.
     pub wall_s: f64,

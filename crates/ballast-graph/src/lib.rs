@@ -60,7 +60,7 @@ pub use process::{
 };
 pub use topology::{
     find_topology, parse_topology, GraphInfo, GraphKind, SpectralGap, Store, Topology, TopologyDef,
-    CONNECTED_ATTEMPTS, REGULAR_ATTEMPTS, TOPOLOGIES,
+    TopologyParams, CONNECTED_ATTEMPTS, REGULAR_ATTEMPTS, TOPOLOGIES,
 };
 
 /// A stable seed-path element for building a point's graph, distinct from run indices: the

@@ -34,6 +34,9 @@ use crate::lattice::{Hypercube, Torus};
 use crate::process::{simulate_graph_observed, GraphOptions};
 use crate::Error;
 
+/// Parameter values by name, as a front end read them (unchecked against each other).
+pub type TopologyParams = Vec<(&'static str, ParamValue)>;
+
 /// One topology family as written in a config (`graph = "…"` or `graph = { kind = "…", … }`)
 /// or after `--graph`: the declaration that the parsers, their messages, `ballast list` and
 /// the docs read.
@@ -81,7 +84,7 @@ impl TopologyDef {
     /// Reads the values after `name:` in a shorthand: positional (`3`, `0.1:connected`, in
     /// the order of [`TopologyDef::params`]; a text parameter that comes last takes the rest,
     /// colons included) or named (`dim=3`, `p=0.1,connectivity=connected`).
-    pub fn parse_values(&self, rest: &str) -> Result<Vec<(&'static str, ParamValue)>, ParamError> {
+    pub fn parse_values(&self, rest: &str) -> Result<TopologyParams, ParamError> {
         let list = self.list();
         let mut given = Vec::new();
         if rest.is_empty() {
@@ -284,9 +287,7 @@ pub fn find_topology(name: &str) -> Result<&'static TopologyDef, ParamError> {
 
 /// A shorthand (`torus`, `torus:3`, `torus:dim=3`, `gnp:0.1:connected`) as its family and
 /// checked parameter values (positional values mapped to the declared parameters in order).
-pub fn parse_topology(
-    text: &str,
-) -> Result<(&'static TopologyDef, Vec<(&'static str, ParamValue)>), ParamError> {
+pub fn parse_topology(text: &str) -> Result<(&'static TopologyDef, TopologyParams), ParamError> {
     let text = text.trim();
     let (name, rest) = text.split_once(':').unwrap_or((text, ""));
     let def = find_topology(name.trim())?;
