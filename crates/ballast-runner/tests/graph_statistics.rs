@@ -135,6 +135,11 @@ fn graphical_series_options_are_checked_at_their_place() {
         (config("\"regular:3\"", "").replace("\"max_load\"", "\"avg_max_load\""), ":", "`also`"),
         (config("\"regular:3\"", "").replace("\"quadratic\"", "\"cubic\""), ":", "`potentials`"),
         (
+            config("\"regular:3\"", "").replace("\"two_choice\"", "\"three_choice\""),
+            "g.toml:11:1:",
+            "unsupported on graphs: process `d_choice` with d = 3",
+        ),
+        (
             config("\"regular:3\"", "")
                 .replace("statistic =", "tie_break = \"frist\"\nstatistic ="),
             "g.toml:15:13:",
