@@ -109,10 +109,19 @@ pub fn render() -> String {
         let point: Vec<String> = m.point.iter().map(|(k, v)| format!("{k} ({v})")).collect();
         let _ = writeln!(s, "      {:<15} {}", "point:", point.join(", "));
     }
-    let _ =
-        writeln!(s, "\nTopologies (--graph FORM, graph = \"FORM\" in kind = \"graph\" configs):");
+    let _ = writeln!(
+        s,
+        "\nTopologies (--graph KIND[:value:...|:key=value,...]; graph = \"…\" or \
+         graph = {{ kind = … }} in kind = \"graph\" configs):"
+    );
     for t in ballast_graph::TOPOLOGIES {
-        let _ = writeln!(s, "  {:<19} {}", t.form, t.doc);
+        let _ = writeln!(s, "  {:<19} {}", t.name, t.doc);
+        for p in t.params {
+            let default = p.default.describe();
+            let default = if default.is_empty() { default } else { format!(", {default}") };
+            let _ = writeln!(s, "      {:<15} {} ({}{default})", p.name, p.doc, p.ty.describe());
+        }
+        let _ = writeln!(s, "      {:<15} {} (e.g. {})", "shorthand:", t.form(), t.example);
     }
     let _ = writeln!(s, "\nTie-breaking rules (--tie-break RULE):");
     for (name, t) in TieBreak::ALL {
@@ -208,8 +217,18 @@ pub fn structured() -> serde_json::Value {
             json!({ "name": m.name, "doc": m.doc, "params": params, "point": point })
         })
         .collect();
-    let topologies: Vec<Value> =
-        ballast_graph::TOPOLOGIES.iter().map(|t| json!({ "form": t.form, "doc": t.doc })).collect();
+    let topologies: Vec<Value> = ballast_graph::TOPOLOGIES
+        .iter()
+        .map(|t| {
+            let params: Vec<Value> = t
+                .params
+                .iter()
+                .map(|p| param(p.name, p.doc, p.ty.describe(), p.default.describe()))
+                .collect();
+            json!({ "name": t.name, "doc": t.doc, "form": t.form(), "example": t.example,
+                    "params": params })
+        })
+        .collect();
     let tie_breaks: Vec<Value> = TieBreak::ALL
         .iter()
         .map(|&(name, t)| json!({ "name": name, "doc": tie_break_doc(t) }))
@@ -297,7 +316,11 @@ mod tests {
             assert!(text.contains(&format!("  {:<19} {}", def.name, def.doc)), "{}", def.name);
         }
         for t in ballast_graph::TOPOLOGIES {
-            assert!(text.contains(&format!("  {:<19} {}", t.form, t.doc)), "{}", t.form);
+            assert!(text.contains(&format!("  {:<19} {}", t.name, t.doc)), "{}", t.name);
+            assert!(text.contains(&t.form()), "{}", t.name);
+            for p in t.params {
+                assert!(text.contains(&format!("      {:<15} {} (", p.name, p.doc)), "{}", p.name);
+            }
         }
     }
 }

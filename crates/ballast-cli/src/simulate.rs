@@ -8,33 +8,26 @@
 //!
 //! `--potential SPEC` (repeatable) tracks potential functions along every run and reports
 //! their final values over runs: the series' `potentials` of the one-point config, through
-//! the same pipeline. `--graph KIND` runs the graphical version of the process on a topology
-//! built once from `derive_seed(seed, [GRAPH_STREAM])`, in a loop of its own (graphical runs
-//! are a separate item kind of the runner).
+//! the same pipeline. `--graph TOPOLOGY` runs the graphical version of the process: the
+//! one-point `kind = "graph"` config of `crate::simulate_kinds`, whose topology is built once
+//! from `derive_seed(seed, [hash_str("simulate"), 0, GRAPH_STREAM])`.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
 use ballast_core::delay::DelayMode;
 use ballast_core::registry::{self, ParamValue};
-use ballast_core::{
-    derive_seed, sim_rng, simulate, simulate_observed, Engine, RunOutcome, RunSpec, Setting, Stop,
-    TieBreak, Weights,
-};
-use ballast_graph::{GraphKind, GraphOptions, Topology, GRAPH_STREAM};
-use ballast_potential::{PotentialSpec, Potentials};
+use ballast_core::{Engine, RunSpec, Setting, Stop, TieBreak, Weights};
+use ballast_potential::PotentialSpec;
 use ballast_runner::{run_experiment, Experiment, ItemResult, RunOptions, Statistic};
 use clap::{Args, ValueEnum};
-use rayon::prelude::*;
 use serde::Serialize;
 use serde_json::Value;
 
 use crate::error::{from_core, BadInput};
 use crate::process;
-use ballast_runner::stats::{summarize, Rounding, Summary};
-use ballast_runner::Plan;
+use ballast_runner::stats::Summary;
 
 /// The item id whose unit seeds `ballast simulate` uses (point 0).
 pub const SIMULATE_ITEM: &str = "simulate";
@@ -168,8 +161,10 @@ pub struct SimulateArgs {
     /// more). No effect on single-ball processes.
     #[arg(long, value_enum, default_value_t = StopArg::Truncate)]
     pub stop: StopArg,
-    /// Graphical allocation on a topology: complete, cycle, torus[:DIM], hypercube, star,
-    /// regular:D, gnp:P[:connected], file:PATH (an edge list); see `ballast list`.
+    /// Graphical allocation on a topology of the registry: complete, cycle, torus[:DIM],
+    /// hypercube, star, regular:D, gnp:P[:CONNECTIVITY], file:PATH (an edge list), values
+    /// positional or named (`torus:dim=3`, `gnp:p=0.01,connectivity=connected`); see
+    /// `ballast list`.
     #[arg(long, value_name = "KIND")]
     pub graph: Option<String>,
     /// Track a potential along every run, e.g. `exponential:alpha=0.1`,
@@ -231,7 +226,7 @@ pub struct RunDescription {
 
 impl RunDescription {
     /// The description of `spec` as resolved from `args`, run by `engine`.
-    fn of(
+    pub(crate) fn of(
         args: &SimulateArgs,
         spec: &RunSpec,
         proc_: &process::ResolvedProcess,
@@ -288,8 +283,8 @@ pub struct SimulateReport {
     pub samples_per_ball: f64,
     /// Balls per bin sample over all runs (its inverse: above 1 for Packing and Twinning).
     pub balls_per_sample: f64,
-    /// Time per ball: per run in the graph/potential loop; elsewhere the wall time × the
-    /// threads / the balls (the pipeline's measure, overheads included).
+    /// Time per ball: the wall time × the threads / the balls (the pipeline's measure,
+    /// overheads included).
     pub ns_per_ball: f64,
     /// Wall time of all runs, in seconds.
     pub wall_s: f64,
@@ -364,7 +359,9 @@ fn parse_weights(text: &str, weight_mean: Option<f64>) -> Result<Weights, BadInp
 }
 
 /// Builds the run spec from the arguments; every error is a [`BadInput`].
-fn build_spec(args: &SimulateArgs) -> Result<(RunSpec, process::ResolvedProcess), BadInput> {
+pub(crate) fn build_spec(
+    args: &SimulateArgs,
+) -> Result<(RunSpec, process::ResolvedProcess), BadInput> {
     let proc_ = process::resolve(&args.process, &args.params)?;
     let tie_break = TieBreak::from_name(&args.tie_break).map_err(from_core)?;
     let setting = match (args.batch, args.tau) {
@@ -452,77 +449,10 @@ fn build_spec(args: &SimulateArgs) -> Result<(RunSpec, process::ResolvedProcess)
     Ok((spec, proc_))
 }
 
-/// What every run shares: the spec, the topology (graphical runs) and the potentials.
-struct Job<'a> {
-    spec: &'a RunSpec,
-    graph: Option<&'a Topology>,
-    potentials: &'a [PotentialSpec],
-}
-
-/// One run: its outcome and the final potential values.
-fn run_one(job: &Job<'_>, seed: u64) -> anyhow::Result<(RunOutcome, Vec<f64>)> {
-    let mut rng = sim_rng(seed);
-    let opts = GraphOptions::default();
-    if job.potentials.is_empty() {
-        let out = match job.graph {
-            Some(t) => t.simulate(job.spec, &mut rng)?,
-            None => simulate(job.spec, &mut rng)?,
-        };
-        return Ok((out, Vec::new()));
-    }
-    let mut pot = Potentials::new(job.potentials)?;
-    let out = match job.graph {
-        Some(t) => t.simulate_observed(job.spec, &opts, &mut rng, &mut pot)?,
-        None => simulate_observed(job.spec, &mut rng, &mut pot)?,
-    };
-    Ok((out, pot.values()))
-}
-
-/// Runs all runs in parallel, collected by index, with each run's simulation time; an
-/// interrupt ([`ballast_runner::request_interrupt`]) stops before the next run.
-fn run_all(
-    job: &Job<'_>,
-    seed: u64,
-    runs: u64,
-) -> anyhow::Result<Vec<(RunOutcome, Vec<f64>, Duration)>> {
-    (0..runs)
-        .into_par_iter()
-        .map(|r| {
-            if ballast_runner::interrupt_requested() {
-                // These runs are not checkpointed: an interrupt stops before the next run.
-                anyhow::bail!(crate::error::Interrupted(format!(
-                    "interrupted before run {r} of {runs} (graphical runs keep no \
-                     checkpoints)"
-                )));
-            }
-            let t = Instant::now();
-            let (out, pots) = run_one(job, Plan::unit_seed(seed, SIMULATE_ITEM, 0, r))
-                .with_context(|| format!("run {r} failed"))?;
-            Ok((out, pots, t.elapsed()))
-        })
-        .collect()
-}
-
 /// Parses `--potential` flags; errors name the flag and the valid forms.
-fn parse_potentials(texts: &[String]) -> Result<Vec<PotentialSpec>, BadInput> {
+pub(crate) fn parse_potentials(texts: &[String]) -> Result<Vec<PotentialSpec>, BadInput> {
     PotentialSpec::parse_all(texts.iter().map(String::as_str))
         .map_err(|e| BadInput::new(format!("{e} (set by --potential)")))
-}
-
-/// Builds the topology of `--graph` (once, from its own seed stream) and fits `spec.n` to it
-/// when the graph decides its own size (an edge-list file).
-fn build_graph(text: &str, spec: &mut RunSpec, seed: u64) -> Result<Topology, BadInput> {
-    let kind: GraphKind =
-        text.parse().map_err(|e| BadInput::new(format!("{e} (set by --graph)")))?;
-    let n = usize::try_from(spec.n).map_err(|_| BadInput::new("n is too large for a graph"))?;
-    let topology = kind
-        .build(Some(n), &mut sim_rng(derive_seed(seed, &[GRAPH_STREAM])))
-        .map_err(|e| BadInput::new(format!("{e} (set by --graph)")))?;
-    if topology.n_vertices() != n {
-        // A giant component can be smaller than n: the bins are its vertices.
-        spec.n = topology.n_vertices() as u64;
-    }
-    Ok(topology)
 }
 
 /// The statistics `simulate` reports besides the gap (its primary statistic) and max gap.
@@ -540,7 +470,7 @@ const ALSO: [Statistic; 10] = [
 ];
 
 /// A registry parameter value as TOML.
-fn toml_value(v: &ParamValue) -> toml::Value {
+pub(crate) fn toml_value(v: &ParamValue) -> toml::Value {
     match v {
         ParamValue::Num(x) if x.fract() == 0.0 && x.abs() < 2f64.powi(53) => {
             toml::Value::Integer(*x as i64)
@@ -665,9 +595,6 @@ fn run_pipeline(
 /// Runs the simulations and builds the report.
 pub fn report(args: &SimulateArgs) -> anyhow::Result<SimulateReport> {
     let (spec, proc_) = build_spec(args)?;
-    if args.graph.is_some() {
-        return report_observed(args, spec, proc_);
-    }
     // Checked here too, so that a bad spec names the flag.
     let potentials = parse_potentials(&args.potentials)?;
     let result = run_pipeline(args, &spec, &proc_)?;
@@ -715,7 +642,7 @@ pub fn report(args: &SimulateArgs) -> anyhow::Result<SimulateReport> {
 
 /// The final value of each potential over runs, from the rows `<series> [<potential>]` the
 /// pipeline writes for a series' `potentials`.
-fn potential_summaries(
+pub(crate) fn potential_summaries(
     result: &ItemResult,
     series: &str,
     potentials: &[PotentialSpec],
@@ -729,83 +656,6 @@ fn potential_summaries(
             Some((p.to_string(), PotentialSummary { mean: s.mean, stderr: s.stderr, sd: s.sd }))
         })
         .collect()
-}
-
-/// Graphical runs (with or without potentials): the graph rules and the potential observers
-/// run inside this loop.
-fn report_observed(
-    args: &SimulateArgs,
-    mut spec: RunSpec,
-    proc_: process::ResolvedProcess,
-) -> anyhow::Result<SimulateReport> {
-    for w in ballast_core::registry::check_run(&spec).unwrap_or_default() {
-        tracing::warn!("{w}");
-    }
-    let potentials = parse_potentials(&args.potentials)?;
-    let graph = match &args.graph {
-        Some(text) => {
-            if spec.engine == Engine::Auto {
-                spec.engine = Engine::Bins;
-            }
-            ballast_graph::check_graph_spec(&spec).map_err(|e| {
-                let flag =
-                    if spec.engine == Engine::Levels { " (--engine with --graph)" } else { "" };
-                BadInput::new(format!("{e}{flag}"))
-            })?;
-            Some(build_graph(text, &mut spec, args.seed)?)
-        }
-        None => None,
-    };
-    let engine = if graph.is_some() {
-        Engine::Bins
-    } else {
-        ballast_core::resolve_engine(&spec).map_err(from_core)?
-    };
-    let job = Job { spec: &spec, graph: graph.as_ref(), potentials: &potentials };
-    let start = Instant::now();
-    let results = match args.threads {
-        Some(t) => rayon::ThreadPoolBuilder::new()
-            .num_threads(usize::try_from(t).unwrap_or(usize::MAX))
-            .build()
-            .context("building the thread pool")?
-            .install(|| run_all(&job, args.seed, args.runs))?,
-        None => run_all(&job, args.seed, args.runs)?,
-    };
-    let wall = start.elapsed();
-
-    let gaps: Vec<f64> = results.iter().map(|(o, _, _)| o.final_gap).collect();
-    let max_gaps: Vec<f64> = results.iter().map(|(o, _, _)| o.max_gap).collect();
-    let balls: u64 = results.iter().map(|(o, _, _)| o.balls).sum();
-    let samples: u64 = results.iter().map(|(o, _, _)| o.samples).sum();
-    let busy: Duration = results.iter().map(|(_, _, d)| *d).sum();
-    let potential_summaries: BTreeMap<String, PotentialSummary> = potentials
-        .iter()
-        .enumerate()
-        .map(|(k, p)| {
-            let values: Vec<f64> = results.iter().map(|(_, v, _)| v[k]).collect();
-            let s = summarize(&values, Rounding::Ceil);
-            (p.to_string(), PotentialSummary { mean: s.mean, stderr: s.stderr, sd: s.sd })
-        })
-        .collect();
-    let per_ball = |x: f64| if balls == 0 { 0.0 } else { x / balls as f64 };
-
-    Ok(SimulateReport {
-        run: RunDescription::of(args, &spec, &proc_, engine.name().to_owned()),
-        balls_per_run: balls as f64 / args.runs as f64,
-        gap: summarize(&gaps, Rounding::Ceil),
-        max_gap: summarize(&max_gaps, Rounding::Ceil),
-        statistics: BTreeMap::new(),
-        graph: graph.as_ref().map(|t| GraphReport {
-            kind: args.graph.clone().unwrap_or_default(),
-            vertices: t.n_vertices(),
-            edges: t.n_edges(),
-        }),
-        potentials: potential_summaries,
-        samples_per_ball: per_ball(samples as f64),
-        balls_per_sample: if samples == 0 { f64::NAN } else { balls as f64 / samples as f64 },
-        ns_per_ball: per_ball(busy.as_nanos() as f64),
-        wall_s: wall.as_secs_f64(),
-    })
 }
 
 /// Formats a distribution as `value: fraction` pairs.
@@ -931,12 +781,11 @@ pub fn outcome(args: &SimulateArgs) -> anyhow::Result<Outcome> {
     if args.offline.is_some() || ballast_dynamic::registry::find(&args.process).is_ok() {
         return crate::simulate_kinds::outcome(args);
     }
+    if args.graph.is_some() {
+        return crate::simulate_kinds::graph_outcome(args);
+    }
     if args.print_config {
         let (spec, proc_) = build_spec(args)?;
-        anyhow::ensure!(
-            args.graph.is_none(),
-            BadInput::new("--print-config covers allocation runs (not --graph)")
-        );
         return Ok(Outcome::Config(one_point_config(args, &spec, &proc_)));
     }
     Ok(Outcome::Allocation(Box::new(report(args)?)))

@@ -6,15 +6,19 @@
 //!   statistic (the series share their runs, so every statistic comes from the same
 //!   simulations);
 //! - `--offline D`: the off-line d-choice optimum, as a one-point `kind = "graph"` config
-//!   with the optimum and the on-line Greedy\[D\] max load.
+//!   with the optimum and the on-line Greedy\[D\] max load;
+//! - `--graph TOPOLOGY` with an allocation process: the graphical process as a one-point
+//!   `kind = "graph"` config with one series (the gap, and `also` the max gap, the max load
+//!   and the samples per ball of the same runs; the potentials of `--potential`).
 //!
 //! `--print-config` prints the config. Run r uses the seed of run r of point 0 of the item
-//! `simulate` (per series for the off-line optimum).
+//! `simulate` (`seed_item = "simulate"`; per series for the off-line optimum), and a
+//! topology is built from `derive_seed(seed, [hash_str("simulate"), 0, GRAPH_STREAM])`.
 
 use std::fmt::Write as _;
 
 use ballast_dynamic::registry::{self, ModelDef};
-use ballast_runner::{run_experiment, Experiment, Measure, RunOptions, Statistic};
+use ballast_runner::{run_experiment, Experiment, ItemResult, Measure, RunOptions, Statistic};
 use serde::Serialize;
 use toml::{Table, Value};
 
@@ -86,8 +90,8 @@ fn params(def: &ModelDef, raw: &[String]) -> Result<Table, BadInput> {
     Ok(table)
 }
 
-/// The frame of a one-point config of kind `kind`: title, seed, runs and the grid `n = [N]`
-/// (`seed_item = "simulate"` where the kind takes it).
+/// The frame of a one-point config of kind `kind`: title, seed, `seed_item = "simulate"`,
+/// runs and the grid `n = [N]`.
 fn frame(args: &SimulateArgs, kind: &str, title: String, seed_item: bool) -> Table {
     let int = |v: u64| Value::Integer(i64::try_from(v).unwrap_or(i64::MAX));
     let mut config = Table::new();
@@ -237,7 +241,7 @@ fn offline_config(args: &SimulateArgs, d: u64) -> Result<String, BadInput> {
             Value::Table(s)
         })
         .collect();
-    let mut config = frame(args, "graph", format!("ballast simulate --offline {d}"), false);
+    let mut config = frame(args, "graph", format!("ballast simulate --offline {d}"), true);
     let mut point = Table::new();
     point.insert("m".into(), int(m));
     config.insert("point".into(), Value::Table(point));
@@ -245,17 +249,22 @@ fn offline_config(args: &SimulateArgs, d: u64) -> Result<String, BadInput> {
     Ok(toml::to_string(&config).expect("a table of plain values serialises"))
 }
 
-/// Runs a one-point config of another item kind and returns its rows' statistics.
-fn run_config(
-    args: &SimulateArgs,
-    config: &str,
-) -> anyhow::Result<(std::collections::BTreeMap<String, StatSummary>, f64)> {
+/// Validates and runs a one-point config of another item kind through the pipeline.
+fn run_parsed(args: &SimulateArgs, config: &str) -> anyhow::Result<ItemResult> {
     let exp = Experiment::parse(SIMULATE_ITEM, std::path::Path::new("<ballast simulate>"), config)
         .map_err(|e| BadInput::new(format!("{e}\n(the one-point config of these arguments)")))?;
     let mut opts = RunOptions::new(".");
     opts.threads = args.threads.map_or(0, |t| usize::try_from(t).unwrap_or(usize::MAX));
     opts.command = Some(std::env::args().collect::<Vec<_>>().join(" "));
-    let result = run_experiment(&exp, &opts)?;
+    Ok(run_experiment(&exp, &opts)?)
+}
+
+/// Runs a one-point config of another item kind and returns its rows' statistics.
+fn run_config(
+    args: &SimulateArgs,
+    config: &str,
+) -> anyhow::Result<(std::collections::BTreeMap<String, StatSummary>, f64)> {
+    let result = run_parsed(args, config)?;
     let statistics = result
         .rows
         .iter()
@@ -359,4 +368,137 @@ pub fn outcome(args: &SimulateArgs) -> anyhow::Result<Outcome> {
         return Ok(Outcome::Config(one_point_config(args, def)?));
     }
     Ok(Outcome::Dynamic(report(args, def)?))
+}
+
+/// The statistics `simulate --graph` reports besides the gap: the series' `also`.
+const GRAPH_ALSO: [Measure; 3] = [Measure::MaxGap, Measure::MaxLoad, Measure::SamplesPerBall];
+
+/// The one-point `kind = "graph"` config of `--graph TOPOLOGY` with an allocation process:
+/// the topology as written, the process table, the setting, tie rule, weights and
+/// potentials; run r uses the seed of run r of point 0 of the item `simulate`, and the
+/// topology `derive_seed(seed, [hash_str("simulate"), 0, GRAPH_STREAM])`.
+pub fn graph_config(
+    args: &SimulateArgs,
+    spec: &ballast_core::RunSpec,
+    proc_: &crate::process::ResolvedProcess,
+) -> Result<String, BadInput> {
+    use ballast_core::{Setting, Stop, TieBreak, Weights};
+    let int = |v: u64| Value::Integer(i64::try_from(v).unwrap_or(i64::MAX));
+    let text = args.graph.as_deref().unwrap_or_default();
+    // The registry's message for a bad topology, naming the flag.
+    ballast_graph::parse_topology(text)
+        .map_err(|e| BadInput::new(format!("{e} (set by --graph)")))?;
+    let mut check = spec.clone();
+    if check.engine == ballast_core::Engine::Auto {
+        check.engine = ballast_core::Engine::Bins;
+    }
+    ballast_graph::check_graph_spec(&check).map_err(|e| {
+        let flag = if check.engine == ballast_core::Engine::Levels {
+            " (--engine with --graph)"
+        } else {
+            ""
+        };
+        BadInput::new(format!("{e}{flag}"))
+    })?;
+    if spec.stop != Stop::Truncate {
+        return Err(BadInput::new(
+            "`--stop` applies to processes that place several balls per step; graphical \
+             processes place one (drop --stop with --graph)",
+        ));
+    }
+    let mut process = Table::new();
+    process.insert("kind".into(), Value::String(proc_.name().to_owned()));
+    for (k, v) in &proc_.given {
+        process.insert((*k).to_owned(), crate::simulate::toml_value(v));
+    }
+    let mut series = Table::new();
+    series.insert("name".into(), Value::String(proc_.name().to_owned()));
+    series.insert("graph".into(), Value::String(text.to_owned()));
+    series.insert("process".into(), Value::Table(process));
+    series.insert("statistic".into(), Value::String(Measure::FinalGap.name().to_owned()));
+    let also = GRAPH_ALSO.iter().map(|m| Value::String(m.name().to_owned())).collect();
+    series.insert("also".into(), Value::Array(also));
+    if spec.tie_break != TieBreak::Random {
+        series.insert("tie_break".into(), Value::String(spec.tie_break.name().to_owned()));
+    }
+    if spec.weights != Weights::Unit {
+        let mut w = Table::new();
+        w.insert("kind".into(), Value::String(spec.weights.name().into()));
+        for (k, v) in spec.weights.params() {
+            w.insert(k.into(), Value::Float(v));
+        }
+        series.insert("weights".into(), Value::Table(w));
+    }
+    if !args.potentials.is_empty() {
+        let list = args.potentials.iter().map(|p| Value::String(p.clone())).collect();
+        series.insert("potentials".into(), Value::Array(list));
+    }
+    let mut point = Table::new();
+    point.insert("m".into(), int(spec.m));
+    if let Setting::Batched { b } = spec.setting {
+        point.insert("b".into(), int(b));
+    }
+    if let Some(k) = spec.observe_every {
+        point.insert("observe_every".into(), int(k));
+    }
+    let title = format!("ballast simulate --process {} --graph {text}", proc_.name());
+    let mut config = frame(args, "graph", title, true);
+    config.insert("point".into(), Value::Table(point));
+    config.insert("series".into(), Value::Array(vec![Value::Table(series)]));
+    Ok(toml::to_string(&config).expect("a table of plain values serialises"))
+}
+
+/// `--graph TOPOLOGY`: the one-point graph config through the runner's pipeline (or the
+/// config, with `--print-config`).
+pub fn graph_outcome(args: &SimulateArgs) -> anyhow::Result<Outcome> {
+    use crate::simulate::{GraphReport, RunDescription, SimulateReport};
+    use ballast_runner::Row;
+    let (mut spec, proc_) = crate::simulate::build_spec(args)?;
+    let config = graph_config(args, &spec, &proc_)?;
+    if args.print_config {
+        return Ok(Outcome::Config(config));
+    }
+    // Checked here too, so that a bad spec names the flag.
+    let potentials = crate::simulate::parse_potentials(&args.potentials)?;
+    let result = run_parsed(args, &config)?;
+    let main = |r: &&Row| !r.also && r.series == proc_.name();
+    let row = |m: Measure| {
+        result
+            .rows
+            .iter()
+            .find(|r| r.series == proc_.name() && r.statistic == Statistic::Measure(m))
+    };
+    let summary = |m: Measure| {
+        row(m).map(|r| r.summary.clone()).ok_or_else(|| anyhow::anyhow!("missing row {}", m.name()))
+    };
+    let gap = result.rows.iter().find(main).map(|r| r.summary.clone());
+    let gap = gap.ok_or_else(|| anyhow::anyhow!("missing row final_gap"))?;
+    let info = result.graphs.first().ok_or_else(|| anyhow::anyhow!("no topology built"))?;
+    // A giant component can be smaller than n: the bins are its vertices.
+    spec.n = info.n_vertices as u64;
+    let statistics = row(Measure::MaxLoad)
+        .map(|r| (Measure::MaxLoad.name().to_owned(), StatSummary::of(&r.summary)))
+        .into_iter()
+        .collect();
+    let samples_per_ball = row(Measure::SamplesPerBall).map_or(f64::NAN, |r| r.summary.mean);
+    let balls = result.meta.balls_simulated as f64;
+    let busy_ns = result.meta.wall_time_s * 1e9 * result.meta.threads as f64;
+    let engine = ballast_core::Engine::Bins.name().to_owned();
+    Ok(Outcome::Allocation(Box::new(SimulateReport {
+        run: RunDescription::of(args, &spec, &proc_, engine),
+        balls_per_run: balls / args.runs as f64,
+        gap,
+        max_gap: summary(Measure::MaxGap)?,
+        statistics,
+        graph: Some(GraphReport {
+            kind: args.graph.clone().unwrap_or_default(),
+            vertices: info.n_vertices,
+            edges: info.n_edges,
+        }),
+        potentials: crate::simulate::potential_summaries(&result, proc_.name(), &potentials),
+        samples_per_ball,
+        balls_per_sample: 1.0 / samples_per_ball,
+        ns_per_ball: if balls > 0.0 { busy_ns / balls } else { 0.0 },
+        wall_s: result.meta.wall_time_s,
+    })))
 }

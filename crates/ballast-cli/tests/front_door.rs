@@ -324,3 +324,167 @@ fn the_offline_optimum_runs_from_simulate_as_its_one_point_config() {
     let greedy = v["statistics"]["greedy_max_load"]["mean"].as_f64().unwrap();
     assert!(opt <= greedy && opt >= 2.0, "{v}");
 }
+
+/// The CSV's rows as (series, statistic) → value.
+fn csv_values(csv: &str) -> std::collections::BTreeMap<(String, String), f64> {
+    let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+    let at = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    csv.lines()
+        .skip(1)
+        .map(|l| {
+            let r: Vec<&str> = l.split(',').collect();
+            (
+                (r[at("series")].to_owned(), r[at("statistic")].to_owned()),
+                r[at("value")].parse().unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// `simulate --graph` is the one-point `kind = "graph"` config it prints: `ballast run` on
+/// it gives the same gap, max gap, max load, samples per ball and potentials as `simulate
+/// --json`, for a random topology (so the topology's seed path is the config's too), a
+/// batched run with weights and a tie rule, and a topology written with named values.
+#[test]
+fn simulate_graph_gives_the_values_of_its_printed_config() {
+    let dir = scratch("front", "graph");
+    let cases: [&[&str]; 3] = [
+        &[
+            "--process",
+            "two_choice",
+            "--graph",
+            "regular:3",
+            "--observe-every",
+            "300",
+            "--potential",
+            "quadratic",
+        ],
+        &[
+            "--process",
+            "one_plus_beta",
+            "--param",
+            "beta=0.5",
+            "--graph",
+            "gnp:0.05:connected",
+            "--batch",
+            "40",
+            "--weights",
+            "exp",
+            "--tie-break",
+            "first",
+            "--potential",
+            "quadratic",
+        ],
+        &["--process", "two_choice", "--graph", "torus:dim=2", "--potential", "quadratic"],
+    ];
+    for (i, case) in cases.iter().enumerate() {
+        let common = ["--n", "196", "--m", "3000", "--runs", "4", "--seed", "11"];
+        let args: Vec<&str> = [&["simulate"], *case, &common[..]].concat();
+        let printed = run_in(&dir, &[&args[..], &["--print-config"]].concat());
+        ok(&printed);
+        let text = String::from_utf8_lossy(&printed.stdout).into_owned();
+        assert!(text.contains("kind = \"graph\"") && text.contains("seed_item = \"simulate\""));
+        let path = dir.join(format!("configs/demo/graph{i}.toml"));
+        std::fs::write(&path, &printed.stdout).unwrap();
+        ok(&run_in(&dir, &["run", path.to_str().unwrap(), "--out", "out", "--no-checkpoint"]));
+        let csv = std::fs::read_to_string(dir.join(format!("out/demo/graph{i}.csv"))).unwrap();
+        let rows = csv_values(&csv);
+        let o = run_in(&dir, &[&args[..], &["--json"]].concat());
+        ok(&o);
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        let series = case[1];
+        let value = |stat: &str| rows[&(series.to_owned(), stat.to_owned())];
+        // The CSV writes 9 significant digits.
+        let close = |a: f64, b: f64| (a - b).abs() <= 1e-8 * b.abs().max(1.0);
+        let json = |p: &str| v.pointer(p).and_then(serde_json::Value::as_f64).unwrap();
+        assert!(close(json("/gap/mean"), value("final_gap")), "{case:?}\n{csv}\n{v}");
+        assert!(close(json("/max_gap/mean"), value("max_gap")), "{case:?}\n{csv}\n{v}");
+        assert!(close(json("/statistics/max_load/mean"), value("max_load")), "{csv}\n{v}");
+        assert!(close(json("/samples_per_ball"), value("samples_per_ball")), "{csv}\n{v}");
+        assert_eq!(v["graph"]["vertices"], 196, "{v}");
+        let ours = json("/potentials/quadratic/mean");
+        assert!(close(ours, rows[&(format!("{series} [quadratic]"), "potential".into())]));
+        // Another seed gives other runs (the comparisons above can fail).
+        let other: Vec<&str> = args.iter().map(|a| if *a == "11" { "12" } else { a }).collect();
+        let w = run_in(&dir, &[&other[..], &["--json"]].concat());
+        ok(&w);
+        let w: serde_json::Value = serde_json::from_slice(&w.stdout).unwrap();
+        assert_ne!(w["potentials"], v["potentials"], "{case:?}");
+    }
+}
+
+/// Every topology of `ballast_graph::TOPOLOGIES` runs from `simulate --graph` (named values)
+/// and from a config (a table), and both refuse an unknown parameter with the registry's
+/// message, exit 2, the config at the parameter's line and writing nothing.
+#[test]
+fn every_topology_runs_from_simulate_and_from_a_config_and_refuses_unknown_params_alike() {
+    let dir = scratch("front", "topologies");
+    // An edge list on 64 vertices (a cycle) for `file`.
+    let edges: String = (0..64).map(|i| format!("{i} {}\n", (i + 1) % 64)).collect();
+    std::fs::write(dir.join("edges.txt"), edges).unwrap();
+    let graph_config = |graph: &str| {
+        format!(
+            "kind = \"graph\"\ntitle = \"t\"\nseed = 7\nruns = 2\nx = {{ variable = \"n\" }}\n\
+             grid = {{ n = [64] }}\npoint = {{ m = 640 }}\n\n[[series]]\nname = \"s\"\n\
+             graph = {graph}\nprocess = {{ kind = \"two_choice\" }}\nstatistic = \"final_gap\"\n"
+        )
+    };
+    for t in ballast_graph::TOPOLOGIES {
+        let (_, given) = ballast_graph::parse_topology(t.example).unwrap();
+        let value = |v: &ballast_core::registry::ParamValue| match v {
+            ballast_core::registry::ParamValue::Text(x) => x.clone(),
+            other => other.to_string(),
+        };
+        let named: Vec<String> = given.iter().map(|(k, v)| format!("{k}={}", value(v))).collect();
+        let shorthand = if named.is_empty() {
+            t.name.to_owned()
+        } else {
+            format!("{}:{}", t.name, named.join(","))
+        };
+        let sim = |graph: &str| {
+            run_in(
+                &dir,
+                &[
+                    "simulate",
+                    "--process",
+                    "two_choice",
+                    "--n",
+                    "64",
+                    "--m",
+                    "640",
+                    "--graph",
+                    graph,
+                ],
+            )
+        };
+        ok(&sim(&shorthand));
+        let mut table = vec![format!("kind = \"{}\"", t.name)];
+        for (k, v) in &given {
+            table.push(match v {
+                ballast_core::registry::ParamValue::Text(x) => format!("{k} = \"{x}\""),
+                other => format!("{k} = {other}"),
+            });
+        }
+        let path = dir.join(format!("configs/demo/{}.toml", t.name));
+        std::fs::write(&path, graph_config(&format!("{{ {} }}", table.join(", ")))).unwrap();
+        ok(&run_in(&dir, &["run", path.to_str().unwrap(), "--out", "out", "--no-checkpoint"]));
+
+        // An unknown parameter: the same registry message from both front ends.
+        let msg = format!("unknown parameter `zzz` for topology `{}`", t.name);
+        let o = sim(&format!("{}:zzz=1", t.name));
+        assert_eq!(o.status.code(), Some(2), "{}: {}", t.name, stderr(&o));
+        assert!(stderr(&o).contains(&msg), "{}", stderr(&o));
+        let cli_line = stderr(&o).lines().find(|l| l.contains(&msg)).unwrap().to_owned();
+        let cli_msg = &cli_line[cli_line.find(&msg).unwrap()..cli_line.find(" (set by").unwrap()];
+        table.push("zzz = 1".into());
+        for graph in [format!("{{ {} }}", table.join(", ")), format!("\"{}:zzz=1\"", t.name)] {
+            std::fs::write(&path, graph_config(&graph)).unwrap();
+            let o =
+                run_in(&dir, &["run", path.to_str().unwrap(), "--out", "bad", "--no-checkpoint"]);
+            assert_eq!(o.status.code(), Some(2), "{}: {}", t.name, stderr(&o));
+            assert!(stderr(&o).contains(cli_msg), "{cli_msg}\n{}", stderr(&o));
+            assert!(stderr(&o).contains(&format!("{}.toml:11:", t.name)), "{}", stderr(&o));
+        }
+    }
+    assert!(!dir.join("bad").exists(), "a refused config wrote outputs");
+}

@@ -172,11 +172,15 @@ fn c_bad_graphs_are_validation_errors() {
              graph = \"{g}\"\nstatistic = \"final_gap\"\nprocess = {{ kind = \"two_choice\" }}\n"
         )
     };
-    refused_config("gnp2", &graph("gnp:2"), &["bad.toml:11:1:", "`p`: expected a probability"]);
+    refused_config(
+        "gnp2",
+        &graph("gnp:2"),
+        &["bad.toml:13:9:", "parameter `p` of topology `gnp`: expected a number in [0, 1]"],
+    );
     refused_config(
         "torus0",
         &graph("torus:0"),
-        &["bad.toml:11:1:", "`dim`: expected an integer >= 1"],
+        &["bad.toml:13:9:", "parameter `dim` of topology `torus`: expected an integer in 1..=32"],
     );
     refused_command(
         "levels-graph",

@@ -78,8 +78,8 @@ fn the_second_item_reads_the_shared_points_and_gives_the_same_bytes() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// Graph and potential items draw more than their runs from the item (the topology) or let
-/// the statistic change the runs, so shared seeds are refused there, naming the field.
+/// `seed_by = "values"` shares runs between items reporting different statistics: graph
+/// items (whose checkpoints name the statistic) refuse it, naming the field.
 #[test]
 fn shared_seeds_are_refused_outside_dynamic_items() {
     let dir = scratch("shared-runs", "refused");
@@ -93,7 +93,7 @@ fn shared_seeds_are_refused_outside_dynamic_items() {
     let o = run_in(&dir, &["run", "configs/demo/graph.toml", "--quick", "--out", "out"]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{err}");
-    assert!(err.contains("`seed_by` are supported by dynamic items only"), "{err}");
+    assert!(err.contains("`seed_by` is supported by dynamic items only"), "{err}");
     assert!(!dir.join("out").exists());
     std::fs::remove_dir_all(&dir).unwrap();
 }

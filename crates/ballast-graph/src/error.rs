@@ -82,6 +82,10 @@ pub enum Error {
     /// The run spec itself is invalid.
     #[error(transparent)]
     Core(#[from] ballast_core::Error),
+    /// A topology written with an unknown family or parameter, or a value of the wrong type
+    /// (the topology registry's message, [`crate::TOPOLOGIES`]).
+    #[error(transparent)]
+    Param(#[from] ballast_core::registry::ParamError),
 }
 
 impl Error {

@@ -59,7 +59,8 @@ pub use process::{
     check_graph_spec, simulate_graph, simulate_graph_observed, GraphOptions, OneStep,
 };
 pub use topology::{
-    GraphInfo, GraphKind, SpectralGap, Store, Topology, TopologyDef, CONNECTED_ATTEMPTS, TOPOLOGIES,
+    find_topology, parse_topology, GraphInfo, GraphKind, SpectralGap, Store, Topology, TopologyDef,
+    TopologyParams, CONNECTED_ATTEMPTS, REGULAR_ATTEMPTS, TOPOLOGIES,
 };
 
 /// A stable seed-path element for building a point's graph, distinct from run indices: the

@@ -158,11 +158,19 @@ pub struct GraphOptions {
     pub one_step: OneStep,
 }
 
-/// What a graphical run needs of its spec, before any graph is built: a valid spec, the
-/// sequential or batched setting, the bin engine (`bins` or `auto`) and, with unit weights, at
+/// What a graphical run needs of its spec, before any graph is built: a valid spec, a process
+/// with a graphical version (see the module table), the sequential or batched setting, the bin engine (`bins` or `auto`) and, with unit weights, at
 /// most 2^32 − 1 balls. The front ends call it at validation.
 pub fn check_graph_spec(spec: &RunSpec) -> Result<(), Error> {
     spec.validate()?;
+    if !matches!(
+        spec.process,
+        ProcessSpec::OneChoice
+            | ProcessSpec::DChoice { d: 1 | 2 }
+            | ProcessSpec::OnePlusBeta { .. }
+    ) {
+        return Err(unsupported(&spec.process));
+    }
     if matches!(spec.setting, Setting::Delay { .. }) {
         return Err(Error::Unsupported(
             "the delay setting (graphical processes run sequential or batched)".into(),
@@ -181,6 +189,19 @@ pub fn check_graph_spec(spec: &RunSpec) -> Result<(), Error> {
         return Err(Error::invalid("m", spec.m, "at most 4294967295 balls for unit weights"));
     }
     Ok(())
+}
+
+/// The refusal of a process without a graphical version.
+fn unsupported(p: &ProcessSpec) -> Error {
+    Error::Unsupported(format!(
+        "process `{}`{} (graphical processes: one_choice, two_choice = d_choice with d = 2, \
+         one_plus_beta)",
+        p.kind(),
+        match p {
+            ProcessSpec::DChoice { d } => format!(" with d = {d}"),
+            _ => String::new(),
+        }
+    ))
 }
 
 /// Runs `spec` on `graph` (see the module table for the processes), with randomness from
@@ -223,17 +244,7 @@ where
         ProcessSpec::OneChoice | ProcessSpec::DChoice { d: 1 } => false,
         ProcessSpec::DChoice { d: 2 } => true,
         ProcessSpec::OnePlusBeta { beta } => beta > 0.0 || opts.one_step == OneStep::EdgeEndpoint,
-        ref other => {
-            return Err(Error::Unsupported(format!(
-                "process `{}`{} (graphical processes: one_choice, two_choice = d_choice with \
-                 d = 2, one_plus_beta)",
-                other.kind(),
-                match other {
-                    ProcessSpec::DChoice { d } => format!(" with d = {d}"),
-                    _ => String::new(),
-                }
-            )))
-        }
+        ref other => return Err(unsupported(other)),
     };
     if uses_edges && graph.n_edges() == 0 {
         return Err(Error::Mismatch("the process samples edges but the graph has none".into()));

@@ -1,6 +1,13 @@
 //! Topologies as plain data ([`GraphKind`], the boundary to configs and the command line) and
 //! built graphs ([`Topology`]: the enum at the edge, matched once per run before the generic
 //! hot loop).
+//!
+//! Every family is declared once in [`TOPOLOGIES`] with typed parameters (the core
+//! registry's [`ParamDef`]s, checked by [`ParamList`]), which configs, `--graph` and
+//! `ballast list` read. A topology is written as a shorthand, its parameter values
+//! positional in declaration order (`torus:3`, `gnp:0.1:connected`) or named
+//! (`torus:dim=3`, `gnp:p=0.1,connectivity=connected`), or as a config table
+//! (`graph = { kind = "torus", dim = 3 }`).
 
 use std::f64::consts::PI;
 use std::fmt;
@@ -8,6 +15,9 @@ use std::path::PathBuf;
 use std::str::FromStr;
 
 use ballast_core::engine::Observer;
+use ballast_core::registry::{
+    did_you_mean, Args, ParamDef, ParamDefault, ParamError, ParamList, ParamType, ParamValue,
+};
 use ballast_core::{RunOutcome, RunSpec};
 use rand::RngCore;
 
@@ -24,66 +34,267 @@ use crate::lattice::{Hypercube, Torus};
 use crate::process::{simulate_graph_observed, GraphOptions};
 use crate::Error;
 
-/// One topology family as written in a config (`graph = "…"`) or after `--graph`: the
-/// declaration that the parser's messages, `ballast list` and the docs read.
+/// Parameter values by name, as a front end read them (unchecked against each other).
+pub type TopologyParams = Vec<(&'static str, ParamValue)>;
+
+/// One topology family as written in a config (`graph = "…"` or `graph = { kind = "…", … }`)
+/// or after `--graph`: the declaration that the parsers, their messages, `ballast list` and
+/// the docs read.
 #[derive(Debug)]
 pub struct TopologyDef {
-    /// The family's name, the part before the first `:`.
+    /// The family's name, the part before the first `:` (the `kind` of a config table).
     pub name: &'static str,
-    /// Its shorthand with placeholders (`regular:D`).
-    pub form: &'static str,
     /// One-line meaning, with the vertex counts it accepts.
     pub doc: &'static str,
+    /// Its parameters, in the order of the shorthand's positional values.
+    pub params: &'static [ParamDef],
     /// A shorthand of a typical instance (tests parse every one).
     pub example: &'static str,
+    /// Builds the family from checked parameters.
+    pub make: fn(&Args) -> GraphKind,
+}
+
+impl TopologyDef {
+    /// Its parameters with the shared checks and messages (`unknown parameter `x` for
+    /// topology `torus``, …).
+    pub fn list(&self) -> ParamList {
+        ParamList { what: "topology", name: self.name, params: self.params }
+    }
+
+    /// The positional shorthand with placeholders, optional values in brackets
+    /// (`torus[:DIM]`, `gnp:P[:CONNECTIVITY]`).
+    pub fn form(&self) -> String {
+        let mut s = self.name.to_owned();
+        for p in self.params {
+            let slot = format!(":{}", p.name.to_uppercase());
+            if p.default == ParamDefault::Required {
+                s.push_str(&slot);
+            } else {
+                s.push_str(&format!("[{slot}]"));
+            }
+        }
+        s
+    }
+
+    /// Checks `given` (names, types, ranges; defaults for the rest) and builds the family.
+    pub fn build(&self, given: &[(&str, ParamValue)]) -> Result<GraphKind, ParamError> {
+        Ok((self.make)(&self.list().args(given)?))
+    }
+
+    /// Reads the values after `name:` in a shorthand: positional (`3`, `0.1:connected`, in
+    /// the order of [`TopologyDef::params`]; a text parameter that comes last takes the rest,
+    /// colons included) or named (`dim=3`, `p=0.1,connectivity=connected`).
+    pub fn parse_values(&self, rest: &str) -> Result<TopologyParams, ParamError> {
+        let list = self.list();
+        let mut given = Vec::new();
+        if rest.is_empty() {
+            return Ok(given);
+        }
+        // Named when the text before the first `=` is a name (a path such as `a/b=c` is a
+        // positional value).
+        let named = rest.split_once('=').is_some_and(|(k, _)| {
+            !k.is_empty() && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        });
+        if named {
+            for pair in rest.split(',') {
+                let (k, v) = pair.split_once('=').ok_or_else(|| {
+                    ParamError::at(
+                        self.name,
+                        format!(
+                            "topology `{}`: `{pair}` is not `name=value` (write every value \
+                             named, or every value positional: {}); allowed parameters: {}",
+                            self.name,
+                            self.form(),
+                            list.allowed_params()
+                        ),
+                    )
+                })?;
+                let def = list.param(k.trim())?;
+                given.push((def.name, list.parse_value(def, v)?));
+            }
+            return Ok(given);
+        }
+        let mut values: Vec<String> = rest.split(':').map(str::to_owned).collect();
+        let last_is_text = self.params.last().is_some_and(|p| p.ty == ParamType::Text);
+        if last_is_text && values.len() > self.params.len() {
+            // A trailing text (a path) keeps its colons.
+            let tail = values.split_off(self.params.len() - 1).join(":");
+            values.push(tail);
+        }
+        if values.len() > self.params.len() {
+            let most = match self.params.len() {
+                0 => "no values".to_owned(),
+                1 => "at most 1 value".to_owned(),
+                k => format!("at most {k} values"),
+            };
+            return Err(ParamError::at(
+                self.name,
+                format!(
+                    "topology `{}` takes {most} ({}), got {} in `{}:{rest}`; allowed \
+                     parameters: {}",
+                    self.name,
+                    self.form(),
+                    values.len(),
+                    self.name,
+                    list.allowed_params()
+                ),
+            ));
+        }
+        for (def, v) in self.params.iter().zip(&values) {
+            given.push((def.name, list.parse_value(def, v)?));
+        }
+        Ok(given)
+    }
+}
+
+fn make_complete(_: &Args) -> GraphKind {
+    GraphKind::Complete
+}
+
+fn make_cycle(_: &Args) -> GraphKind {
+    GraphKind::Cycle
+}
+
+fn make_torus(a: &Args) -> GraphKind {
+    GraphKind::Torus { dim: a.int("dim") as usize }
+}
+
+fn make_hypercube(_: &Args) -> GraphKind {
+    GraphKind::Hypercube
+}
+
+fn make_star(_: &Args) -> GraphKind {
+    GraphKind::Star
+}
+
+fn make_regular(a: &Args) -> GraphKind {
+    GraphKind::RandomRegular { d: a.int("d") as usize, max_attempts: REGULAR_ATTEMPTS }
+}
+
+fn make_gnp(a: &Args) -> GraphKind {
+    let connectivity = match a.text("connectivity") {
+        Some("connected") => Connectivity::Resample { max_attempts: CONNECTED_ATTEMPTS },
+        _ => Connectivity::GiantComponent,
+    };
+    GraphKind::ErdosRenyi { p: a.num("p"), connectivity }
+}
+
+fn make_file(a: &Args) -> GraphKind {
+    GraphKind::File {
+        path: PathBuf::from(a.text("path").unwrap_or_default()),
+        options: EdgeListOptions::default(),
+    }
 }
 
 /// Every topology family, in display order.
 pub static TOPOLOGIES: &[TopologyDef] = &[
     TopologyDef {
         name: "complete",
-        form: "complete",
         doc: "the complete graph K_n (implicit; the graphical process is the classical one)",
+        params: &[],
         example: "complete",
+        make: make_complete,
     },
-    TopologyDef { name: "cycle", form: "cycle", doc: "the cycle C_n, n >= 3", example: "cycle" },
+    TopologyDef {
+        name: "cycle",
+        doc: "the cycle C_n, n >= 3",
+        params: &[],
+        example: "cycle",
+        make: make_cycle,
+    },
     TopologyDef {
         name: "torus",
-        form: "torus[:DIM]",
-        doc: "the DIM-dimensional torus (default 2): n a perfect DIM-th power, side >= 3",
+        doc: "the DIM-dimensional torus: n a perfect DIM-th power, side >= 3",
+        params: &[ParamDef::new(
+            "dim",
+            ParamType::Int { lo: 1, hi: 32 },
+            ParamDefault::Num(2.0),
+            "number of dimensions",
+        )],
         example: "torus:3",
+        make: make_torus,
     },
     TopologyDef {
         name: "hypercube",
-        form: "hypercube",
         doc: "the hypercube: n a power of two",
+        params: &[],
         example: "hypercube",
+        make: make_hypercube,
     },
     TopologyDef {
         name: "star",
-        form: "star",
         doc: "the star K_{1,n-1}, centre 0",
+        params: &[],
         example: "star",
+        make: make_star,
     },
     TopologyDef {
         name: "regular",
-        form: "regular:D",
         doc: "a uniform random simple D-regular graph (configuration model with rejection)",
+        params: &[ParamDef::new(
+            "d",
+            ParamType::Int { lo: 1, hi: u32::MAX },
+            ParamDefault::Required,
+            "degree: 1 <= d < n, n·d even",
+        )],
         example: "regular:4",
+        make: make_regular,
     },
     TopologyDef {
         name: "gnp",
-        form: "gnp:P[:connected]",
         doc: "Erdős–Rényi G(n, P): its giant component, or resampled until connected",
+        params: &[
+            ParamDef::new("p", ParamType::Unit, ParamDefault::Required, "edge probability"),
+            ParamDef::new(
+                "connectivity",
+                ParamType::Choice(&["giant", "connected"]),
+                ParamDefault::Text("giant"),
+                "giant: the giant component (fewer than n vertices); connected: resampled until \
+                 connected (at most 100 attempts)",
+            ),
+        ],
         example: "gnp:0.1:connected",
+        make: make_gnp,
     },
     TopologyDef {
         name: "file",
-        form: "file:PATH",
         doc: "an edge list (`u v` per line, `#` comments); n comes from the file",
+        params: &[ParamDef::new(
+            "path",
+            ParamType::Text,
+            ParamDefault::Required,
+            "the edge-list file (in configs relative to the working directory)",
+        )],
         example: "file:edges.txt",
+        make: make_file,
     },
 ];
+
+/// The family `name`, or the registry's message with the nearest name and every form.
+pub fn find_topology(name: &str) -> Result<&'static TopologyDef, ParamError> {
+    TOPOLOGIES.iter().find(|t| t.name == name).ok_or_else(|| {
+        let forms: Vec<String> = TOPOLOGIES.iter().map(TopologyDef::form).collect();
+        ParamError::at(
+            "kind",
+            format!(
+                "unknown topology `{name}`{}; expected one of {}",
+                did_you_mean(name, TOPOLOGIES.iter().map(|t| t.name)),
+                forms.join(", ")
+            ),
+        )
+    })
+}
+
+/// A shorthand (`torus`, `torus:3`, `torus:dim=3`, `gnp:0.1:connected`) as its family and
+/// checked parameter values (positional values mapped to the declared parameters in order).
+pub fn parse_topology(text: &str) -> Result<(&'static TopologyDef, TopologyParams), ParamError> {
+    let text = text.trim();
+    let (name, rest) = text.split_once(':').unwrap_or((text, ""));
+    let def = find_topology(name.trim())?;
+    let given = def.parse_values(rest)?;
+    def.list().args(&given)?;
+    Ok((def, given))
+}
 
 /// A topology family; with a vertex count (and, for random families, randomness) it builds
 /// a [`Topology`] ([`GraphKind::build`]).
@@ -247,56 +458,23 @@ impl fmt::Display for GraphKind {
     }
 }
 
-/// Attempts used by the shorthand `gnp:P:connected`.
+/// Attempts of `gnp` with `connectivity = connected`.
 pub const CONNECTED_ATTEMPTS: u32 = 100;
+
+/// Pairings `regular` tries before giving up.
+pub const REGULAR_ATTEMPTS: u32 = 1000;
 
 impl FromStr for GraphKind {
     type Err = Error;
 
-    /// The command-line shorthand: `complete`, `cycle`, `torus` (2-dimensional) or
-    /// `torus:DIM`, `hypercube`, `star`, `regular:D` (random D-regular), `gnp:P` (G(n, P),
-    /// giant component), `gnp:P:connected` (G(n, P) resampled until connected, at most
-    /// [`CONNECTED_ATTEMPTS`] times), `file:PATH` (default [`EdgeListOptions`]).
+    /// A shorthand: the family's name, then its parameters positional in declaration order
+    /// or named ([`parse_topology`]; `complete`, `cycle`, `torus` (2-dimensional),
+    /// `torus:3` or `torus:dim=3`, `hypercube`, `star`, `regular:4`, `gnp:0.1` (giant
+    /// component), `gnp:0.1:connected` (resampled until connected, at most
+    /// [`CONNECTED_ATTEMPTS`] times), `file:PATH` (default [`EdgeListOptions`])).
     fn from_str(s: &str) -> Result<Self, Error> {
-        let known = || {
-            let forms: Vec<&str> = TOPOLOGIES.iter().map(|t| t.form).collect();
-            let name = s.split(':').next().unwrap_or_default();
-            let hint =
-                ballast_core::registry::did_you_mean(name, TOPOLOGIES.iter().map(|t| t.name));
-            format!("one of {}{hint}", forms.join(", "))
-        };
-        if let Some(path) = s.strip_prefix("file:") {
-            if path.is_empty() {
-                return Err(Error::invalid("graph", s, "file:PATH with a non-empty path"));
-            }
-            return Ok(Self::File {
-                path: PathBuf::from(path),
-                options: EdgeListOptions::default(),
-            });
-        }
-        let parts: Vec<&str> = s.split(':').collect();
-        let int = |v: &str, what: &'static str| {
-            v.parse::<usize>().map_err(|_| Error::invalid(what, v, "a positive integer"))
-        };
-        Ok(match parts.as_slice() {
-            ["complete"] => Self::Complete,
-            ["cycle"] => Self::Cycle,
-            ["torus"] => Self::Torus { dim: 2 },
-            ["torus", dim] => Self::Torus { dim: int(dim, "dim")? },
-            ["hypercube"] => Self::Hypercube,
-            ["star"] => Self::Star,
-            ["regular", d] => Self::RandomRegular { d: int(d, "d")?, max_attempts: 1000 },
-            ["gnp", p, rest @ ..] => {
-                let p: f64 = p.parse().map_err(|_| Error::invalid("p", p, "a probability"))?;
-                let connectivity = match rest {
-                    [] => Connectivity::GiantComponent,
-                    ["connected"] => Connectivity::Resample { max_attempts: CONNECTED_ATTEMPTS },
-                    _ => return Err(Error::invalid("graph", s, "gnp:P or gnp:P:connected")),
-                };
-                Self::ErdosRenyi { p, connectivity }
-            }
-            _ => return Err(Error::invalid("graph", s, known())),
-        })
+        let (def, given) = parse_topology(s)?;
+        Ok(def.build(&given)?)
     }
 }
 
@@ -494,20 +672,55 @@ impl Topology {
 
 #[cfg(test)]
 mod registry_tests {
-    use super::{GraphKind, TOPOLOGIES};
+    use ballast_core::registry::{ParamDefault, ParamValue};
+
+    use super::{parse_topology, GraphKind, TOPOLOGIES};
 
     #[test]
-    fn every_declared_topology_parses_and_names_its_family() {
+    fn every_declared_topology_parses_positional_and_named_and_names_its_family() {
         for t in TOPOLOGIES {
             let kind: GraphKind =
                 t.example.parse().unwrap_or_else(|e| panic!("{}: {e}", t.example));
-            assert!(t.example.starts_with(t.name) && t.form.starts_with(t.name), "{}", t.name);
+            assert!(t.example.starts_with(t.name) && t.form().starts_with(t.name), "{}", t.name);
+            // The shorthand it prints parses back to the same family.
+            assert_eq!(kind.to_string().parse::<GraphKind>().unwrap(), kind, "{}", t.name);
+            // Named values give the same family as positional ones.
+            let (_, given) = parse_topology(t.example).unwrap();
+            let named: Vec<String> = given
+                .iter()
+                .map(|(k, v)| match v {
+                    ParamValue::Text(x) => format!("{k}={x}"),
+                    other => format!("{k}={other}"),
+                })
+                .collect();
+            if !named.is_empty() {
+                let text = format!("{}:{}", t.name, named.join(","));
+                assert_eq!(text.parse::<GraphKind>().unwrap(), kind, "{text}");
+            }
             // The parser's message lists every form.
             let e = "nope".parse::<GraphKind>().unwrap_err().to_string();
-            assert!(e.contains(t.form), "{e}");
-            let _ = kind;
+            assert!(e.contains(&t.form()), "{e}");
+            // An unknown parameter: the registry's message with the allowed list.
+            let e = format!("{}:zzz=1", t.name).parse::<GraphKind>().unwrap_err().to_string();
+            assert!(e.contains(&format!("unknown parameter `zzz` for topology `{}`", t.name)));
+            assert!(e.contains("allowed parameters:"), "{e}");
+            // Required parameters are required.
+            if t.params.iter().any(|p| p.default == ParamDefault::Required) {
+                let e = t.name.parse::<GraphKind>().unwrap_err().to_string();
+                assert!(e.contains(&format!("topology `{}` needs parameter", t.name)), "{e}");
+            }
         }
         let e = "toruss:2".parse::<GraphKind>().unwrap_err().to_string();
         assert!(e.contains("did you mean `torus`"), "{e}");
+        let e = "torus:dimm=3".parse::<GraphKind>().unwrap_err().to_string();
+        assert!(e.contains("did you mean `dim`"), "{e}");
+        let e = "torus:2:3".parse::<GraphKind>().unwrap_err().to_string();
+        assert!(e.contains("at most 1 value"), "{e}");
+        let e = "gnp:0.1:sometimes".parse::<GraphKind>().unwrap_err().to_string();
+        assert!(e.contains("one of giant, connected"), "{e}");
+        assert_eq!("torus".parse::<GraphKind>().unwrap(), GraphKind::Torus { dim: 2 });
+        assert_eq!("torus:dim=3".parse::<GraphKind>().unwrap(), GraphKind::Torus { dim: 3 });
+        let f: GraphKind = "file:C:/x:y.txt".parse().unwrap();
+        assert_eq!(f.to_string(), "file:C:/x:y.txt");
     }
 }

@@ -9,6 +9,14 @@ use serde::Serialize;
 pub enum Measure {
     /// Graphical process: gap at the end, mean over runs.
     FinalGap,
+    /// Graphical process: the largest gap over the observation points of a run (batch ends
+    /// when batched, every `observe_every` balls and the end when sequential), mean over runs.
+    MaxGap,
+    /// Graphical process: the largest load at the end, mean over runs.
+    MaxLoad,
+    /// Graphical process: vertex samples per ball (2 per edge step, 1 per vertex step), mean
+    /// over runs.
+    SamplesPerBall,
     /// Off-line d-choice optimum: minimum possible max load, mean over instances.
     OfflineOptimum,
     /// On-line Greedy\[d\] max load on the same choices, mean over instances.
@@ -37,6 +45,9 @@ impl Measure {
     pub fn name(self) -> &'static str {
         match self {
             Self::FinalGap => "final_gap",
+            Self::MaxGap => "max_gap",
+            Self::MaxLoad => "max_load",
+            Self::SamplesPerBall => "samples_per_ball",
             Self::OfflineOptimum => "offline_optimum",
             Self::GreedyMaxLoad => "greedy_max_load",
             Self::AvgMaxLoad => "avg_max_load",
@@ -54,6 +65,9 @@ impl Measure {
     pub fn describe(self) -> &'static str {
         match self {
             Self::FinalGap => "gap at the end (mean over runs)",
+            Self::MaxGap => "largest gap over the observation points (mean over runs)",
+            Self::MaxLoad => "max load at the end (mean over runs)",
+            Self::SamplesPerBall => "samples per ball (mean over runs)",
             Self::OfflineOptimum => "off-line optimum max load (mean over instances)",
             Self::GreedyMaxLoad => "Greedy[d] max load (mean over instances)",
             Self::AvgMaxLoad => "time-averaged max load",

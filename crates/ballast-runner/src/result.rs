@@ -232,6 +232,9 @@ pub struct ItemResult {
     pub x_label: String,
     /// y-axis label.
     pub y_label: String,
+    /// The topologies a graph item built, one per graphical point in plan order (empty for
+    /// the other kinds; not written: the report's table shows them).
+    pub graphs: Vec<ballast_graph::GraphInfo>,
 }
 
 /// z of our percentage against a published one, with the pooled proportion's binomial

@@ -429,6 +429,7 @@ fn run_with(
         y_log: frame.y_log,
         x_label: frame.x_label,
         y_label: frame.y_label,
+        graphs: Vec::new(),
     })))
 }
 

@@ -94,8 +94,8 @@ fn bad_kind_configs_are_reported() {
     assert!(parse(GRAPH).is_ok());
     let e = parse(&GRAPH.replace("kind = \"graph\"", "kind = \"graphs\"")).unwrap_err();
     assert!(e.contains("unknown item kind `graphs`") && e.contains("dynamic"), "{e}");
-    let e = parse(&GRAPH.replace("\"final_gap\"", "\"max_gap\"")).unwrap_err();
-    assert!(e.contains("unknown statistic `max_gap`") && e.contains("offline_optimum"), "{e}");
+    let e = parse(&GRAPH.replace("\"final_gap\"", "\"avg_max_load\"")).unwrap_err();
+    assert!(e.contains("unknown statistic `avg_max_load`") && e.contains("offline_optimum"), "{e}");
     let e = parse(&GRAPH.replace("\"cycle\"\nprocess", "\"cycles\"\nprocess")).unwrap_err();
     assert!(e.contains("`graph`") && e.contains("torus"), "{e}");
     let e = parse(&GRAPH.replace("m = \"10*n\"", "m = \"10*n\", lambda = 1")).unwrap_err();

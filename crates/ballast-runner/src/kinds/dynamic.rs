@@ -32,7 +32,7 @@ use ballast_dynamic::theory::{
 };
 use ballast_dynamic::{simulate, DynamicSpec, Horizon, MetricSummary, RunSummary};
 
-use super::{summary_of, Driver, ItemKind, KPoint, KindSeries, Measure, RowCtx};
+use super::{summary_of, Driver, ItemKind, KPoint, KindSeries, Measure, Problem, RowCtx};
 use crate::config::table_params;
 use crate::stats::summarize;
 use crate::{Error, ROUNDING};
@@ -60,8 +60,8 @@ impl ItemKind for Dynamic {
         &["n", "m", "lambda", "d", "burn_in", "rounds", "batches", "skip"]
     }
 
-    fn validate(&self, s: &KindSeries, m: Measure, p: &KPoint) -> Result<(), String> {
-        validate(s, m, p)
+    fn validate(&self, s: &KindSeries, m: Measure, p: &KPoint) -> Result<(), Problem> {
+        validate(s, m, p).map_err(Problem::from)
     }
 
     fn run(&self, d: &mut Driver<'_>) -> Result<(), Error> {

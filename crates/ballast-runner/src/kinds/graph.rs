@@ -1,30 +1,41 @@
 //! `kind = "graph"`: graphical processes on topologies of `ballast-graph`, and the off-line
 //! d-choice optimum.
 //!
-//! - `statistic = "final_gap"`: a series names a topology (`graph = "torus:2"`, the
-//!   `ballast-graph` shorthand: `complete`, `cycle`, `torus[:DIM]`, `hypercube`, `star`,
-//!   `regular:D`, `gnp:P[:connected]`, `file:PATH`, with `{param}` placeholders such as
-//!   `"gnp:{p}:connected"`) and a process (`two_choice` on edges, `one_plus_beta` on edges,
-//!   `one_choice` on vertices); parameters `n`, `m` and optionally `b` (batch size). The graph
-//!   of point `p` is built once from `derive_seed(seed, [hash_str(id), p, GRAPH_STREAM])`
-//!   and shared by its runs; its spectral gap λ₂ (normalised Laplacian; closed form for the
-//!   structured families, power iteration otherwise) is reported in a table of the report.
+//! - Graphical series: a topology (`graph`) and a process (`two_choice` on edges,
+//!   `one_plus_beta` on edges, `one_choice` on vertices); parameters `n`, `m`, optionally `b`
+//!   (batch size) or `observe_every` (sequential observation points). The topology is a
+//!   family of the registry `ballast_graph::TOPOLOGIES` with its typed parameters, written as
+//!   the shorthand (`graph = "torus:2"`, positional values in declaration order, or
+//!   `"torus:dim=2"`; `{param}` placeholders such as `"gnp:{p}:connected"`) or as a table
+//!   (`graph = { kind = "torus", dim = 2 }`, numbers may be formulas over the point). Series
+//!   options: `tie_break`, `weights` (the core's weight laws), `also` (further statistics of
+//!   the same runs) and `potentials` (rows `<series> [<potential>]` of their values at the
+//!   end). Statistics: `final_gap`, `max_gap` (largest gap over the observation points),
+//!   `max_load`, `samples_per_ball`, each a mean over runs. The graph of point `p` is built
+//!   once from `derive_seed(seed, [hash_str(id), p, GRAPH_STREAM])` (`id` the item's, or its
+//!   `seed_item`, as for the unit seeds) and shared by its runs;
+//!   its spectral gap λ₂ (normalised Laplacian; closed form for the structured families,
+//!   power iteration otherwise) is reported in a table of the report.
 //! - `statistic = "offline_optimum"` / `"greedy_max_load"`: no graph; parameters `n`, `m`,
 //!   `d`. Each run samples `m` balls with `d` uniform choices, computes the exact minimum max
 //!   load (max-flow, verified with its certificate) and the on-line Greedy\[d\] max load on
 //!   the same choices. Closed form `theory = "offline_predicted"`: the smallest ℓ with
 //!   m/n below the ℓ-orientability threshold c*(d, ℓ).
 
+use ballast_core::registry::ParamError;
 use ballast_core::rng::hash_str;
-use ballast_core::{derive_seed, sim_rng, RunSpec};
+use ballast_core::{derive_seed, sim_rng, RunSpec, TieBreak};
 use ballast_graph::offline::{offline_optimum, predicted_optimum, Choices};
-use ballast_graph::{GraphKind, PowerIteration, Topology, GRAPH_STREAM};
+use ballast_graph::{
+    find_topology, parse_topology, GraphKind, GraphOptions, PowerIteration, Topology, GRAPH_STREAM,
+};
+use ballast_potential::{PotentialSpec, Potentials};
 use rayon::prelude::*;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 
-use super::{Driver, ItemKind, KPoint, KindSeries, Measure, RowCtx};
-use crate::config::{resolve_process, RawProcess};
+use super::{Driver, ItemKind, KPoint, KindSeries, Measure, Problem, RowCtx};
+use crate::config::{resolve_process, resolve_weights, table_params, RawProcess};
 use crate::numbers::num;
 use crate::stats::summarize;
 use crate::{Error, ROUNDING};
@@ -32,25 +43,55 @@ use crate::{Error, ROUNDING};
 /// `kind = "graph"`: graphical balls-into-bins and the off-line optimum.
 pub(super) struct Graph;
 
+/// The statistics of a graphical series (the main one and its `also`).
+const GRAPHICAL: [Measure; 4] =
+    [Measure::FinalGap, Measure::MaxGap, Measure::MaxLoad, Measure::SamplesPerBall];
+
 impl ItemKind for Graph {
     fn name(&self) -> &'static str {
         "graph"
     }
 
     fn measures(&self) -> &'static [Measure] {
-        &[Measure::FinalGap, Measure::OfflineOptimum, Measure::GreedyMaxLoad]
+        &[
+            Measure::FinalGap,
+            Measure::MaxGap,
+            Measure::MaxLoad,
+            Measure::SamplesPerBall,
+            Measure::OfflineOptimum,
+            Measure::GreedyMaxLoad,
+        ]
     }
 
     fn params(&self) -> &'static [&'static str] {
-        &["n", "m", "b", "d", "p", "c"]
+        &["n", "m", "b", "observe_every", "d", "p", "c"]
     }
 
-    fn validate(&self, s: &KindSeries, m: Measure, p: &KPoint) -> Result<(), String> {
+    fn validate(&self, s: &KindSeries, m: Measure, p: &KPoint) -> Result<(), Problem> {
         validate(s, m, p)
     }
 
     fn run(&self, d: &mut Driver<'_>) -> Result<(), Error> {
         run(d)
+    }
+
+    fn series_fields(&self) -> &'static [&'static str] {
+        &["graph", "potentials", "also", "tie_break", "weights"]
+    }
+
+    fn takes_seed_item(&self) -> bool {
+        // The topologies derive from the seed item too.
+        true
+    }
+
+    fn key_extra(&self, s: &KindSeries) -> String {
+        // Runs store a `Unit`; the series options a graphical run depends on.
+        format!(
+            " | graph units v2 {:?} {:?} {:?}",
+            s.tie_break,
+            s.weights.as_ref().map(|w| &w.0),
+            s.potentials
+        )
     }
 }
 
@@ -58,52 +99,221 @@ fn offline(m: Measure) -> bool {
     matches!(m, Measure::OfflineOptimum | Measure::GreedyMaxLoad)
 }
 
-fn process(s: &KindSeries, p: &KPoint) -> Result<ballast_core::ProcessSpec, String> {
-    let v = s.process.clone().ok_or("`process` is required for graphical series")?;
-    let raw = RawProcess::deserialize(v).map_err(|e| format!("`process`: {}", e.message()))?;
-    resolve_process(&raw, &p.vars(), "`process`").map(|(_, spec)| spec).map_err(|(_, msg)| msg)
+/// A problem about the series field `field` (its value).
+fn at(field: &[&str], key: bool, message: String) -> Problem {
+    Problem { field: field.iter().map(|f| (*f).to_owned()).collect(), key, message }
 }
 
-fn spec(s: &KindSeries, p: &KPoint, n: u64) -> Result<RunSpec, String> {
+fn process(s: &KindSeries, p: &KPoint) -> Result<ballast_core::ProcessSpec, Problem> {
+    let v = s.process.clone().ok_or("`process` is required for graphical series")?;
+    let raw = RawProcess::deserialize(v)
+        .map_err(|e| at(&["process"], false, format!("`process`: {}", e.message())))?;
+    resolve_process(&raw, &p.vars(), "`process`").map(|(_, spec)| spec).map_err(|(param, msg)| {
+        match param {
+            Some(param) => at(&["process", &param], true, msg),
+            None => at(&["process"], false, msg),
+        }
+    })
+}
+
+/// The series' tie rule.
+fn tie_break(s: &KindSeries) -> Result<TieBreak, Problem> {
+    let Some(t) = &s.tie_break else { return Ok(TieBreak::Random) };
+    TieBreak::from_name(t).map_err(|e| {
+        let hint = ballast_core::registry::did_you_mean(t, TieBreak::ALL.iter().map(|(n, _)| *n));
+        at(&["tie_break"], false, format!("`tie_break`: {e}{hint}"))
+    })
+}
+
+fn spec(s: &KindSeries, p: &KPoint, n: u64) -> Result<RunSpec, Problem> {
     let mut spec = RunSpec::new(process(s, p)?, n, p.count("m")?);
     if p.get("b").is_some() {
         spec = spec.batched(p.count("b")?);
     }
+    if p.get("observe_every").is_some() {
+        spec.observe_every = Some(p.count("observe_every")?);
+    }
+    spec.tie_break = tie_break(s)?;
+    spec.weights = resolve_weights(s.weights.as_ref(), "`weights`").map_err(|(param, msg)| {
+        let param = param.unwrap_or_else(|| "weights".into());
+        let field: Vec<&str> = param.split('.').collect();
+        at(&field, field.len() > 1, msg)
+    })?;
     spec.validate().map_err(|e| e.to_string())?;
     ballast_core::registry::check_run(&spec).map_err(|e| e.message)?;
     Ok(spec)
 }
 
-fn topology(s: &KindSeries, p: &KPoint) -> Result<GraphKind, String> {
-    let g = s.graph.as_deref().ok_or("`graph` is required for graphical series")?;
-    p.fill(g).parse::<GraphKind>().map_err(|e| format!("`graph`: {e}"))
+/// A topology refused by the registry, at the `graph` field (the parameter's key in a table).
+fn topology_problem(e: ParamError, table: bool) -> Problem {
+    let msg = format!("`graph`: {e}");
+    match (table, e.param) {
+        (true, Some(param)) => at(&["graph", &param], true, msg),
+        _ => at(&["graph"], false, msg),
+    }
+}
+
+/// The series' topology at point `p`: a shorthand (placeholders filled) or a table, through
+/// the topology registry.
+fn topology(s: &KindSeries, p: &KPoint) -> Result<GraphKind, Problem> {
+    match &s.graph {
+        None => Err("`graph` is required for graphical series".into()),
+        Some(toml::Value::String(text)) => {
+            let (def, given) =
+                parse_topology(&p.fill(text)).map_err(|e| topology_problem(e, false))?;
+            def.build(&given).map_err(|e| topology_problem(e, false))
+        }
+        Some(toml::Value::Table(table)) => {
+            let kind = match table.get("kind") {
+                Some(toml::Value::String(k)) => k.as_str(),
+                _ => {
+                    let names: Vec<&str> =
+                        ballast_graph::TOPOLOGIES.iter().map(|t| t.name).collect();
+                    let msg = format!(
+                        "`graph`: the topology table needs `kind` (a string), one of {}",
+                        names.join(", ")
+                    );
+                    return Err(at(&["graph"], false, msg));
+                }
+            };
+            let def = find_topology(kind)
+                .map_err(|e| at(&["graph", "kind"], false, format!("`graph`: {e}")))?;
+            let given = table_params(&def.list(), table, &p.vars(), "`graph`").map_err(
+                |(param, msg)| match param {
+                    Some(param) => at(&["graph", &param], true, msg),
+                    None => at(&["graph"], false, msg),
+                },
+            )?;
+            def.build(&given).map_err(|e| topology_problem(e, true))
+        }
+        Some(other) => Err(at(
+            &["graph"],
+            false,
+            format!(
+                "`graph` = {other}: expected a topology, a shorthand such as \"torus:2\" or a \
+                 table such as {{ kind = \"torus\", dim = 2 }}"
+            ),
+        )),
+    }
+}
+
+/// The topology as the report's table shows it: the shorthand as written (placeholders
+/// filled), or the family's shorthand for a table.
+fn topology_label(s: &KindSeries, p: &KPoint, kind: &GraphKind) -> String {
+    match &s.graph {
+        Some(toml::Value::String(text)) => p.fill(text),
+        _ => kind.to_string(),
+    }
+}
+
+/// The series' further statistics.
+fn also(s: &KindSeries, m: Measure) -> Result<Vec<Measure>, Problem> {
+    let mut out: Vec<Measure> = Vec::new();
+    for name in s.also.iter().flatten() {
+        let a = Measure::from_name(name, &GRAPHICAL)
+            .map_err(|e| at(&["also"], false, format!("`also`: {e}")))?;
+        if a == m || out.contains(&a) {
+            let msg = format!("`also` lists `{name}` twice (the series' statistic counts)");
+            return Err(at(&["also"], false, msg));
+        }
+        out.push(a);
+    }
+    Ok(out)
+}
+
+/// The series' potentials at point `p` (placeholders filled).
+fn potentials(s: &KindSeries, p: &KPoint) -> Result<Vec<PotentialSpec>, Problem> {
+    let Some(list) = &s.potentials else { return Ok(Vec::new()) };
+    if list.is_empty() {
+        let msg = "`potentials` is empty: name at least one or leave it out".to_owned();
+        return Err(at(&["potentials"], false, msg));
+    }
+    let mut out: Vec<PotentialSpec> = Vec::new();
+    for text in list {
+        let filled = p.fill(text);
+        let spec = PotentialSpec::parse(&filled)
+            .map_err(|e| at(&["potentials"], false, format!("`potentials`: \"{filled}\": {e}")))?;
+        if out.contains(&spec) {
+            return Err(at(&["potentials"], false, format!("`potentials` lists {spec} twice")));
+        }
+        out.push(spec);
+    }
+    Ok(out)
 }
 
 /// Checks one point without simulating (graphs are not built here).
-fn validate(s: &KindSeries, m: Measure, p: &KPoint) -> Result<(), String> {
+fn validate(s: &KindSeries, m: Measure, p: &KPoint) -> Result<(), Problem> {
     let n = p.count("n")?;
     if offline(m) {
+        let given = [
+            ("graph", s.graph.is_some()),
+            ("process", s.process.is_some()),
+            ("also", s.also.is_some()),
+            ("potentials", s.potentials.is_some()),
+            ("tie_break", s.tie_break.is_some()),
+            ("weights", s.weights.is_some()),
+        ];
+        if let Some((field, _)) = given.iter().find(|(_, g)| *g) {
+            let msg = format!(
+                "`{field}` applies to graphical series; `{}` draws d uniform choices per ball",
+                m.name()
+            );
+            return Err(at(&[field], true, msg));
+        }
         let (mm, d) = (p.count("m")?, p.count("d")?);
         if n == 0 || d < 2 || mm == 0 {
             return Err(format!(
                 "off-line optimum needs n >= 1, m >= 1, d >= 2 (n {n}, m {mm}, d {d})"
-            ));
+            )
+            .into());
         }
         return Ok(());
     }
+    also(s, m)?;
     let n_vertices = usize::try_from(n).map_err(|_| format!("n = {n}: too large for a graph"))?;
-    topology(s, p)?.check(Some(n_vertices)).map_err(|e| format!("`graph`: {e}"))?;
-    ballast_graph::check_graph_spec(&spec(s, p, n)?).map_err(|e| e.to_string())
+    topology(s, p)?
+        .check(Some(n_vertices))
+        .map_err(|e| at(&["graph"], false, format!("`graph`: {e}")))?;
+    ballast_graph::check_graph_spec(&spec(s, p, n)?).map_err(|e| e.to_string())?;
+    potentials(s, p)?;
+    Ok(())
+}
+
+/// What one run records (the checkpoints' layout, `graph units v2`): the off-line value or
+/// the graphical statistics, the balls placed and the final potentials.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct Unit {
+    /// The off-line optimum or Greedy's max load; the final gap of a graphical run.
+    value: f64,
+    max_gap: f64,
+    max_load: f64,
+    samples: u64,
+    balls: u64,
+    potentials: Vec<f64>,
+}
+
+impl Unit {
+    /// The value of statistic `m` of this run.
+    fn get(&self, m: Measure) -> f64 {
+        match m {
+            Measure::MaxGap => self.max_gap,
+            Measure::MaxLoad => self.max_load,
+            Measure::SamplesPerBall if self.balls == 0 => f64::NAN,
+            Measure::SamplesPerBall => self.samples as f64 / self.balls as f64,
+            _ => self.value,
+        }
+    }
 }
 
 fn run(d: &mut Driver<'_>) -> Result<(), Error> {
     let k = d.kexp;
     let runs = d.plan.runs;
-    let item = hash_str(d.exp.id());
+    // The seed item (the item's own id unless `seed_item` names another).
+    let item = hash_str(d.seed_item());
     let seed = d.kexp.cfg.seed;
     let points = d.plan.points.clone();
     // Graphs first: one per graphical point, shared by its runs.
-    let graphs: Vec<Option<Topology>> = d.pool.install(|| {
+    let graphs: Vec<Option<(GraphKind, Topology)>> = d.pool.install(|| {
         points
             .par_iter()
             .enumerate()
@@ -112,12 +322,12 @@ fn run(d: &mut Driver<'_>) -> Result<(), Error> {
                 if offline(k.measures[p.series]) {
                     return Ok(None);
                 }
-                let kind = topology(s, p).map_err(|e| sim_err(s, pi, 0, e))?;
+                let kind = topology(s, p).map_err(|e| sim_err(s, pi, 0, e.message))?;
                 let n = p.count("n").map_err(|e| sim_err(s, pi, 0, e))? as usize;
                 let mut rng = sim_rng(derive_seed(seed, &[item, pi as u64, GRAPH_STREAM]));
-                kind.build(Some(n), &mut rng)
-                    .map(Some)
-                    .map_err(|e| sim_err(s, pi, 0, e.to_string()))
+                let g =
+                    kind.build(Some(n), &mut rng).map_err(|e| sim_err(s, pi, 0, e.to_string()))?;
+                Ok(Some((kind, g)))
             })
             .collect::<Result<Vec<_>, Error>>()
     })?;
@@ -128,7 +338,7 @@ fn run(d: &mut Driver<'_>) -> Result<(), Error> {
                 .par_iter()
                 .map(|g| {
                     g.as_ref()
-                        .map(|g| g.info(&PowerIteration::default()).map_err(|e| e.to_string()))
+                        .map(|(_, g)| g.info(&PowerIteration::default()).map_err(|e| e.to_string()))
                         .transpose()
                 })
                 .collect::<Result<Vec<_>, String>>()
@@ -137,11 +347,19 @@ fn run(d: &mut Driver<'_>) -> Result<(), Error> {
             path: d.exp.path().to_path_buf(),
             message: format!("graph info: {e}"),
         })?;
+    let pots: Vec<Vec<PotentialSpec>> = points
+        .iter()
+        .enumerate()
+        .map(|(pi, p)| {
+            let s = k.cfg.series[p.series].get_ref();
+            potentials(s, p).map_err(|e| sim_err(s, pi, 0, e.message))
+        })
+        .collect::<Result<_, _>>()?;
     let pis: Vec<usize> = (0..points.len()).collect();
     let balls = |pi: usize| points[pi].count("m").unwrap_or(0);
     let seeds: Vec<Vec<u64>> =
         pis.iter().map(|&pi| (0..runs).map(|r| d.seed(pi, r)).collect()).collect();
-    let per_point: Option<Vec<Vec<(f64, u64)>>> = d.units(&pis, &balls, |pi, run| {
+    let per_point: Option<Vec<Vec<Unit>>> = d.units(&pis, &balls, |pi, run| {
         let unit_seed = seeds[pi][run as usize];
         let p = &points[pi];
         let s = k.cfg.series[p.series].get_ref();
@@ -161,17 +379,39 @@ fn run(d: &mut Driver<'_>) -> Result<(), Error> {
                 Measure::GreedyMaxLoad => opt.greedy_max_load,
                 _ => opt.max_load,
             };
-            Ok((f64::from(v), m as u64))
+            Ok(Unit {
+                value: f64::from(v),
+                max_gap: f64::NAN,
+                max_load: f64::NAN,
+                samples: 0,
+                balls: m as u64,
+                potentials: Vec::new(),
+            })
         } else {
-            let g = graphs[pi].as_ref().ok_or_else(|| fail("no graph".into()))?;
-            let spec = spec(s, p, g.n_vertices() as u64).map_err(fail)?;
-            let out = g.simulate(&spec, &mut rng).map_err(|e| fail(e.to_string()))?;
-            Ok((out.final_gap, out.balls))
+            let (_, g) = graphs[pi].as_ref().ok_or_else(|| fail("no graph".into()))?;
+            let spec = spec(s, p, g.n_vertices() as u64).map_err(|e| fail(e.message))?;
+            let (out, potentials) = if pots[pi].is_empty() {
+                (g.simulate(&spec, &mut rng).map_err(|e| fail(e.to_string()))?, Vec::new())
+            } else {
+                let mut tracker = Potentials::new(&pots[pi]).map_err(|e| fail(e.to_string()))?;
+                let out = g
+                    .simulate_observed(&spec, &GraphOptions::default(), &mut rng, &mut tracker)
+                    .map_err(|e| fail(e.to_string()))?;
+                (out, tracker.values())
+            };
+            Ok(Unit {
+                value: out.final_gap,
+                max_gap: out.max_gap,
+                max_load: out.max_load,
+                samples: out.samples,
+                balls: out.balls,
+                potentials,
+            })
         }
     })?;
     let Some(per_point) = per_point else { return Ok(()) }; // a shard: nothing to aggregate
-    let outs: Vec<(f64, u64)> = per_point.into_iter().flatten().collect();
-    d.balls = outs.iter().map(|o| u128::from(o.1)).sum();
+    let outs: Vec<Unit> = per_point.into_iter().flatten().collect();
+    d.balls = outs.iter().map(|o| u128::from(o.balls)).sum();
     let any_graph = graphs.iter().any(Option::is_some);
     let any_offline = k.measures.iter().any(|m| offline(*m));
     d.engine = match (any_graph, any_offline) {
@@ -190,25 +430,26 @@ fn run(d: &mut Driver<'_>) -> Result<(), Error> {
     for (pi, p) in points.iter().enumerate() {
         let s = k.cfg.series[p.series].get_ref();
         let measure = k.measures[p.series];
-        let values: Vec<f64> =
-            outs[pi * runs as usize..(pi + 1) * runs as usize].iter().map(|o| o.0).collect();
-        let summary = summarize(&values, ROUNDING);
+        let block = &outs[pi * runs as usize..(pi + 1) * runs as usize];
+        let of = |m: Measure| -> Vec<f64> { block.iter().map(|o| o.get(m)).collect() };
+        let summary = summarize(&of(measure), ROUNDING);
         let n = match &graphs[pi] {
-            Some(g) => g.n_vertices() as u64,
+            Some((_, g)) => g.n_vertices() as u64,
             None => p.count("n").unwrap_or(0),
         };
-        if let Some(info) = &infos[pi] {
+        if let (Some(info), Some((kind, _))) = (&infos[pi], &graphs[pi]) {
+            let gap = summarize(&of(Measure::FinalGap), ROUNDING);
             let _ = writeln!(
                 table,
                 "| {} | {} | {n} | {} | {:.2} | {} | {} | {:.2} ± {:.2} |",
                 s.name,
-                p.fill(s.graph.as_deref().unwrap_or("")),
+                topology_label(s, p, kind),
                 info.n_edges,
                 info.degree.mean,
                 sig(info.spectral_gap),
                 info.spectral_method,
-                summary.mean,
-                summary.stderr
+                gap.mean,
+                gap.stderr
             );
         }
         let b = p.get("b").map(|b| b as u64);
@@ -220,8 +461,28 @@ fn run(d: &mut Driver<'_>) -> Result<(), Error> {
         let ctx = RowCtx { point: p, measure, series_ref, n, b, rounds: None };
         let x = p.x;
         d.push(ctx, x, summary, &theory);
+        if offline(measure) {
+            continue;
+        }
+        for a in also(s, measure).map_err(|e| sim_err(s, pi, 0, e.message))? {
+            let ctx = RowCtx { point: p, measure: a, series_ref: None, n, b, rounds: None };
+            d.push_also(ctx, x, summarize(&of(a), ROUNDING), s.name.clone());
+        }
+        for (j, spec) in pots[pi].iter().enumerate() {
+            let values: Vec<f64> = block.iter().map(|o| o.potentials[j]).collect();
+            let ctx = RowCtx {
+                point: p,
+                measure: Measure::Potential,
+                series_ref: None,
+                n,
+                b,
+                rounds: None,
+            };
+            d.push_also(ctx, x, summarize(&values, ROUNDING), format!("{} [{spec}]", s.name));
+        }
     }
     d.extra_notes = table;
+    d.graphs = infos.into_iter().flatten().collect();
     Ok(())
 }
 

@@ -46,6 +46,7 @@ use ballast_core::rng::SEED_DERIVATION_VERSION;
 use serde::Deserialize;
 use toml::Spanned;
 
+use crate::config::schema::Seg;
 use crate::config::{ConfigFile, Problems, RawAxis, RawConfig, RawReport};
 use crate::formula::Formula;
 use crate::grid::{self, Grid};
@@ -71,14 +72,34 @@ pub(crate) trait ItemKind: Sync {
     /// The named parameters of `[point]` and of the series' `params`.
     fn params(&self) -> &'static [&'static str];
     /// Checks one point of a series without simulating.
-    fn validate(&self, series: &KindSeries, measure: Measure, point: &KPoint)
-        -> Result<(), String>;
+    fn validate(
+        &self,
+        series: &KindSeries,
+        measure: Measure,
+        point: &KPoint,
+    ) -> Result<(), Problem>;
+    /// The kind-specific series fields it reads (of `graph`, `potential`, `potentials`,
+    /// `also`, `tie_break`, `weights`); the others are refused, never ignored.
+    fn series_fields(&self) -> &'static [&'static str] {
+        &[]
+    }
+    /// Added to the checkpoint key of a point of series `s`: the kind-specific fields its
+    /// runs depend on and the layout of its stored runs (so that runs stored in an older
+    /// layout are not even read). Empty by default, which leaves the key as it was.
+    fn key_extra(&self, _s: &KindSeries) -> String {
+        String::new()
+    }
     /// Runs the plan's points and pushes their rows to the driver.
     fn run(&self, d: &mut Driver<'_>) -> Result<(), Error>;
     /// Whether two items may share runs (`seed_item`, `seed_by = "values"`): only where the
     /// checkpoint key names everything a run depends on.
     fn shares_runs(&self) -> bool {
         false
+    }
+    /// Whether its configs may name a `seed_item` (with `seed_by = "index"`): only where
+    /// every seed of an item derives from it.
+    fn takes_seed_item(&self) -> bool {
+        self.shares_runs()
     }
     /// Whether its runs go through checkpoints (and so can be sharded, merged and read back
     /// with `--cached-only`).
@@ -90,6 +111,34 @@ pub(crate) trait ItemKind: Sync {
         false
     }
 }
+
+/// A point a kind refuses: the message, and the series field it is about (`["graph",
+/// "dim"]`; empty: the series as a whole), for its line and column.
+#[derive(Debug)]
+pub(crate) struct Problem {
+    /// The field's path inside the series.
+    pub field: Vec<String>,
+    /// Whether the place is the field's key (an unknown name) rather than its value.
+    pub key: bool,
+    /// The message.
+    pub message: String,
+}
+
+impl From<String> for Problem {
+    fn from(message: String) -> Self {
+        Self { field: Vec::new(), key: false, message }
+    }
+}
+
+impl From<&str> for Problem {
+    fn from(message: &str) -> Self {
+        message.to_owned().into()
+    }
+}
+
+/// The kind-specific series fields, for the check that a kind reads every one given.
+const SERIES_FIELDS: [&str; 6] =
+    ["graph", "potential", "potentials", "also", "tie_break", "weights"];
 
 impl std::fmt::Debug for dyn ItemKind {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -216,9 +265,11 @@ pub(crate) struct KindSeries {
     /// The process (`{ kind = … }`), interpreted by the item kind.
     #[serde(default)]
     pub process: Option<toml::Value>,
-    /// Graph kinds: the topology as `ballast-graph` shorthand, with `{param}` placeholders.
+    /// Graph kinds: the topology, a `ballast-graph` shorthand with `{param}` placeholders
+    /// (`"torus:2"`, `"gnp:{p}:connected"`) or a table through the topology registry
+    /// (`{ kind = "torus", dim = 2 }`, numbers may be formulas).
     #[serde(default)]
-    pub graph: Option<String>,
+    pub graph: Option<toml::Value>,
     /// Potential kinds: the potential as `ballast-potential` spec text, with placeholders.
     #[serde(default)]
     pub potential: Option<String>,
@@ -226,6 +277,15 @@ pub(crate) struct KindSeries {
     #[serde(default)]
     pub potentials: Option<Vec<String>>,
     pub statistic: String,
+    /// Graph kinds: further statistics of the same runs (rows marked `also`).
+    #[serde(default)]
+    pub also: Option<Vec<String>>,
+    /// Graph kinds: the tie rule between the two endpoints (`random`, `first`, …).
+    #[serde(default)]
+    pub tie_break: Option<String>,
+    /// Graph kinds: ball weights (`{ kind = "exp", mean = 1 }`, the core's weight laws).
+    #[serde(default)]
+    pub weights: Option<crate::config::RawWeights>,
     #[serde(default)]
     pub params: BTreeMap<String, Formula>,
     /// Series name in the reference files (`{var}` placeholders; `""`: none).
@@ -360,6 +420,34 @@ impl KindExperiment {
                     measures.push(kind.measures()[0]);
                 }
             }
+            let given = {
+                let v = s.get_ref();
+                [
+                    v.graph.is_some(),
+                    v.potential.is_some(),
+                    v.potentials.is_some(),
+                    v.also.is_some(),
+                    v.tie_break.is_some(),
+                    v.weights.is_some(),
+                ]
+            };
+            for (field, _) in SERIES_FIELDS.iter().zip(given).filter(|(_, g)| *g) {
+                if !kind.series_fields().contains(field) && !skipped {
+                    let takes = kind.series_fields();
+                    let takes = if takes.is_empty() { "none".into() } else { takes.join(", ") };
+                    problems.at_path(
+                        &[Seg::Key("series".into()), Seg::Index(si), Seg::Key((*field).into())],
+                        true,
+                        format!(
+                            "series `{}`: `{field}` is not read by {} items (of the \
+                             kind-specific series fields they take: {takes})",
+                            s.get_ref().name,
+                            kind.name()
+                        ),
+                    );
+                    problems.skip_series(si);
+                }
+            }
             for k in s.get_ref().params.keys() {
                 if !params.contains(&k.as_str()) && !skipped {
                     problems.at(
@@ -403,12 +491,19 @@ impl KindExperiment {
         // Shared seeds only where the checkpoint key names everything a run depends on: a
         // graph item also draws its topology from the item id, a potential item's runs
         // depend on its statistic.
-        if !kind.shares_runs() && (cfg.seed_item.is_some() || cfg.seed_by != SeedBy::Index) {
+        if !kind.shares_runs() && cfg.seed_by != SeedBy::Index {
             problems.at(
                 None,
                 format!(
-                    "`seed_item` and `seed_by` are supported by dynamic items only, not by {} \
-                     items",
+                    "`seed_by` is supported by dynamic items only, not by {} items",
+                    kind.name()
+                ),
+            );
+        } else if !kind.takes_seed_item() && cfg.seed_item.is_some() {
+            problems.at(
+                None,
+                format!(
+                    "`seed_item` is supported by dynamic and graph items only, not by {} items",
                     kind.name()
                 ),
             );
@@ -524,8 +619,15 @@ impl KindExperiment {
                 let x = combo.iter().find(|(k, _)| *k == xvar).map_or(0.0, |(_, v)| *v);
                 let p = KPoint { series: si, grid: combo.clone(), x, params };
                 if let Err(e) = self.kind.validate(series, self.measures[si], &p) {
-                    if problems.first_report(si, "check", &Some(s.span())) {
-                        problems.at(Some(s.span()), format!("{ctx}: {e}"));
+                    let msg = format!("{ctx}: {}", e.message);
+                    if e.field.is_empty() {
+                        if problems.first_report(si, "check", &Some(s.span())) {
+                            problems.at(Some(s.span()), msg);
+                        }
+                    } else if problems.first_report(si, &e.field.join("."), &None) {
+                        let mut path = vec![Seg::Key("series".into()), Seg::Index(si)];
+                        path.extend(e.field.iter().map(|f| Seg::Key(f.clone())));
+                        problems.at_path(&path, e.key, msg);
                     }
                 }
                 points.push(p);
@@ -603,6 +705,8 @@ pub(crate) struct Driver<'a> {
     pub engine: String,
     pub balls: u128,
     pub extra_notes: String,
+    /// The topologies built (graph items).
+    pub graphs: Vec<ballast_graph::GraphInfo>,
     /// Row-group names in legend order (default: the config's series names; a kind may split
     /// a series into several groups).
     pub series_names: Vec<String>,
@@ -667,6 +771,7 @@ impl<'a> Driver<'a> {
             engine: String::new(),
             balls: 0,
             extra_notes: String::new(),
+            graphs: Vec::new(),
             series_names: kexp.cfg.series.iter().map(|s| s.get_ref().name.clone()).collect(),
             diagnostics: Vec::new(),
             opts: opts.clone(),
@@ -677,8 +782,9 @@ impl<'a> Driver<'a> {
         })
     }
 
-    /// The item id the unit seeds derive from (`seed_item`, else the item's own id).
-    fn seed_item(&self) -> &str {
+    /// The item id the unit seeds (and a graph item's topologies) derive from (`seed_item`,
+    /// else the item's own id).
+    pub(crate) fn seed_item(&self) -> &str {
         self.kexp.cfg.seed_item.as_deref().unwrap_or(self.exp.id())
     }
 
@@ -705,7 +811,7 @@ impl<'a> Driver<'a> {
         };
         let text = format!(
             "ballast-runner {} units v{} | kind {} | seeds v{SEED_DERIVATION_VERSION} {} {} \
-             {point} runs {} | {:?} {:?} {:?} {statistic}{:?} | {:?}",
+             {point} runs {} | {:?} {:?} {:?} {statistic}{:?} | {:?}{}",
             env!("CARGO_PKG_VERSION"),
             crate::units::UNIT_FORMAT,
             self.kexp.kind.name(),
@@ -716,7 +822,8 @@ impl<'a> Driver<'a> {
             s.graph,
             s.potential,
             s.params,
-            p.params
+            p.params,
+            self.kexp.kind.key_extra(s)
         );
         format!("{:x}", sha2::Sha256::digest(text.as_bytes()))
     }
@@ -828,6 +935,31 @@ impl<'a> Driver<'a> {
         });
     }
 
+    /// Pushes a row of a further statistic of the same runs (`also`, potentials) under
+    /// `series`: no references, left out of the figure.
+    pub fn push_also(&mut self, ctx: RowCtx<'_>, x: f64, summary: Summary, series: String) {
+        let p = ctx.point;
+        let group = p
+            .grid
+            .iter()
+            .filter(|(k, _)| k != self.kexp.cfg.x.variable.get_ref())
+            .cloned()
+            .collect();
+        self.rows.push(Row {
+            series,
+            group,
+            n: ctx.n,
+            b: ctx.b,
+            m: p.get("m").map_or(0, |m| m.max(0.0) as u64),
+            x,
+            statistic: Statistic::Measure(ctx.measure),
+            summary,
+            refs: self.refs.iter().map(|_| None).collect(),
+            theory: None,
+            also: true,
+        });
+    }
+
     fn finish(self, opts: &RunOptions) -> ItemResult {
         let exp = self.exp;
         let k = self.kexp;
@@ -896,6 +1028,7 @@ impl<'a> Driver<'a> {
             y_log: frame.y_log,
             x_label: frame.x_label,
             y_label: frame.y_label,
+            graphs: self.graphs,
         }
     }
 }

@@ -28,7 +28,7 @@ use ballast_potential::{Drift, PotentialSpec, Recorder, Sampling};
 use rayon::prelude::*;
 use serde::Deserialize;
 
-use super::{summary_of, Driver, ItemKind, KPoint, KindSeries, Measure, RowCtx};
+use super::{summary_of, Driver, ItemKind, KPoint, KindSeries, Measure, Problem, RowCtx};
 use crate::config::{resolve_process, RawProcess};
 use crate::stats::summarize;
 use crate::{Error, ROUNDING};
@@ -59,8 +59,12 @@ impl ItemKind for Potential {
         ]
     }
 
-    fn validate(&self, s: &KindSeries, m: Measure, p: &KPoint) -> Result<(), String> {
-        validate(s, m, p)
+    fn validate(&self, s: &KindSeries, m: Measure, p: &KPoint) -> Result<(), Problem> {
+        validate(s, m, p).map_err(Problem::from)
+    }
+
+    fn series_fields(&self) -> &'static [&'static str] {
+        &["potential", "potentials"]
     }
 
     fn run(&self, d: &mut Driver<'_>) -> Result<(), Error> {
