@@ -151,6 +151,70 @@ impl Formula {
     }
 }
 
+impl Formula {
+    /// The same formula with the variable `name` fixed to `value` and every part that no
+    /// longer depends on a variable computed once (`sqrt(ln(n))` for a fixed `n`). Each
+    /// folded part is computed by [`Formula::eval`] on the same operands, so the bound
+    /// formula's values are those of the original, bit for bit.
+    pub fn bind(&self, name: &str, value: f64) -> Formula {
+        let bound = self.vars.iter().position(|v| *v == name);
+        // Each stack entry: its code and, when it depends on no free variable, its value.
+        let mut segs: Vec<(Vec<Op>, Option<f64>)> = Vec::new();
+        let mut scratch = Vec::new();
+        let mut fold = |ops: Vec<Op>, stack: &mut Vec<f64>| -> (Vec<Op>, Option<f64>) {
+            let probe = Formula {
+                src: String::new(),
+                depth: stack_depth(&ops),
+                code: ops,
+                vars: &[],
+                uses: 0,
+            };
+            let v = probe.eval(&[], stack);
+            (vec![Op::Const(v)], Some(v))
+        };
+        for op in &self.code {
+            let arity = match op {
+                Op::Const(x) => {
+                    segs.push((vec![Op::Const(*x)], Some(*x)));
+                    continue;
+                }
+                Op::Var(i) if Some(*i as usize) == bound => {
+                    segs.push((vec![Op::Const(value)], Some(value)));
+                    continue;
+                }
+                Op::Var(_) => {
+                    segs.push((vec![*op], None));
+                    continue;
+                }
+                Op::Neg | Op::Fn1(_) => 1,
+                Op::Min(k) | Op::Max(k) => *k as usize,
+                _ => 2,
+            };
+            let args = segs.split_off(segs.len() - arity);
+            let known = args.iter().all(|(_, v)| v.is_some());
+            let mut code: Vec<Op> = args.into_iter().flat_map(|(c, _)| c).collect();
+            code.push(*op);
+            segs.push(if known { fold(code, &mut scratch) } else { (code, None) });
+        }
+        let (code, _) = segs.pop().expect("one value");
+        let uses = match bound {
+            Some(i) => self.uses & !(1 << i),
+            None => self.uses,
+        };
+        Formula { src: self.src.clone(), depth: stack_depth(&code), code, vars: self.vars, uses }
+    }
+
+    /// Number of operations of the compiled program (after [`Formula::bind`]: what is left).
+    pub fn len(&self) -> usize {
+        self.code.len()
+    }
+
+    /// Whether the program is empty (never, for a parsed formula).
+    pub fn is_empty(&self) -> bool {
+        self.code.is_empty()
+    }
+}
+
 /// The largest stack a program needs.
 fn stack_depth(code: &[Op]) -> usize {
     let (mut d, mut most) = (0usize, 0usize);
@@ -355,5 +419,15 @@ mod tests {
         }
         let g = Formula::parse("avg + 1", V).unwrap();
         assert!(g.uses("avg") && !g.uses("t") && !g.uses("n"));
+        // Binding n folds what depends on n only, to the same values.
+        let h = Formula::parse("avg + sqrt(ln(n)) * max(n, 2, t) - 1/3", V).unwrap();
+        let b = h.bind("n", 1000.0);
+        assert_eq!(b.len(), 10, "avg, c, n, 2, t, max, *, +, c, -: sqrt(ln(n)) and 1/3 folded");
+        let mut st = Vec::new();
+        for (t, avg) in [(0.0, 0.0), (5.0, 7.25), (1e6, 1e3 / 7.0)] {
+            let (x, y) = (h.eval(&[t, 1000.0, avg], &mut st), b.eval(&[t, 1e9, avg], &mut st));
+            assert_eq!(x.to_bits(), y.to_bits());
+        }
+        assert_eq!(Formula::parse("sqrt(n) + 1", V).unwrap().bind("n", 4.0).len(), 1);
     }
 }

@@ -37,6 +37,8 @@ pub fn parse(src: &str) -> Result<Formula, String> {
 #[derive(Clone, Debug)]
 pub struct FormulaThreshold<'a> {
     f: &'a Formula,
+    /// `f` with `n` fixed and what depends on `n` only computed (at the first decision).
+    bound: Option<Formula>,
     stack: Vec<f64>,
     /// `(t, W)` of the last evaluation and its value.
     last: Option<(u64, u64, f64)>,
@@ -45,7 +47,7 @@ pub struct FormulaThreshold<'a> {
 impl<'a> FormulaThreshold<'a> {
     /// The rule of formula `f` (parsed with [`VARS`]).
     pub fn new(f: &'a Formula) -> Self {
-        Self { f, stack: Vec::new(), last: None }
+        Self { f, bound: None, stack: Vec::new(), last: None }
     }
 
     /// The threshold for the decision at `t` balls on state `s`.
@@ -56,7 +58,8 @@ impl<'a> FormulaThreshold<'a> {
             Some((lt, lw, v)) if lt == t && lw == w.to_bits() => v,
             _ => {
                 let n = s.n() as f64;
-                let v = self.f.eval(&[t as f64, n, w / n], &mut self.stack);
+                let f = self.bound.get_or_insert_with(|| self.f.bind("n", n));
+                let v = f.eval(&[t as f64, n, w / n], &mut self.stack);
                 self.last = Some((t, w.to_bits(), v));
                 v
             }
