@@ -161,7 +161,7 @@ impl Formula {
         // Each stack entry: its code and, when it depends on no free variable, its value.
         let mut segs: Vec<(Vec<Op>, Option<f64>)> = Vec::new();
         let mut scratch = Vec::new();
-        let mut fold = |ops: Vec<Op>, stack: &mut Vec<f64>| -> (Vec<Op>, Option<f64>) {
+        let fold = |ops: Vec<Op>, stack: &mut Vec<f64>| -> (Vec<Op>, Option<f64>) {
             let probe = Formula {
                 src: String::new(),
                 depth: stack_depth(&ops),
@@ -267,7 +267,7 @@ impl Compiler<'_> {
     }
 
     /// A parenthesised group or the root: its single child.
-    fn inner<'n>(node: &'n Node<DefaultNumericTypes>) -> &'n Node<DefaultNumericTypes> {
+    fn inner(node: &Node<DefaultNumericTypes>) -> &Node<DefaultNumericTypes> {
         let mut n = node;
         while matches!(n.operator(), Operator::RootNode) && n.children().len() == 1 {
             n = &n.children()[0];

@@ -86,10 +86,7 @@ impl ParamType {
 
     /// Whether values of this type are numbers (configs may give them as formulas).
     pub fn is_numeric(self) -> bool {
-        !matches!(
-            self,
-            Self::Bool | Self::Choice(_) | Self::List | Self::Text | Self::Formula(_)
-        )
+        !matches!(self, Self::Bool | Self::Choice(_) | Self::List | Self::Text | Self::Formula(_))
     }
 }
 

@@ -360,4 +360,3 @@ fn the_process_is_declared_once_and_checked() {
         simulate(&RunSpec::new(formula("avg + t/1000"), 1000, 100_000), &mut sim_rng(3)).unwrap();
     assert!(loose.final_gap > tight.final_gap, "{} vs {}", loose.final_gap, tight.final_gap);
 }
-

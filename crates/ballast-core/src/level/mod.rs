@@ -464,7 +464,9 @@ fn sequential<R: RngCore + ?Sized, O: Observer>(
         ProcessSpec::GBoundedDistinct { g } => {
             run_seq(spec, s, DistinctPair(Noisy::GBounded { g }), r, o)
         }
-        ProcessSpec::GMyopicDistinct { g } => run_seq(spec, s, DistinctPair(Noisy::GMyopic { g }), r, o),
+        ProcessSpec::GMyopicDistinct { g } => {
+            run_seq(spec, s, DistinctPair(Noisy::GMyopic { g }), r, o)
+        }
         ProcessSpec::SigmaNoisyLoadDistinct { sigma, truncate } => {
             run_seq(spec, s, DistinctPair(Noisy::SigmaNoisyLoad { sigma, truncate }), r, o)
         }
