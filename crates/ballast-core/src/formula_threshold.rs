@@ -16,8 +16,10 @@
 //! double that no other load level rounds onto: every run of practical size). A formula that
 //! evaluates to NaN accepts no first sample.
 //!
-//! The formula is compiled once ([`Formula`]) and evaluated once per decision whose `t` or
-//! `W` differs from the previous one (once per ball sequentially, once per batch).
+//! The formula is compiled once ([`Formula`]), `n` is bound at the first decision (what
+//! depends on `n` only is computed then), and it is evaluated once per decision whose `t` or
+//! `W` differs from the previous one (once per ball sequentially, once per batch); a formula
+//! in neither `t` nor `avg` is evaluated once per run.
 
 use rand::RngCore;
 
@@ -42,23 +44,38 @@ pub struct FormulaThreshold<'a> {
     stack: Vec<f64>,
     /// `(t, W)` of the last evaluation and its value.
     last: Option<(u64, u64, f64)>,
+    /// The value of a formula in neither `t` nor `avg` (once `n` is bound).
+    constant: Option<f64>,
 }
 
 impl<'a> FormulaThreshold<'a> {
     /// The rule of formula `f` (parsed with [`VARS`]).
     pub fn new(f: &'a Formula) -> Self {
-        Self { f, bound: None, stack: Vec::new(), last: None }
+        Self { f, bound: None, stack: Vec::new(), last: None, constant: None }
     }
 
     /// The threshold for the decision at `t` balls on state `s`.
     #[inline]
     pub fn threshold<S: LoadState>(&mut self, s: &S, t: u64) -> f64 {
+        if let Some(c) = self.constant {
+            return c;
+        }
+        if self.bound.is_none() {
+            let n = s.n() as f64;
+            let f = self.f.bind("n", n);
+            if !f.uses("t") && !f.uses("avg") {
+                let c = f.eval(&[0.0, n, 0.0], &mut self.stack);
+                self.constant = Some(c);
+                return c;
+            }
+            self.bound = Some(f);
+        }
         let w = s.total();
         match self.last {
             Some((lt, lw, v)) if lt == t && lw == w.to_bits() => v,
             _ => {
                 let n = s.n() as f64;
-                let f = self.bound.get_or_insert_with(|| self.f.bind("n", n));
+                let f = self.bound.as_ref().expect("bound above");
                 let v = f.eval(&[t as f64, n, w / n], &mut self.stack);
                 self.last = Some((t, w.to_bits(), v));
                 v
