@@ -338,7 +338,7 @@ fn formula_thresholds_and_distinct_pairs_are_checked() {
             .into_iter()
             .chain(["--n", "1", "--m", "10"])
             .collect::<Vec<_>>(),
-        &["replacement", "n >= 2"],
+        &["replacement = false", "at least 2"],
     );
     assert_bad_input(
         &sim(&["--process", "quantile", "--param", "delta=0.5", "--param", "replacement=false"]),

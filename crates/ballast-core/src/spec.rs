@@ -832,6 +832,13 @@ impl RunSpec {
                 ));
             }
         }
+        if crate::distinct::is_distinct_pair(&self.process) && self.n < 2 {
+            return Err(Error::invalid(
+                "n",
+                self.n,
+                "at least 2 when two samples are distinct bins (replacement = false)",
+            ));
+        }
         if let ProcessSpec::RankVector { cum } = &self.process {
             if cum.len() as u64 != self.n {
                 return Err(Error::invalid(

@@ -419,9 +419,11 @@ fn the_pair_option_keeps_the_default_and_is_checked() {
     );
     for (p, _, _) in pair_cases() {
         // One bin: no two distinct bins.
-        let e = check_run(&RunSpec::new(p.clone(), 1, 10)).unwrap_err();
+        let one = RunSpec::new(p.clone(), 1, 10);
+        let e = check_run(&one).unwrap_err();
         assert_eq!(e.param.as_deref(), Some("replacement"), "{p:?}");
         assert!(e.message.contains("n >= 2"), "{e}");
+        assert!(one.validate().is_err() && ballast_core::simulate(&one, &mut sim_rng(1)).is_err());
         // Biased sampling is refused (the distinct pair is drawn uniformly).
         let mut s = RunSpec::new(p.clone(), 10, 100);
         s.sampling = ballast_core::Sampling::Zipf { s: 1.0 };
