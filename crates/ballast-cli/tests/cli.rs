@@ -320,6 +320,33 @@ fn unknown_and_missing_params_list_allowed_ones() {
 }
 
 #[test]
+fn formula_thresholds_and_distinct_pairs_are_checked() {
+    assert_bad_input(
+        &sim(&["--process", "formula_threshold", "--param", "f=avg + W"]),
+        &["`f`", "unknown variable `W`", "t, n, avg"],
+    );
+    assert_bad_input(
+        &sim(&["--process", "formula_threshold", "--param", "f=avg >= 1"]),
+        &["`f`", "not accepted"],
+    );
+    assert_bad_input(
+        &sim(&["--process", "formula_threshold", "--param", "f=1", "--tau", "3"]),
+        &["formula_threshold", "delay"],
+    );
+    assert_bad_input(
+        &["simulate", "--process", "g_bounded", "--param", "g=1", "--param", "replacement=false"]
+            .into_iter()
+            .chain(["--n", "1", "--m", "10"])
+            .collect::<Vec<_>>(),
+        &["replacement = false", "at least 2"],
+    );
+    assert_bad_input(
+        &sim(&["--process", "quantile", "--param", "delta=0.5", "--param", "replacement=false"]),
+        &["unknown parameter `replacement`"],
+    );
+}
+
+#[test]
 fn beta_outside_unit_interval() {
     assert_bad_input(
         &sim(&["--process", "one_plus_beta", "--param", "beta=1.5"]),

@@ -172,7 +172,9 @@ fn simulate_gives_the_runs_of_the_equivalent_one_point_config() {
 #[test]
 fn the_printed_one_point_config_runs_the_same_as_simulate() {
     let dir = scratch("front", "printed");
-    let cases: [&[&str]; 5] = [
+    let cases: [&[&str]; 7] = [
+        &["--process", "formula_threshold", "--param", "f=max(avg + 1, t/n/10)", "--batch", "50"],
+        &["--process", "g_myopic", "--param", "g=1", "--param", "replacement=false"],
         &["--process", "two_choice", "--tau", "300", "--delay-mode", "adversarial"],
         &["--process", "one_plus_beta", "--param", "beta=0.7", "--batch", "50", "--weights", "exp"],
         &["--process", "two_choice", "--observe-every", "100", "--tie-break", "first"],

@@ -1,7 +1,11 @@
 //! Sampling without replacement (`docs/processes.md#sampling-without-replacement`): the
 //! d-sample processes with `replacement = false` draw `d` *distinct* bins, every ordered
 //! d-tuple of distinct bins equally likely, and then decide exactly as with replacement
-//! (least loaded for d-Choice, most loaded for Unfair d-Choice).
+//! (least loaded for d-Choice, most loaded for Unfair d-Choice). The two-sample processes
+//! (the Two-Choice steps of (1+β), g-Bounded, g-Myopic, σ-Noisy-Load, k-Threshold) take the
+//! same option: their pair of samples is an ordered pair of distinct bins
+//! ([`distinct_pair`], [`DistinctPair`]), decided by the rule's own comparison
+//! ([`PairChoice`]).
 //!
 //! The draw is a partial Fisher–Yates shuffle of `0..n` kept sparse: the first `d` slots of a
 //! virtual permutation, with the displaced entries in a small list of `(slot, value)` pairs,
@@ -18,7 +22,7 @@ use rand::RngCore;
 use crate::loads::LoadState;
 use crate::process::{Ctx, Placement, Ranks, Rule};
 use crate::registry::ParamError;
-use crate::rng::below;
+use crate::rng::{below, bernoulli};
 use crate::spec::{ProcessSpec, RunSpec, Setting, TieBreak};
 
 /// The name of the option in configs and on the command line.
@@ -96,7 +100,117 @@ impl Rule for Distinct {
     }
 }
 
-/// Whether `spec` samples without replacement, and its `d`.
+/// Two distinct uniform bins, every ordered pair equally likely, counted as two samples:
+/// the first uniform on `0..n`, the second uniform on the other `n − 1` bins (`n >= 2`).
+#[inline]
+pub fn distinct_pair<R: RngCore + ?Sized>(n: usize, rng: &mut R, ctx: &mut Ctx) -> (usize, usize) {
+    let a = ctx.sample_below(rng, n as u64);
+    let b = ctx.sample_below(rng, n as u64 - 1);
+    (a, if b >= a { b + 1 } else { b })
+}
+
+/// A two-sample rule's decision given its two samples `a` (first) and `b` (second): the
+/// part of the rule after the sampling, shared by the i.i.d. and the distinct pairs.
+pub trait PairChoice {
+    /// The receiving bin, `a` or `b`; may draw coins or noise from `rng` and `ctx`.
+    fn choose<S: LoadState, R: RngCore + ?Sized>(
+        &mut self,
+        s: &S,
+        a: usize,
+        b: usize,
+        rng: &mut R,
+        ctx: &mut Ctx,
+    ) -> usize;
+}
+
+/// A two-sample rule on a pair of distinct bins ([`distinct_pair`]).
+#[derive(Clone, Debug)]
+pub struct DistinctPair<P>(pub P);
+
+impl<P: PairChoice> Rule for DistinctPair<P> {
+    #[inline]
+    fn place<S: LoadState, R: RngCore + ?Sized>(
+        &mut self,
+        s: &S,
+        _r: &Ranks<S::Load>,
+        rng: &mut R,
+        ctx: &mut Ctx,
+    ) -> Placement {
+        let (a, b) = distinct_pair(s.n(), rng, ctx);
+        Placement::one(self.0.choose(s, a, b, rng, ctx))
+    }
+}
+
+/// Two-Choice's decision on a pair: the lighter; equal loads by the tie rule (random: a
+/// fair coin; first: `a`; lowest_index / position: the lower / higher index), as
+/// [`crate::process::least_of`] decides two samples.
+#[derive(Clone, Copy, Debug)]
+pub struct LeastOfPair {
+    /// Tie rule.
+    pub tie: TieBreak,
+}
+
+impl PairChoice for LeastOfPair {
+    #[inline]
+    fn choose<S: LoadState, R: RngCore + ?Sized>(
+        &mut self,
+        s: &S,
+        a: usize,
+        b: usize,
+        rng: &mut R,
+        ctx: &mut Ctx,
+    ) -> usize {
+        let (la, lb) = (s.load(a), s.load(b));
+        let take_b = if lb < la {
+            true
+        } else if lb == la {
+            match self.tie {
+                TieBreak::Random => ctx.coin(rng),
+                TieBreak::First => false,
+                TieBreak::LowestIndex => b < a,
+                TieBreak::Position => b > a,
+            }
+        } else {
+            false
+        };
+        if take_b {
+            b
+        } else {
+            a
+        }
+    }
+}
+
+/// (1+β) whose Two-Choice steps sample two distinct bins: with probability β the lighter of
+/// a distinct pair ([`LeastOfPair`]), else one uniform sample.
+#[derive(Clone, Copy, Debug)]
+pub struct OnePlusBetaDistinct {
+    /// Probability of a Two-Choice step.
+    pub beta: f64,
+    /// Tie rule of the Two-Choice steps.
+    pub tie: TieBreak,
+}
+
+impl Rule for OnePlusBetaDistinct {
+    #[inline]
+    fn place<S: LoadState, R: RngCore + ?Sized>(
+        &mut self,
+        s: &S,
+        _r: &Ranks<S::Load>,
+        rng: &mut R,
+        ctx: &mut Ctx,
+    ) -> Placement {
+        Placement::one(if !bernoulli(rng, self.beta) {
+            ctx.sample(rng)
+        } else {
+            let (a, b) = distinct_pair(s.n(), rng, ctx);
+            LeastOfPair { tie: self.tie }.choose(s, a, b, rng, ctx)
+        })
+    }
+}
+
+/// Whether `spec` samples without replacement, and its `d`, for the d-sample family
+/// (`d_choice`, `unfair_d_choice`).
 pub fn distinct_d(process: &ProcessSpec) -> Option<u32> {
     match *process {
         ProcessSpec::DChoiceDistinct { d } | ProcessSpec::UnfairDChoiceDistinct { d } => Some(d),
@@ -104,13 +218,36 @@ pub fn distinct_d(process: &ProcessSpec) -> Option<u32> {
     }
 }
 
+/// Whether `spec` is a two-sample process with `replacement = false`.
+pub fn is_distinct_pair(process: &ProcessSpec) -> bool {
+    matches!(
+        process,
+        ProcessSpec::OnePlusBetaDistinct { .. }
+            | ProcessSpec::GBoundedDistinct { .. }
+            | ProcessSpec::GMyopicDistinct { .. }
+            | ProcessSpec::SigmaNoisyLoadDistinct { .. }
+            | ProcessSpec::KThresholdDistinct { .. }
+    )
+}
+
 /// The front ends' refusals for sampling without replacement (part of
 /// [`crate::registry::check_run`]): more samples than bins, and the delay setting (whose
 /// engine draws i.i.d. samples of past loads).
 pub fn check(spec: &RunSpec) -> Result<(), ParamError> {
-    let Some(d) = distinct_d(&spec.process) else {
+    let pair = is_distinct_pair(&spec.process);
+    let Some(d) = distinct_d(&spec.process).or(pair.then_some(2)) else {
         return Ok(());
     };
+    if pair && spec.n < 2 {
+        return Err(ParamError::at(
+            OPTION,
+            format!(
+                "process `{}` with {OPTION} = false draws two distinct bins, so it needs at                  least 2 bins; got n = {} (expected n >= 2, or {OPTION} = true)",
+                spec.process.kind(),
+                spec.n
+            ),
+        ));
+    }
     if u64::from(d) > spec.n {
         return Err(ParamError::at(
             "d",

@@ -141,6 +141,30 @@ fn dispatch<S: LoadState, R: RngCore + ?Sized, O: Observer>(
             let rule = crate::k_threshold::KThreshold { f };
             run_rule_impl(spec, state, rule, rng, observer, kernels)
         }
+        ProcessSpec::KThresholdDistinct { ref f } => {
+            let rule = crate::distinct::DistinctPair(crate::k_threshold::KThreshold { f });
+            run_rule_impl(spec, state, rule, rng, observer, kernels)
+        }
+        ProcessSpec::OnePlusBetaDistinct { beta } => {
+            let rule = crate::distinct::OnePlusBetaDistinct { beta, tie };
+            run_rule_impl(spec, state, rule, rng, observer, kernels)
+        }
+        ProcessSpec::GBoundedDistinct { g } => {
+            let rule = crate::distinct::DistinctPair(Noisy::GBounded { g });
+            run_rule_impl(spec, state, rule, rng, observer, kernels)
+        }
+        ProcessSpec::GMyopicDistinct { g } => {
+            let rule = crate::distinct::DistinctPair(Noisy::GMyopic { g });
+            run_rule_impl(spec, state, rule, rng, observer, kernels)
+        }
+        ProcessSpec::SigmaNoisyLoadDistinct { sigma, truncate } => {
+            let rule = crate::distinct::DistinctPair(Noisy::SigmaNoisyLoad { sigma, truncate });
+            run_rule_impl(spec, state, rule, rng, observer, kernels)
+        }
+        ProcessSpec::FormulaThreshold { ref f } => {
+            let rule = crate::formula_threshold::FormulaThreshold::new(f);
+            run_rule_impl(spec, state, rule, rng, observer, kernels)
+        }
         ProcessSpec::RankVector { ref cum } => {
             let rule = crate::rank_vector::BinRankVector { cum };
             run_rule_impl(spec, state, rule, rng, observer, kernels)
@@ -435,6 +459,7 @@ where
                 }
                 let before = ctx.samples;
                 let continuing = rule.in_round();
+                ctx.balls = done;
                 let p = rule.place(&state, &ranks, rng, &mut ctx);
                 steps += u64::from(!continuing);
                 if P::TRACK_SAMPLES {
@@ -472,6 +497,8 @@ where
                 while (pending.len() as u64) < size || (finish && rule.in_round()) {
                     let before = ctx.samples;
                     let continuing = rule.in_round();
+                    // `done` counts the balls before this batch (applied at its end).
+                    ctx.balls = done;
                     let p = rule.place(&state, &ranks, rng, &mut ctx);
                     steps += u64::from(!continuing);
                     if P::TRACK_SAMPLES {

@@ -6,10 +6,12 @@
 //! A question is answered as relative_threshold's acceptance is, on the normalised load:
 //! "yes" when `x − W/n >= f_j` (`LoadState::normalized`, computed without cancellation).
 //! Decisions depend on the loads only, so the level engine runs the rule on its sorted view
-//! (sequential setting); its batch step has no law for it.
+//! (sequential setting); its batch step has no law for it. With `replacement = false` the two
+//! samples are distinct bins ([`crate::distinct::DistinctPair`]).
 
 use rand::RngCore;
 
+use crate::distinct::PairChoice;
 use crate::loads::LoadState;
 use crate::process::{Ctx, Placement, Ranks, Rule};
 
@@ -59,8 +61,22 @@ impl Rule for KThreshold<'_> {
     ) -> Placement {
         let a = ctx.sample(rng);
         let b = ctx.sample(rng);
+        Placement::one(PairChoice::choose(self, s, a, b, rng, ctx))
+    }
+}
+
+impl PairChoice for KThreshold<'_> {
+    #[inline]
+    fn choose<S: LoadState, R: RngCore + ?Sized>(
+        &mut self,
+        s: &S,
+        a: usize,
+        b: usize,
+        rng: &mut R,
+        ctx: &mut Ctx,
+    ) -> usize {
         let (ya, yb) = (self.yes(s.normalized(a)), self.yes(s.normalized(b)));
-        Placement::one(match ya.cmp(&yb) {
+        match ya.cmp(&yb) {
             std::cmp::Ordering::Less => a,
             std::cmp::Ordering::Greater => b,
             std::cmp::Ordering::Equal => {
@@ -70,6 +86,6 @@ impl Rule for KThreshold<'_> {
                     a
                 }
             }
-        })
+        }
     }
 }

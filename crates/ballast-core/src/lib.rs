@@ -34,6 +34,8 @@ pub mod delay;
 pub mod distinct;
 pub mod engine;
 mod error;
+pub mod formula;
+pub mod formula_threshold;
 pub mod k_threshold;
 mod kernel;
 pub mod level;

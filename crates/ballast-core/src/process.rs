@@ -23,6 +23,10 @@ pub struct Ctx<'a> {
     pub(crate) bits: Bits,
     /// Bin samples drawn so far.
     pub samples: u64,
+    /// Balls the process placed before this step, set by the engines before every call of
+    /// [`Rule::place`]: in the batched setting the balls before the batch (the decisions
+    /// of a batch see the state of its start). Balls of a start state are not counted.
+    pub balls: u64,
     /// `None`: uniform samples (the draws of every process before biased sampling).
     pub(crate) alias: Option<&'a AliasTable>,
 }
@@ -36,6 +40,7 @@ impl<'a> Ctx<'a> {
             has_half: false,
             bits: Bits::default(),
             samples: 0,
+            balls: 0,
             alias: None,
         }
     }
@@ -789,6 +794,36 @@ impl Rule for Noisy {
     ) -> Placement {
         let i1 = ctx.sample(rng);
         let i2 = ctx.sample(rng);
+        Placement::one(crate::distinct::PairChoice::choose(self, s, i1, i2, rng, ctx))
+    }
+    #[inline(always)]
+    fn run_kernel<S: LoadState, R: RngCore + ?Sized>(
+        &mut self,
+        s: &mut S,
+        balls: u64,
+        rng: &mut R,
+        ctx: &mut Ctx,
+    ) -> bool {
+        match s.plain_unit() {
+            Some(u) => {
+                crate::kernel::noisy(u, *self, balls, rng, ctx);
+                true
+            }
+            None => false,
+        }
+    }
+}
+
+impl crate::distinct::PairChoice for Noisy {
+    #[inline(always)]
+    fn choose<S: LoadState, R: RngCore + ?Sized>(
+        &mut self,
+        s: &S,
+        i1: usize,
+        i2: usize,
+        rng: &mut R,
+        ctx: &mut Ctx,
+    ) -> usize {
         let (x1, x2): (f64, f64) = (s.load(i1).into(), s.load(i2).into());
         let (lt, gt) = (x1 < x2, x1 > x2);
         let first = match *self {
@@ -815,22 +850,10 @@ impl Rule for Noisy {
                 e1 <= e2
             }
         };
-        Placement::one(if first { i1 } else { i2 })
-    }
-    #[inline(always)]
-    fn run_kernel<S: LoadState, R: RngCore + ?Sized>(
-        &mut self,
-        s: &mut S,
-        balls: u64,
-        rng: &mut R,
-        ctx: &mut Ctx,
-    ) -> bool {
-        match s.plain_unit() {
-            Some(u) => {
-                crate::kernel::noisy(u, *self, balls, rng, ctx);
-                true
-            }
-            None => false,
+        if first {
+            i1
+        } else {
+            i2
         }
     }
 }

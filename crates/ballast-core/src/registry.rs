@@ -61,6 +61,10 @@ pub enum ParamType {
     List,
     /// Any text (a file path).
     Text,
+    /// A formula evaluated by the process at every decision, in the listed variables
+    /// ([`crate::formula::Formula`]), or a number; read as text (`ParamValue::Text`, or
+    /// `ParamValue::Num` for a plain number) and compiled by the process.
+    Formula(&'static [&'static str]),
 }
 
 impl ParamType {
@@ -76,12 +80,13 @@ impl ParamType {
             Self::Choice(names) => format!("one of {}", names.join(", ")),
             Self::List => "a non-empty list of finite numbers".to_owned(),
             Self::Text => "a text".to_owned(),
+            Self::Formula(vars) => format!("a number or a formula in {}", vars.join(", ")),
         }
     }
 
     /// Whether values of this type are numbers (configs may give them as formulas).
     pub fn is_numeric(self) -> bool {
-        !matches!(self, Self::Bool | Self::Choice(_) | Self::List | Self::Text)
+        !matches!(self, Self::Bool | Self::Choice(_) | Self::List | Self::Text | Self::Formula(_))
     }
 }
 
@@ -272,7 +277,9 @@ impl ParamList {
                 "false" => ParamValue::Bool(false),
                 _ => ParamValue::Text(raw.to_owned()),
             },
-            ParamType::Choice(_) | ParamType::Text => ParamValue::Text(raw.to_owned()),
+            ParamType::Choice(_) | ParamType::Text | ParamType::Formula(_) => {
+                ParamValue::Text(raw.to_owned())
+            }
             ParamType::List => {
                 match raw.split(',').map(|x| x.trim().parse::<f64>()).collect::<Result<_, _>>() {
                     Ok(v) => ParamValue::List(v),
@@ -306,6 +313,18 @@ impl ParamList {
                 !v.is_empty() && v.iter().all(|x| x.is_finite())
             }
             (ParamType::Text, ParamValue::Text(_)) => true,
+            (ParamType::Formula(_), ParamValue::Num(x)) => x.is_finite(),
+            (ParamType::Formula(vars), ParamValue::Text(t)) => {
+                return crate::formula::Formula::parse(t, vars).map(|_| ()).map_err(|why| {
+                    ParamError::at(
+                        def.name,
+                        format!(
+                            "invalid value for parameter `{}` of {} `{}`: {why}",
+                            def.name, self.what, self.name
+                        ),
+                    )
+                })
+            }
             _ => false,
         };
         if ok {
@@ -409,6 +428,15 @@ impl Args {
     pub fn list(&self, name: &str) -> Option<&[f64]> {
         match self.get(name) {
             Some(ParamValue::List(v)) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// A formula parameter's source text (a number given as a number becomes its text).
+    pub fn formula(&self, name: &str) -> Option<String> {
+        match self.get(name) {
+            Some(ParamValue::Text(t)) => Some(t.clone()),
+            Some(ParamValue::Num(x)) => Some(format!("{x:?}")),
             _ => None,
         }
     }
@@ -520,6 +548,7 @@ impl ProcessDef {
                     ParamType::Bool => ParamValue::Bool(false),
                     ParamType::Choice(names) => ParamValue::Text(names[0].to_owned()),
                     ParamType::List => ParamValue::List(vec![0.5]),
+                    ParamType::Formula(_) => ParamValue::Text("0.5".to_owned()),
                     _ => ParamValue::Num(0.5),
                 };
                 (p.name, v)
@@ -640,12 +669,16 @@ pub static PROCESSES: &[ProcessDef] = &[
         name: "k_threshold",
         doc: "two samples, each seen through k questions \"load >= W/n + f_j?\"; fewer yes \
               answers wins, a coin between equal counts",
-        params: &[ParamDef {
-            name: "f",
-            ty: ParamType::List,
-            default: ParamDefault::Required,
-            doc: "thresholds above the average load, strictly increasing (1 to 64)",
-        }],
+        params: &[
+            ParamDef {
+                name: "f",
+                ty: ParamType::List,
+                default: ParamDefault::Required,
+                doc: "thresholds above the average load, strictly increasing (1 to 64; in a \
+                      config each entry a number or a formula in the point's variables)",
+            },
+            REPLACEMENT_PAIR,
+        ],
         ties: NO_TIES,
         settings: BATCHED,
         unit_weights_only: false,
@@ -653,24 +686,40 @@ pub static PROCESSES: &[ProcessDef] = &[
         build: |a| {
             let f = a.list("f").expect("required list").to_vec();
             crate::k_threshold::check_thresholds(&f)
-                .map(|()| ProcessSpec::KThreshold { f })
+                .map(|()| {
+                    if a.flag(crate::distinct::OPTION) {
+                        ProcessSpec::KThreshold { f }
+                    } else {
+                        ProcessSpec::KThresholdDistinct { f }
+                    }
+                })
                 .map_err(|why| a.refuse("f", format!("`f`: {why}")))
         },
     },
     ProcessDef {
         name: "one_plus_beta",
         doc: "with probability beta a Two-Choice step, else One-Choice",
-        params: &[ParamDef {
-            name: "beta",
-            ty: ParamType::Unit,
-            default: ParamDefault::Required,
-            doc: "probability of a second sample",
-        }],
+        params: &[
+            ParamDef {
+                name: "beta",
+                ty: ParamType::Unit,
+                default: ParamDefault::Required,
+                doc: "probability of a second sample",
+            },
+            REPLACEMENT_PAIR,
+        ],
         ties: ALL_TIES,
         settings: BATCHED,
         unit_weights_only: false,
         example: "",
-        build: |a| Ok(ProcessSpec::OnePlusBeta { beta: a.num("beta") }),
+        build: |a| {
+            let beta = a.num("beta");
+            Ok(if a.flag(crate::distinct::OPTION) {
+                ProcessSpec::OnePlusBeta { beta }
+            } else {
+                ProcessSpec::OnePlusBetaDistinct { beta }
+            })
+        },
     },
     ProcessDef {
         name: "quantile",
@@ -735,22 +784,36 @@ pub static PROCESSES: &[ProcessDef] = &[
         name: "g_bounded",
         doc: "two samples; loads differing by more than g: the lighter, else an adversary \
               picks the heavier",
-        params: &[G],
+        params: &[G, REPLACEMENT_PAIR],
         ties: NO_TIES,
         settings: BATCHED,
         unit_weights_only: false,
         example: "",
-        build: |a| Ok(ProcessSpec::GBounded { g: a.num("g") }),
+        build: |a| {
+            let g = a.num("g");
+            Ok(if a.flag(crate::distinct::OPTION) {
+                ProcessSpec::GBounded { g }
+            } else {
+                ProcessSpec::GBoundedDistinct { g }
+            })
+        },
     },
     ProcessDef {
         name: "g_myopic",
         doc: "two samples; loads differing by at most g: a fair coin, else the lighter",
-        params: &[G],
+        params: &[G, REPLACEMENT_PAIR],
         ties: NO_TIES,
         settings: BATCHED,
         unit_weights_only: false,
         example: "",
-        build: |a| Ok(ProcessSpec::GMyopic { g: a.num("g") }),
+        build: |a| {
+            let g = a.num("g");
+            Ok(if a.flag(crate::distinct::OPTION) {
+                ProcessSpec::GMyopic { g }
+            } else {
+                ProcessSpec::GMyopicDistinct { g }
+            })
+        },
     },
     ProcessDef {
         name: "sigma_noisy_load",
@@ -768,13 +831,19 @@ pub static PROCESSES: &[ProcessDef] = &[
                 default: ParamDefault::Bool(false),
                 doc: "truncate each noisy estimate to an integer (the authors' code)",
             },
+            REPLACEMENT_PAIR,
         ],
         ties: NO_TIES,
         settings: BATCHED,
         unit_weights_only: false,
         example: "",
         build: |a| {
-            Ok(ProcessSpec::SigmaNoisyLoad { sigma: a.num("sigma"), truncate: a.flag("truncate") })
+            let (sigma, truncate) = (a.num("sigma"), a.flag("truncate"));
+            Ok(if a.flag(crate::distinct::OPTION) {
+                ProcessSpec::SigmaNoisyLoad { sigma, truncate }
+            } else {
+                ProcessSpec::SigmaNoisyLoadDistinct { sigma, truncate }
+            })
         },
     },
     ProcessDef {
@@ -791,6 +860,28 @@ pub static PROCESSES: &[ProcessDef] = &[
         unit_weights_only: false,
         example: "",
         build: |a| Ok(ProcessSpec::RelativeThreshold { f: a.num("f") }),
+    },
+    ProcessDef {
+        name: "formula_threshold",
+        doc: "sample i1; accept it if its load <= f(t, n, avg), else the ball goes to a fresh \
+              sample (t = balls so far, avg = W/n)",
+        params: &[ParamDef {
+            name: "f",
+            ty: ParamType::Formula(crate::formula_threshold::VARS),
+            default: ParamDefault::Required,
+            doc: "threshold formula in t (balls placed before this one; batched: before the \
+                  batch), n and avg (W/n of the loads the decision sees)",
+        }],
+        ties: NO_TIES,
+        settings: BATCHED,
+        unit_weights_only: false,
+        example: "",
+        build: |a| {
+            let src = a.formula("f").expect("required formula");
+            crate::formula_threshold::parse(&src)
+                .map(|f| ProcessSpec::FormulaThreshold { f })
+                .map_err(|why| a.refuse("f", format!("`f`: {why}")))
+        },
     },
     ProcessDef {
         name: "twinning",
@@ -969,6 +1060,15 @@ const REPLACEMENT: ParamDef = ParamDef {
     ty: ParamType::Bool,
     default: ParamDefault::Bool(true),
     doc: "sample with replacement (false: d distinct bins, d <= n)",
+};
+
+/// `replacement` of the two-sample processes (one_plus_beta, g_bounded, g_myopic,
+/// sigma_noisy_load, k_threshold).
+const REPLACEMENT_PAIR: ParamDef = ParamDef {
+    name: crate::distinct::OPTION,
+    ty: ParamType::Bool,
+    default: ParamDefault::Bool(true),
+    doc: "sample with replacement (false: the two samples are distinct bins, n >= 2)",
 };
 
 /// d-Choice with or without replacement (the `replacement` option).

@@ -46,6 +46,39 @@ pub enum ProcessSpec {
         /// Thresholds above the average, strictly increasing, 1 to 64 of them.
         f: Vec<f64>,
     },
+    /// k-Threshold on two *distinct* uniform bins (`replacement = false`, `n >= 2`).
+    KThresholdDistinct {
+        /// Thresholds above the average, strictly increasing, 1 to 64 of them.
+        f: Vec<f64>,
+    },
+    /// (1+β) whose Two-Choice steps sample two *distinct* bins (`replacement = false`).
+    OnePlusBetaDistinct {
+        /// Probability of taking a second sample, in `[0, 1]`.
+        beta: f64,
+    },
+    /// g-Bounded on two distinct bins (`replacement = false`).
+    GBoundedDistinct {
+        /// Tolerance, `>= 0`.
+        g: f64,
+    },
+    /// g-Myopic on two distinct bins (`replacement = false`).
+    GMyopicDistinct {
+        /// Tolerance, `>= 0`.
+        g: f64,
+    },
+    /// σ-Noisy-Load on two distinct bins (`replacement = false`).
+    SigmaNoisyLoadDistinct {
+        /// Noise standard deviation, `>= 0`.
+        sigma: f64,
+        /// Truncate each estimate to an integer before comparing.
+        truncate: bool,
+    },
+    /// Two-Thinning with a threshold formula ([`crate::formula_threshold`]): sample `i1`;
+    /// accept it if its load is at most `f(t, n, avg)`, else the ball goes to a fresh sample.
+    FormulaThreshold {
+        /// The threshold in `t` (balls placed so far), `n` and `avg` (`W/n`).
+        f: crate::formula::Formula,
+    },
     /// With probability `beta` a Two-Choice step, otherwise a One-Choice step.
     OnePlusBeta {
         /// Probability of taking a second sample, in `[0, 1]`.
@@ -157,7 +190,12 @@ impl ProcessSpec {
             Self::UnfairDChoice { .. } => "unfair_d_choice",
             Self::DChoiceDistinct { .. } => "d_choice",
             Self::RankVector { .. } => "rank_vector",
-            Self::KThreshold { .. } => "k_threshold",
+            Self::KThreshold { .. } | Self::KThresholdDistinct { .. } => "k_threshold",
+            Self::OnePlusBetaDistinct { .. } => "one_plus_beta",
+            Self::GBoundedDistinct { .. } => "g_bounded",
+            Self::GMyopicDistinct { .. } => "g_myopic",
+            Self::SigmaNoisyLoadDistinct { .. } => "sigma_noisy_load",
+            Self::FormulaThreshold { .. } => "formula_threshold",
             Self::UnfairDChoiceDistinct { .. } => "unfair_d_choice",
             Self::OnePlusBeta { .. } => "one_plus_beta",
             Self::Quantile { .. } => "quantile",
@@ -205,13 +243,14 @@ impl ProcessSpec {
                 Err(Error::invalid("p", "…", "cumulative rank probabilities ending at 1"))
             };
         }
-        if let Self::KThreshold { f } = self {
+        if let Self::KThreshold { f } | Self::KThresholdDistinct { f } = self {
             return crate::k_threshold::check_thresholds(f)
                 .map_err(|_| Error::invalid("f", "…", "1 to 64 finite increasing thresholds"));
         }
         match *self {
             Self::OneChoice | Self::MeanThinning { .. } | Self::Twinning => Ok(()),
             Self::RankVector { .. } | Self::KThreshold { .. } => Ok(()),
+            Self::KThresholdDistinct { .. } | Self::FormulaThreshold { .. } => Ok(()),
             Self::Packing { offset } | Self::TightPacking { offset, balls: None } => {
                 if offset <= 1_000_000 {
                     Ok(())
@@ -273,14 +312,21 @@ impl ProcessSpec {
                     Err(Error::invalid("d", d, "an integer in 1..=1024"))
                 }
             }
-            Self::OnePlusBeta { beta } => unit_interval("beta", beta),
+            Self::OnePlusBeta { beta } | Self::OnePlusBetaDistinct { beta } => {
+                unit_interval("beta", beta)
+            }
             Self::Quantile { delta } => unit_interval("delta", delta),
             Self::MixedQuantile { delta, eta } => {
                 unit_interval("delta", delta)?;
                 unit_interval("eta", eta)
             }
-            Self::GBounded { g } | Self::GMyopic { g } => non_negative("g", g),
-            Self::SigmaNoisyLoad { sigma, .. } => non_negative("sigma", sigma),
+            Self::GBounded { g }
+            | Self::GMyopic { g }
+            | Self::GBoundedDistinct { g }
+            | Self::GMyopicDistinct { g } => non_negative("g", g),
+            Self::SigmaNoisyLoad { sigma, .. } | Self::SigmaNoisyLoadDistinct { sigma, .. } => {
+                non_negative("sigma", sigma)
+            }
             Self::Threshold { f } => {
                 if f.is_finite() {
                     Ok(())
@@ -315,7 +361,7 @@ impl ProcessSpec {
     pub fn compares(&self) -> bool {
         matches!(self, Self::DChoice { d } | Self::UnfairDChoice { d } if *d > 1)
             || matches!(crate::distinct::distinct_d(self), Some(d) if d > 1)
-            || matches!(self, Self::OnePlusBeta { .. })
+            || matches!(self, Self::OnePlusBeta { .. } | Self::OnePlusBetaDistinct { .. })
     }
 }
 
@@ -785,6 +831,13 @@ impl RunSpec {
                     "at most n when sampling without replacement (d distinct bins)",
                 ));
             }
+        }
+        if crate::distinct::is_distinct_pair(&self.process) && self.n < 2 {
+            return Err(Error::invalid(
+                "n",
+                self.n,
+                "at least 2 when two samples are distinct bins (replacement = false)",
+            ));
         }
         if let ProcessSpec::RankVector { cum } = &self.process {
             if cum.len() as u64 != self.n {

@@ -218,3 +218,222 @@ fn the_option_is_declared_once_and_checked() {
     assert!(check_run(&s).unwrap().is_empty());
     assert!(ballast_core::simulate(&s, &mut sim_rng(1)).unwrap().final_gap.is_finite());
 }
+
+// ---------------------------------------------------------------------------------------
+// The two-sample processes with `replacement = false`: (1+β), g-Bounded, g-Myopic,
+// σ-Noisy-Load and k-Threshold on an ordered pair of distinct bins. Same seed, α, runs and
+// chi-square as above (n = 3, m = 5 and n = 4, m = 6; both engines); the exact law sums the
+// rule's destination law over the n(n − 1) ordered distinct pairs (a, b). The sorted load
+// vector is a Markov chain whatever the tie rule (tied bins have equal loads), so one law
+// serves every tie rule. Wrong variants: the same processes with replacement, whose pair
+// coincides with probability 1/n (then the ball goes to that bin, whatever the rule).
+
+/// Exact law of the sorted load vector after `m` balls on `n` empty bins when a ball goes
+/// to bin j with probability `dest(loads)[j]`.
+fn exact_step_law(
+    n: usize,
+    m: usize,
+    dest: &dyn Fn(&[u64]) -> Vec<f64>,
+) -> BTreeMap<Vec<u64>, f64> {
+    let mut states: BTreeMap<Vec<u64>, f64> = BTreeMap::new();
+    states.insert(vec![0; n], 1.0);
+    for _ in 0..m {
+        let mut next: BTreeMap<Vec<u64>, f64> = BTreeMap::new();
+        for (loads, &pr) in &states {
+            for (j, q) in dest(loads).into_iter().enumerate() {
+                if q > 0.0 {
+                    let mut v = loads.clone();
+                    v[j] += 1;
+                    v.sort_unstable();
+                    *next.entry(v).or_insert(0.0) += pr * q;
+                }
+            }
+        }
+        states = next;
+    }
+    states
+}
+
+/// The destination law of a pair rule over the distinct ordered pairs: `choose(loads, a, b)`
+/// is the probability that the ball goes to `a` (else to `b`).
+fn over_distinct_pairs(loads: &[u64], choose: &dyn Fn(&[u64], usize, usize) -> f64) -> Vec<f64> {
+    let n = loads.len();
+    let q = 1.0 / (n * (n - 1)) as f64;
+    let mut d = vec![0.0; n];
+    for a in 0..n {
+        for b in (0..n).filter(|&b| b != a) {
+            let pa = choose(loads, a, b);
+            d[a] += q * pa;
+            d[b] += q * (1.0 - pa);
+        }
+    }
+    d
+}
+
+/// The lighter of the pair, a fair coin on equal loads.
+fn lighter(l: &[u64], a: usize, b: usize) -> f64 {
+    match l[a].cmp(&l[b]) {
+        std::cmp::Ordering::Less => 1.0,
+        std::cmp::Ordering::Greater => 0.0,
+        std::cmp::Ordering::Equal => 0.5,
+    }
+}
+
+/// The pair processes of the test: the spec without replacement, the same process with
+/// replacement (the wrong variant) and the destination law.
+#[allow(clippy::type_complexity)]
+fn pair_cases() -> Vec<(ProcessSpec, ProcessSpec, Box<dyn Fn(&[u64]) -> Vec<f64>>)> {
+    let build = |kind: &str, mut given: Vec<(&'static str, ParamValue)>, distinct: bool| {
+        given.push(("replacement", ParamValue::Bool(!distinct)));
+        registry::find(kind).unwrap().build(&given).unwrap()
+    };
+    let both = |kind: &str, given: Vec<(&'static str, ParamValue)>| {
+        (build(kind, given.clone(), true), build(kind, given, false))
+    };
+    let num = ParamValue::Num;
+    let sigma = 1.0f64;
+    let mut out: Vec<(ProcessSpec, ProcessSpec, Box<dyn Fn(&[u64]) -> Vec<f64>>)> = Vec::new();
+    let (a, b) = both("one_plus_beta", vec![("beta", num(0.5))]);
+    out.push((
+        a,
+        b,
+        Box::new(|l: &[u64]| {
+            let n = l.len() as f64;
+            let two = over_distinct_pairs(l, &lighter);
+            two.into_iter().map(|p| 0.5 * p + 0.5 / n).collect()
+        }),
+    ));
+    let (a, b) = both("g_bounded", vec![("g", num(1.0))]);
+    out.push((
+        a,
+        b,
+        Box::new(|l: &[u64]| {
+            over_distinct_pairs(l, &|l, a, b| {
+                let (x1, x2) = (l[a] as f64, l[b] as f64);
+                // Far apart: the lighter; within g: the heavier (exact tie: the second).
+                let first = if (x1 - x2).abs() > 1.0 { x1 < x2 } else { x1 > x2 };
+                f64::from(u8::from(first))
+            })
+        }),
+    ));
+    let (a, b) = both("g_myopic", vec![("g", num(1.0))]);
+    out.push((
+        a,
+        b,
+        Box::new(|l: &[u64]| {
+            over_distinct_pairs(l, &|l, a, b| {
+                let (x1, x2) = (l[a] as f64, l[b] as f64);
+                if (x1 - x2).abs() <= 1.0 {
+                    0.5
+                } else {
+                    f64::from(u8::from(x1 < x2))
+                }
+            })
+        }),
+    ));
+    let (a, b) = both("sigma_noisy_load", vec![("sigma", num(sigma))]);
+    out.push((
+        a,
+        b,
+        Box::new(move |l: &[u64]| {
+            over_distinct_pairs(l, &|l, a, b| {
+                // P(x1 + σZ1 <= x2 + σZ2) = Φ((x2 − x1)/(σ√2)) = erfc(−(x2 − x1)/(2σ))/2.
+                let z = (l[b] as f64 - l[a] as f64) / (2.0 * sigma);
+                0.5 * statrs::function::erf::erfc(-z)
+            })
+        }),
+    ));
+    let (a, b) = both("k_threshold", vec![("f", ParamValue::List(vec![0.0]))]);
+    out.push((
+        a,
+        b,
+        Box::new(|l: &[u64]| {
+            let n = l.len() as u64;
+            let w: u64 = l.iter().sum();
+            // "yes" when x >= W/n, i.e. n x >= W; fewer yes answers wins, a coin on a tie.
+            let yes = |i: usize| u8::from(n * l[i] >= w);
+            over_distinct_pairs(l, &|_, a, b| match yes(a).cmp(&yes(b)) {
+                std::cmp::Ordering::Less => 1.0,
+                std::cmp::Ordering::Greater => 0.0,
+                std::cmp::Ordering::Equal => 0.5,
+            })
+        }),
+    ));
+    out
+}
+
+#[test]
+fn two_sample_processes_follow_the_exact_law_without_replacement() {
+    for (n, m) in [(N, M), (4, 6)] {
+        for (p, _, dest) in pair_cases() {
+            let law = exact_step_law(n, m, &*dest);
+            assert!((law.values().sum::<f64>() - 1.0).abs() < 1e-12, "{p:?}");
+            let ties: &[TieBreak] = if matches!(p, ProcessSpec::OnePlusBetaDistinct { .. }) {
+                &[TieBreak::Random, TieBreak::First, TieBreak::LowestIndex]
+            } else {
+                &[TieBreak::Random]
+            };
+            for engine in [Engine::Bins, Engine::Levels] {
+                for &tie in ties {
+                    let s =
+                        RunSpec::new(p.clone(), n as u64, m as u64).engine(engine).tie_break(tie);
+                    assert!(check_run(&s).is_ok(), "{p:?} {tie:?} {engine:?}");
+                    let (stat, crit, impossible) = fit(&s, &law, RUNS);
+                    let at = format!("n = {n}, m = {m}, {p:?}, {tie:?}, {engine:?}");
+                    eprintln!("{at}: chi2 = {stat:.1} (critical {crit:.1})");
+                    assert_eq!(impossible, 0, "{at}: a state of probability 0");
+                    assert!(stat < crit, "{at}: chi2 = {stat:.1} >= {crit:.1}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn the_test_rejects_two_samples_with_replacement() {
+    for (p, wrong, dest) in pair_cases() {
+        let law = exact_step_law(N, M, &*dest);
+        let (stat, crit, impossible) = fit(&spec(wrong.clone(), Engine::Bins), &law, RUNS);
+        eprintln!("wrong {wrong:?} as {p:?}: chi2 = {stat:.1} ({crit:.1}), {impossible} runs");
+        assert!(stat > crit || impossible > 0, "{wrong:?} passed as {p:?}: chi2 = {stat:.1}");
+    }
+}
+
+#[test]
+fn the_pair_option_keeps_the_default_and_is_checked() {
+    // Default: the specs (and so the values) of before the option existed.
+    let b = |kind: &str, given: &[(&str, ParamValue)]| {
+        registry::find(kind).unwrap().build(given).unwrap()
+    };
+    let num = ParamValue::Num;
+    assert_eq!(b("one_plus_beta", &[("beta", num(0.3))]), ProcessSpec::OnePlusBeta { beta: 0.3 });
+    assert_eq!(b("g_bounded", &[("g", num(2.0))]), ProcessSpec::GBounded { g: 2.0 });
+    assert_eq!(b("g_myopic", &[("g", num(2.0))]), ProcessSpec::GMyopic { g: 2.0 });
+    assert_eq!(
+        b("sigma_noisy_load", &[("sigma", num(1.0))]),
+        ProcessSpec::SigmaNoisyLoad { sigma: 1.0, truncate: false }
+    );
+    assert_eq!(
+        b("k_threshold", &[("f", ParamValue::List(vec![0.0]))]),
+        ProcessSpec::KThreshold { f: vec![0.0] }
+    );
+    for (p, _, _) in pair_cases() {
+        // One bin: no two distinct bins.
+        let one = RunSpec::new(p.clone(), 1, 10);
+        let e = check_run(&one).unwrap_err();
+        assert_eq!(e.param.as_deref(), Some("replacement"), "{p:?}");
+        assert!(e.message.contains("n >= 2"), "{e}");
+        assert!(one.validate().is_err() && ballast_core::simulate(&one, &mut sim_rng(1)).is_err());
+        // Biased sampling is refused (the distinct pair is drawn uniformly).
+        let mut s = RunSpec::new(p.clone(), 10, 100);
+        s.sampling = ballast_core::Sampling::Zipf { s: 1.0 };
+        assert_eq!(check_run(&s).unwrap_err().param.as_deref(), Some("replacement"));
+        // Batched on the bin engine (also weighted); the level engine refuses batches.
+        let s = RunSpec::new(p.clone(), 50, 5000).batched(100);
+        assert_eq!(ballast_core::resolve_engine(&s).unwrap(), Engine::Bins);
+        assert!(check_run(&s.clone().engine(Engine::Levels)).is_err());
+        let w = s.weights(ballast_core::Weights::Exp { mean: 1.0 });
+        assert!(check_run(&w).unwrap().is_empty(), "{p:?}");
+        assert!(ballast_core::simulate(&w, &mut sim_rng(1)).unwrap().final_gap.is_finite());
+    }
+}

@@ -69,6 +69,12 @@ impl Law {
             | ProcessSpec::UnfairDChoiceDistinct { .. }
             | ProcessSpec::RankVector { .. }
             | ProcessSpec::KThreshold { .. }
+            | ProcessSpec::KThresholdDistinct { .. }
+            | ProcessSpec::OnePlusBetaDistinct { .. }
+            | ProcessSpec::GBoundedDistinct { .. }
+            | ProcessSpec::GMyopicDistinct { .. }
+            | ProcessSpec::SigmaNoisyLoadDistinct { .. }
+            | ProcessSpec::FormulaThreshold { .. }
             | ProcessSpec::Twinning
             | ProcessSpec::Packing { .. }
             | ProcessSpec::TightPacking { .. }

@@ -96,6 +96,7 @@ pub use state::LevelLoads;
 
 use rand::RngCore;
 
+use crate::distinct::DistinctPair;
 use crate::loads::LoadState;
 use crate::outcome::RunOutcome;
 use crate::process::{
@@ -266,7 +267,11 @@ pub fn level_support(spec: &RunSpec) -> Result<(), Error> {
         }
         // Ranks are positions of the sorted view; the batch step has no law for a vector
         // (nor for k-Threshold's questions, which depend on the loads only).
-        ProcessSpec::RankVector { .. } | ProcessSpec::KThreshold { .. } => {
+        // formula_threshold: its sequential rule reads loads, t and W only; the batch step
+        // has no law for a threshold that is not a constant.
+        ProcessSpec::RankVector { .. }
+        | ProcessSpec::KThreshold { .. }
+        | ProcessSpec::FormulaThreshold { .. } => {
             if batched {
                 Err(Error::Unsupported(format!(
                     "the level engine simulates {} sequentially only (no batch law for it \
@@ -279,7 +284,13 @@ pub fn level_support(spec: &RunSpec) -> Result<(), Error> {
         }
         // Distinct samples: the generic rule on the sorted view (distinct positions are
         // distinct bins); the batch step has no law for them.
-        ProcessSpec::DChoiceDistinct { .. } | ProcessSpec::UnfairDChoiceDistinct { .. } => {
+        ProcessSpec::DChoiceDistinct { .. }
+        | ProcessSpec::UnfairDChoiceDistinct { .. }
+        | ProcessSpec::KThresholdDistinct { .. }
+        | ProcessSpec::OnePlusBetaDistinct { .. }
+        | ProcessSpec::GBoundedDistinct { .. }
+        | ProcessSpec::GMyopicDistinct { .. }
+        | ProcessSpec::SigmaNoisyLoadDistinct { .. } => {
             if batched {
                 Err(Error::Unsupported(format!(
                     "the level engine simulates {} with replacement = false sequentially only \
@@ -502,6 +513,25 @@ fn sequential<R: RngCore + ?Sized, O: Observer>(
         ProcessSpec::DChoiceDistinct { d } => {
             run_seq(spec, s, crate::distinct::Distinct::new(d, false, spec.tie_break), r, o)
         }
+        ProcessSpec::KThresholdDistinct { ref f } => {
+            run_seq(spec, s, DistinctPair(crate::k_threshold::KThreshold { f }), r, o)
+        }
+        ProcessSpec::OnePlusBetaDistinct { beta } => {
+            let rule = crate::distinct::OnePlusBetaDistinct { beta, tie: spec.tie_break };
+            run_seq(spec, s, rule, r, o)
+        }
+        ProcessSpec::GBoundedDistinct { g } => {
+            run_seq(spec, s, DistinctPair(Noisy::GBounded { g }), r, o)
+        }
+        ProcessSpec::GMyopicDistinct { g } => {
+            run_seq(spec, s, DistinctPair(Noisy::GMyopic { g }), r, o)
+        }
+        ProcessSpec::SigmaNoisyLoadDistinct { sigma, truncate } => {
+            run_seq(spec, s, DistinctPair(Noisy::SigmaNoisyLoad { sigma, truncate }), r, o)
+        }
+        ProcessSpec::FormulaThreshold { ref f } => {
+            run_seq(spec, s, crate::formula_threshold::FormulaThreshold::new(f), r, o)
+        }
         ProcessSpec::UnfairDChoiceDistinct { d } => {
             run_seq(spec, s, crate::distinct::Distinct::new(d, true, spec.tie_break), r, o)
         }
@@ -573,6 +603,7 @@ fn run_seq<P: Rule, R: RngCore + ?Sized, O: Observer>(
     // The stopping rule for multi-ball steps, as in the bin engine ([`crate::Stop`]).
     let finish = spec.stop == crate::Stop::Finish;
     while done < m || (finish && rule.in_round()) {
+        ctx.balls = done;
         let p = rule.place(&st, &ranks, rng, &mut ctx);
         let k = if finish { u64::from(p.balls) } else { u64::from(p.balls).min(m - done) };
         let x = st.load_at(p.bin as u64);

@@ -1,0 +1,100 @@
+//! Two-Thinning with a threshold that is a formula of time and load
+//! (`docs/processes.md#formula_threshold`): sample `i1`; the ball stays there if its load is
+//! at most `f(t, n, avg)`, else it goes to a fresh uniform sample.
+//!
+//! The variables ([`VARS`]):
+//! - `t`: balls the process placed before this one (0 for the first ball; a start state's
+//!   balls are not counted). In the batched setting, the balls before the batch.
+//! - `n`: the number of bins.
+//! - `avg`: the average load `W/n` of the loads the decision sees (the current loads; in the
+//!   batched setting those of the batch start), start state and ball weights included.
+//!
+//! So in the batched setting `t` and `avg` are frozen at the batch start, like the loads the
+//! decisions read. The acceptance test is `threshold`'s (`LoadState::at_most`), so a constant
+//! formula `f = c` draws exactly what `threshold {f = c}` draws, and `f = avg` exactly what
+//! `mean_thinning {strict = false}` draws (for loads whose `W/n` is a correctly rounded
+//! double that no other load level rounds onto: every run of practical size). A formula that
+//! evaluates to NaN accepts no first sample.
+//!
+//! The formula is compiled once ([`Formula`]), `n` is bound at the first decision (what
+//! depends on `n` only is computed then), and it is evaluated once per decision whose `t` or
+//! `W` differs from the previous one (once per ball sequentially, once per batch); a formula
+//! in neither `t` nor `avg` is evaluated once per run.
+
+use rand::RngCore;
+
+use crate::formula::Formula;
+use crate::loads::LoadState;
+use crate::process::{Ctx, Placement, Ranks, Rule};
+
+/// The variables of the threshold formula, in evaluation order.
+pub const VARS: &[&str] = &["t", "n", "avg"];
+
+/// Reads the threshold formula of `formula_threshold`.
+pub fn parse(src: &str) -> Result<Formula, String> {
+    Formula::parse(src, VARS)
+}
+
+/// The rule: accept the first sample when its load is at most the formula's value.
+#[derive(Clone, Debug)]
+pub struct FormulaThreshold<'a> {
+    f: &'a Formula,
+    /// `f` with `n` fixed and what depends on `n` only computed (at the first decision).
+    bound: Option<Formula>,
+    stack: Vec<f64>,
+    /// `(t, W)` of the last evaluation and its value.
+    last: Option<(u64, u64, f64)>,
+    /// The value of a formula in neither `t` nor `avg` (once `n` is bound).
+    constant: Option<f64>,
+}
+
+impl<'a> FormulaThreshold<'a> {
+    /// The rule of formula `f` (parsed with [`VARS`]).
+    pub fn new(f: &'a Formula) -> Self {
+        Self { f, bound: None, stack: Vec::new(), last: None, constant: None }
+    }
+
+    /// The threshold for the decision at `t` balls on state `s`.
+    #[inline]
+    pub fn threshold<S: LoadState>(&mut self, s: &S, t: u64) -> f64 {
+        if let Some(c) = self.constant {
+            return c;
+        }
+        if self.bound.is_none() {
+            let n = s.n() as f64;
+            let f = self.f.bind("n", n);
+            if !f.uses("t") && !f.uses("avg") {
+                let c = f.eval(&[0.0, n, 0.0], &mut self.stack);
+                self.constant = Some(c);
+                return c;
+            }
+            self.bound = Some(f);
+        }
+        let w = s.total();
+        match self.last {
+            Some((lt, lw, v)) if lt == t && lw == w.to_bits() => v,
+            _ => {
+                let n = s.n() as f64;
+                let f = self.bound.as_ref().expect("bound above");
+                let v = f.eval(&[t as f64, n, w / n], &mut self.stack);
+                self.last = Some((t, w.to_bits(), v));
+                v
+            }
+        }
+    }
+}
+
+impl Rule for FormulaThreshold<'_> {
+    #[inline]
+    fn place<S: LoadState, R: RngCore + ?Sized>(
+        &mut self,
+        s: &S,
+        _r: &Ranks<S::Load>,
+        rng: &mut R,
+        ctx: &mut Ctx,
+    ) -> Placement {
+        let i1 = ctx.sample(rng);
+        let f = self.threshold(s, ctx.balls);
+        Placement::one(if s.at_most(i1, f) { i1 } else { ctx.sample(rng) })
+    }
+}
