@@ -409,6 +409,7 @@ fn build_spec(args: &SimulateArgs) -> Result<(RunSpec, process::ResolvedProcess)
         weights,
         observe_every: args.observe_every,
         record_trajectory: false,
+        record_loads: false,
         engine: args.engine.to_core(),
         stop: args.stop.to_core(),
         sampling: crate::sampling::parse_sampling(args.sampling.as_deref())?.0,

@@ -139,6 +139,7 @@ pub fn simulate_equalize<R: RngCore + ?Sized>(
     let mut trajectory = Vec::new();
     let every = spec.observe_every.unwrap_or(spec.m).max(1);
     let mut observations = 0u64;
+    let mut load_trajectories = crate::engine::LoadTrajectories::of(spec);
     let set = |counts: &mut Vec<u64>, max: &mut usize, from: u64, to: u64| {
         counts[from as usize] -= 1;
         if to as usize >= counts.len() {
@@ -170,12 +171,16 @@ pub fn simulate_equalize<R: RngCore + ?Sized>(
             if spec.record_trajectory {
                 trajectory.push(gap);
             }
+            if let Some(t) = &mut load_trajectories {
+                let min = counts.iter().position(|&c| c > 0).unwrap_or(0);
+                t.push(max as f64, min as f64);
+            }
         }
     }
     assert_eq!(loads.iter().sum::<u64>(), spec.m, "equalize must conserve balls");
     let min = counts.iter().position(|&c| c > 0).unwrap_or(0);
     let final_gap = max as f64 - spec.m as f64 / n as f64;
-    Ok(RunOutcome {
+    let mut out = RunOutcome {
         final_gap,
         max_gap: if observations == 0 { final_gap } else { max_gap },
         trajectory,
@@ -187,7 +192,9 @@ pub fn simulate_equalize<R: RngCore + ?Sized>(
         observations: observations.max(1),
         moved,
         ..RunOutcome::default()
-    })
+    };
+    crate::engine::LoadTrajectories::fill(load_trajectories, &mut out);
+    Ok(out)
 }
 
 /// One equalize step on the distinct bins `bins`: their balls plus one new ball are spread

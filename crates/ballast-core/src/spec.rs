@@ -621,6 +621,11 @@ pub struct RunSpec {
     pub observe_every: Option<u64>,
     /// Keep the gap at every observation point in [`crate::RunOutcome::trajectory`].
     pub record_trajectory: bool,
+    /// Keep the largest and the smallest load at every observation point in
+    /// [`crate::RunOutcome::max_trajectory`] and [`crate::RunOutcome::min_trajectory`]
+    /// (the bin engine pays O(n) per observation for the minimum). Only observes: the run
+    /// draws the same random numbers with or without it.
+    pub record_loads: bool,
     /// Simulation engine (default [`Engine::Auto`]).
     pub engine: Engine,
     /// Stopping rule for multi-ball steps at m balls and at batch ends (default
@@ -684,6 +689,7 @@ impl RunSpec {
             weights: Weights::Unit,
             observe_every: None,
             record_trajectory: false,
+            record_loads: false,
             engine: Engine::Auto,
             stop: Stop::Truncate,
             sampling: crate::Sampling::Uniform,

@@ -127,7 +127,7 @@ pub fn simulate_sorted<R: RngCore + ?Sized, O: Observer>(
     let mut state = WeightedLoads::new(n, mean);
     let mut batch = Batch::new(n, spec.tie_break, mean);
     let mut child = ChildRng::from_parent(rng);
-    let mut gaps = GapTracker::new(spec.record_trajectory);
+    let mut gaps = GapTracker::new(spec);
     observer.on_start(&state);
     let (mut done, mut samples) = (0u64, 0u64);
     while done < spec.m {

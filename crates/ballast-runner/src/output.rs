@@ -491,6 +491,7 @@ impl ItemResult {
             if !stats.contains(&r.statistic)
                 && !r.statistic.is_distribution()
                 && !r.statistic.is_trajectory()
+                && !r.statistic.at_observations()
             {
                 stats.push(r.statistic);
             }

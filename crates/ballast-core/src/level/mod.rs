@@ -94,6 +94,7 @@ pub use state::LevelLoads;
 
 use rand::RngCore;
 
+use crate::engine::LoadTrajectories;
 use crate::loads::LoadState;
 use crate::outcome::RunOutcome;
 use crate::process::{
@@ -502,7 +503,7 @@ fn run_seq<P: Rule, R: RngCore + ?Sized, O: Observer>(
     let n = st.n();
     let m = spec.m;
     let mut ctx = Ctx::new(n);
-    let mut gaps = Gaps::new(spec.record_trajectory);
+    let mut gaps = Gaps::new(spec);
     let ranks = if rule.uses_ranks() {
         Ranks::Live { k: (rule.heavy_fraction() * n as f64).ceil() as u64 }
     } else {
@@ -564,7 +565,7 @@ fn run_seq_chunkable<R: RngCore + ?Sized, O: Observer>(
     let m = spec.m;
     let mut chunker = chunked::Chunker::with_flaw(flaw);
     let mut ctx = Ctx::new(n as usize);
-    let mut gaps = Gaps::new(spec.record_trajectory);
+    let mut gaps = Gaps::new(spec);
     let every = spec.observe_every.unwrap_or(m).max(1);
     let mut next_obs = every.min(m);
     let mut done = 0u64;
@@ -609,7 +610,7 @@ fn run_seq_d_choice<R: RngCore + ?Sized, O: Observer>(
 ) -> RunOutcome {
     let n = st.bins();
     let m = spec.m;
-    let mut gaps = Gaps::new(spec.record_trajectory);
+    let mut gaps = Gaps::new(spec);
     let every = spec.observe_every.unwrap_or(m).max(1);
     let mut next_obs = every.min(m);
     let mut done = 0u64;
@@ -782,15 +783,22 @@ struct Gaps {
     max_gap: f64,
     trajectory: Vec<f64>,
     count: u64,
+    loads: Option<LoadTrajectories>,
 }
 
 impl Gaps {
-    fn new(record: bool) -> Self {
-        Self { record, max_gap: 0.0, trajectory: Vec::new(), count: 0 }
+    fn new(spec: &RunSpec) -> Self {
+        Self {
+            record: spec.record_trajectory,
+            max_gap: 0.0,
+            trajectory: Vec::new(),
+            count: 0,
+            loads: LoadTrajectories::of(spec),
+        }
     }
 
     fn outcome(self, st: &LevelLoads, balls: u64, samples: u64) -> RunOutcome {
-        RunOutcome {
+        let mut out = RunOutcome {
             final_gap: st.gap_value(),
             max_gap: self.max_gap,
             trajectory: self.trajectory,
@@ -801,7 +809,9 @@ impl Gaps {
             samples,
             observations: self.count,
             ..RunOutcome::default()
-        }
+        };
+        LoadTrajectories::fill(self.loads, &mut out);
+        out
     }
 
     fn observe<O: Observer>(&mut self, st: &LevelLoads, observer: &mut O) {
@@ -812,6 +822,9 @@ impl Gaps {
         self.count += 1;
         if self.record {
             self.trajectory.push(gap);
+        }
+        if let Some(t) = &mut self.loads {
+            t.push(st.max_load() as f64, st.min_load() as f64);
         }
         observer.on_observation(st);
     }
@@ -866,7 +879,7 @@ fn batched<R: RngCore + ?Sized, O: Observer>(
     observer: &mut O,
 ) -> RunOutcome {
     let mut stepper = Stepper::new(spec);
-    let mut gaps = Gaps::new(spec.record_trajectory);
+    let mut gaps = Gaps::new(spec);
     let (m, mut done, mut samples) = (spec.m, 0u64, 0u64);
     while done < m {
         let size = b.min(m - done);
