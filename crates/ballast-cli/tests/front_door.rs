@@ -256,6 +256,85 @@ fn simulate_potentials_are_the_printed_configs_potential_rows() {
     assert!(close(v["gap"]["mean"].as_f64().unwrap(), value("two_choice")), "{csv}");
 }
 
+/// `simulate --potential --observe-every K` (or `--batch B`) also reports each potential at
+/// every observation point: the rows `potential_trajectory` of its printed config under
+/// `ballast run`, point for point, ending at the final value.
+#[test]
+fn simulate_potential_trajectories_are_the_printed_configs_rows() {
+    let dir = scratch("front", "potential_trajectories");
+    for (i, setting) in [["--observe-every", "300"], ["--batch", "250"]].iter().enumerate() {
+        let args: Vec<&str> = [
+            &["simulate", "--process", "one_plus_beta", "--param", "beta=0.5", "--n", "100"][..],
+            &["--m", "2000", "--runs", "4", "--seed", "5", "--potential", "quadratic"],
+            &["--potential", "exponential:alpha=0.2"],
+            &setting[..],
+        ]
+        .concat();
+        let printed = run_in(&dir, &[&args[..], &["--print-config"]].concat());
+        ok(&printed);
+        assert!(String::from_utf8_lossy(&printed.stdout).contains("\"potential_trajectory\""));
+        let path = dir.join(format!("configs/demo/traj{i}.toml"));
+        std::fs::write(&path, &printed.stdout).unwrap();
+        ok(&run_in(&dir, &["run", path.to_str().unwrap(), "--out", "out", "--no-checkpoint"]));
+        let csv = std::fs::read_to_string(dir.join(format!("out/demo/traj{i}.csv"))).unwrap();
+        let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+        let at = |name: &str| header.iter().position(|h| *h == name).unwrap();
+        let o = run_in(&dir, &[&args[..], &["--json"]].concat());
+        ok(&o);
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        for spec in ["quadratic", "exponential:alpha=0.2"] {
+            let series = format!("one_plus_beta [{spec}]");
+            let rows: Vec<(f64, f64)> = csv
+                .lines()
+                .map(|l| l.split(',').collect::<Vec<_>>())
+                .filter(|r| {
+                    r[at("series")] == series && r[at("statistic")] == "potential_trajectory"
+                })
+                .map(|r| (r[at("x")].parse().unwrap(), r[at("value")].parse().unwrap()))
+                .collect();
+            let ours: Vec<(f64, f64)> = v["potential_trajectories"][spec]
+                .as_array()
+                .unwrap_or_else(|| panic!("{v}"))
+                .iter()
+                .map(|p| (p["balls_per_bin"].as_f64().unwrap(), p["mean"].as_f64().unwrap()))
+                .collect();
+            let expected_len = if i == 0 { 7 } else { 8 };
+            assert_eq!(rows.len(), expected_len, "{spec}\n{csv}");
+            assert_eq!(ours.len(), rows.len(), "{spec}\n{v}");
+            let close = |a: f64, b: f64| (a - b).abs() <= 1e-6 * b.abs().max(1.0);
+            for (a, b) in ours.iter().zip(&rows) {
+                assert!(a.0 == b.0 && close(a.1, b.1), "{spec}: {a:?} vs {b:?}");
+            }
+            // The last observation is the end of the runs: the final value.
+            let last = ours.last().unwrap().1;
+            assert!(close(last, v["potentials"][spec]["mean"].as_f64().unwrap()), "{spec}\n{v}");
+            assert_eq!(ours.last().unwrap().0, 20.0);
+        }
+        let human = run_in(&dir, &args);
+        ok(&human);
+        assert!(String::from_utf8_lossy(&human.stdout).contains("trajectory  balls/n"));
+    }
+    // Without observation points there is no trajectory (and the config asks for none).
+    let plain = run_in(
+        &dir,
+        &[
+            "simulate",
+            "--process",
+            "two_choice",
+            "--n",
+            "50",
+            "--m",
+            "500",
+            "--potential",
+            "quadratic",
+            "--json",
+        ],
+    );
+    ok(&plain);
+    let v: serde_json::Value = serde_json::from_slice(&plain.stdout).unwrap();
+    assert_eq!(v["potential_trajectories"], serde_json::json!({}));
+}
+
 /// Every round-based model of the model registry runs from `simulate`, whose printed config
 /// gives the same values under `ballast run`; their parameters are checked by the registry.
 #[test]
