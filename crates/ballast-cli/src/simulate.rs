@@ -586,7 +586,7 @@ fn potential_trajectory(args: &SimulateArgs) -> bool {
 }
 
 /// A registry parameter value as TOML.
-fn toml_value(v: &ParamValue) -> toml::Value {
+pub(crate) fn toml_value(v: &ParamValue) -> toml::Value {
     match v {
         ParamValue::Num(x) if x.fract() == 0.0 && x.abs() < 2f64.powi(53) => {
             toml::Value::Integer(*x as i64)

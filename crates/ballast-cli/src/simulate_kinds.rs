@@ -53,6 +53,8 @@ pub struct DynamicReport {
     pub rounds: u64,
     /// Rounds before measuring.
     pub burn_in: u64,
+    /// The start state as given (`--start`), `null` for the model's own start.
+    pub start: Option<String>,
     /// Runs.
     pub runs: u64,
     /// Master seed.
@@ -147,6 +149,19 @@ pub fn one_point_config(args: &SimulateArgs, def: &ModelDef) -> Result<String, B
     }
     point.insert("rounds".into(), int(rounds));
     point.insert("burn_in".into(), int(args.burn_in));
+    // `--start`: the series' `start` table, as written (a `file` by its path).
+    let start = match args.start.as_deref() {
+        Some(text) => {
+            let r = crate::start::parse_start(text)?;
+            let mut t = Table::new();
+            t.insert("kind".into(), Value::String(r.kind.into()));
+            for (k, v) in &r.given {
+                t.insert((*k).to_owned(), crate::simulate::toml_value(v));
+            }
+            Some(t)
+        }
+        None => None,
+    };
     let series: Vec<Value> = measures(def)
         .into_iter()
         .map(|m| {
@@ -154,6 +169,9 @@ pub fn one_point_config(args: &SimulateArgs, def: &ModelDef) -> Result<String, B
             s.insert("name".into(), Value::String(m.name().to_owned()));
             s.insert("process".into(), Value::Table(process.clone()));
             s.insert("statistic".into(), Value::String(m.name().to_owned()));
+            if let Some(t) = &start {
+                s.insert("start".into(), Value::Table(t.clone()));
+            }
             Value::Table(s)
         })
         .collect();
@@ -176,6 +194,7 @@ fn report(args: &SimulateArgs, def: &ModelDef) -> anyhow::Result<DynamicReport> 
         lambda: args.lambda,
         rounds: args.rounds.unwrap_or_default(),
         burn_in: args.burn_in,
+        start: args.start.clone(),
         runs: args.runs,
         seed: args.seed,
         statistics,
@@ -194,14 +213,15 @@ pub fn render_human(r: &DynamicReport) -> String {
     };
     let _ = writeln!(
         s,
-        "{} ({})  n={} {size}  rounds={} burn_in={}  runs={} seed={}",
+        "{} ({})  n={} {size}  rounds={} burn_in={}  runs={} seed={}{}",
         r.process,
         params.join(", "),
         r.n,
         r.rounds,
         r.burn_in,
         r.runs,
-        r.seed
+        r.seed,
+        r.start.as_deref().map(|t| format!("  start={t}")).unwrap_or_default()
     );
     for (name, v) in &r.statistics {
         let _ = writeln!(s, "{name:<26}{:.6} ± {:.6}", v.mean, v.stderr);
@@ -346,7 +366,6 @@ pub fn outcome(args: &SimulateArgs) -> anyhow::Result<Outcome> {
         ("--potential", !args.potentials.is_empty()),
         ("--observe-every", args.observe_every.is_some()),
         ("--sampling", args.sampling.is_some()),
-        ("--start", args.start.is_some()),
         ("--recovery-target", args.recovery_target.is_some()),
     ];
     if let Some((flag, _)) = allocation_only.iter().find(|(_, given)| *given) {

@@ -403,3 +403,51 @@ fn the_offline_optimum_runs_from_simulate_as_its_one_point_config() {
     let greedy = v["statistics"]["greedy_max_load"]["mean"].as_f64().unwrap();
     assert!(opt <= greedy && opt >= 2.0, "{v}");
 }
+
+/// `simulate --process rbb --start KIND` starts the model from the core registry's start
+/// and gives the rows of its printed config (a series `start` table); a start of the wrong
+/// number of balls exits 2.
+#[test]
+fn round_based_models_take_the_start_registry_from_simulate() {
+    let dir = scratch("front", "dynamic_start");
+    let args = [
+        "simulate",
+        "--process",
+        "rbb",
+        "--n",
+        "40",
+        "--m",
+        "80",
+        "--rounds",
+        "200",
+        "--runs",
+        "3",
+        "--start",
+        "one_bin:balls=80",
+    ];
+    let printed = run_in(&dir, &[&args[..], &["--print-config"]].concat());
+    ok(&printed);
+    let text = String::from_utf8_lossy(&printed.stdout).into_owned();
+    assert!(text.contains("[series.start]") && text.contains("kind = \"one_bin\""), "{text}");
+    let path = dir.join("configs/demo/rbb_start.toml");
+    std::fs::write(&path, &printed.stdout).unwrap();
+    ok(&run_in(&dir, &["run", path.to_str().unwrap(), "--out", "out", "--no-checkpoint"]));
+    let csv = std::fs::read_to_string(dir.join("out/demo/rbb_start.csv")).unwrap();
+    let o = run_in(&dir, &[&args[..], &["--json"]].concat());
+    ok(&o);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["start"], "one_bin:balls=80");
+    let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+    let at = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    for line in csv.lines().skip(1) {
+        let row: Vec<&str> = line.split(',').collect();
+        let ours: f64 = row[at("value")].parse().unwrap();
+        let theirs = v["statistics"][row[at("statistic")]]["mean"].as_f64().unwrap();
+        assert!((ours - theirs).abs() < 1e-6 * ours.abs().max(1.0), "{csv}\n{v}");
+    }
+    // The first measured round holds 79 or 80 balls in bin 0.
+    assert!(v["statistics"]["peak_max_load"]["mean"].as_f64().unwrap() >= 79.0, "{v}");
+    let bad = run_in(&dir, &[&args[..11], &["--start", "one_bin:balls=10"]].concat());
+    assert_eq!(bad.status.code(), Some(2), "{}", stderr(&bad));
+    assert!(stderr(&bad).contains("exactly m balls"), "{}", stderr(&bad));
+}

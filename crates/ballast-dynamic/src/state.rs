@@ -180,7 +180,11 @@ pub struct DenseLoads {
 impl DenseLoads {
     /// `n` bins holding `m` balls as evenly as possible (as [`DynLoads::uniform`]).
     pub fn uniform(n: usize, m: u64) -> Self {
-        let loads = uniform_loads(n, m);
+        Self::from_loads(uniform_loads(n, m))
+    }
+
+    /// A state with the given loads (O(n)).
+    pub fn from_loads(loads: Vec<u32>) -> Self {
         let total = loads.iter().map(|&x| u64::from(x)).sum();
         let mut s = Self { loads, total, max: 0, empty: 0 };
         s.recount();
@@ -373,7 +377,9 @@ impl LevelLoads {
     }
 }
 
-fn uniform_loads(n: usize, m: u64) -> Vec<u32> {
+/// `m` balls in `n` bins as evenly as possible: every bin gets `⌊m/n⌋` and the first
+/// `m mod n` bins one more (the start of RBB and of the infinite Azar process).
+pub fn uniform_loads(n: usize, m: u64) -> Vec<u32> {
     let base = m / n as u64;
     let extra = (m % n as u64) as usize;
     (0..n).map(|i| (base + u64::from(i < extra)) as u32).collect()

@@ -5,6 +5,9 @@
 //!   uniform start), `{ kind = "leaky_bins", d = 1, arrivals = "binomial" | "poisson" |
 //!   "fixed" }` (parameters `n`, `lambda`), `{ kind = "infinite_azar", d = 2 }` (parameters
 //!   `n`, `m`); `d` may be a formula.
+//! - start: `start = { kind = … }` as in allocation series (the core registry's starts):
+//!   the loads before the first round; rbb and infinite_azar need a start of exactly `m`
+//!   balls, leaky bins take any; without it the models start as before (uniform, empty).
 //! - horizon: parameters `burn_in` (default 0), `rounds` (measured rounds), `batches` (for
 //!   the batch-means standard error, default 20).
 //! - statistics (time averages over the measured rounds, mean over runs; the standard error
@@ -71,6 +74,10 @@ impl ItemKind for Dynamic {
     fn shares_runs(&self) -> bool {
         true
     }
+
+    fn takes_start(&self) -> bool {
+        true
+    }
 }
 
 /// The model of a series at a point, through the model registry of `ballast-dynamic`:
@@ -89,7 +96,15 @@ fn model(s: &KindSeries, p: &KPoint) -> Result<DynamicSpec, String> {
     let def = registry::find(kind).map_err(|e| format!("`process`: {e}"))?;
     let vars = p.vars();
     let given = table_params(&def.list(), table, &vars, "`process`").map_err(|(_, m)| m)?;
-    def.build(&given, &|name: &str| p.get(name)).map_err(|e| format!("`process`: {e}"))
+    let start = s.start_state.clone();
+    let given_start = start.is_some();
+    def.build_from(&given, &|name: &str| p.get(name), start).map_err(|e| {
+        if given_start && e.to_string().contains("`start`") {
+            format!("`start`: {e}")
+        } else {
+            format!("`process`: {e}")
+        }
+    })
 }
 
 fn spec(s: &KindSeries, p: &KPoint) -> Result<(DynamicSpec, Horizon), String> {

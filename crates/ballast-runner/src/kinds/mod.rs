@@ -89,6 +89,10 @@ pub(crate) trait ItemKind: Sync {
     fn time_axis(&self, _measure: Measure) -> bool {
         false
     }
+    /// Whether its series take a `start` (the loads before the first round).
+    fn takes_start(&self) -> bool {
+        false
+    }
 }
 
 impl std::fmt::Debug for dyn ItemKind {
@@ -231,6 +235,14 @@ pub(crate) struct KindSeries {
     /// Series name in the reference files (`{var}` placeholders; `""`: none).
     #[serde(default)]
     pub reference: Option<String>,
+    /// Dynamic items: the loads before the first round, `start = { kind = … }` as in
+    /// allocation series (the core registry's starts).
+    #[serde(default)]
+    pub start: Option<crate::config::RawStart>,
+    /// The start of [`KindSeries::start`], resolved at parsing (a `file` read relative to
+    /// the config's directory).
+    #[serde(skip)]
+    pub start_state: Option<ballast_core::Start>,
 }
 
 /// Column names of a reference CSV in another layout than the runner's.
@@ -341,9 +353,38 @@ impl KindExperiment {
                 p.into_error()
             })?
             .split();
+        let mut cfg = cfg;
         let mut problems = Problems::with_schema(path, source, &schema);
         if schema.taint.global {
             return Err(problems.into_error());
+        }
+        // Start states: resolved once (a `file` relative to the config's directory); only
+        // for the kinds that take them.
+        let dir = path.parent().unwrap_or(Path::new("."));
+        for (si, s) in cfg.series.iter_mut().enumerate() {
+            let span = s.span();
+            let series = s.get_mut();
+            let Some(raw) = &series.start else { continue };
+            let ctx = format!("series `{}`", series.name);
+            if !kind.takes_start() {
+                problems.at(
+                    Some(span),
+                    format!(
+                        "{ctx}: `start` applies to allocation series and dynamic items (rbb, \
+                         leaky_bins, infinite_azar), not to {} items",
+                        kind.name()
+                    ),
+                );
+                problems.skip_series(si);
+                continue;
+            }
+            match crate::start::resolve_start(Some(raw), dir, &ctx) {
+                Ok(start) => series.start_state = Some(start),
+                Err((_, msg)) => {
+                    problems.at(Some(span), msg);
+                    problems.skip_series(si);
+                }
+            }
         }
         let params = kind.params();
         let hint = |k: &str| ballast_core::registry::did_you_mean(k, params.iter().copied());
@@ -718,6 +759,11 @@ impl<'a> Driver<'a> {
             s.params,
             p.params
         );
+        // The start only where it is set, so existing checkpoints stay valid.
+        let text = match &s.start_state {
+            Some(start) => format!("{text} | start {start:?}"),
+            None => text,
+        };
         format!("{:x}", sha2::Sha256::digest(text.as_bytes()))
     }
 
