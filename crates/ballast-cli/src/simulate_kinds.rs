@@ -29,6 +29,7 @@ fn measures(def: &ModelDef) -> Vec<Measure> {
         Measure::AvgLoadPerBin,
         Measure::AvgSystemLoad,
         Measure::PeakMaxLoad,
+        Measure::MaxLoadHistogram,
     ];
     if def.name == "leaky_bins" {
         m.push(Measure::MaxLoadOverShape);
@@ -61,8 +62,20 @@ pub struct DynamicReport {
     pub seed: u64,
     /// Time averages over the measured rounds, mean and standard error over runs.
     pub statistics: std::collections::BTreeMap<String, StatSummary>,
+    /// The distribution of the max load over the measured rounds: per max-load value the
+    /// fraction of rounds at it, mean over runs (the rows `max_load_histogram`).
+    pub max_load_histogram: Vec<HistogramBin>,
     /// Wall time of all runs, in seconds.
     pub wall_s: f64,
+}
+
+/// One value of a distribution over rounds.
+#[derive(Debug, Serialize)]
+pub struct HistogramBin {
+    /// The value (a max load).
+    pub value: f64,
+    /// Fraction of the measured rounds at it, mean over runs.
+    pub fraction: f64,
 }
 
 /// The model's parameters from `--param key=value`, checked by its registry entry.
@@ -185,7 +198,7 @@ pub fn one_point_config(args: &SimulateArgs, def: &ModelDef) -> Result<String, B
 /// Runs the one-point config and collects its statistics.
 fn report(args: &SimulateArgs, def: &ModelDef) -> anyhow::Result<DynamicReport> {
     let config = one_point_config(args, def)?;
-    let (statistics, wall_s) = run_config(args, &config)?;
+    let (statistics, hist, wall_s) = run_config(args, &config)?;
     Ok(DynamicReport {
         process: def.name.to_owned(),
         params: params(def, &args.params)?.into_iter().filter(|(k, _)| k != "kind").collect(),
@@ -198,6 +211,10 @@ fn report(args: &SimulateArgs, def: &ModelDef) -> anyhow::Result<DynamicReport> 
         runs: args.runs,
         seed: args.seed,
         statistics,
+        max_load_histogram: hist
+            .into_iter()
+            .map(|(value, fraction)| HistogramBin { value, fraction })
+            .collect(),
         wall_s,
     })
 }
@@ -225,6 +242,14 @@ pub fn render_human(r: &DynamicReport) -> String {
     );
     for (name, v) in &r.statistics {
         let _ = writeln!(s, "{name:<26}{:.6} ± {:.6}", v.mean, v.stderr);
+    }
+    if !r.max_load_histogram.is_empty() {
+        let bins: Vec<String> = r
+            .max_load_histogram
+            .iter()
+            .map(|b| format!("{}: {:.3}", b.value, b.fraction))
+            .collect();
+        let _ = writeln!(s, "{:<26}{}", "max_load_histogram", bins.join(", "));
     }
     let _ = writeln!(s, "{:<26}{:.3} s", "wall", r.wall_s);
     s
@@ -265,11 +290,12 @@ fn offline_config(args: &SimulateArgs, d: u64) -> Result<String, BadInput> {
     Ok(toml::to_string(&config).expect("a table of plain values serialises"))
 }
 
+/// The statistics of a one-point config by name, its histogram rows (value, mean
+/// fraction) and the wall time.
+type ConfigRun = (std::collections::BTreeMap<String, StatSummary>, Vec<(f64, f64)>, f64);
+
 /// Runs a one-point config of another item kind and returns its rows' statistics.
-fn run_config(
-    args: &SimulateArgs,
-    config: &str,
-) -> anyhow::Result<(std::collections::BTreeMap<String, StatSummary>, f64)> {
+fn run_config(args: &SimulateArgs, config: &str) -> anyhow::Result<ConfigRun> {
     let exp = Experiment::parse(SIMULATE_ITEM, std::path::Path::new("<ballast simulate>"), config)
         .map_err(|e| BadInput::new(format!("{e}\n(the one-point config of these arguments)")))?;
     let mut opts = RunOptions::new(".");
@@ -280,6 +306,7 @@ fn run_config(
         .rows
         .iter()
         .filter_map(|r| match r.statistic {
+            Statistic::Measure(Measure::MaxLoadHistogram) => None,
             Statistic::Measure(m) => {
                 let s = StatSummary::of(&r.summary);
                 Some((m.name().to_owned(), s))
@@ -287,7 +314,13 @@ fn run_config(
             _ => None,
         })
         .collect();
-    Ok((statistics, result.meta.wall_time_s))
+    let hist = result
+        .rows
+        .iter()
+        .filter(|r| r.statistic == Statistic::Measure(Measure::MaxLoadHistogram))
+        .map(|r| (r.x, r.summary.mean))
+        .collect();
+    Ok((statistics, hist, result.meta.wall_time_s))
 }
 
 /// The result of `--offline D`.
@@ -341,7 +374,7 @@ fn offline_outcome(args: &SimulateArgs, d: u64) -> anyhow::Result<Outcome> {
     if args.print_config {
         return Ok(Outcome::Config(config));
     }
-    let (statistics, wall_s) = run_config(args, &config)?;
+    let (statistics, _, wall_s) = run_config(args, &config)?;
     Ok(Outcome::Offline(OfflineReport {
         d,
         n: args.n,

@@ -14,6 +14,8 @@
 //!   is the spread of the run means, sd/√runs, from [`BETWEEN_RUNS_FROM`] runs on, and below
 //!   that pools the runs' batch-means standard errors, sqrt(Σ se_r²)/runs): `avg_max_load`,
 //!   `avg_fraction_empty_bins`, `avg_load_per_bin` (system load / n), `avg_system_load`,
+//!   `peak_max_load` (largest max load of a measured round), `max_load_histogram` (one row
+//!   per max-load value, x = the value, with the fraction of measured rounds at it),
 //!   `max_load_over_shape` (time-averaged max load divided by (1/(1−λ))·ln(n/(1−λ)) for
 //!   d = 1 and ln(n/(1−λ)) for d ≥ 2, leaky bins only).
 //! - closed forms: `rbb_empty_fraction` (√(k²+1) − k, k = m/n), `leaky_mean_load` (d = 1:
@@ -55,6 +57,7 @@ impl ItemKind for Dynamic {
             Measure::AvgLoadPerBin,
             Measure::AvgSystemLoad,
             Measure::PeakMaxLoad,
+            Measure::MaxLoadHistogram,
             Measure::MaxLoadOverShape,
         ]
     }
@@ -202,6 +205,15 @@ fn run(d: &mut Driver<'_>) -> Result<(), Error> {
             RowCtx { point: p, measure, series_ref, n: n as u64, b: None, rounds: Some(h.rounds) };
         let spec2 = spec.clone();
         let closed_form = move |name: &str, ctx: &RowCtx<'_>| theory(name, ctx, &spec2);
+        if measure == Measure::MaxLoadHistogram {
+            // One row per max-load value seen in some run: the fraction of each run's
+            // measured rounds at it (0 where a run never had it), mean over runs.
+            for (load, fractions) in max_load_histogram(block) {
+                let ctx = RowCtx { series_ref: None, ..ctx.clone() };
+                d.push(ctx, f64::from(load), summarize(&fractions, ROUNDING), &closed_form);
+            }
+            continue;
+        }
         if measure == Measure::PeakMaxLoad {
             // One value per run (no time average): the plain mean and standard error.
             let peaks: Vec<f64> = block.iter().map(|r| f64::from(r.peak_max_load)).collect();
@@ -217,6 +229,29 @@ fn run(d: &mut Driver<'_>) -> Result<(), Error> {
         d.push(ctx, p.x, summary_of(mean, se, block.len()), &closed_form);
     }
     Ok(())
+}
+
+/// Per max-load value seen in some run of `block`, the fraction of each run's measured
+/// rounds with that max load, in increasing load.
+fn max_load_histogram(block: &[RunSummary]) -> Vec<(u32, Vec<f64>)> {
+    let mut loads: Vec<u32> =
+        block.iter().flat_map(|r| r.max_load_distribution.iter().map(|&(l, _)| l)).collect();
+    loads.sort_unstable();
+    loads.dedup();
+    loads
+        .into_iter()
+        .map(|load| {
+            let fractions = block
+                .iter()
+                .map(|r| {
+                    let rounds: u64 = r.max_load_distribution.iter().map(|&(_, c)| c).sum();
+                    let at = r.max_load_distribution.iter().find(|&&(l, _)| l == load);
+                    at.map_or(0.0, |&(_, c)| c as f64 / rounds.max(1) as f64)
+                })
+                .collect();
+            (load, fractions)
+        })
+        .collect()
 }
 
 /// From this many runs on, a point's standard error is the spread of its run means

@@ -619,6 +619,7 @@ pub(crate) enum LoadedRef {
 }
 
 /// What a kind knows about one output row, for the references.
+#[derive(Clone)]
 pub(crate) struct RowCtx<'a> {
     pub point: &'a KPoint,
     pub measure: Measure,
@@ -853,10 +854,13 @@ impl<'a> Driver<'a> {
             };
             cmp.push(value.map(|(v, runs)| compare(&summary, v + r.offset, runs, r, ctx.rounds)));
         }
+        // Rows whose x is a value of the statistic (a histogram) keep the whole grid.
         let group = p
             .grid
             .iter()
-            .filter(|(k, _)| k != self.kexp.cfg.x.variable.get_ref())
+            .filter(|(k, _)| {
+                ctx.measure == Measure::MaxLoadHistogram || k != self.kexp.cfg.x.variable.get_ref()
+            })
             .cloned()
             .collect();
         self.rows.push(Row {
