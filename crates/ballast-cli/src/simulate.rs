@@ -176,6 +176,11 @@ pub struct SimulateArgs {
     /// `hyperbolic:alpha=0.05`, `quadratic`, `absolute` (repeatable).
     #[arg(long = "potential", value_name = "SPEC")]
     pub potentials: Vec<String>,
+    /// Also report the distribution of probes (bin samples) per step. Adaptive probing
+    /// reports it always; for other processes it runs on the bin engine (the level engine
+    /// does not count probes per step).
+    #[arg(long, conflicts_with_all = ["offline", "graph"])]
+    pub probes: bool,
     /// Print one JSON object instead of the human summary.
     #[arg(long)]
     pub json: bool,
@@ -288,6 +293,9 @@ pub struct SimulateReport {
     /// mean over runs, keyed by its spec text; empty without observation points (and with
     /// `--graph`).
     pub potential_trajectories: BTreeMap<String, Vec<TrajectoryPoint>>,
+    /// The distribution of probes per step (`--probes`, and adaptive probing): per probe
+    /// count the fraction of steps, mean over runs; empty otherwise.
+    pub probes_distribution: Vec<crate::simulate_kinds::HistogramBin>,
     /// Bin samples per ball over all runs.
     pub samples_per_ball: f64,
     /// Balls per bin sample over all runs (its inverse: above 1 for Packing and Twinning).
@@ -449,6 +457,9 @@ fn build_spec(args: &SimulateArgs) -> Result<(RunSpec, process::ResolvedProcess)
         observe_every: args.observe_every,
         record_trajectory: false,
         record_loads: false,
+        // The runs of the one-point config (`probes_distribution`) set it; here it only
+        // says which engine `auto` resolves to.
+        record_probes: args.probes,
         engine: args.engine.to_core(),
         stop: args.stop.to_core(),
         sampling: crate::sampling::parse_sampling(args.sampling.as_deref())?.0,
@@ -585,6 +596,13 @@ fn potential_trajectory(args: &SimulateArgs) -> bool {
     !args.potentials.is_empty() && (args.observe_every.is_some() || args.batch.is_some())
 }
 
+/// Whether the runs report the distribution of probes per step: `--probes`, or adaptive
+/// probing (whose probe count varies by design and is counted anyway, on the bin engine it
+/// always runs on).
+fn reports_probes(args: &SimulateArgs, spec: &RunSpec) -> bool {
+    args.probes || matches!(spec.process, ballast_core::ProcessSpec::Adaptive { .. })
+}
+
 /// A registry parameter value as TOML.
 pub(crate) fn toml_value(v: &ParamValue) -> toml::Value {
     match v {
@@ -620,7 +638,12 @@ pub fn one_point_config(
     series.insert("statistic".into(), Value::String("final_gap".into()));
     let recovery = args.recovery_target.map(|_| Statistic::RecoveryTime);
     let trajectory = potential_trajectory(args).then_some(Statistic::PotentialTrajectory);
-    let also = std::iter::once(Statistic::MaxGap).chain(ALSO).chain(recovery).chain(trajectory);
+    let probes = reports_probes(args, spec).then_some(Statistic::ProbesDistribution);
+    let also = std::iter::once(Statistic::MaxGap)
+        .chain(ALSO)
+        .chain(recovery)
+        .chain(trajectory)
+        .chain(probes);
     series.insert(
         "also".into(),
         Value::Array(also.map(|s| Value::String(s.name().to_owned())).collect()),
@@ -752,6 +775,12 @@ pub fn report(args: &SimulateArgs) -> anyhow::Result<SimulateReport> {
         graph: None,
         potentials: potential_summaries(&result, proc_.name(), &potentials),
         potential_trajectories: potential_trajectories(&result, proc_.name(), &potentials),
+        probes_distribution: result
+            .rows
+            .iter()
+            .filter(|r| r.statistic == Statistic::ProbesDistribution)
+            .map(|r| crate::simulate_kinds::HistogramBin { value: r.x, fraction: r.summary.mean })
+            .collect(),
         // Pooled over runs (every run places m balls, or a step more with `stop = finish`):
         // the mean of the per-run ratios, and its inverse.
         samples_per_ball: stat_mean(Statistic::SamplesPerBall),
@@ -881,6 +910,7 @@ fn report_observed(
         }),
         potentials: potential_summaries,
         potential_trajectories: BTreeMap::new(),
+        probes_distribution: Vec::new(),
         samples_per_ball: per_ball(samples as f64),
         balls_per_sample: if samples == 0 { f64::NAN } else { balls as f64 / samples as f64 },
         ns_per_ball: per_ball(busy.as_nanos() as f64),
@@ -933,6 +963,19 @@ pub fn render_human(r: &SimulateReport) -> String {
     let _ = writeln!(s, "{:<14}{}", "ceil(max_gap)", format_distribution(&r.max_gap.distribution));
     for (name, v) in &r.statistics {
         let _ = writeln!(s, "{name:<14}{:.4} ± {:.4}", v.mean, v.stderr);
+    }
+    if !r.probes_distribution.is_empty() {
+        let bins: Vec<String> = r
+            .probes_distribution
+            .iter()
+            .map(|b| format!("{}: {:.4}", b.value, b.fraction))
+            .collect();
+        let _ = writeln!(
+            s,
+            "{:<14}{}  (probes per step: fraction of steps)",
+            "probes",
+            bins.join(", ")
+        );
     }
 
     if let Some(g) = &r.graph {

@@ -400,6 +400,7 @@ pub fn outcome(args: &SimulateArgs) -> anyhow::Result<Outcome> {
         ("--observe-every", args.observe_every.is_some()),
         ("--sampling", args.sampling.is_some()),
         ("--recovery-target", args.recovery_target.is_some()),
+        ("--probes", args.probes),
     ];
     if let Some((flag, _)) = allocation_only.iter().find(|(_, given)| *given) {
         anyhow::bail!(BadInput::new(format!(

@@ -462,3 +462,50 @@ fn round_based_models_take_the_start_registry_from_simulate() {
     assert_eq!(bad.status.code(), Some(2), "{}", stderr(&bad));
     assert!(stderr(&bad).contains("exactly m balls"), "{}", stderr(&bad));
 }
+
+/// `simulate --probes` (and adaptive probing by itself) reports the distribution of probes
+/// per step: the rows `probes_distribution` of its printed config.
+#[test]
+fn simulate_probes_are_the_printed_configs_rows() {
+    let dir = scratch("front", "probes");
+    for (i, extra) in [
+        &["--process", "threshold", "--param", "f=1", "--probes"][..],
+        &["--process", "adaptive", "--param", "preset=probe_count"][..],
+    ]
+    .iter()
+    .enumerate()
+    {
+        let args: Vec<&str> =
+            [&["simulate", "--n", "200", "--m", "3000", "--runs", "3"][..], extra].concat();
+        let printed = run_in(&dir, &[&args[..], &["--print-config"]].concat());
+        ok(&printed);
+        let path = dir.join(format!("configs/demo/probes{i}.toml"));
+        std::fs::write(&path, &printed.stdout).unwrap();
+        ok(&run_in(&dir, &["run", path.to_str().unwrap(), "--out", "out", "--no-checkpoint"]));
+        let csv = std::fs::read_to_string(dir.join(format!("out/demo/probes{i}.csv"))).unwrap();
+        let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+        let at = |name: &str| header.iter().position(|h| *h == name).unwrap();
+        let rows: Vec<(f64, f64)> = csv
+            .lines()
+            .map(|l| l.split(',').collect::<Vec<_>>())
+            .filter(|r| r[at("statistic")] == "probes_distribution")
+            .map(|r| (r[at("x")].parse().unwrap(), r[at("value")].parse().unwrap()))
+            .collect();
+        let o = run_in(&dir, &[&args[..], &["--json"]].concat());
+        ok(&o);
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        let ours: Vec<(f64, f64)> = v["probes_distribution"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| (b["value"].as_f64().unwrap(), b["fraction"].as_f64().unwrap()))
+            .collect();
+        assert!(rows.len() >= 2, "{csv}");
+        assert_eq!(rows.len(), ours.len(), "{csv}\n{v}");
+        for (a, b) in rows.iter().zip(&ours) {
+            assert!(a.0 == b.0 && (a.1 - b.1).abs() < 1e-6, "{a:?} vs {b:?}");
+        }
+        let human = run_in(&dir, &args);
+        assert!(String::from_utf8_lossy(&human.stdout).contains("probes per step"));
+    }
+}

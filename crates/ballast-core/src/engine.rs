@@ -444,6 +444,8 @@ where
     let mut steps = 0u64;
     let mut per_step: Vec<u64> = Vec::new();
     let mut gaps = GapTracker::new(spec);
+    // Probes per step: always for the rules whose count varies by design, else on request.
+    let track = P::TRACK_SAMPLES || spec.record_probes;
     let k_heavy = (rule.heavy_fraction() * n as f64).ceil() as u64;
     let finish = spec.stop == Stop::Finish;
     let mut done = 0u64;
@@ -455,7 +457,7 @@ where
             let mut next_obs = every.min(m);
             // Kernels take whole stretches between observation points; a rule without one
             // (or a state that is not plain unit loads) says so at the first call.
-            let mut kernel = kernels && !O::PER_BALL && !P::TRACK_SAMPLES;
+            let mut kernel = kernels && !O::PER_BALL && !track;
             while done < m || (finish && rule.in_round()) {
                 if kernel && done < next_obs {
                     let stretch = next_obs - done;
@@ -474,7 +476,7 @@ where
                 let continuing = rule.in_round();
                 let p = rule.place(&state, &ranks, rng, &mut ctx);
                 steps += u64::from(!continuing);
-                if P::TRACK_SAMPLES {
+                if track {
                     record_samples(&mut per_step, ctx.samples - before);
                 }
                 // Multi-ball steps are truncated at the end of the run (exactly m balls)
@@ -511,7 +513,7 @@ where
                     let continuing = rule.in_round();
                     let p = rule.place(&state, &ranks, rng, &mut ctx);
                     steps += u64::from(!continuing);
-                    if P::TRACK_SAMPLES {
+                    if track {
                         record_samples(&mut per_step, ctx.samples - before);
                     }
                     // A multi-ball step is truncated at the batch end, unless the stopping

@@ -626,6 +626,13 @@ pub struct RunSpec {
     /// (the bin engine pays O(n) per observation for the minimum). Only observes: the run
     /// draws the same random numbers with or without it.
     pub record_loads: bool,
+    /// Keep the histogram of bin samples (probes) per step in
+    /// [`crate::RunOutcome::samples_per_step`] for every process, not only those whose
+    /// probe count varies by design (adaptive probing records it always). Recorded by the
+    /// bin engine's loop: the level engine, the sorted weighted batches and the sequential
+    /// kernels step aside (same law; `auto` resolves to the bin engine), and the delay
+    /// setting and `equalize` (loops of their own) record none.
+    pub record_probes: bool,
     /// Simulation engine (default [`Engine::Auto`]).
     pub engine: Engine,
     /// Stopping rule for multi-ball steps at m balls and at batch ends (default
@@ -690,6 +697,7 @@ impl RunSpec {
             observe_every: None,
             record_trajectory: false,
             record_loads: false,
+            record_probes: false,
             engine: Engine::Auto,
             stop: Stop::Truncate,
             sampling: crate::Sampling::Uniform,

@@ -69,6 +69,9 @@ pub fn sorted_support(spec: &RunSpec) -> Result<(), Error> {
     if !spec.sampling.is_uniform() {
         return unsupported("bins must be sampled uniformly (the batch law is per position)");
     }
+    if spec.record_probes {
+        return unsupported("probes per step are recorded ball by ball");
+    }
     if b > u64::from(u32::MAX) {
         // Balls per position are counted in 32 bits.
         return unsupported("batches must have fewer than 2^32 balls");

@@ -164,6 +164,10 @@ pub enum Statistic {
     ProbesMax,
     /// Balls moved per ball allocated (reallocation processes), averaged over runs.
     MovedPerBall,
+    /// The distribution of probes (bin samples) per step: one row per probe count (x) with
+    /// the fraction of the run's steps that drew it, mean over runs. Recorded by the bin
+    /// engine ([`ballast_core::RunSpec::record_probes`]); as the statistic or in `also`.
+    ProbesDistribution,
     /// A statistic of a graph, dynamic or potential item (`kind = …`, see the crate docs);
     /// not accepted in allocation series.
     #[serde(untagged, skip_deserializing)]
@@ -185,7 +189,7 @@ impl Statistic {
     }
 
     /// The statistics an allocation series may name.
-    const ALLOCATION: [Statistic; 20] = [
+    const ALLOCATION: [Statistic; 21] = [
         Self::MaxGap,
         Self::FinalGap,
         Self::RunningMaxGap,
@@ -206,6 +210,7 @@ impl Statistic {
         Self::ProbesMean,
         Self::ProbesMax,
         Self::MovedPerBall,
+        Self::ProbesDistribution,
     ];
 
     /// The allocation statistic of this name, if any.
@@ -281,6 +286,7 @@ impl Statistic {
             Self::ProbesMean => "probes_mean",
             Self::ProbesMax => "probes_max",
             Self::MovedPerBall => "moved_per_ball",
+            Self::ProbesDistribution => "probes_distribution",
             Self::Measure(m) => m.name(),
         }
     }
@@ -308,6 +314,7 @@ impl Statistic {
             Self::ProbesMean => "probes per step (mean over runs)",
             Self::ProbesMax => "largest probes in one step (mean over runs)",
             Self::MovedPerBall => "balls moved per ball (mean over runs)",
+            Self::ProbesDistribution => "fraction of steps with this many probes (mean over runs)",
             Self::Measure(m) => m.describe(),
         }
     }

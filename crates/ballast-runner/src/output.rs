@@ -492,6 +492,7 @@ impl ItemResult {
                 && !r.statistic.is_distribution()
                 && !r.statistic.is_trajectory()
                 && !r.statistic.at_observations()
+                && r.statistic != Statistic::ProbesDistribution
             {
                 stats.push(r.statistic);
             }

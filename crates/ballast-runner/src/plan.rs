@@ -123,6 +123,7 @@ impl Plan {
         crate::figure::FigureFrame {
             x_label: raw.x.label.clone().unwrap_or_else(|| match statistic {
                 s if s.at_observations() => "balls / n".to_string(),
+                Statistic::ProbesDistribution => "probes per step".to_string(),
                 _ => self.x_variable.clone(),
             }),
             y_label: raw.y_label.clone().unwrap_or_else(|| statistic.describe().to_string()),

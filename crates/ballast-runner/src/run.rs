@@ -79,8 +79,10 @@ impl UnitOut {
             }
             Statistic::ProbesMax => self.probes_max.map_or(f64::NAN, |p| p as f64),
             Statistic::MovedPerBall => ratio(self.moved, self.balls),
-            // Rows of their own ([`potential_rows`]).
-            Statistic::PotentialTrajectory | Statistic::Measure(_) => f64::NAN,
+            // Rows of their own ([`potential_trajectory_rows`], [`probe_rows`]).
+            Statistic::PotentialTrajectory
+            | Statistic::ProbesDistribution
+            | Statistic::Measure(_) => f64::NAN,
         }
     }
 }
@@ -139,6 +141,9 @@ fn point_key(point: &PlanPoint, seeds: &[u64]) -> String {
     }
     if point.potential_trajectory {
         stop.push_str(" potential trajectories");
+    }
+    if s.record_probes {
+        stop.push_str(" probes");
     }
     // The sampling law only where it is not uniform, so existing checkpoints stay valid.
     let sampling = if s.sampling.is_uniform() {
@@ -532,7 +537,7 @@ fn execute(
             min_trajectory: out.min_trajectory,
             potentials,
             potential_trajectories,
-            probes: Vec::new(),
+            probes: if point.spec.record_probes { out.samples_per_step } else { Vec::new() },
         })
     })
 }
@@ -626,6 +631,10 @@ fn aggregate(
         for (statistic, with_refs) in stats {
             if statistic == Statistic::PotentialTrajectory {
                 rows.extend(potential_trajectory_rows(point, &ps.name, block, !with_refs));
+                continue;
+            }
+            if statistic == Statistic::ProbesDistribution {
+                rows.extend(probe_rows(point, &ps.name, block, !with_refs));
                 continue;
             }
             let refname = if with_refs { refname.clone() } else { None };
@@ -826,6 +835,37 @@ fn potential_trajectory_rows(
         }
     }
     rows
+}
+
+/// Rows of `probes_distribution`: per probe count seen in some run (x), the fraction of
+/// each run's steps that drew that many probes, mean over runs (no reference).
+fn probe_rows(point: &PlanPoint, series: &str, block: &[UnitOut], also: bool) -> Vec<Row> {
+    let len = block.iter().map(|o| o.probes.len()).max().unwrap_or(0);
+    (0..len)
+        .filter(|&k| block.iter().any(|o| o.probes.get(k).is_some_and(|&c| c > 0)))
+        .map(|k| {
+            let values: Vec<f64> = block
+                .iter()
+                .map(|o| {
+                    let steps: u64 = o.probes.iter().sum();
+                    o.probes.get(k).map_or(0.0, |&c| c as f64 / steps.max(1) as f64)
+                })
+                .collect();
+            Row {
+                series: series.to_string(),
+                group: point.grid.clone(),
+                n: point.n,
+                b: point.b,
+                m: point.m,
+                x: k as f64,
+                statistic: Statistic::ProbesDistribution,
+                summary: summarize(&values, ROUNDING),
+                refs: Vec::new(),
+                theory: None,
+                also,
+            }
+        })
+        .collect()
 }
 
 /// Runs behind a published distribution at (series, n, b): the `runs` of any of its rows.

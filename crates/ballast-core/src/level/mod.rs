@@ -135,6 +135,13 @@ pub const LEVEL_MAX_BALLS: u64 = 1 << 53;
 /// Whether the level engine can simulate `spec` exactly; the error says why not and names
 /// the alternative.
 pub fn level_support(spec: &RunSpec) -> Result<(), Error> {
+    if spec.record_probes {
+        return Err(Error::Unsupported(
+            "the level engine does not record probes per step (record_probes); use engine = \
+             \"bins\""
+                .to_string(),
+        ));
+    }
     if !spec.sampling.is_uniform() {
         return Err(Error::Unsupported(format!(
             "the level engine needs uniform bin sampling (got sampling = \"{}\": bins of one \

@@ -597,6 +597,8 @@ impl<'r> SeriesForms<'r> {
             observe_every: sampling.map(|_| m.max(1)).or(observe_every),
             record_trajectory: s.statistic.is_trajectory() || sampling.is_some(),
             record_loads: s.statistic.records_loads(),
+            record_probes: s.statistic == Statistic::ProbesDistribution
+                || s.also.contains(&Statistic::ProbesDistribution),
             engine: common.engine,
             stop: self.stop,
             sampling: self.bin_sampling.clone(),
@@ -819,6 +821,26 @@ impl<'r> SeriesForms<'r> {
                     "{sctx}: statistic = \"{}\" needs observation points: the batched setting \
                      or `observe_every`",
                     t.name()
+                ),
+            );
+            return None;
+        }
+        let probes = s.statistic == Statistic::ProbesDistribution
+            || s.also.contains(&Statistic::ProbesDistribution);
+        let equalize = matches!(
+            s.process.get_ref().0.get("kind"),
+            Some(toml::Value::String(k)) if k == "equalize"
+        );
+        if probes && (s.setting == Some(SettingKind::Delay) || equalize) {
+            let key =
+                if s.statistic == Statistic::ProbesDistribution { "statistic" } else { "also" };
+            sp.fail(
+                key,
+                None,
+                format!(
+                    "{sctx}: statistic = \"probes_distribution\" is recorded by the bin engine's \
+                     loop: not in the delay setting or for equalize (loops of their own, d \
+                     probes per ball)"
                 ),
             );
             return None;
