@@ -108,6 +108,7 @@ pub fn render() -> String {
         }
         let point: Vec<String> = m.point.iter().map(|(k, v)| format!("{k} ({v})")).collect();
         let _ = writeln!(s, "      {:<15} {}", "point:", point.join(", "));
+        let _ = writeln!(s, "      {:<15} {}", "start:", m.start);
     }
     let _ = writeln!(
         s,
@@ -214,7 +215,8 @@ pub fn structured() -> serde_json::Value {
                 .collect();
             let point: Vec<Value> =
                 m.point.iter().map(|(k, v)| json!({ "name": k, "doc": v })).collect();
-            json!({ "name": m.name, "doc": m.doc, "params": params, "point": point })
+            json!({ "name": m.name, "doc": m.doc, "params": params, "point": point,
+                    "start": m.start })
         })
         .collect();
     let topologies: Vec<Value> = ballast_graph::TOPOLOGIES

@@ -171,6 +171,11 @@ pub struct SimulateArgs {
     /// `hyperbolic:alpha=0.05`, `quadratic`, `absolute` (repeatable).
     #[arg(long = "potential", value_name = "SPEC")]
     pub potentials: Vec<String>,
+    /// Also report the distribution of probes (bin samples) per step. Adaptive probing
+    /// reports it always; for other processes it runs on the bin engine (the level engine
+    /// does not count probes per step).
+    #[arg(long, conflicts_with_all = ["offline", "graph"])]
+    pub probes: bool,
     /// Print one JSON object instead of the human summary.
     #[arg(long)]
     pub json: bool,
@@ -279,6 +284,13 @@ pub struct SimulateReport {
     pub graph: Option<GraphReport>,
     /// Final value of each tracked potential over runs, keyed by its spec text.
     pub potentials: BTreeMap<String, PotentialSummary>,
+    /// Each tracked potential at every observation point (`--observe-every` or `--batch`),
+    /// mean over runs, keyed by its spec text; empty without observation points (and with
+    /// `--graph`).
+    pub potential_trajectories: BTreeMap<String, Vec<TrajectoryPoint>>,
+    /// The distribution of probes per step (`--probes`, and adaptive probing): per probe
+    /// count the fraction of steps, mean over runs; empty otherwise.
+    pub probes_distribution: Vec<crate::simulate_kinds::HistogramBin>,
     /// Bin samples per ball over all runs.
     pub samples_per_ball: f64,
     /// Balls per bin sample over all runs (its inverse: above 1 for Packing and Twinning).
@@ -319,6 +331,41 @@ pub struct PotentialSummary {
     pub stderr: f64,
     /// Sample standard deviation over runs.
     pub sd: f64,
+}
+
+/// One observation point of a trajectory over runs.
+#[derive(Debug, Serialize)]
+pub struct TrajectoryPoint {
+    /// Balls placed so far / n (the x of the CSV rows).
+    pub balls_per_bin: f64,
+    /// Mean over runs.
+    pub mean: f64,
+    /// Standard error of the mean.
+    pub stderr: f64,
+}
+
+/// At most this many points of a trajectory in the human summary (evenly spaced, the last
+/// included; `--json` has them all).
+const SHOWN_POINTS: usize = 6;
+
+/// A trajectory in a line: `x: value` at up to [`SHOWN_POINTS`] points.
+fn format_trajectory(points: &[TrajectoryPoint]) -> String {
+    let len = points.len();
+    let shown: Vec<usize> = if len <= SHOWN_POINTS {
+        (0..len).collect()
+    } else {
+        let mut v: Vec<usize> =
+            (1..=SHOWN_POINTS).map(|i| (i * len).div_ceil(SHOWN_POINTS) - 1).collect();
+        v.dedup();
+        v
+    };
+    let text: Vec<String> = shown
+        .iter()
+        .map(|&i| format!("{}: {:.4e}", points[i].balls_per_bin, points[i].mean))
+        .collect();
+    let more =
+        if shown.len() < len { format!(" ({len} points, --json has all)") } else { String::new() };
+    format!("{}{more}", text.join(", "))
 }
 
 /// The topology of a graphical run, as reported.
@@ -406,6 +453,10 @@ pub(crate) fn build_spec(
         weights,
         observe_every: args.observe_every,
         record_trajectory: false,
+        record_loads: false,
+        // The runs of the one-point config (`probes_distribution`) set it; here it only
+        // says which engine `auto` resolves to.
+        record_probes: args.probes,
         engine: args.engine.to_core(),
         stop: args.stop.to_core(),
         sampling: crate::sampling::parse_sampling(args.sampling.as_deref())?.0,
@@ -469,6 +520,19 @@ const ALSO: [Statistic; 10] = [
     Statistic::MovedPerBall,
 ];
 
+/// Whether the runs report the potentials' trajectories: `--potential` with observation
+/// points (`--observe-every` or `--batch`).
+fn potential_trajectory(args: &SimulateArgs) -> bool {
+    !args.potentials.is_empty() && (args.observe_every.is_some() || args.batch.is_some())
+}
+
+/// Whether the runs report the distribution of probes per step: `--probes`, or adaptive
+/// probing (whose probe count varies by design and is counted anyway, on the bin engine it
+/// always runs on).
+fn reports_probes(args: &SimulateArgs, spec: &RunSpec) -> bool {
+    args.probes || matches!(spec.process, ballast_core::ProcessSpec::Adaptive { .. })
+}
+
 /// A registry parameter value as TOML.
 pub(crate) fn toml_value(v: &ParamValue) -> toml::Value {
     match v {
@@ -503,7 +567,13 @@ pub fn one_point_config(
     series.insert("process".into(), Value::Table(process));
     series.insert("statistic".into(), Value::String("final_gap".into()));
     let recovery = args.recovery_target.map(|_| Statistic::RecoveryTime);
-    let also = std::iter::once(Statistic::MaxGap).chain(ALSO).chain(recovery);
+    let trajectory = potential_trajectory(args).then_some(Statistic::PotentialTrajectory);
+    let probes = reports_probes(args, spec).then_some(Statistic::ProbesDistribution);
+    let also = std::iter::once(Statistic::MaxGap)
+        .chain(ALSO)
+        .chain(recovery)
+        .chain(trajectory)
+        .chain(probes);
     series.insert(
         "also".into(),
         Value::Array(also.map(|s| Value::String(s.name().to_owned())).collect()),
@@ -631,6 +701,13 @@ pub fn report(args: &SimulateArgs) -> anyhow::Result<SimulateReport> {
         statistics,
         graph: None,
         potentials: potential_summaries(&result, proc_.name(), &potentials),
+        potential_trajectories: potential_trajectories(&result, proc_.name(), &potentials),
+        probes_distribution: result
+            .rows
+            .iter()
+            .filter(|r| r.statistic == Statistic::ProbesDistribution)
+            .map(|r| crate::simulate_kinds::HistogramBin { value: r.x, fraction: r.summary.mean })
+            .collect(),
         // Pooled over runs (every run places m balls, or a step more with `stop = finish`):
         // the mean of the per-run ratios, and its inverse.
         samples_per_ball: stat_mean(Statistic::SamplesPerBall),
@@ -651,10 +728,41 @@ pub(crate) fn potential_summaries(
         .iter()
         .filter_map(|p| {
             let name = format!("{series} [{p}]");
-            let row = result.rows.iter().find(|r| r.series == name)?;
+            let row = result
+                .rows
+                .iter()
+                .find(|r| r.series == name && r.statistic != Statistic::PotentialTrajectory)?;
             let s = &row.summary;
             Some((p.to_string(), PotentialSummary { mean: s.mean, stderr: s.stderr, sd: s.sd }))
         })
+        .collect()
+}
+
+/// Each potential at every observation point over runs, from the rows
+/// `potential_trajectory` the pipeline writes for the series' potentials (empty without
+/// observation points).
+fn potential_trajectories(
+    result: &ItemResult,
+    series: &str,
+    potentials: &[PotentialSpec],
+) -> BTreeMap<String, Vec<TrajectoryPoint>> {
+    potentials
+        .iter()
+        .map(|p| {
+            let name = format!("{series} [{p}]");
+            let points = result
+                .rows
+                .iter()
+                .filter(|r| r.series == name && r.statistic == Statistic::PotentialTrajectory)
+                .map(|r| TrajectoryPoint {
+                    balls_per_bin: r.x,
+                    mean: r.summary.mean,
+                    stderr: r.summary.stderr,
+                })
+                .collect();
+            (p.to_string(), points)
+        })
+        .filter(|(_, v): &(String, Vec<TrajectoryPoint>)| !v.is_empty())
         .collect()
 }
 
@@ -704,6 +812,19 @@ pub fn render_human(r: &SimulateReport) -> String {
     for (name, v) in &r.statistics {
         let _ = writeln!(s, "{name:<14}{:.4} ± {:.4}", v.mean, v.stderr);
     }
+    if !r.probes_distribution.is_empty() {
+        let bins: Vec<String> = r
+            .probes_distribution
+            .iter()
+            .map(|b| format!("{}: {:.4}", b.value, b.fraction))
+            .collect();
+        let _ = writeln!(
+            s,
+            "{:<14}{}  (probes per step: fraction of steps)",
+            "probes",
+            bins.join(", ")
+        );
+    }
 
     if let Some(g) = &r.graph {
         let _ =
@@ -715,6 +836,9 @@ pub fn render_human(r: &SimulateReport) -> String {
             "{:<14}{name}: {:.6e} ± {:.2e} (final value)",
             "potential", v.mean, v.stderr
         );
+        if let Some(t) = r.potential_trajectories.get(name) {
+            let _ = writeln!(s, "{:<14}balls/n: value  {}", "  trajectory", format_trajectory(t));
+        }
     }
     if r.run.stop != Stop::Truncate.name() || r.balls_per_run != r.run.m as f64 {
         let _ = writeln!(s, "{:<14}{:.2}  (stop = {})", "balls/run", r.balls_per_run, r.run.stop);

@@ -33,6 +33,7 @@ fn measures(def: &ModelDef) -> Vec<Measure> {
         Measure::AvgLoadPerBin,
         Measure::AvgSystemLoad,
         Measure::PeakMaxLoad,
+        Measure::MaxLoadHistogram,
     ];
     if def.name == "leaky_bins" {
         m.push(Measure::MaxLoadOverShape);
@@ -57,14 +58,28 @@ pub struct DynamicReport {
     pub rounds: u64,
     /// Rounds before measuring.
     pub burn_in: u64,
+    /// The start state as given (`--start`), `null` for the model's own start.
+    pub start: Option<String>,
     /// Runs.
     pub runs: u64,
     /// Master seed.
     pub seed: u64,
     /// Time averages over the measured rounds, mean and standard error over runs.
     pub statistics: std::collections::BTreeMap<String, StatSummary>,
+    /// The distribution of the max load over the measured rounds: per max-load value the
+    /// fraction of rounds at it, mean over runs (the rows `max_load_histogram`).
+    pub max_load_histogram: Vec<HistogramBin>,
     /// Wall time of all runs, in seconds.
     pub wall_s: f64,
+}
+
+/// One value of a distribution over rounds.
+#[derive(Debug, Serialize)]
+pub struct HistogramBin {
+    /// The value (a max load).
+    pub value: f64,
+    /// Fraction of the measured rounds at it, mean over runs.
+    pub fraction: f64,
 }
 
 /// The model's parameters from `--param key=value`, checked by its registry entry.
@@ -151,6 +166,19 @@ pub fn one_point_config(args: &SimulateArgs, def: &ModelDef) -> Result<String, B
     }
     point.insert("rounds".into(), int(rounds));
     point.insert("burn_in".into(), int(args.burn_in));
+    // `--start`: the series' `start` table, as written (a `file` by its path).
+    let start = match args.start.as_deref() {
+        Some(text) => {
+            let r = crate::start::parse_start(text)?;
+            let mut t = Table::new();
+            t.insert("kind".into(), Value::String(r.kind.into()));
+            for (k, v) in &r.given {
+                t.insert((*k).to_owned(), crate::simulate::toml_value(v));
+            }
+            Some(t)
+        }
+        None => None,
+    };
     let series: Vec<Value> = measures(def)
         .into_iter()
         .map(|m| {
@@ -158,6 +186,9 @@ pub fn one_point_config(args: &SimulateArgs, def: &ModelDef) -> Result<String, B
             s.insert("name".into(), Value::String(m.name().to_owned()));
             s.insert("process".into(), Value::Table(process.clone()));
             s.insert("statistic".into(), Value::String(m.name().to_owned()));
+            if let Some(t) = &start {
+                s.insert("start".into(), Value::Table(t.clone()));
+            }
             Value::Table(s)
         })
         .collect();
@@ -171,7 +202,7 @@ pub fn one_point_config(args: &SimulateArgs, def: &ModelDef) -> Result<String, B
 /// Runs the one-point config and collects its statistics.
 fn report(args: &SimulateArgs, def: &ModelDef) -> anyhow::Result<DynamicReport> {
     let config = one_point_config(args, def)?;
-    let (statistics, wall_s) = run_config(args, &config)?;
+    let (statistics, hist, wall_s) = run_config(args, &config)?;
     Ok(DynamicReport {
         process: def.name.to_owned(),
         params: params(def, &args.params)?.into_iter().filter(|(k, _)| k != "kind").collect(),
@@ -180,9 +211,14 @@ fn report(args: &SimulateArgs, def: &ModelDef) -> anyhow::Result<DynamicReport> 
         lambda: args.lambda,
         rounds: args.rounds.unwrap_or_default(),
         burn_in: args.burn_in,
+        start: args.start.clone(),
         runs: args.runs,
         seed: args.seed,
         statistics,
+        max_load_histogram: hist
+            .into_iter()
+            .map(|(value, fraction)| HistogramBin { value, fraction })
+            .collect(),
         wall_s,
     })
 }
@@ -198,17 +234,26 @@ pub fn render_human(r: &DynamicReport) -> String {
     };
     let _ = writeln!(
         s,
-        "{} ({})  n={} {size}  rounds={} burn_in={}  runs={} seed={}",
+        "{} ({})  n={} {size}  rounds={} burn_in={}  runs={} seed={}{}",
         r.process,
         params.join(", "),
         r.n,
         r.rounds,
         r.burn_in,
         r.runs,
-        r.seed
+        r.seed,
+        r.start.as_deref().map(|t| format!("  start={t}")).unwrap_or_default()
     );
     for (name, v) in &r.statistics {
         let _ = writeln!(s, "{name:<26}{:.6} ± {:.6}", v.mean, v.stderr);
+    }
+    if !r.max_load_histogram.is_empty() {
+        let bins: Vec<String> = r
+            .max_load_histogram
+            .iter()
+            .map(|b| format!("{}: {:.3}", b.value, b.fraction))
+            .collect();
+        let _ = writeln!(s, "{:<26}{}", "max_load_histogram", bins.join(", "));
     }
     let _ = writeln!(s, "{:<26}{:.3} s", "wall", r.wall_s);
     s
@@ -259,16 +304,18 @@ fn run_parsed(args: &SimulateArgs, config: &str) -> anyhow::Result<ItemResult> {
     Ok(run_experiment(&exp, &opts)?)
 }
 
+/// The statistics of a one-point config by name, its histogram rows (value, mean
+/// fraction) and the wall time.
+type ConfigRun = (std::collections::BTreeMap<String, StatSummary>, Vec<(f64, f64)>, f64);
+
 /// Runs a one-point config of another item kind and returns its rows' statistics.
-fn run_config(
-    args: &SimulateArgs,
-    config: &str,
-) -> anyhow::Result<(std::collections::BTreeMap<String, StatSummary>, f64)> {
+fn run_config(args: &SimulateArgs, config: &str) -> anyhow::Result<ConfigRun> {
     let result = run_parsed(args, config)?;
     let statistics = result
         .rows
         .iter()
         .filter_map(|r| match r.statistic {
+            Statistic::Measure(Measure::MaxLoadHistogram) => None,
             Statistic::Measure(m) => {
                 let s = StatSummary::of(&r.summary);
                 Some((m.name().to_owned(), s))
@@ -276,7 +323,13 @@ fn run_config(
             _ => None,
         })
         .collect();
-    Ok((statistics, result.meta.wall_time_s))
+    let hist = result
+        .rows
+        .iter()
+        .filter(|r| r.statistic == Statistic::Measure(Measure::MaxLoadHistogram))
+        .map(|r| (r.x, r.summary.mean))
+        .collect();
+    Ok((statistics, hist, result.meta.wall_time_s))
 }
 
 /// The result of `--offline D`.
@@ -330,7 +383,7 @@ fn offline_outcome(args: &SimulateArgs, d: u64) -> anyhow::Result<Outcome> {
     if args.print_config {
         return Ok(Outcome::Config(config));
     }
-    let (statistics, wall_s) = run_config(args, &config)?;
+    let (statistics, _, wall_s) = run_config(args, &config)?;
     Ok(Outcome::Offline(OfflineReport {
         d,
         n: args.n,
@@ -355,8 +408,8 @@ pub fn outcome(args: &SimulateArgs) -> anyhow::Result<Outcome> {
         ("--potential", !args.potentials.is_empty()),
         ("--observe-every", args.observe_every.is_some()),
         ("--sampling", args.sampling.is_some()),
-        ("--start", args.start.is_some()),
         ("--recovery-target", args.recovery_target.is_some()),
+        ("--probes", args.probes),
     ];
     if let Some((flag, _)) = allocation_only.iter().find(|(_, given)| *given) {
         anyhow::bail!(BadInput::new(format!(
@@ -496,6 +549,9 @@ pub fn graph_outcome(args: &SimulateArgs) -> anyhow::Result<Outcome> {
             edges: info.n_edges,
         }),
         potentials: crate::simulate::potential_summaries(&result, proc_.name(), &potentials),
+        // Graph items record no trajectories or probe counts.
+        potential_trajectories: std::collections::BTreeMap::new(),
+        probes_distribution: Vec::new(),
         samples_per_ball,
         balls_per_sample: 1.0 / samples_per_ball,
         ns_per_ball: if balls > 0.0 { busy_ns / balls } else { 0.0 },

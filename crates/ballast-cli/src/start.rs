@@ -46,8 +46,9 @@ pub fn parse_start(text: &str) -> Result<ResolvedStart, BadInput> {
 pub fn render_starts(s: &mut String) {
     let _ = writeln!(
         s,
-        "\nStart states (--start KIND[:key=value,...], start = {{ kind = … }} in a series; m \
-         balls are added on top):"
+        "\nStart states (--start KIND[:key=value,...], start = {{ kind = … }} in a series; \
+         allocation processes add their m balls on top; round-based models start their \
+         rounds from it, see their `start:` line):"
     );
     for d in registry::STARTS {
         let _ = writeln!(s, "  {:<15} {}", d.name, d.doc);

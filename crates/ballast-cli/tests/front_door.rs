@@ -258,6 +258,85 @@ fn simulate_potentials_are_the_printed_configs_potential_rows() {
     assert!(close(v["gap"]["mean"].as_f64().unwrap(), value("two_choice")), "{csv}");
 }
 
+/// `simulate --potential --observe-every K` (or `--batch B`) also reports each potential at
+/// every observation point: the rows `potential_trajectory` of its printed config under
+/// `ballast run`, point for point, ending at the final value.
+#[test]
+fn simulate_potential_trajectories_are_the_printed_configs_rows() {
+    let dir = scratch("front", "potential_trajectories");
+    for (i, setting) in [["--observe-every", "300"], ["--batch", "250"]].iter().enumerate() {
+        let args: Vec<&str> = [
+            &["simulate", "--process", "one_plus_beta", "--param", "beta=0.5", "--n", "100"][..],
+            &["--m", "2000", "--runs", "4", "--seed", "5", "--potential", "quadratic"],
+            &["--potential", "exponential:alpha=0.2"],
+            &setting[..],
+        ]
+        .concat();
+        let printed = run_in(&dir, &[&args[..], &["--print-config"]].concat());
+        ok(&printed);
+        assert!(String::from_utf8_lossy(&printed.stdout).contains("\"potential_trajectory\""));
+        let path = dir.join(format!("configs/demo/traj{i}.toml"));
+        std::fs::write(&path, &printed.stdout).unwrap();
+        ok(&run_in(&dir, &["run", path.to_str().unwrap(), "--out", "out", "--no-checkpoint"]));
+        let csv = std::fs::read_to_string(dir.join(format!("out/demo/traj{i}.csv"))).unwrap();
+        let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+        let at = |name: &str| header.iter().position(|h| *h == name).unwrap();
+        let o = run_in(&dir, &[&args[..], &["--json"]].concat());
+        ok(&o);
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        for spec in ["quadratic", "exponential:alpha=0.2"] {
+            let series = format!("one_plus_beta [{spec}]");
+            let rows: Vec<(f64, f64)> = csv
+                .lines()
+                .map(|l| l.split(',').collect::<Vec<_>>())
+                .filter(|r| {
+                    r[at("series")] == series && r[at("statistic")] == "potential_trajectory"
+                })
+                .map(|r| (r[at("x")].parse().unwrap(), r[at("value")].parse().unwrap()))
+                .collect();
+            let ours: Vec<(f64, f64)> = v["potential_trajectories"][spec]
+                .as_array()
+                .unwrap_or_else(|| panic!("{v}"))
+                .iter()
+                .map(|p| (p["balls_per_bin"].as_f64().unwrap(), p["mean"].as_f64().unwrap()))
+                .collect();
+            let expected_len = if i == 0 { 7 } else { 8 };
+            assert_eq!(rows.len(), expected_len, "{spec}\n{csv}");
+            assert_eq!(ours.len(), rows.len(), "{spec}\n{v}");
+            let close = |a: f64, b: f64| (a - b).abs() <= 1e-6 * b.abs().max(1.0);
+            for (a, b) in ours.iter().zip(&rows) {
+                assert!(a.0 == b.0 && close(a.1, b.1), "{spec}: {a:?} vs {b:?}");
+            }
+            // The last observation is the end of the runs: the final value.
+            let last = ours.last().unwrap().1;
+            assert!(close(last, v["potentials"][spec]["mean"].as_f64().unwrap()), "{spec}\n{v}");
+            assert_eq!(ours.last().unwrap().0, 20.0);
+        }
+        let human = run_in(&dir, &args);
+        ok(&human);
+        assert!(String::from_utf8_lossy(&human.stdout).contains("trajectory  balls/n"));
+    }
+    // Without observation points there is no trajectory (and the config asks for none).
+    let plain = run_in(
+        &dir,
+        &[
+            "simulate",
+            "--process",
+            "two_choice",
+            "--n",
+            "50",
+            "--m",
+            "500",
+            "--potential",
+            "quadratic",
+            "--json",
+        ],
+    );
+    ok(&plain);
+    let v: serde_json::Value = serde_json::from_slice(&plain.stdout).unwrap();
+    assert_eq!(v["potential_trajectories"], serde_json::json!({}));
+}
+
 /// Every round-based model of the model registry runs from `simulate`, whose printed config
 /// gives the same values under `ballast run`; their parameters are checked by the registry.
 #[test]
@@ -287,7 +366,15 @@ fn round_based_models_run_from_simulate_as_their_one_point_config() {
         for line in csv.lines().skip(1) {
             let row: Vec<&str> = line.split(',').collect();
             let ours: f64 = row[at("value")].parse().unwrap();
-            let theirs = v["statistics"][row[at("statistic")]]["mean"].as_f64().unwrap();
+            let theirs = if row[at("statistic")] == "max_load_histogram" {
+                // One row per max-load value: the JSON's bin of that value.
+                let x: f64 = row[at("x")].parse().unwrap();
+                let bins = v["max_load_histogram"].as_array().unwrap();
+                let bin = bins.iter().find(|b| b["value"].as_f64() == Some(x)).unwrap();
+                bin["fraction"].as_f64().unwrap()
+            } else {
+                v["statistics"][row[at("statistic")]]["mean"].as_f64().unwrap()
+            };
             assert!((ours - theirs).abs() < 1e-6 * ours.abs().max(1.0), "{}: {csv}\n{v}", def.name);
             seen += 1;
         }
@@ -489,4 +576,102 @@ fn every_topology_runs_from_simulate_and_from_a_config_and_refuses_unknown_param
         }
     }
     assert!(!dir.join("bad").exists(), "a refused config wrote outputs");
+}
+
+/// `simulate --process rbb --start KIND` starts the model from the core registry's start
+/// and gives the rows of its printed config (a series `start` table); a start of the wrong
+/// number of balls exits 2.
+#[test]
+fn round_based_models_take_the_start_registry_from_simulate() {
+    let dir = scratch("front", "dynamic_start");
+    let args = [
+        "simulate",
+        "--process",
+        "rbb",
+        "--n",
+        "40",
+        "--m",
+        "80",
+        "--rounds",
+        "200",
+        "--runs",
+        "3",
+        "--start",
+        "one_bin:balls=80",
+    ];
+    let printed = run_in(&dir, &[&args[..], &["--print-config"]].concat());
+    ok(&printed);
+    let text = String::from_utf8_lossy(&printed.stdout).into_owned();
+    assert!(text.contains("[series.start]") && text.contains("kind = \"one_bin\""), "{text}");
+    let path = dir.join("configs/demo/rbb_start.toml");
+    std::fs::write(&path, &printed.stdout).unwrap();
+    ok(&run_in(&dir, &["run", path.to_str().unwrap(), "--out", "out", "--no-checkpoint"]));
+    let csv = std::fs::read_to_string(dir.join("out/demo/rbb_start.csv")).unwrap();
+    let o = run_in(&dir, &[&args[..], &["--json"]].concat());
+    ok(&o);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["start"], "one_bin:balls=80");
+    let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+    let at = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    for line in csv.lines().skip(1) {
+        let row: Vec<&str> = line.split(',').collect();
+        if row[at("statistic")] == "max_load_histogram" {
+            continue;
+        }
+        let ours: f64 = row[at("value")].parse().unwrap();
+        let theirs = v["statistics"][row[at("statistic")]]["mean"].as_f64().unwrap();
+        assert!((ours - theirs).abs() < 1e-6 * ours.abs().max(1.0), "{csv}\n{v}");
+    }
+    // The first measured round holds 79 or 80 balls in bin 0.
+    assert!(v["statistics"]["peak_max_load"]["mean"].as_f64().unwrap() >= 79.0, "{v}");
+    let bad = run_in(&dir, &[&args[..11], &["--start", "one_bin:balls=10"]].concat());
+    assert_eq!(bad.status.code(), Some(2), "{}", stderr(&bad));
+    assert!(stderr(&bad).contains("exactly m balls"), "{}", stderr(&bad));
+}
+
+/// `simulate --probes` (and adaptive probing by itself) reports the distribution of probes
+/// per step: the rows `probes_distribution` of its printed config.
+#[test]
+fn simulate_probes_are_the_printed_configs_rows() {
+    let dir = scratch("front", "probes");
+    for (i, extra) in [
+        &["--process", "threshold", "--param", "f=1", "--probes"][..],
+        &["--process", "adaptive", "--param", "preset=probe_count"][..],
+    ]
+    .iter()
+    .enumerate()
+    {
+        let args: Vec<&str> =
+            [&["simulate", "--n", "200", "--m", "3000", "--runs", "3"][..], extra].concat();
+        let printed = run_in(&dir, &[&args[..], &["--print-config"]].concat());
+        ok(&printed);
+        let path = dir.join(format!("configs/demo/probes{i}.toml"));
+        std::fs::write(&path, &printed.stdout).unwrap();
+        ok(&run_in(&dir, &["run", path.to_str().unwrap(), "--out", "out", "--no-checkpoint"]));
+        let csv = std::fs::read_to_string(dir.join(format!("out/demo/probes{i}.csv"))).unwrap();
+        let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+        let at = |name: &str| header.iter().position(|h| *h == name).unwrap();
+        let rows: Vec<(f64, f64)> = csv
+            .lines()
+            .map(|l| l.split(',').collect::<Vec<_>>())
+            .filter(|r| r[at("statistic")] == "probes_distribution")
+            .map(|r| (r[at("x")].parse().unwrap(), r[at("value")].parse().unwrap()))
+            .collect();
+        let o = run_in(&dir, &[&args[..], &["--json"]].concat());
+        ok(&o);
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        let ours: Vec<(f64, f64)> = v["probes_distribution"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| (b["value"].as_f64().unwrap(), b["fraction"].as_f64().unwrap()))
+            .collect();
+        assert!(rows.len() >= 2, "{csv}");
+        assert_eq!(rows.len(), ours.len(), "{csv}\n{v}");
+        for (a, b) in rows.iter().zip(&ours) {
+            assert!(a.0 == b.0 && (a.1 - b.1).abs() < 1e-6, "{a:?} vs {b:?}");
+        }
+        let human = run_in(&dir, &args);
+        assert!(String::from_utf8_lossy(&human.stdout).contains("probes per step"));
+    }
 }

@@ -123,9 +123,22 @@ fn bad_starts_are_bad_input() {
         &sim(&["--start", "uniform:k=2", "--potential", "quadratic"]),
         &["--potential"],
     );
+    // Round-based models take starts (their own rule: RBB keeps its m balls).
     assert_bad_input(
-        &["simulate", "--process", "rbb", "--n", "10", "--m", "100", "--start", "uniform:k=1"],
-        &["--start", "round-based"],
+        &[
+            "simulate",
+            "--process",
+            "rbb",
+            "--n",
+            "10",
+            "--m",
+            "100",
+            "--rounds",
+            "10",
+            "--start",
+            "uniform:k=1",
+        ],
+        &["start", "exactly m balls"],
     );
 }
 

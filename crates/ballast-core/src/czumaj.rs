@@ -140,6 +140,7 @@ pub fn simulate_equalize<R: RngCore + ?Sized>(
     let mut trajectory = Vec::new();
     let every = spec.observe_every.unwrap_or(spec.m).max(1);
     let mut observations = 0u64;
+    let mut load_trajectories = crate::engine::LoadTrajectories::of(spec);
     let set = |counts: &mut Vec<u64>, max: &mut usize, from: u64, to: u64| {
         counts[from as usize] -= 1;
         if to as usize >= counts.len() {
@@ -171,12 +172,16 @@ pub fn simulate_equalize<R: RngCore + ?Sized>(
             if spec.record_trajectory {
                 trajectory.push(gap);
             }
+            if let Some(t) = &mut load_trajectories {
+                let min = counts.iter().position(|&c| c > 0).unwrap_or(0);
+                t.push(max as f64, min as f64);
+            }
         }
     }
     assert_eq!(loads.iter().sum::<u64>(), spec.m, "equalize must conserve balls");
     let min = counts.iter().position(|&c| c > 0).unwrap_or(0);
     let final_gap = max as f64 - spec.m as f64 / n as f64;
-    Ok(RunOutcome {
+    let mut out = RunOutcome {
         final_gap,
         max_gap: if observations == 0 { final_gap } else { max_gap },
         trajectory,
@@ -188,7 +193,9 @@ pub fn simulate_equalize<R: RngCore + ?Sized>(
         observations: observations.max(1),
         moved,
         ..RunOutcome::default()
-    })
+    };
+    crate::engine::LoadTrajectories::fill(load_trajectories, &mut out);
+    Ok(out)
 }
 
 /// `equalize{d}` on the level engine: the same step on the sorted view of a [`LevelLoads`]
@@ -251,6 +258,7 @@ fn equalize_levels<R: RngCore + ?Sized>(
     let mut trajectory = Vec::new();
     let every = spec.observe_every.unwrap_or(spec.m).max(1);
     let mut observations = 0u64;
+    let mut load_trajectories = crate::engine::LoadTrajectories::of(spec);
     for t in 1..=spec.m {
         positions.clear();
         for _ in 0..d {
@@ -276,11 +284,14 @@ fn equalize_levels<R: RngCore + ?Sized>(
             if spec.record_trajectory {
                 trajectory.push(gap);
             }
+            if let Some(l) = load_trajectories.as_mut() {
+                l.push(st.max_load() as f64, st.min_load() as f64);
+            }
         }
     }
     assert_eq!(st.balls(), spec.m, "equalize must conserve balls");
     let final_gap = st.gap_value();
-    Ok(RunOutcome {
+    let mut out = RunOutcome {
         final_gap,
         max_gap: if observations == 0 { final_gap } else { max_gap },
         trajectory,
@@ -292,7 +303,9 @@ fn equalize_levels<R: RngCore + ?Sized>(
         observations: observations.max(1),
         moved,
         ..RunOutcome::default()
-    })
+    };
+    crate::engine::LoadTrajectories::fill(load_trajectories, &mut out);
+    Ok(out)
 }
 
 /// [`spread`] with a [`EqualizeFlaw`] (no random numbers).

@@ -108,6 +108,7 @@ pub fn simulate_delay<R: RngCore + ?Sized>(
     let mut max = 0u32;
     let every = spec.observe_every.unwrap_or(spec.m).max(1);
     let (mut max_gap, mut observations, mut trajectory) = (f64::NEG_INFINITY, 0u64, Vec::new());
+    let mut loads = crate::engine::LoadTrajectories::of(spec);
     for t in 0..spec.m {
         // Steps available in the window: the first balls see a shorter past.
         let window = tau.min(t + 1);
@@ -157,11 +158,15 @@ pub fn simulate_delay<R: RngCore + ?Sized>(
             if spec.record_trajectory {
                 trajectory.push(gap);
             }
+            if let Some(t) = &mut loads {
+                let min = h.loads.iter().copied().min().unwrap_or(0);
+                t.push(f64::from(max), f64::from(min));
+            }
         }
     }
     let min = h.loads.iter().copied().min().unwrap_or(0);
     let final_gap = gap_unit(u64::from(max), spec.m, spec.n);
-    Ok(RunOutcome {
+    let mut out = RunOutcome {
         final_gap,
         max_gap: if observations == 0 { final_gap } else { max_gap },
         trajectory,
@@ -173,7 +178,9 @@ pub fn simulate_delay<R: RngCore + ?Sized>(
         observations: observations.max(1),
         steps: spec.m,
         ..RunOutcome::default()
-    })
+    };
+    crate::engine::LoadTrajectories::fill(loads, &mut out);
+    Ok(out)
 }
 
 #[cfg(test)]

@@ -306,12 +306,50 @@ pub(crate) struct GapTracker {
     max_gap: f64,
     trajectory: Vec<f64>,
     count: u64,
+    loads: Option<LoadTrajectories>,
+}
+
+/// The largest and the smallest load at every observation point
+/// ([`RunSpec::record_loads`]).
+#[derive(Default)]
+pub(crate) struct LoadTrajectories {
+    pub(crate) max: Vec<f64>,
+    pub(crate) min: Vec<f64>,
+}
+
+impl LoadTrajectories {
+    /// Empty trajectories when `spec` asks for them, else `None`.
+    pub(crate) fn of(spec: &RunSpec) -> Option<Self> {
+        spec.record_loads.then(Self::default)
+    }
+
+    /// Records one observation.
+    #[inline]
+    pub(crate) fn push(&mut self, max: f64, min: f64) {
+        self.max.push(max);
+        self.min.push(min);
+    }
+
+    /// Moves the trajectories into `out` (nothing when not recorded).
+    pub(crate) fn fill(this: Option<Self>, out: &mut RunOutcome) {
+        if let Some(t) = this {
+            out.max_trajectory = t.max;
+            out.min_trajectory = t.min;
+        }
+    }
 }
 
 impl GapTracker {
-    /// No observation yet; `record` keeps the gap of every observation.
-    pub(crate) fn new(record: bool) -> Self {
-        Self { record, max_gap: 0.0, trajectory: Vec::new(), count: 0 }
+    /// No observation yet; the spec's `record_trajectory` keeps the gap of every
+    /// observation, its `record_loads` the largest and smallest load.
+    pub(crate) fn new(spec: &RunSpec) -> Self {
+        Self {
+            record: spec.record_trajectory,
+            max_gap: 0.0,
+            trajectory: Vec::new(),
+            count: 0,
+            loads: LoadTrajectories::of(spec),
+        }
     }
 
     /// The run's outcome: the final state's loads and gap, the observations, and the
@@ -325,7 +363,7 @@ impl GapTracker {
         samples_per_step: Vec<u64>,
     ) -> RunOutcome {
         let (max_load, min_load) = state.max_min();
-        RunOutcome {
+        let mut out = RunOutcome {
             final_gap: state.gap(),
             max_gap: self.max_gap,
             trajectory: self.trajectory,
@@ -338,7 +376,10 @@ impl GapTracker {
             steps,
             samples_per_step,
             moved: 0,
-        }
+            ..RunOutcome::default()
+        };
+        LoadTrajectories::fill(self.loads, &mut out);
+        out
     }
 
     pub(crate) fn observe<S: LoadState, O: Observer>(&mut self, state: &S, observer: &mut O) {
@@ -349,6 +390,10 @@ impl GapTracker {
         self.count += 1;
         if self.record {
             self.trajectory.push(gap);
+        }
+        if let Some(t) = &mut self.loads {
+            let (max, min) = state.max_min();
+            t.push(max, min);
         }
         observer.on_observation(state);
     }
@@ -425,7 +470,9 @@ where
     let kernels = kernels && table.is_none();
     let mut steps = 0u64;
     let mut per_step: Vec<u64> = Vec::new();
-    let mut gaps = GapTracker::new(spec.record_trajectory);
+    let mut gaps = GapTracker::new(spec);
+    // Probes per step: always for the rules whose count varies by design, else on request.
+    let track = P::TRACK_SAMPLES || spec.record_probes;
     let k_heavy = (rule.heavy_fraction() * n as f64).ceil() as u64;
     let finish = spec.stop == Stop::Finish;
     let mut done = 0u64;
@@ -437,7 +484,7 @@ where
             let mut next_obs = every.min(m);
             // Kernels take whole stretches between observation points; a rule without one
             // (or a state that is not plain unit loads) says so at the first call.
-            let mut kernel = kernels && !O::PER_BALL && !P::TRACK_SAMPLES;
+            let mut kernel = kernels && !O::PER_BALL && !track;
             while done < m || (finish && rule.in_round()) {
                 if kernel && done < next_obs {
                     // Whole steps up to the observation point (a multi-ball step may pass
@@ -462,7 +509,7 @@ where
                 ctx.balls = done;
                 let p = rule.place(&state, &ranks, rng, &mut ctx);
                 steps += u64::from(!continuing);
-                if P::TRACK_SAMPLES {
+                if track {
                     record_samples(&mut per_step, ctx.samples - before);
                 }
                 // Multi-ball steps are truncated at the end of the run (exactly m balls)
@@ -501,7 +548,7 @@ where
                     ctx.balls = done;
                     let p = rule.place(&state, &ranks, rng, &mut ctx);
                     steps += u64::from(!continuing);
-                    if P::TRACK_SAMPLES {
+                    if track {
                         record_samples(&mut per_step, ctx.samples - before);
                     }
                     // A multi-ball step is truncated at the batch end, unless the stopping

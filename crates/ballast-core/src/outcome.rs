@@ -10,6 +10,12 @@ pub struct RunOutcome {
     pub max_gap: f64,
     /// Gap at each observation point, in order, when the spec asks for it (else empty).
     pub trajectory: Vec<f64>,
+    /// Largest load at each observation point, in order, when the spec asks for it
+    /// ([`crate::RunSpec::record_loads`]; else empty). Same points as the gap trajectory.
+    pub max_trajectory: Vec<f64>,
+    /// Smallest load at each observation point, in order, when the spec asks for it
+    /// ([`crate::RunSpec::record_loads`]; else empty).
+    pub min_trajectory: Vec<f64>,
     /// Largest load at the end.
     pub max_load: f64,
     /// Smallest load at the end.

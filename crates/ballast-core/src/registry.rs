@@ -1181,8 +1181,8 @@ pub const MAX_RUN_BYTES: u128 = 16 << 30;
 /// An estimate from above of the memory one run holds, bytes: on the bin engine the per-bin
 /// state (loads and the structures of the least-loaded queries: 8 bytes per bin with unit
 /// weights, 24 with weights), the batch buffer (16 bytes per ball of a batch), the delay
-/// window (12 bytes per bin and 8 per step of τ) and the recorded trajectory (8 bytes per
-/// observation point). The level engine keeps per-level counts only (its state does not grow
+/// window (12 bytes per bin and 8 per step of τ) and the recorded trajectories (8 bytes per
+/// observation point for the gap, 16 for the largest and smallest load). The level engine keeps per-level counts only (its state does not grow
 /// with n); its batch and trajectory buffers are counted the same way.
 pub fn run_memory_bytes(spec: &RunSpec) -> u128 {
     let engine = crate::resolve_engine(spec).unwrap_or(Engine::Bins);
@@ -1205,7 +1205,8 @@ pub fn run_memory_bytes(spec: &RunSpec) -> u128 {
         Some(k) => observations.max(m.div_ceil(u128::from(k.max(1)))),
         None => observations,
     };
-    let trajectory = if spec.record_trajectory { observations * 8 } else { 0 };
+    let trajectory = if spec.record_trajectory { observations * 8 } else { 0 }
+        + if spec.record_loads { observations * 16 } else { 0 };
     bins + buffer + trajectory + crate::sampling::table_bytes(spec)
 }
 

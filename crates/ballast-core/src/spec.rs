@@ -667,6 +667,18 @@ pub struct RunSpec {
     pub observe_every: Option<u64>,
     /// Keep the gap at every observation point in [`crate::RunOutcome::trajectory`].
     pub record_trajectory: bool,
+    /// Keep the largest and the smallest load at every observation point in
+    /// [`crate::RunOutcome::max_trajectory`] and [`crate::RunOutcome::min_trajectory`]
+    /// (the bin engine pays O(n) per observation for the minimum). Only observes: the run
+    /// draws the same random numbers with or without it.
+    pub record_loads: bool,
+    /// Keep the histogram of bin samples (probes) per step in
+    /// [`crate::RunOutcome::samples_per_step`] for every process, not only those whose
+    /// probe count varies by design (adaptive probing records it always). Recorded by the
+    /// bin engine's loop: the level engine, the sorted weighted batches and the sequential
+    /// kernels step aside (same law; `auto` resolves to the bin engine), and the delay
+    /// setting and `equalize` (loops of their own) record none.
+    pub record_probes: bool,
     /// Simulation engine (default [`Engine::Auto`]).
     pub engine: Engine,
     /// Stopping rule for multi-ball steps at m balls and at batch ends (default
@@ -730,6 +742,8 @@ impl RunSpec {
             weights: Weights::Unit,
             observe_every: None,
             record_trajectory: false,
+            record_loads: false,
+            record_probes: false,
             engine: Engine::Auto,
             stop: Stop::Truncate,
             sampling: crate::Sampling::Uniform,

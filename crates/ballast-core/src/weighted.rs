@@ -69,6 +69,9 @@ pub fn sorted_support(spec: &RunSpec) -> Result<(), Error> {
     if !spec.sampling.is_uniform() {
         return unsupported("bins must be sampled uniformly (the batch law is per position)");
     }
+    if spec.record_probes {
+        return unsupported("probes per step are recorded ball by ball");
+    }
     if b > u64::from(u32::MAX) {
         // Balls per position are counted in 32 bits.
         return unsupported("batches must have fewer than 2^32 balls");
@@ -127,7 +130,7 @@ pub fn simulate_sorted<R: RngCore + ?Sized, O: Observer>(
     let mut state = WeightedLoads::new(n, mean);
     let mut batch = Batch::new(n, spec.tie_break, mean);
     let mut child = ChildRng::from_parent(rng);
-    let mut gaps = GapTracker::new(spec.record_trajectory);
+    let mut gaps = GapTracker::new(spec);
     observer.on_start(&state);
     let (mut done, mut samples) = (0u64, 0u64);
     while done < spec.m {

@@ -20,12 +20,21 @@ pub struct AzarConfig {
     pub d: u32,
     /// Delete-insert steps per observed round (default `n`).
     pub steps_per_round: u64,
+    /// The loads before the first round (`None`: the uniform load vector); it must hold
+    /// exactly `m` balls.
+    pub start: Option<ballast_core::Start>,
 }
 
 impl AzarConfig {
     /// `n` bins, `m` balls (uniform start), Greedy\[`d`\], `n` steps per round.
     pub fn new(n: usize, m: u64, d: u32) -> Self {
-        Self { n, m, d, steps_per_round: n as u64 }
+        Self { n, m, d, steps_per_round: n as u64, start: None }
+    }
+
+    /// The same configuration from another start state.
+    pub fn with_start(mut self, start: Option<ballast_core::Start>) -> Self {
+        self.start = start;
+        self
     }
 
     /// Checks the parameters.
@@ -37,6 +46,9 @@ impl AzarConfig {
         }
         if self.steps_per_round == 0 {
             return Err(Error::invalid("steps_per_round", 0, "at least 1"));
+        }
+        if let Some(s) = &self.start {
+            crate::start::check_start(s, self.n, Some(self.m))?;
         }
         Ok(())
     }
@@ -61,8 +73,17 @@ pub struct InfiniteAzar {
 impl InfiniteAzar {
     /// The uniform start (the configuration is validated).
     pub fn new(cfg: &AzarConfig) -> Result<Self, Error> {
+        Self::starting(cfg, &mut crate::start::NoDraws)
+    }
+
+    /// The configuration's start state (the uniform load vector without one), drawn from
+    /// `rng` for a `random` start only (the configuration is validated).
+    pub fn starting<R: Rng + ?Sized>(cfg: &AzarConfig, rng: &mut R) -> Result<Self, Error> {
         cfg.validate()?;
-        let state = LevelLoads::uniform(cfg.n, cfg.m);
+        let start = crate::start::initial_loads(cfg.start.as_ref(), cfg.n, rng, || {
+            crate::state::uniform_loads(cfg.n, cfg.m)
+        });
+        let state = LevelLoads::from_loads(start);
         let mut balls = Vec::with_capacity(cfg.m as usize);
         for (i, &x) in state.loads().iter().enumerate() {
             balls.extend(std::iter::repeat_n(i as u32, x as usize));

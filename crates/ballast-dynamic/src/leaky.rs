@@ -44,17 +44,25 @@ pub struct LeakyConfig {
     pub d: u32,
     /// Law of the number of arrivals per round.
     pub arrivals: Arrivals,
+    /// The loads before the first round (`None`: every bin empty).
+    pub start: Option<ballast_core::Start>,
 }
 
 impl LeakyConfig {
     /// `n` bins, rate `lambda`, Greedy\[`d`\], Binomial arrivals.
     pub fn new(n: usize, lambda: f64, d: u32) -> Self {
-        Self { n, lambda, d, arrivals: Arrivals::Binomial }
+        Self { n, lambda, d, arrivals: Arrivals::Binomial, start: None }
     }
 
     /// The same configuration with another arrival law.
     pub fn with_arrivals(mut self, arrivals: Arrivals) -> Self {
         self.arrivals = arrivals;
+        self
+    }
+
+    /// The same configuration from another start state.
+    pub fn with_start(mut self, start: Option<ballast_core::Start>) -> Self {
+        self.start = start;
         self
     }
 
@@ -64,6 +72,9 @@ impl LeakyConfig {
         check_d(self.d)?;
         if !(0.0..1.0).contains(&self.lambda) {
             return Err(Error::invalid("lambda", self.lambda, "0 <= lambda < 1"));
+        }
+        if let Some(s) = &self.start {
+            crate::start::check_start(s, self.n, None)?;
         }
         Ok(())
     }
@@ -123,13 +134,23 @@ enum Loads {
 }
 
 impl LeakyBins {
-    /// An empty system (the configuration is validated), on the representation that suits
-    /// λ.
+    /// An empty system, or the configuration's start state if it draws nothing (the
+    /// configuration is validated; a `random` start needs [`LeakyBins::starting`]), on the
+    /// representation that suits λ.
     pub fn new(cfg: &LeakyConfig) -> Result<Self, Error> {
-        let mut p = Self::reference(cfg)?;
+        Self::starting(cfg, &mut crate::start::NoDraws)
+    }
+
+    /// The configuration's start state (empty bins without one), drawn from `rng` for a
+    /// `random` start only (the configuration is validated), on the representation that
+    /// suits λ.
+    pub fn starting<R: Rng + ?Sized>(cfg: &LeakyConfig, rng: &mut R) -> Result<Self, Error> {
+        let mut p = Self::reference_starting(cfg, rng)?;
         p.straightforward = false;
         if cfg.lambda >= DENSE_LAMBDA {
-            p.loads = Loads::Dense(DenseLoads::new(cfg.n));
+            if let Loads::List(s) = &p.loads {
+                p.loads = Loads::Dense(DenseLoads::from_loads(s.loads().to_vec()));
+            }
         }
         Ok(p)
     }
@@ -137,7 +158,13 @@ impl LeakyBins {
     /// The straightforward loop: the non-empty list, one sample per One-Choice ball. Same
     /// draws, loads and metrics as [`LeakyBins::new`], slower; for tests and benchmarks.
     pub fn reference(cfg: &LeakyConfig) -> Result<Self, Error> {
+        Self::reference_starting(cfg, &mut crate::start::NoDraws)
+    }
+
+    /// [`LeakyBins::reference`] from the configuration's start state.
+    fn reference_starting<R: Rng + ?Sized>(cfg: &LeakyConfig, rng: &mut R) -> Result<Self, Error> {
         cfg.validate()?;
+        let start = crate::start::initial_loads(cfg.start.as_ref(), cfg.n, rng, || vec![0; cfg.n]);
         let n = cfg.n;
         let sampler = if cfg.lambda == 0.0 {
             ArrivalSampler::Fixed(0)
@@ -155,7 +182,7 @@ impl LeakyBins {
             }
         };
         Ok(Self {
-            loads: Loads::List(DynLoads::new(n)),
+            loads: Loads::List(DynLoads::from_loads(start)),
             d: cfg.d,
             sampler,
             ctx: Ctx::new(n),

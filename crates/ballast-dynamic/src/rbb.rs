@@ -44,17 +44,26 @@ pub struct RbbConfig {
     pub d: u32,
     /// Which loads the re-throws compare when `d >= 2`.
     pub view: RethrowView,
+    /// The loads before the first round (`None`: the uniform load vector); it must hold
+    /// exactly `m` balls.
+    pub start: Option<ballast_core::Start>,
 }
 
 impl RbbConfig {
     /// One-Choice RBB with `n` bins and `m` balls.
     pub fn one_choice(n: usize, m: u64) -> Self {
-        Self { n, m, d: 1, view: RethrowView::AfterReleases }
+        Self { n, m, d: 1, view: RethrowView::AfterReleases, start: None }
     }
 
     /// Greedy\[d\] RBB with the given view.
     pub fn d_choice(n: usize, m: u64, d: u32, view: RethrowView) -> Self {
-        Self { n, m, d, view }
+        Self { n, m, d, view, start: None }
+    }
+
+    /// The same configuration from another start state.
+    pub fn with_start(mut self, start: Option<ballast_core::Start>) -> Self {
+        self.start = start;
+        self
     }
 
     /// Checks the parameters.
@@ -63,6 +72,9 @@ impl RbbConfig {
         check_d(self.d)?;
         if self.m > u64::from(u32::MAX) {
             return Err(Error::invalid("m", self.m, "m <= 2^32 - 1"));
+        }
+        if let Some(s) = &self.start {
+            crate::start::check_start(s, self.n, Some(self.m))?;
         }
         Ok(())
     }
@@ -102,13 +114,24 @@ enum Loads {
 }
 
 impl Rbb {
-    /// The uniform start (the configuration is validated).
+    /// The uniform start (the configuration is validated; its `start`, if any, must not be
+    /// `random`, which draws: use [`Rbb::starting`]).
     pub fn new(cfg: &RbbConfig) -> Result<Self, Error> {
+        let mut no_draws = crate::start::NoDraws;
+        Self::starting(cfg, &mut no_draws)
+    }
+
+    /// The configuration's start state (the uniform load vector without one), drawn from
+    /// `rng` for a `random` start only (the configuration is validated).
+    pub fn starting<R: Rng + ?Sized>(cfg: &RbbConfig, rng: &mut R) -> Result<Self, Error> {
         cfg.validate()?;
+        let start = crate::start::initial_loads(cfg.start.as_ref(), cfg.n, rng, || {
+            crate::state::uniform_loads(cfg.n, cfg.m)
+        });
         let loads = if 2 * cfg.m >= cfg.n as u64 {
-            Loads::Dense(DenseLoads::uniform(cfg.n, cfg.m))
+            Loads::Dense(DenseLoads::from_loads(start))
         } else {
-            Loads::List(DynLoads::uniform(cfg.n, cfg.m))
+            Loads::List(DynLoads::from_loads(start))
         };
         Ok(Self::with_loads(loads, cfg.n, cfg.d, cfg.view))
     }

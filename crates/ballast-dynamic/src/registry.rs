@@ -43,6 +43,9 @@ pub struct ModelDef {
     pub point: &'static [(&'static str, &'static str)],
     /// Builds the model from checked parameters and the point values.
     pub build: fn(&Args, &Point<'_>) -> Result<DynamicSpec, ParamError>,
+    /// The state before the first round without a `start`, and what a `start` (a kind of
+    /// the core registry's `STARTS`) must satisfy.
+    pub start: &'static str,
 }
 
 /// The point values a model reads, by name (`None`: not set at this point).
@@ -61,8 +64,19 @@ impl ModelDef {
         given: &[(&str, ballast_core::registry::ParamValue)],
         point: &Point<'_>,
     ) -> Result<DynamicSpec, ParamError> {
+        self.build_from(given, point, None)
+    }
+
+    /// [`ModelDef::build`] from the start state `start` (`None`: the model's own start,
+    /// [`ModelDef::start`]); a start the model cannot take is refused with the reason.
+    pub fn build_from(
+        &self,
+        given: &[(&str, ballast_core::registry::ParamValue)],
+        point: &Point<'_>,
+        start: Option<ballast_core::Start>,
+    ) -> Result<DynamicSpec, ParamError> {
         let args = self.list().args(given)?;
-        let spec = (self.build)(&args, point)?;
+        let spec = (self.build)(&args, point)?.with_start(start);
         spec.validate().map_err(|e| ParamError {
             param: None,
             message: format!("model `{}`: {e}", self.name),
@@ -136,6 +150,8 @@ pub static MODELS: &[ModelDef] = &[
         params: &[D],
         point: &[("n", "bins"), ("m", "balls, constant over rounds")],
         build: build_rbb,
+        start: "the uniform load vector (m mod n bins one ball more); a `start` must hold \
+                exactly m balls",
     },
     ModelDef {
         name: "leaky_bins",
@@ -152,6 +168,7 @@ pub static MODELS: &[ModelDef] = &[
         ],
         point: &[("n", "bins"), ("lambda", "arrival rate per bin, in [0, 1)")],
         build: build_leaky,
+        start: "empty bins; any `start`",
     },
     ModelDef {
         name: "infinite_azar",
@@ -165,6 +182,8 @@ pub static MODELS: &[ModelDef] = &[
         }],
         point: &[("n", "bins"), ("m", "balls, constant over rounds")],
         build: build_azar,
+        start: "the uniform load vector (m mod n bins one ball more); a `start` must hold \
+                exactly m balls",
     },
 ];
 

@@ -57,6 +57,24 @@ impl DynamicSpec {
             Self::Azar(c) => c.validate(),
         }
     }
+
+    /// The start state (`None`: the model's own start, see [`crate::registry::ModelDef`]).
+    pub fn start(&self) -> Option<&ballast_core::Start> {
+        match self {
+            Self::Leaky(c) => c.start.as_ref(),
+            Self::Rbb(c) => c.start.as_ref(),
+            Self::Azar(c) => c.start.as_ref(),
+        }
+    }
+
+    /// The same model from another start state (checked by [`DynamicSpec::validate`]).
+    pub fn with_start(self, start: Option<ballast_core::Start>) -> Self {
+        match self {
+            Self::Leaky(c) => Self::Leaky(c.with_start(start)),
+            Self::Rbb(c) => Self::Rbb(c.with_start(start)),
+            Self::Azar(c) => Self::Azar(c.with_start(start)),
+        }
+    }
 }
 
 /// Runs `spec` over `horizon` and summarises the measured rounds.
@@ -82,9 +100,9 @@ where
 {
     let tracker = Tracker::new(spec.n(), horizon)?;
     Ok(match spec {
-        DynamicSpec::Leaky(c) => drive(&mut LeakyBins::new(c)?, tracker, rng, observe),
-        DynamicSpec::Rbb(c) => drive(&mut Rbb::new(c)?, tracker, rng, observe),
-        DynamicSpec::Azar(c) => drive(&mut InfiniteAzar::new(c)?, tracker, rng, observe),
+        DynamicSpec::Leaky(c) => drive(&mut LeakyBins::starting(c, rng)?, tracker, rng, observe),
+        DynamicSpec::Rbb(c) => drive(&mut Rbb::starting(c, rng)?, tracker, rng, observe),
+        DynamicSpec::Azar(c) => drive(&mut InfiniteAzar::starting(c, rng)?, tracker, rng, observe),
     })
 }
 

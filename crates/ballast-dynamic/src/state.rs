@@ -445,7 +445,9 @@ fn max_and_zeros(loads: &[u32], total: u64) -> (u32, u32) {
     }
 }
 
-fn uniform_loads(n: usize, m: u64) -> Vec<u32> {
+/// `m` balls in `n` bins as evenly as possible: every bin gets `⌊m/n⌋` and the first
+/// `m mod n` bins one more (the start of RBB and of the infinite Azar process).
+pub fn uniform_loads(n: usize, m: u64) -> Vec<u32> {
     let base = m / n as u64;
     let extra = (m % n as u64) as usize;
     (0..n).map(|i| (base + u64::from(i < extra)) as u32).collect()

@@ -124,6 +124,16 @@ pub enum Statistic {
     /// balls and the end when sequential), averaged over runs: one row per observation point,
     /// the x axis becomes balls / n. The tidy trajectory of the gap.
     GapTrajectory,
+    /// The largest load at every observation point (the points of `gap_trajectory`),
+    /// averaged over runs: one row per observation point, x = balls / n.
+    MaxTrajectory,
+    /// The smallest load at every observation point (the points of `gap_trajectory`),
+    /// averaged over runs: one row per observation point, x = balls / n.
+    MinTrajectory,
+    /// Each of the series' `potentials` at every observation point, averaged over runs: one
+    /// row per potential and observation point, series `<series> [<potential>]`, x = balls
+    /// / n. Needs `potentials` and observation points; as the statistic or in `also`.
+    PotentialTrajectory,
     /// The empirical distribution of the gap at the end (or at each block end), rounded by the
     /// series' `round` (default up): one row per gap value, value = percent of samples (the x
     /// axis becomes the gap value).
@@ -154,6 +164,10 @@ pub enum Statistic {
     ProbesMax,
     /// Balls moved per ball allocated (reallocation processes), averaged over runs.
     MovedPerBall,
+    /// The distribution of probes (bin samples) per step: one row per probe count (x) with
+    /// the fraction of the run's steps that drew it, mean over runs. Recorded by the bin
+    /// engine ([`ballast_core::RunSpec::record_probes`]); as the statistic or in `also`.
+    ProbesDistribution,
     /// A statistic of a graph, dynamic or potential item (`kind = …`, see the crate docs);
     /// not accepted in allocation series.
     #[serde(untagged, skip_deserializing)]
@@ -161,17 +175,28 @@ pub enum Statistic {
 }
 
 impl Statistic {
-    /// Every statistic, for messages.
-    pub const NAMES: &'static str = "max_gap, final_gap, running_max_gap, gap_trajectory, distribution, \
-        max_load, max_load_distribution, min_load, underload, empty_bins, recovery_time, gap_over_ln_n, samples_per_ball, balls_per_sample, \
-        probes_mean, probes_max, moved_per_ball";
+    /// Every statistic an allocation series may name, comma-separated, for messages.
+    pub fn names() -> String {
+        Self::allocation_names().join(", ")
+    }
+
+    /// The names of [`Self::ALLOCATION`], in order (read from [`Self::name`], so the list
+    /// of the enum is the only one).
+    fn allocation_names() -> &'static [&'static str] {
+        static NAMES: std::sync::LazyLock<Vec<&'static str>> =
+            std::sync::LazyLock::new(|| Statistic::ALLOCATION.iter().map(|s| s.name()).collect());
+        &NAMES
+    }
 
     /// The statistics an allocation series may name.
-    const ALLOCATION: [Statistic; 17] = [
+    const ALLOCATION: [Statistic; 21] = [
         Self::MaxGap,
         Self::FinalGap,
         Self::RunningMaxGap,
         Self::GapTrajectory,
+        Self::MaxTrajectory,
+        Self::MinTrajectory,
+        Self::PotentialTrajectory,
         Self::Distribution,
         Self::MaxLoad,
         Self::MaxLoadDistribution,
@@ -185,12 +210,38 @@ impl Statistic {
         Self::ProbesMean,
         Self::ProbesMax,
         Self::MovedPerBall,
+        Self::ProbesDistribution,
     ];
+
+    /// The allocation statistic of this name, if any.
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALLOCATION.iter().copied().find(|v| v.name() == name)
+    }
 
     /// Whether rows of this statistic follow a run over time (one row per observation point)
     /// rather than summarise it.
     pub fn is_trajectory(self) -> bool {
-        matches!(self, Self::RunningMaxGap | Self::GapTrajectory)
+        matches!(
+            self,
+            Self::RunningMaxGap | Self::GapTrajectory | Self::MaxTrajectory | Self::MinTrajectory
+        )
+    }
+
+    /// Whether rows of this statistic are values at the observation points (x = balls / n).
+    pub fn at_observations(self) -> bool {
+        matches!(
+            self,
+            Self::GapTrajectory
+                | Self::MaxTrajectory
+                | Self::MinTrajectory
+                | Self::PotentialTrajectory
+        )
+    }
+
+    /// Whether the runs must record their largest and smallest load at every observation
+    /// point ([`ballast_core::RunSpec::record_loads`]).
+    pub fn records_loads(self) -> bool {
+        matches!(self, Self::MaxTrajectory | Self::MinTrajectory)
     }
 
     /// Whether rows of this statistic are a distribution (one row per value, in percent).
@@ -219,6 +270,9 @@ impl Statistic {
             Self::FinalGap => "final_gap",
             Self::RunningMaxGap => "running_max_gap",
             Self::GapTrajectory => "gap_trajectory",
+            Self::MaxTrajectory => "max_trajectory",
+            Self::MinTrajectory => "min_trajectory",
+            Self::PotentialTrajectory => "potential_trajectory",
             Self::Distribution => "distribution",
             Self::MaxLoad => "max_load",
             Self::MaxLoadDistribution => "max_load_distribution",
@@ -232,6 +286,7 @@ impl Statistic {
             Self::ProbesMean => "probes_mean",
             Self::ProbesMax => "probes_max",
             Self::MovedPerBall => "moved_per_ball",
+            Self::ProbesDistribution => "probes_distribution",
             Self::Measure(m) => m.name(),
         }
     }
@@ -243,6 +298,9 @@ impl Statistic {
             Self::FinalGap => "gap at the end (mean over runs)",
             Self::RunningMaxGap => "running max gap (mean over runs)",
             Self::GapTrajectory => "gap (mean over runs)",
+            Self::MaxTrajectory => "max load (mean over runs)",
+            Self::MinTrajectory => "min load (mean over runs)",
+            Self::PotentialTrajectory => "potential (mean over runs)",
             Self::Distribution => "percent of samples",
             Self::MaxLoad => "max load at the end (mean over runs)",
             Self::MaxLoadDistribution => "percent of runs with this max load",
@@ -256,6 +314,7 @@ impl Statistic {
             Self::ProbesMean => "probes per step (mean over runs)",
             Self::ProbesMax => "largest probes in one step (mean over runs)",
             Self::MovedPerBall => "balls moved per ball (mean over runs)",
+            Self::ProbesDistribution => "fraction of steps with this many probes (mean over runs)",
             Self::Measure(m) => m.describe(),
         }
     }
@@ -265,31 +324,9 @@ impl Statistic {
 /// (the derive would say "data did not match any variant" because of [`Statistic::Measure`]).
 impl<'de> Deserialize<'de> for Statistic {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        const NAMES: [&str; 17] = [
-            "max_gap",
-            "final_gap",
-            "running_max_gap",
-            "gap_trajectory",
-            "distribution",
-            "max_load",
-            "max_load_distribution",
-            "min_load",
-            "underload",
-            "empty_bins",
-            "recovery_time",
-            "gap_over_ln_n",
-            "samples_per_ball",
-            "balls_per_sample",
-            "probes_mean",
-            "probes_max",
-            "moved_per_ball",
-        ];
         let s = String::deserialize(d)?;
-        Self::ALLOCATION
-            .iter()
-            .copied()
-            .find(|v| v.name() == s)
-            .ok_or_else(|| serde::de::Error::unknown_variant(&s, &NAMES))
+        Self::from_name(&s)
+            .ok_or_else(|| serde::de::Error::unknown_variant(&s, Self::allocation_names()))
     }
 }
 

@@ -34,6 +34,9 @@ pub enum Measure {
     MaxLoadOverShape,
     /// Round-based process: the largest max load of a measured round, mean over runs.
     PeakMaxLoad,
+    /// Round-based process: the distribution of the max load over the measured rounds, one
+    /// row per max-load value (x) with the fraction of rounds at it, mean over runs.
+    MaxLoadHistogram,
     /// Potential value at a sample time, mean over runs (x = balls / n).
     Potential,
     /// Mean change of the potential per ball, conditional on its level (x = level).
@@ -56,6 +59,7 @@ impl Measure {
             Self::AvgLoadPerBin => "avg_load_per_bin",
             Self::MaxLoadOverShape => "max_load_over_shape",
             Self::PeakMaxLoad => "peak_max_load",
+            Self::MaxLoadHistogram => "max_load_histogram",
             Self::Potential => "potential",
             Self::DriftPerBall => "drift_per_ball",
         }
@@ -76,6 +80,7 @@ impl Measure {
             Self::AvgLoadPerBin => "time-averaged system load / n",
             Self::MaxLoadOverShape => "time-averaged max load / bound's shape",
             Self::PeakMaxLoad => "peak max load over the measured rounds (mean over runs)",
+            Self::MaxLoadHistogram => "fraction of measured rounds with this max load",
             Self::Potential => "potential (mean over runs)",
             Self::DriftPerBall => "mean change of the potential per ball",
         }

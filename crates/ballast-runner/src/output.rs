@@ -491,6 +491,8 @@ impl ItemResult {
             if !stats.contains(&r.statistic)
                 && !r.statistic.is_distribution()
                 && !r.statistic.is_trajectory()
+                && !r.statistic.at_observations()
+                && r.statistic != Statistic::ProbesDistribution
             {
                 stats.push(r.statistic);
             }

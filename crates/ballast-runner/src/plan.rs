@@ -35,6 +35,9 @@ pub struct PlanPoint {
     /// The potentials tracked along each run (the series' `potentials`, placeholders
     /// filled), in list order.
     pub potentials: Vec<ballast_potential::PotentialSpec>,
+    /// Whether the runs keep the potentials at every observation point (the series asks for
+    /// `potential_trajectory`).
+    pub potential_trajectory: bool,
     /// The series' `recovery_target` at this point (the gap `recovery_time` waits for);
     /// `None` without one.
     pub recovery_target: Option<f64>,
@@ -119,7 +122,8 @@ impl Plan {
         let statistic = self.series.first().map(|s| s.statistic).unwrap_or_default();
         crate::figure::FigureFrame {
             x_label: raw.x.label.clone().unwrap_or_else(|| match statistic {
-                Statistic::GapTrajectory => "balls / n".to_string(),
+                s if s.at_observations() => "balls / n".to_string(),
+                Statistic::ProbesDistribution => "probes per step".to_string(),
                 _ => self.x_variable.clone(),
             }),
             y_label: raw.y_label.clone().unwrap_or_else(|| statistic.describe().to_string()),

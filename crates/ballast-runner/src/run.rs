@@ -26,6 +26,10 @@ struct UnitOut {
     max_gap: f64,
     final_gap: f64,
     trajectory: Vec<f64>,
+    /// The largest and smallest load at every observation point (only when the series asks
+    /// for `max_trajectory` or `min_trajectory`, else empty).
+    max_trajectory: Vec<f64>,
+    min_trajectory: Vec<f64>,
     balls: u64,
     max_load: f64,
     min_load: f64,
@@ -39,6 +43,12 @@ struct UnitOut {
     moved: u64,
     /// The point's potentials at the end of the run, in list order.
     potentials: Vec<f64>,
+    /// The point's potentials at every observation point, in list order (only when the
+    /// series asks for `potential_trajectory`, else empty).
+    potential_trajectories: Vec<Vec<f64>>,
+    /// Steps by number of probes: `probes[k]` steps drew k bin samples (only when the
+    /// series asks for `probes_distribution`, else empty).
+    probes: Vec<u64>,
 }
 
 impl UnitOut {
@@ -51,8 +61,10 @@ impl UnitOut {
             | Statistic::Distribution
             | Statistic::RunningMaxGap
             | Statistic::GapTrajectory => self.final_gap,
-            Statistic::MaxLoad | Statistic::MaxLoadDistribution => self.max_load,
-            Statistic::MinLoad => self.min_load,
+            Statistic::MaxLoad | Statistic::MaxLoadDistribution | Statistic::MaxTrajectory => {
+                self.max_load
+            }
+            Statistic::MinLoad | Statistic::MinTrajectory => self.min_load,
             // W/n − min, with W/n = max − gap.
             Statistic::Underload => self.max_load - self.final_gap - self.min_load,
             Statistic::EmptyBins => self.empty_bins as f64,
@@ -67,7 +79,10 @@ impl UnitOut {
             }
             Statistic::ProbesMax => self.probes_max.map_or(f64::NAN, |p| p as f64),
             Statistic::MovedPerBall => ratio(self.moved, self.balls),
-            Statistic::Measure(_) => f64::NAN,
+            // Rows of their own ([`potential_trajectory_rows`], [`probe_rows`]).
+            Statistic::PotentialTrajectory
+            | Statistic::ProbesDistribution
+            | Statistic::Measure(_) => f64::NAN,
         }
     }
 }
@@ -120,6 +135,16 @@ fn point_key(point: &PlanPoint, seeds: &[u64]) -> String {
     if let Some(t) = point.recovery_target {
         stop.push_str(&format!(" recovery target {t:?}"));
     }
+    // The load and potential trajectories only where they are recorded, for the same reason.
+    if s.record_loads {
+        stop.push_str(" loads");
+    }
+    if point.potential_trajectory {
+        stop.push_str(" potential trajectories");
+    }
+    if s.record_probes {
+        stop.push_str(" probes");
+    }
     // The sampling law only where it is not uniform, so existing checkpoints stay valid.
     let sampling = if s.sampling.is_uniform() {
         String::new()
@@ -161,6 +186,11 @@ fn stopping_rules(plan: &Plan) -> Vec<(String, String)> {
 /// The per-sample values of one run for a statistic: one value, or one per block with
 /// `sampling = { blocks }`, or the running maximum after every batch.
 fn samples(o: &UnitOut, statistic: Statistic, blocks: bool, n: u64) -> Vec<f64> {
+    match statistic {
+        Statistic::MaxTrajectory => return o.max_trajectory.clone(),
+        Statistic::MinTrajectory => return o.min_trajectory.clone(),
+        _ => {}
+    }
     if blocks {
         return o.trajectory.clone();
     }
@@ -481,10 +511,15 @@ fn execute(
         .collect();
     run_units(job, &points, |pi, run| {
         let point = &plan.points[pi];
-        let (out, potentials, recovery) = simulate_point(point, Plan::unit_seed(seed, id, pi, run))
-            .map_err(|source| Error::Simulation {
-                what: format!("series `{}` point {pi} run {run}", plan.series[point.series].name),
-                source,
+        let PointRun { out, potentials, recovery, potential_trajectories } =
+            simulate_point(point, Plan::unit_seed(seed, id, pi, run)).map_err(|source| {
+                Error::Simulation {
+                    what: format!(
+                        "series `{}` point {pi} run {run}",
+                        plan.series[point.series].name
+                    ),
+                    source,
+                }
             })?;
         Ok(UnitOut {
             max_gap: out.max_gap,
@@ -499,31 +534,66 @@ fn execute(
             probes_max: out.max_samples_per_step().map(|p| p as u64),
             moved: out.moved,
             trajectory: out.trajectory,
+            max_trajectory: out.max_trajectory,
+            min_trajectory: out.min_trajectory,
             potentials,
+            potential_trajectories,
+            probes: if point.spec.record_probes { out.samples_per_step } else { Vec::new() },
         })
     })
 }
 
+/// What one run of a point gives besides its outcome.
+struct PointRun {
+    out: ballast_core::RunOutcome,
+    /// The point's potentials at the end of the run.
+    potentials: Vec<f64>,
+    /// With a recovery target, the balls until the gap reached it.
+    recovery: Option<u64>,
+    /// With `potential_trajectory`, each potential at every observation point.
+    potential_trajectories: Vec<Vec<f64>>,
+}
+
 /// One run of a point from its seed: its outcome, the final values of the point's
 /// potentials (tracked along the run; the same generator and engine as without them: the
-/// tracker only observes) and, with a recovery target, the balls until the gap reached it.
-/// Validation refuses potentials and a recovery target together (each is its own observer).
-fn simulate_point(
-    point: &PlanPoint,
-    seed: u64,
-) -> Result<(ballast_core::RunOutcome, Vec<f64>, Option<u64>), ballast_core::Error> {
+/// tracker only observes), their values at the observation points when the series asks for
+/// `potential_trajectory` (a [`ballast_potential::Recorder`] around the same tracker) and,
+/// with a recovery target, the balls until the gap reached it. Validation refuses potentials
+/// and a recovery target together (each is its own observer).
+fn simulate_point(point: &PlanPoint, seed: u64) -> Result<PointRun, ballast_core::Error> {
+    let plain = |out| PointRun {
+        out,
+        potentials: Vec::new(),
+        recovery: None,
+        potential_trajectories: Vec::new(),
+    };
     if let Some(target) = point.recovery_target {
         let (out, recovery) =
             ballast_core::recovery::simulate_recovery(&point.spec, &mut sim_rng(seed), target)?;
-        return Ok((out, Vec::new(), recovery));
+        return Ok(PointRun { recovery, ..plain(out) });
     }
     if point.potentials.is_empty() {
-        return Ok((simulate_seeded(&point.spec, seed)?, Vec::new(), None));
+        return Ok(plain(simulate_seeded(&point.spec, seed)?));
     }
-    let mut tracker = ballast_potential::Potentials::new(&point.potentials)
-        .map_err(|e| ballast_core::Error::invalid("potentials", e, "potentials that validate"))?;
+    let invalid = |e: ballast_potential::Error| {
+        ballast_core::Error::invalid("potentials", e, "potentials that validate")
+    };
+    if point.potential_trajectory {
+        let sampling = ballast_potential::Sampling::Observations;
+        let mut rec = ballast_potential::Recorder::new(&point.potentials, sampling)
+            .map_err(invalid)?
+            .with_series();
+        let out = ballast_core::simulate_observed(&point.spec, &mut sim_rng(seed), &mut rec)?;
+        let potentials = rec.potentials().values();
+        let potential_trajectories = match rec.series() {
+            Some(s) => (0..potentials.len()).map(|k| s.column(k).collect()).collect(),
+            None => Vec::new(),
+        };
+        return Ok(PointRun { potentials, potential_trajectories, ..plain(out) });
+    }
+    let mut tracker = ballast_potential::Potentials::new(&point.potentials).map_err(invalid)?;
     let out = ballast_core::simulate_observed(&point.spec, &mut sim_rng(seed), &mut tracker)?;
-    Ok((out, tracker.values(), None))
+    Ok(PointRun { potentials: tracker.values(), ..plain(out) })
 }
 
 /// The rows of an item from its units' outcomes, sequentially and deterministically: per
@@ -560,6 +630,14 @@ fn aggregate(
         let stats =
             std::iter::once((ps.statistic, true)).chain(ps.also.iter().map(|&a| (a, false)));
         for (statistic, with_refs) in stats {
+            if statistic == Statistic::PotentialTrajectory {
+                rows.extend(potential_trajectory_rows(point, &ps.name, block, !with_refs));
+                continue;
+            }
+            if statistic == Statistic::ProbesDistribution {
+                rows.extend(probe_rows(point, &ps.name, block, !with_refs));
+                continue;
+            }
             let refname = if with_refs { refname.clone() } else { None };
             let mut emit = |x: f64, group: Vec<(String, f64)>, values: Vec<f64>| {
                 let summary = summarize(&values, rounding);
@@ -609,7 +687,7 @@ fn aggregate(
                 })
                 .collect();
             match statistic {
-                Statistic::GapTrajectory => {
+                s if s.at_observations() => {
                     let len = per_run.iter().map(Vec::len).min().unwrap_or(0);
                     for j in 0..len {
                         let x = observed_balls(&point.spec, j) as f64 / point.n as f64;
@@ -724,6 +802,68 @@ fn potential_rows(
                 refs: (0..references).map(|_| None).collect(),
                 theory: None,
                 also: true,
+            }
+        })
+        .collect()
+}
+
+/// Rows of `potential_trajectory`: each potential of a point at every observation point,
+/// mean over runs, series `<series> [<potential>]`, x = balls / n (no reference).
+fn potential_trajectory_rows(
+    point: &PlanPoint,
+    series: &str,
+    block: &[UnitOut],
+    also: bool,
+) -> Vec<Row> {
+    let mut rows = Vec::new();
+    for (k, spec) in point.potentials.iter().enumerate() {
+        let len = block.iter().map(|o| o.potential_trajectories[k].len()).min().unwrap_or(0);
+        for j in 0..len {
+            let values: Vec<f64> = block.iter().map(|o| o.potential_trajectories[k][j]).collect();
+            rows.push(Row {
+                series: format!("{series} [{spec}]"),
+                group: point.grid.clone(),
+                n: point.n,
+                b: point.b,
+                m: point.m,
+                x: observed_balls(&point.spec, j) as f64 / point.n as f64,
+                statistic: Statistic::PotentialTrajectory,
+                summary: summarize(&values, ROUNDING),
+                refs: Vec::new(),
+                theory: None,
+                also,
+            });
+        }
+    }
+    rows
+}
+
+/// Rows of `probes_distribution`: per probe count seen in some run (x), the fraction of
+/// each run's steps that drew that many probes, mean over runs (no reference).
+fn probe_rows(point: &PlanPoint, series: &str, block: &[UnitOut], also: bool) -> Vec<Row> {
+    let len = block.iter().map(|o| o.probes.len()).max().unwrap_or(0);
+    (0..len)
+        .filter(|&k| block.iter().any(|o| o.probes.get(k).is_some_and(|&c| c > 0)))
+        .map(|k| {
+            let values: Vec<f64> = block
+                .iter()
+                .map(|o| {
+                    let steps: u64 = o.probes.iter().sum();
+                    o.probes.get(k).map_or(0.0, |&c| c as f64 / steps.max(1) as f64)
+                })
+                .collect();
+            Row {
+                series: series.to_string(),
+                group: point.grid.clone(),
+                n: point.n,
+                b: point.b,
+                m: point.m,
+                x: k as f64,
+                statistic: Statistic::ProbesDistribution,
+                summary: summarize(&values, ROUNDING),
+                refs: Vec::new(),
+                theory: None,
+                also,
             }
         })
         .collect()

@@ -132,3 +132,93 @@ fn bad_potentials_are_refused_at_validation() {
         assert!(err.contains(needle), "{line}: {err}");
     }
 }
+
+/// `potential_trajectory` (as the statistic or in `also`): each potential at every
+/// observation point, equal to a `Recorder` sampling the same tracker at the observation
+/// points of the plan's runs; the last point is the final `potential` row; the runs are
+/// those without it. Refused without `potentials` or without observation points.
+#[test]
+fn potential_trajectories_are_the_recorders_on_the_plans_seeds() {
+    use ballast_potential::{Recorder, Sampling};
+    let specs = PotentialSpec::parse_all(["quadratic", "hyperbolic:alpha=0.1"]).unwrap();
+    let pots = r#"potentials = ["quadratic", "hyperbolic:alpha=0.1"]"#;
+    for batched in [false, true] {
+        let (extra, statistic) = if batched {
+            (format!("{pots}\nalso = [\"max_load\", \"potential_trajectory\"]"), "final_gap")
+        } else {
+            (format!("{pots}\nobserve_every = 150"), "potential_trajectory")
+        };
+        let text = config(&extra, batched).replace(
+            "statistic = \"final_gap\"\nalso = [\"max_load\"]\n",
+            &format!("statistic = \"{statistic}\"\n"),
+        );
+        let exp = Experiment::parse(ID, Path::new("p.toml"), &text).unwrap();
+        let plan = exp.plan(false).unwrap();
+        let r = run_experiment(&exp, &opts()).unwrap();
+        for (pi, point) in plan.points.iter().enumerate() {
+            // By hand: the mean over the plan's runs of the recorded series.
+            let mut by_hand: Vec<Vec<f64>> = Vec::new();
+            for run in 0..RUNS {
+                let mut rec = Recorder::new(&specs, Sampling::Observations).unwrap().with_series();
+                let seed = Plan::unit_seed(SEED, ID, pi, run);
+                simulate_observed(&point.spec, &mut sim_rng(seed), &mut rec).unwrap();
+                let s = rec.series().unwrap();
+                for k in 0..specs.len() {
+                    let col: Vec<f64> = s.column(k).collect();
+                    if run == 0 {
+                        by_hand.push(col);
+                    } else {
+                        by_hand[k].iter_mut().zip(col).for_each(|(a, b)| *a += b);
+                    }
+                }
+            }
+            for (k, spec) in specs.iter().enumerate() {
+                let name = format!("Two-Choice [{spec}]");
+                let rows: Vec<&ballast_runner::Row> = r
+                    .rows
+                    .iter()
+                    .filter(|row| {
+                        row.series == name
+                            && row.statistic == Statistic::PotentialTrajectory
+                            && row.group == point.grid
+                    })
+                    .collect();
+                let expected: Vec<f64> = by_hand[k].iter().map(|v| v / RUNS as f64).collect();
+                let got: Vec<f64> = rows.iter().map(|row| row.summary.mean).collect();
+                assert_eq!(got.len(), expected.len(), "{name} point {pi}");
+                for (a, b) in got.iter().zip(&expected) {
+                    assert!((a - b).abs() <= 1e-12 * b.abs().max(1.0), "{name} {pi}: {a} vs {b}");
+                }
+                assert_eq!(rows.iter().all(|row| row.also), batched, "{name}");
+                let xs: Vec<f64> = rows.iter().map(|row| row.x).collect();
+                let every = if batched { point.spec.m as f64 / 3.0 } else { 150.0 };
+                let want: Vec<f64> = (1..=xs.len())
+                    .map(|j| (every * j as f64).min(point.spec.m as f64) / point.n as f64)
+                    .collect();
+                assert_eq!(xs, want, "{name} {pi}");
+                // The last observation is the end: the final value row of the same runs.
+                let fin = r
+                    .rows
+                    .iter()
+                    .find(|row| {
+                        row.series == name
+                            && row.statistic != Statistic::PotentialTrajectory
+                            && row.x == point.x
+                    })
+                    .unwrap();
+                assert_eq!(got.last().copied(), Some(fin.summary.mean), "{name} {pi}");
+            }
+        }
+    }
+    for (extra, needle) in [
+        ("also = [\"potential_trajectory\"]\nobserve_every = 100", "needs `potentials`"),
+        (
+            "potentials = [\"quadratic\"]\nalso = [\"potential_trajectory\"]",
+            "\"potential_trajectory\" needs observation points",
+        ),
+    ] {
+        let text = config(extra, false).replace("also = [\"max_load\"]\n", "");
+        let err = Experiment::parse(ID, Path::new("p.toml"), &text).unwrap_err().to_string();
+        assert!(err.contains(needle) && err.contains("p.toml:"), "{err}");
+    }
+}

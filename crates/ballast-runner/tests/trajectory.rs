@@ -1,6 +1,8 @@
 //! `statistic = "gap_trajectory"`: the gap at every observation point as tidy rows (x =
 //! balls / n), equal to the core's recorded trajectories on the plan's seeds, ending at the
-//! final gap of the same runs; refused without observation points or in `also`.
+//! final gap of the same runs; refused without observation points or in `also`. The same for
+//! `max_trajectory` and `min_trajectory` (the largest and smallest load at every observation
+//! point) on both engines and in every setting.
 
 use std::path::Path;
 
@@ -85,5 +87,95 @@ fn trajectories_need_observation_points_and_are_no_also() {
         let err = Experiment::parse(ID, Path::new("t.toml"), &text).unwrap_err().to_string();
         assert!(err.contains(needle), "{err}");
         assert!(err.contains("t.toml:"), "{err}");
+    }
+}
+
+/// The mean over runs of the core's recorded load trajectories (max, min).
+fn loads_by_hand(spec: &RunSpec) -> (Vec<f64>, Vec<f64>) {
+    let spec = RunSpec { record_loads: true, ..spec.clone() };
+    let runs: Vec<_> = (0..RUNS)
+        .map(|r| simulate_seeded(&spec, Plan::unit_seed(SEED, ID, 0, r)).unwrap())
+        .collect();
+    let mean = |f: &dyn Fn(&ballast_core::RunOutcome) -> &Vec<f64>| -> Vec<f64> {
+        (0..f(&runs[0]).len())
+            .map(|j| runs.iter().map(|o| f(o)[j]).sum::<f64>() / RUNS as f64)
+            .collect()
+    };
+    (mean(&|o| &o.max_trajectory), mean(&|o| &o.min_trajectory))
+}
+
+#[test]
+fn load_trajectories_are_the_cores_on_both_engines_and_every_setting() {
+    use ballast_core::{DelayMode, Engine, Setting, Weights};
+    let two = |e: Engine| RunSpec::new(ProcessSpec::DChoice { d: 2 }, 100, 1000).engine(e);
+    let seq = |e: Engine| RunSpec { observe_every: Some(300), ..two(e) };
+    let cases: Vec<(&str, &str, &str, RunSpec)> = vec![
+        ("bins", "m = 1000", "observe_every = 300", seq(Engine::Bins)),
+        ("levels", "m = 1000", "observe_every = 300", seq(Engine::Levels)),
+        ("bins", "b = 100, m = 1000", "", two(Engine::Bins).batched(100)),
+        ("levels", "b = 100, m = 1000", "", two(Engine::Levels).batched(100)),
+        (
+            "bins",
+            "b = 100, m = 1000",
+            "weights = { kind = \"exp\", mean = 1 }",
+            two(Engine::Bins).batched(100).weights(Weights::Exp { mean: 1.0 }),
+        ),
+        (
+            "bins",
+            "m = 1000, tau = 10",
+            "setting = \"delay\"\ndelay_mode = \"random\"\nobserve_every = 250",
+            RunSpec {
+                setting: Setting::Delay { tau: 10, mode: DelayMode::Random },
+                observe_every: Some(250),
+                ..two(Engine::Bins)
+            },
+        ),
+    ];
+    for (engine, point, extra, spec) in cases {
+        let text = |stat: &str| {
+            config(stat, point, extra)
+                .replace("engine = \"bins\"", &format!("engine = \"{engine}\""))
+        };
+        let (max, min) = loads_by_hand(&RunSpec { record_trajectory: true, ..spec.clone() });
+        assert!(max.len() >= 4, "{point} {extra}");
+        for (stat, statistic, expected, last) in [
+            ("max_trajectory", Statistic::MaxTrajectory, &max, "max_load"),
+            ("min_trajectory", Statistic::MinTrajectory, &min, "min_load"),
+        ] {
+            let r = run(&text(stat));
+            let rows: Vec<&ballast_runner::Row> =
+                r.rows.iter().filter(|r| r.statistic == statistic).collect();
+            let got: Vec<f64> = rows.iter().map(|r| r.summary.mean).collect();
+            assert_eq!(&got, expected, "{engine} {point} {extra} {stat}");
+            // x = balls / n at each observation point, as for the gap trajectory.
+            let gaps = run(&text("gap_trajectory"));
+            let xs: Vec<f64> = gaps.rows.iter().map(|r| r.x).collect();
+            assert_eq!(rows.iter().map(|r| r.x).collect::<Vec<_>>(), xs, "{engine} {point}");
+            // The last observation is the end: the final max (min) load of the same runs.
+            let fin = run(&text(last));
+            assert_eq!(
+                got.last().copied(),
+                Some(fin.rows[0].summary.mean),
+                "{engine} {point} {stat}"
+            );
+        }
+    }
+}
+
+#[test]
+fn load_trajectories_need_observation_points_and_are_no_also() {
+    for (statistic, extra, needle) in [
+        ("max_trajectory", "", "statistic = \"max_trajectory\" needs observation points"),
+        ("min_trajectory", "", "statistic = \"min_trajectory\" needs observation points"),
+        (
+            "final_gap",
+            "observe_every = 100\nalso = [\"min_trajectory\"]",
+            "cannot hold \"min_trajectory\"",
+        ),
+    ] {
+        let text = config(statistic, "m = 1000", extra);
+        let err = Experiment::parse(ID, Path::new("t.toml"), &text).unwrap_err().to_string();
+        assert!(err.contains(needle), "{err}");
+        assert!(!err.contains("expected any of: max_gap, final_gap, running_max_gap"), "{err}");
     }
 }

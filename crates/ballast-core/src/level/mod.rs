@@ -97,6 +97,7 @@ pub use state::LevelLoads;
 use rand::RngCore;
 
 use crate::distinct::DistinctPair;
+use crate::engine::LoadTrajectories;
 use crate::loads::LoadState;
 use crate::outcome::RunOutcome;
 use crate::process::{
@@ -187,6 +188,13 @@ pub const LEVEL_MAX_BALLS: u64 = 1 << 53;
 /// Whether the level engine can simulate `spec` exactly; the error says why not and names
 /// the alternative.
 pub fn level_support(spec: &RunSpec) -> Result<(), Error> {
+    if spec.record_probes {
+        return Err(Error::Unsupported(
+            "the level engine does not record probes per step (record_probes); use engine = \
+             \"bins\""
+                .to_string(),
+        ));
+    }
     if !spec.sampling.is_uniform() {
         return Err(Error::Unsupported(format!(
             "the level engine needs uniform bin sampling (got sampling = \"{}\": bins of one \
@@ -591,7 +599,7 @@ fn run_seq<P: Rule, R: RngCore + ?Sized, O: Observer>(
     let n = st.n();
     let m = spec.m;
     let mut ctx = Ctx::new(n);
-    let mut gaps = Gaps::new(spec.record_trajectory);
+    let mut gaps = Gaps::new(spec);
     let ranks = if rule.uses_ranks() {
         Ranks::Live { k: (rule.heavy_fraction() * n as f64).ceil() as u64 }
     } else {
@@ -644,7 +652,7 @@ fn run_seq_one_choice<R: RngCore + ?Sized, O: Observer>(
     let n = st.bins();
     let largest = n.saturating_mul(LEVEL_MAX_BATCH_PER_BIN);
     let mut stepper = Stepper::new(spec);
-    let mut gaps = Gaps::new(spec.record_trajectory);
+    let mut gaps = Gaps::new(spec);
     let m = spec.m;
     let every = spec.observe_every.unwrap_or(m).max(1);
     let mut next_obs = every.min(m);
@@ -695,7 +703,7 @@ fn run_seq_chunkable<R: RngCore + ?Sized, O: Observer>(
     let m = spec.m;
     let mut chunker = chunked::Chunker::with_flaw(flaw);
     let mut ctx = Ctx::new(n as usize);
-    let mut gaps = Gaps::new(spec.record_trajectory);
+    let mut gaps = Gaps::new(spec);
     let every = spec.observe_every.unwrap_or(m).max(1);
     let mut next_obs = every.min(m);
     let mut done = 0u64;
@@ -740,7 +748,7 @@ fn run_seq_d_choice<R: RngCore + ?Sized, O: Observer>(
 ) -> RunOutcome {
     let n = st.bins();
     let m = spec.m;
-    let mut gaps = Gaps::new(spec.record_trajectory);
+    let mut gaps = Gaps::new(spec);
     let every = spec.observe_every.unwrap_or(m).max(1);
     let mut next_obs = every.min(m);
     let mut done = 0u64;
@@ -913,15 +921,22 @@ struct Gaps {
     max_gap: f64,
     trajectory: Vec<f64>,
     count: u64,
+    loads: Option<LoadTrajectories>,
 }
 
 impl Gaps {
-    fn new(record: bool) -> Self {
-        Self { record, max_gap: 0.0, trajectory: Vec::new(), count: 0 }
+    fn new(spec: &RunSpec) -> Self {
+        Self {
+            record: spec.record_trajectory,
+            max_gap: 0.0,
+            trajectory: Vec::new(),
+            count: 0,
+            loads: LoadTrajectories::of(spec),
+        }
     }
 
     fn outcome(self, st: &LevelLoads, balls: u64, samples: u64) -> RunOutcome {
-        RunOutcome {
+        let mut out = RunOutcome {
             final_gap: st.gap_value(),
             max_gap: self.max_gap,
             trajectory: self.trajectory,
@@ -932,7 +947,9 @@ impl Gaps {
             samples,
             observations: self.count,
             ..RunOutcome::default()
-        }
+        };
+        LoadTrajectories::fill(self.loads, &mut out);
+        out
     }
 
     fn observe<O: Observer>(&mut self, st: &LevelLoads, observer: &mut O) {
@@ -943,6 +960,9 @@ impl Gaps {
         self.count += 1;
         if self.record {
             self.trajectory.push(gap);
+        }
+        if let Some(t) = &mut self.loads {
+            t.push(st.max_load() as f64, st.min_load() as f64);
         }
         observer.on_observation(st);
     }
@@ -997,7 +1017,7 @@ fn batched<R: RngCore + ?Sized, O: Observer>(
     observer: &mut O,
 ) -> RunOutcome {
     let mut stepper = Stepper::new(spec);
-    let mut gaps = Gaps::new(spec.record_trajectory);
+    let mut gaps = Gaps::new(spec);
     let (m, mut done, mut samples) = (spec.m, 0u64, 0u64);
     while done < m {
         let size = b.min(m - done);

@@ -5,12 +5,17 @@
 //!   uniform start), `{ kind = "leaky_bins", d = 1, arrivals = "binomial" | "poisson" |
 //!   "fixed" }` (parameters `n`, `lambda`), `{ kind = "infinite_azar", d = 2 }` (parameters
 //!   `n`, `m`); `d` may be a formula.
+//! - start: `start = { kind = … }` as in allocation series (the core registry's starts):
+//!   the loads before the first round; rbb and infinite_azar need a start of exactly `m`
+//!   balls, leaky bins take any; without it the models start as before (uniform, empty).
 //! - horizon: parameters `burn_in` (default 0), `rounds` (measured rounds), `batches` (for
 //!   the batch-means standard error, default 20).
 //! - statistics (time averages over the measured rounds, mean over runs; the standard error
 //!   is the spread of the run means, sd/√runs, from [`BETWEEN_RUNS_FROM`] runs on, and below
 //!   that pools the runs' batch-means standard errors, sqrt(Σ se_r²)/runs): `avg_max_load`,
 //!   `avg_fraction_empty_bins`, `avg_load_per_bin` (system load / n), `avg_system_load`,
+//!   `peak_max_load` (largest max load of a measured round), `max_load_histogram` (one row
+//!   per max-load value, x = the value, with the fraction of measured rounds at it),
 //!   `max_load_over_shape` (time-averaged max load divided by (1/(1−λ))·ln(n/(1−λ)) for
 //!   d = 1 and ln(n/(1−λ)) for d ≥ 2, leaky bins only).
 //! - closed forms: `rbb_empty_fraction` (√(k²+1) − k, k = m/n), `leaky_mean_load` (d = 1:
@@ -52,6 +57,7 @@ impl ItemKind for Dynamic {
             Measure::AvgLoadPerBin,
             Measure::AvgSystemLoad,
             Measure::PeakMaxLoad,
+            Measure::MaxLoadHistogram,
             Measure::MaxLoadOverShape,
         ]
     }
@@ -69,6 +75,10 @@ impl ItemKind for Dynamic {
     }
 
     fn shares_runs(&self) -> bool {
+        true
+    }
+
+    fn takes_start(&self) -> bool {
         true
     }
 }
@@ -89,7 +99,15 @@ fn model(s: &KindSeries, p: &KPoint) -> Result<DynamicSpec, String> {
     let def = registry::find(kind).map_err(|e| format!("`process`: {e}"))?;
     let vars = p.vars();
     let given = table_params(&def.list(), table, &vars, "`process`").map_err(|(_, m)| m)?;
-    def.build(&given, &|name: &str| p.get(name)).map_err(|e| format!("`process`: {e}"))
+    let start = s.start_state.clone();
+    let given_start = start.is_some();
+    def.build_from(&given, &|name: &str| p.get(name), start).map_err(|e| {
+        if given_start && e.to_string().contains("`start`") {
+            format!("`start`: {e}")
+        } else {
+            format!("`process`: {e}")
+        }
+    })
 }
 
 fn spec(s: &KindSeries, p: &KPoint) -> Result<(DynamicSpec, Horizon), String> {
@@ -187,6 +205,15 @@ fn run(d: &mut Driver<'_>) -> Result<(), Error> {
             RowCtx { point: p, measure, series_ref, n: n as u64, b: None, rounds: Some(h.rounds) };
         let spec2 = spec.clone();
         let closed_form = move |name: &str, ctx: &RowCtx<'_>| theory(name, ctx, &spec2);
+        if measure == Measure::MaxLoadHistogram {
+            // One row per max-load value seen in some run: the fraction of each run's
+            // measured rounds at it (0 where a run never had it), mean over runs.
+            for (load, fractions) in max_load_histogram(block) {
+                let ctx = RowCtx { series_ref: None, ..ctx.clone() };
+                d.push(ctx, f64::from(load), summarize(&fractions, ROUNDING), &closed_form);
+            }
+            continue;
+        }
         if measure == Measure::PeakMaxLoad {
             // One value per run (no time average): the plain mean and standard error.
             let peaks: Vec<f64> = block.iter().map(|r| f64::from(r.peak_max_load)).collect();
@@ -202,6 +229,29 @@ fn run(d: &mut Driver<'_>) -> Result<(), Error> {
         d.push(ctx, p.x, summary_of(mean, se, block.len()), &closed_form);
     }
     Ok(())
+}
+
+/// Per max-load value seen in some run of `block`, the fraction of each run's measured
+/// rounds with that max load, in increasing load.
+fn max_load_histogram(block: &[RunSummary]) -> Vec<(u32, Vec<f64>)> {
+    let mut loads: Vec<u32> =
+        block.iter().flat_map(|r| r.max_load_distribution.iter().map(|&(l, _)| l)).collect();
+    loads.sort_unstable();
+    loads.dedup();
+    loads
+        .into_iter()
+        .map(|load| {
+            let fractions = block
+                .iter()
+                .map(|r| {
+                    let rounds: u64 = r.max_load_distribution.iter().map(|&(_, c)| c).sum();
+                    let at = r.max_load_distribution.iter().find(|&&(l, _)| l == load);
+                    at.map_or(0.0, |&(_, c)| c as f64 / rounds.max(1) as f64)
+                })
+                .collect();
+            (load, fractions)
+        })
+        .collect()
 }
 
 /// From this many runs on, a point's standard error is the spread of its run means

@@ -110,6 +110,10 @@ pub(crate) trait ItemKind: Sync {
     fn time_axis(&self, _measure: Measure) -> bool {
         false
     }
+    /// Whether its series take a `start` (the loads before the first round).
+    fn takes_start(&self) -> bool {
+        false
+    }
 }
 
 /// A point a kind refuses: the message, and the series field it is about (`["graph",
@@ -291,6 +295,14 @@ pub(crate) struct KindSeries {
     /// Series name in the reference files (`{var}` placeholders; `""`: none).
     #[serde(default)]
     pub reference: Option<String>,
+    /// Dynamic items: the loads before the first round, `start = { kind = … }` as in
+    /// allocation series (the core registry's starts).
+    #[serde(default)]
+    pub start: Option<crate::config::RawStart>,
+    /// The start of [`KindSeries::start`], resolved at parsing (a `file` read relative to
+    /// the config's directory).
+    #[serde(skip)]
+    pub start_state: Option<ballast_core::Start>,
 }
 
 /// Column names of a reference CSV in another layout than the runner's.
@@ -401,9 +413,38 @@ impl KindExperiment {
                 p.into_error()
             })?
             .split();
+        let mut cfg = cfg;
         let mut problems = Problems::with_schema(path, source, &schema);
         if schema.taint.global {
             return Err(problems.into_error());
+        }
+        // Start states: resolved once (a `file` relative to the config's directory); only
+        // for the kinds that take them.
+        let dir = path.parent().unwrap_or(Path::new("."));
+        for (si, s) in cfg.series.iter_mut().enumerate() {
+            let span = s.span();
+            let series = s.get_mut();
+            let Some(raw) = &series.start else { continue };
+            let ctx = format!("series `{}`", series.name);
+            if !kind.takes_start() {
+                problems.at(
+                    Some(span),
+                    format!(
+                        "{ctx}: `start` applies to allocation series and dynamic items (rbb, \
+                         leaky_bins, infinite_azar), not to {} items",
+                        kind.name()
+                    ),
+                );
+                problems.skip_series(si);
+                continue;
+            }
+            match crate::start::resolve_start(Some(raw), dir, &ctx) {
+                Ok(start) => series.start_state = Some(start),
+                Err((_, msg)) => {
+                    problems.at(Some(span), msg);
+                    problems.skip_series(si);
+                }
+            }
         }
         let params = kind.params();
         let hint = |k: &str| ballast_core::registry::did_you_mean(k, params.iter().copied());
@@ -680,6 +721,7 @@ pub(crate) enum LoadedRef {
 }
 
 /// What a kind knows about one output row, for the references.
+#[derive(Clone)]
 pub(crate) struct RowCtx<'a> {
     pub point: &'a KPoint,
     pub measure: Measure,
@@ -825,6 +867,11 @@ impl<'a> Driver<'a> {
             p.params,
             self.kexp.kind.key_extra(s)
         );
+        // The start only where it is set, so existing checkpoints stay valid.
+        let text = match &s.start_state {
+            Some(start) => format!("{text} | start {start:?}"),
+            None => text,
+        };
         format!("{:x}", sha2::Sha256::digest(text.as_bytes()))
     }
 
@@ -914,10 +961,13 @@ impl<'a> Driver<'a> {
             };
             cmp.push(value.map(|(v, runs)| compare(&summary, v + r.offset, runs, r, ctx.rounds)));
         }
+        // Rows whose x is a value of the statistic (a histogram) keep the whole grid.
         let group = p
             .grid
             .iter()
-            .filter(|(k, _)| k != self.kexp.cfg.x.variable.get_ref())
+            .filter(|(k, _)| {
+                ctx.measure == Measure::MaxLoadHistogram || k != self.kexp.cfg.x.variable.get_ref()
+            })
             .cloned()
             .collect();
         self.rows.push(Row {

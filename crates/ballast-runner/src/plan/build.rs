@@ -596,6 +596,9 @@ impl<'r> SeriesForms<'r> {
             weights: self.weights,
             observe_every: sampling.map(|_| m.max(1)).or(observe_every),
             record_trajectory: s.statistic.is_trajectory() || sampling.is_some(),
+            record_loads: s.statistic.records_loads(),
+            record_probes: s.statistic == Statistic::ProbesDistribution
+                || s.also.contains(&Statistic::ProbesDistribution),
             engine: common.engine,
             stop: self.stop,
             sampling: self.bin_sampling.clone(),
@@ -619,6 +622,8 @@ impl<'r> SeriesForms<'r> {
             spec,
             theory,
             potentials,
+            potential_trajectory: s.statistic == Statistic::PotentialTrajectory
+                || s.also.contains(&Statistic::PotentialTrajectory),
             recovery_target,
         };
         Some((point, warnings))
@@ -782,30 +787,75 @@ impl<'r> SeriesForms<'r> {
         Some(out)
     }
 
-    /// `running_max_gap` needs batches, `gap_trajectory` observation points (batches or
-    /// `observe_every`), and neither can be an `also` (their rows follow time, not x).
+    /// `running_max_gap` needs batches, `gap_trajectory`, `max_trajectory` and
+    /// `min_trajectory` observation points (batches or `observe_every`), and none can be an
+    /// `also` (their rows follow time, not x).
     fn check_statistic(&self, b: Option<u64>, sp: &mut SeriesProblems<'_, '_>) -> Option<()> {
         let (s, sctx) = (self.s, &self.sctx);
         if let Some(t) = s.also.iter().find(|a| a.is_trajectory()) {
-            let others = Statistic::NAMES.replace("running_max_gap, ", "");
+            let names = Statistic::names();
+            let others: Vec<&str> = names
+                .split(", ")
+                .filter(|n| Statistic::from_name(n).is_some_and(|s| !s.is_trajectory()))
+                .collect();
             sp.fail(
                 "also",
                 Some(sp.span.clone()),
                 format!(
                     "{sctx}: `also` cannot hold \"{}\"; expected any of: {}",
                     t.name(),
-                    others.replace("gap_trajectory, ", "")
+                    others.join(", ")
                 ),
             );
             return None;
         }
-        if s.statistic == Statistic::GapTrajectory && b.is_none() && s.observe_every.is_none() {
+        let observed = b.is_some() || s.observe_every.is_some();
+        if let Some(t) =
+            std::iter::once(&s.statistic).chain(&s.also).find(|t| t.at_observations() && !observed)
+        {
+            let key = if *t == s.statistic { "statistic" } else { "also" };
             sp.fail(
-                "statistic",
+                key,
                 None,
                 format!(
-                    "{sctx}: statistic = \"gap_trajectory\" needs observation points: the \
-                     batched setting or `observe_every`"
+                    "{sctx}: statistic = \"{}\" needs observation points: the batched setting \
+                     or `observe_every`",
+                    t.name()
+                ),
+            );
+            return None;
+        }
+        let probes = s.statistic == Statistic::ProbesDistribution
+            || s.also.contains(&Statistic::ProbesDistribution);
+        let equalize = matches!(
+            s.process.get_ref().0.get("kind"),
+            Some(toml::Value::String(k)) if k == "equalize"
+        );
+        if probes && (s.setting == Some(SettingKind::Delay) || equalize) {
+            let key =
+                if s.statistic == Statistic::ProbesDistribution { "statistic" } else { "also" };
+            sp.fail(
+                key,
+                None,
+                format!(
+                    "{sctx}: statistic = \"probes_distribution\" is recorded by the bin engine's \
+                     loop: not in the delay setting or for equalize (loops of their own, d \
+                     probes per ball)"
+                ),
+            );
+            return None;
+        }
+        let potential_trajectory = s.statistic == Statistic::PotentialTrajectory
+            || s.also.contains(&Statistic::PotentialTrajectory);
+        if potential_trajectory && s.potentials.is_none() {
+            let key =
+                if s.statistic == Statistic::PotentialTrajectory { "statistic" } else { "also" };
+            sp.fail(
+                key,
+                None,
+                format!(
+                    "{sctx}: statistic = \"potential_trajectory\" needs `potentials` (e.g. \
+                     potentials = [\"quadratic\"])"
                 ),
             );
             return None;
