@@ -218,13 +218,14 @@ fn auto_routes_sequential_runs_per_process() {
         |p: ProcessSpec, n: u64, m: u64| resolve_engine(&RunSpec::new(p, n, m)).expect("resolves");
     let big = 1 << 25;
     // One-Choice: by the stretch between observation points.
-    let oc = AUTO_BATCH_MIN_BALLS_ONE_CHOICE;
-    assert_eq!(engine(ProcessSpec::OneChoice, 10, oc), Engine::Levels);
-    assert_eq!(engine(ProcessSpec::OneChoice, 10, oc - 1), Engine::Bins);
-    let mut spec = RunSpec::new(ProcessSpec::OneChoice, 1000, big);
+    let (oc, min) = (AUTO_BATCH_MIN_BALLS_ONE_CHOICE, AUTO_SEQUENTIAL_MIN_N);
+    assert_eq!(engine(ProcessSpec::OneChoice, min, oc), Engine::Levels);
+    assert_eq!(engine(ProcessSpec::OneChoice, min - 1, big), Engine::Bins);
+    assert_eq!(engine(ProcessSpec::OneChoice, min, oc - 1), Engine::Bins);
+    let mut spec = RunSpec::new(ProcessSpec::OneChoice, min, big);
     spec.observe_every = Some(oc - 1);
     assert_eq!(resolve_engine(&spec).unwrap(), Engine::Bins);
-    assert_eq!(auto_sequential_min_n(&RunSpec::new(ProcessSpec::OneChoice, 1, big)), 0);
+    assert_eq!(auto_sequential_min_n(&RunSpec::new(ProcessSpec::OneChoice, 1, big)), min);
     // d-Choice, (1+β): by n.
     for (p, min) in [
         (ProcessSpec::DChoice { d: 2 }, AUTO_SEQUENTIAL_MIN_N_TWO_CHOICE),

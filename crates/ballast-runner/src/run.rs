@@ -932,7 +932,7 @@ mod tests {
         assert_eq!(engine_label(&q, false), "bins");
         // Keys: the bin engine's ball-by-ball values never changed, so its key has no version.
         assert_eq!(engine_key(&two(100), false), "bins");
-        assert_eq!(engine_key(&two(from), false), "levels values v3");
+        assert_eq!(engine_key(&two(from), false), "levels values v4");
         assert_eq!(engine_key(&two(from).weights(exp), false), "bins sorted-weights values v2");
     }
 }

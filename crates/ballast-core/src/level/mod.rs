@@ -144,16 +144,20 @@ pub const AUTO_SEQUENTIAL_MIN_N_ONE_PLUS_BETA: u64 = 1 << 17;
 
 /// The smallest `n` from which `auto` runs a sequential `process` on the level engine (when
 /// the level engine can run it exactly). Quantile and mixed Quantile: always (the bin engine
-/// keeps live ranks, 29–40 ns per ball at n = 2¹⁰ … 2¹⁷ against 6.5–21 on levels); One-Choice
-/// too, whose sequential stretches are one batched step each there (see
-/// `run_seq_one_choice`), when the stretches between observation points hold at least
-/// [`AUTO_BATCH_MIN_BALLS_ONE_CHOICE`] balls.
+/// keeps live ranks, 29–40 ns per ball at n = 2¹⁰ … 2¹⁷ against 6.5–21 on levels).
+/// One-Choice, whose sequential stretches are one batched step each on the level engine (see
+/// `run_seq_one_choice`): from [`AUTO_SEQUENTIAL_MIN_N`] as before, when the stretches between
+/// observation points hold at least [`AUTO_BATCH_MIN_BALLS_ONE_CHOICE`] balls. The level
+/// engine wins at every n measured, but the bin engine is already at its floor (0.9× the
+/// floor loop), and `auto` cannot see the observer: per-ball observers that need bin identity
+/// (the potentials' drift recorder, see CHANGELOG) keep the bin engine at the sizes where
+/// they are used.
 pub fn auto_sequential_min_n(spec: &RunSpec) -> u64 {
     match spec.process {
         ProcessSpec::OneChoice | ProcessSpec::DChoice { d: 1 } => {
             let stretch = spec.observe_every.unwrap_or(spec.m);
             if stretch >= AUTO_BATCH_MIN_BALLS_ONE_CHOICE {
-                0
+                AUTO_SEQUENTIAL_MIN_N
             } else {
                 u64::MAX
             }
