@@ -114,88 +114,16 @@ impl Rule for Adaptive {
     }
 }
 
-/// Runs `equalize{d}` (Czumaj–Stemann reallocation), sequential unit balls only: each step
-/// samples `d` bins; the new ball and all balls of the distinct sampled bins are spread over
-/// those bins as evenly as possible, the remainder going to uniformly chosen ones.
-/// [`RunOutcome::moved`] counts balls that changed bin.
+/// Runs `equalize{d}` (Czumaj–Stemann reallocation) on the bin engine, sequential unit
+/// balls only: each step samples `d` bins; the new ball and all balls of the distinct
+/// sampled bins are spread over those bins as evenly as possible, the remainder going to
+/// uniformly chosen ones. [`RunOutcome::moved`] counts balls that changed bin.
 pub fn simulate_equalize<R: RngCore + ?Sized>(
     spec: &RunSpec,
     d: u32,
     rng: &mut R,
 ) -> Result<RunOutcome, Error> {
-    if !matches!(spec.setting, Setting::Sequential) {
-        return Err(Error::Unsupported(
-            "equalize is defined for the sequential setting only".to_string(),
-        ));
-    }
-    let n = spec.n as usize;
-    let mut loads = vec![0u64; n];
-    // counts[x] = number of bins with load x, for an O(1)-amortised maximum that can fall.
-    let mut counts: Vec<u64> = vec![n as u64];
-    let mut max = 0usize;
-    let mut ctx = Ctx::new(n);
-    let mut bins: Vec<usize> = Vec::with_capacity(d as usize);
-    let mut moved = 0u64;
-    let mut max_gap = f64::NEG_INFINITY;
-    let mut trajectory = Vec::new();
-    let every = spec.observe_every.unwrap_or(spec.m).max(1);
-    let mut observations = 0u64;
-    let mut load_trajectories = crate::engine::LoadTrajectories::of(spec);
-    let set = |counts: &mut Vec<u64>, max: &mut usize, from: u64, to: u64| {
-        counts[from as usize] -= 1;
-        if to as usize >= counts.len() {
-            counts.resize(to as usize + 1, 0);
-        }
-        counts[to as usize] += 1;
-        if to as usize > *max {
-            *max = to as usize;
-        }
-        while counts[*max] == 0 {
-            *max -= 1;
-        }
-    };
-    for t in 1..=spec.m {
-        bins.clear();
-        for _ in 0..d {
-            let i = ctx.sample(rng);
-            if !bins.contains(&i) {
-                bins.push(i);
-            }
-        }
-        moved += spread(&mut loads, &mut bins, rng, |old, new| {
-            set(&mut counts, &mut max, old, new);
-        });
-        if t % every == 0 || t == spec.m {
-            let gap = max as f64 - t as f64 / n as f64;
-            max_gap = max_gap.max(gap);
-            observations += 1;
-            if spec.record_trajectory {
-                trajectory.push(gap);
-            }
-            if let Some(t) = &mut load_trajectories {
-                let min = counts.iter().position(|&c| c > 0).unwrap_or(0);
-                t.push(max as f64, min as f64);
-            }
-        }
-    }
-    assert_eq!(loads.iter().sum::<u64>(), spec.m, "equalize must conserve balls");
-    let min = counts.iter().position(|&c| c > 0).unwrap_or(0);
-    let final_gap = max as f64 - spec.m as f64 / n as f64;
-    let mut out = RunOutcome {
-        final_gap,
-        max_gap: if observations == 0 { final_gap } else { max_gap },
-        trajectory,
-        max_load: max as f64,
-        min_load: min as f64,
-        empty_bins: loads.iter().filter(|&&x| x == 0).count() as u64,
-        balls: spec.m,
-        samples: ctx.samples,
-        observations: observations.max(1),
-        moved,
-        ..RunOutcome::default()
-    };
-    crate::engine::LoadTrajectories::fill(load_trajectories, &mut out);
-    Ok(out)
+    run_equalize(spec, d, BinStore::new(spec.n as usize), rng, None)
 }
 
 /// `equalize{d}` on the level engine: the same step on the sorted view of a [`LevelLoads`]
@@ -210,7 +138,7 @@ pub fn simulate_equalize_levels<R: RngCore + ?Sized>(
     d: u32,
     rng: &mut R,
 ) -> Result<RunOutcome, Error> {
-    equalize_levels(spec, d, rng, None)
+    run_equalize(spec, d, LevelLoads::new(spec.n), rng, None)
 }
 
 /// Deliberately wrong variants of [`simulate_equalize_levels`], for the power of its tests.
@@ -233,12 +161,104 @@ pub fn simulate_equalize_levels_flawed<R: RngCore + ?Sized>(
     rng: &mut R,
     flaw: EqualizeFlaw,
 ) -> Result<RunOutcome, Error> {
-    equalize_levels(spec, d, rng, Some(flaw))
+    run_equalize(spec, d, LevelLoads::new(spec.n), rng, Some(flaw))
 }
 
-fn equalize_levels<R: RngCore + ?Sized>(
+/// The loads an equalize step reads and sets: a load per bin ([`BinStore`]) or the level
+/// histogram ([`LevelLoads`], where a sample index is a position of the sorted view).
+trait EqualizeStore {
+    /// Load of the bin at sample index `i`, before any bin of the step has moved.
+    fn load(&self, i: usize) -> u64;
+    /// The bin at sample index `i` goes from load `old` to `new`.
+    fn set(&mut self, i: usize, old: u64, new: u64);
+    /// The gap after `t` balls (as each engine has always computed it).
+    fn gap(&self, t: u64, n: u64) -> f64;
+    fn max_load(&self) -> u64;
+    fn min_load(&self) -> u64;
+    fn empty_bins(&self) -> u64;
+    fn balls(&self) -> u64;
+}
+
+/// The bin engine's store: a load per bin, and how many bins hold each load, for an
+/// O(1)-amortised maximum that can fall.
+struct BinStore {
+    loads: Vec<u64>,
+    /// `counts[x]` = number of bins with load x.
+    counts: Vec<u64>,
+    max: usize,
+    total: u64,
+}
+
+impl BinStore {
+    fn new(n: usize) -> Self {
+        Self { loads: vec![0; n], counts: vec![n as u64], max: 0, total: 0 }
+    }
+}
+
+impl EqualizeStore for BinStore {
+    fn load(&self, i: usize) -> u64 {
+        self.loads[i]
+    }
+    fn set(&mut self, i: usize, old: u64, new: u64) {
+        self.loads[i] = new;
+        self.total = self.total + new - old;
+        self.counts[old as usize] -= 1;
+        if new as usize >= self.counts.len() {
+            self.counts.resize(new as usize + 1, 0);
+        }
+        self.counts[new as usize] += 1;
+        self.max = self.max.max(new as usize);
+        while self.counts[self.max] == 0 {
+            self.max -= 1;
+        }
+    }
+    fn gap(&self, t: u64, n: u64) -> f64 {
+        self.max as f64 - t as f64 / n as f64
+    }
+    fn max_load(&self) -> u64 {
+        self.max as u64
+    }
+    fn min_load(&self) -> u64 {
+        self.counts.iter().position(|&c| c > 0).unwrap_or(0) as u64
+    }
+    fn empty_bins(&self) -> u64 {
+        self.counts[0]
+    }
+    fn balls(&self) -> u64 {
+        self.total
+    }
+}
+
+impl EqualizeStore for LevelLoads {
+    fn load(&self, i: usize) -> u64 {
+        self.load_at(i as u64)
+    }
+    fn set(&mut self, _i: usize, old: u64, new: u64) {
+        self.move_load(old, new);
+    }
+    fn gap(&self, _t: u64, _n: u64) -> f64 {
+        self.gap_value()
+    }
+    fn max_load(&self) -> u64 {
+        LevelLoads::max_load(self)
+    }
+    fn min_load(&self) -> u64 {
+        LevelLoads::min_load(self)
+    }
+    fn empty_bins(&self) -> u64 {
+        self.count_at(0)
+    }
+    fn balls(&self) -> u64 {
+        LevelLoads::balls(self)
+    }
+}
+
+/// The equalize loop on either store: samples, the spread (or a flawed one), observation
+/// points, the outcome.
+fn run_equalize<S: EqualizeStore, R: RngCore + ?Sized>(
     spec: &RunSpec,
     d: u32,
+    mut st: S,
     rng: &mut R,
     flaw: Option<EqualizeFlaw>,
 ) -> Result<RunOutcome, Error> {
@@ -248,9 +268,8 @@ fn equalize_levels<R: RngCore + ?Sized>(
         ));
     }
     let n = spec.n;
-    let mut st = LevelLoads::new(n);
     let mut ctx = Ctx::new(n as usize);
-    let mut positions: Vec<u64> = Vec::with_capacity(d as usize);
+    let mut samples: Vec<usize> = Vec::with_capacity(d as usize);
     let mut loads: Vec<u64> = Vec::with_capacity(d as usize);
     let mut slots: Vec<usize> = Vec::with_capacity(d as usize);
     let mut moved = 0u64;
@@ -260,29 +279,30 @@ fn equalize_levels<R: RngCore + ?Sized>(
     let mut observations = 0u64;
     let mut load_trajectories = crate::engine::LoadTrajectories::of(spec);
     for t in 1..=spec.m {
-        positions.clear();
+        samples.clear();
         for _ in 0..d {
-            let p = ctx.sample(rng) as u64;
-            if !positions.contains(&p) {
-                positions.push(p);
+            let i = ctx.sample(rng);
+            if !samples.contains(&i) {
+                samples.push(i);
             }
         }
-        // Every load is read before any bin moves: the positions refer to this histogram.
+        // Every load is read before any bin moves (the level store's indices are positions
+        // of this histogram).
         loads.clear();
-        loads.extend(positions.iter().map(|&p| st.load_at(p)));
+        loads.extend(samples.iter().map(|&i| st.load(i)));
         slots.clear();
         slots.extend(0..loads.len());
-        let changed = |old, new| st.move_load(old, new);
+        let changed = |j: usize, old, new| st.set(samples[j], old, new);
         moved += match flaw {
             None => spread(&mut loads, &mut slots, rng, changed),
             Some(f) => spread_flawed(&mut loads, f, changed),
         };
         if t % every == 0 || t == spec.m {
-            let gap = st.gap_value();
-            max_gap = max_gap.max(gap);
+            let g = st.gap(t, n);
+            max_gap = max_gap.max(g);
             observations += 1;
             if spec.record_trajectory {
-                trajectory.push(gap);
+                trajectory.push(g);
             }
             if let Some(l) = load_trajectories.as_mut() {
                 l.push(st.max_load() as f64, st.min_load() as f64);
@@ -290,14 +310,14 @@ fn equalize_levels<R: RngCore + ?Sized>(
         }
     }
     assert_eq!(st.balls(), spec.m, "equalize must conserve balls");
-    let final_gap = st.gap_value();
+    let final_gap = st.gap(spec.m, n);
     let mut out = RunOutcome {
         final_gap,
         max_gap: if observations == 0 { final_gap } else { max_gap },
         trajectory,
         max_load: st.max_load() as f64,
         min_load: st.min_load() as f64,
-        empty_bins: st.count_at(0),
+        empty_bins: st.empty_bins(),
         balls: spec.m,
         samples: ctx.samples,
         observations: observations.max(1),
@@ -309,7 +329,11 @@ fn equalize_levels<R: RngCore + ?Sized>(
 }
 
 /// [`spread`] with a [`EqualizeFlaw`] (no random numbers).
-fn spread_flawed(loads: &mut [u64], flaw: EqualizeFlaw, mut changed: impl FnMut(u64, u64)) -> u64 {
+fn spread_flawed(
+    loads: &mut [u64],
+    flaw: EqualizeFlaw,
+    mut changed: impl FnMut(usize, u64, u64),
+) -> u64 {
     let c = loads.len() as u64;
     let total: u64 = loads.iter().sum::<u64>() + 1;
     let (q, r) = (total / c, total % c);
@@ -324,7 +348,7 @@ fn spread_flawed(loads: &mut [u64], flaw: EqualizeFlaw, mut changed: impl FnMut(
         let old = loads[j];
         moved += old.saturating_sub(new);
         if new != old {
-            changed(old, new);
+            changed(j, old, new);
             loads[j] = new;
         }
     }
@@ -332,13 +356,13 @@ fn spread_flawed(loads: &mut [u64], flaw: EqualizeFlaw, mut changed: impl FnMut(
 }
 
 /// One equalize step on the distinct bins `bins`: their balls plus one new ball are spread
-/// as evenly as possible, the remainder to a uniformly random subset. Calls `changed(old,
-/// new)` for every bin whose load changes; returns the number of balls that left a bin.
+/// as evenly as possible, the remainder to a uniformly random subset. Calls `changed(i, old,
+/// new)` for every bin `i` whose load changes; returns the number of balls that left a bin.
 fn spread<R: RngCore + ?Sized>(
     loads: &mut [u64],
     bins: &mut [usize],
     rng: &mut R,
-    mut changed: impl FnMut(u64, u64),
+    mut changed: impl FnMut(usize, u64, u64),
 ) -> u64 {
     let c = bins.len() as u64;
     let total: u64 = bins.iter().map(|&i| loads[i]).sum::<u64>() + 1;
@@ -354,7 +378,7 @@ fn spread<R: RngCore + ?Sized>(
         let old = loads[i];
         moved += old.saturating_sub(new);
         if new != old {
-            changed(old, new);
+            changed(i, old, new);
             loads[i] = new;
         }
     }
@@ -373,7 +397,7 @@ mod tests {
             let mut bins = vec![0usize, 2, 5];
             let before: u64 = bins.iter().map(|&i| loads[i]).sum();
             let others: Vec<u64> = [1usize, 3, 4].iter().map(|&i| loads[i]).collect();
-            let moved = spread(&mut loads, &mut bins, &mut rng, |_, _| {});
+            let moved = spread(&mut loads, &mut bins, &mut rng, |_, _, _| {});
             let after: Vec<u64> = [0usize, 2, 5].iter().map(|&i| loads[i]).collect();
             assert_eq!(after.iter().sum::<u64>(), before + 1);
             let (lo, hi) = (after.iter().min().copied(), after.iter().max().copied());

@@ -230,11 +230,9 @@ fn stack_depth(code: &[Op]) -> usize {
     most
 }
 
-/// Refuses formulas longer than [`MAX_LEN`] bytes or nested deeper than [`MAX_DEPTH`].
-fn check_size(src: &str) -> Result<(), String> {
-    if src.len() > MAX_LEN {
-        return Err(format!("formula is {} bytes long; at most {MAX_LEN} are accepted", src.len()));
-    }
+/// The deepest nesting of parentheses in `src` (unbalanced closing ones are ignored): what
+/// [`MAX_DEPTH`] bounds, here and in the runner's parameter formulas.
+pub fn paren_depth(src: &str) -> usize {
     let (mut depth, mut deepest) = (0usize, 0usize);
     for c in src.chars() {
         match c {
@@ -246,6 +244,15 @@ fn check_size(src: &str) -> Result<(), String> {
             _ => {}
         }
     }
+    deepest
+}
+
+/// Refuses formulas longer than [`MAX_LEN`] bytes or nested deeper than [`MAX_DEPTH`].
+fn check_size(src: &str) -> Result<(), String> {
+    if src.len() > MAX_LEN {
+        return Err(format!("formula is {} bytes long; at most {MAX_LEN} are accepted", src.len()));
+    }
+    let deepest = paren_depth(src);
     if deepest > MAX_DEPTH {
         return Err(format!(
             "formula nests {deepest} parentheses deep; at most {MAX_DEPTH} are accepted"

@@ -120,3 +120,33 @@ pub fn exact_sorted_law(
     }
     states
 }
+
+/// Pearson statistic and critical value (at `ALPHA`) of observed states `keys` against the
+/// exact law `law`: states of expected count below 5 lumped with their successors in state
+/// order (the last group into the one before); a state outside the law gives an infinite
+/// statistic (and critical value 0), a certain rejection.
+pub fn fit_law<K: Ord>(keys: &[K], law: &std::collections::BTreeMap<K, f64>) -> (f64, f64) {
+    use std::collections::BTreeMap;
+    let runs = keys.len() as f64;
+    let mut counts: BTreeMap<&K, u64> = law.keys().map(|k| (k, 0)).collect();
+    for k in keys {
+        match counts.get_mut(k) {
+            Some(c) => *c += 1,
+            None => return (f64::INFINITY, 0.0),
+        }
+    }
+    let (mut o_cat, mut p_cat, mut o_acc, mut p_acc) = (Vec::new(), Vec::new(), 0u64, 0.0);
+    for (k, p) in law {
+        o_acc += counts[k];
+        p_acc += p;
+        if p_acc * runs >= 5.0 {
+            o_cat.push(o_acc);
+            p_cat.push(p_acc);
+            (o_acc, p_acc) = (0, 0.0);
+        }
+    }
+    *o_cat.last_mut().expect("a category") += o_acc;
+    *p_cat.last_mut().expect("a category") += p_acc;
+    let (stat, df) = chi2_gof(&o_cat, &p_cat);
+    (stat, chi2_critical(df))
+}

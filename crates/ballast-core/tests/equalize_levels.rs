@@ -24,7 +24,7 @@ use std::collections::BTreeMap;
 
 use ballast_core::czumaj::{simulate_equalize_levels_flawed, EqualizeFlaw};
 use ballast_core::{derive_seed, resolve_engine, sim_rng, simulate, Engine, ProcessSpec, RunSpec};
-use common::{chi2_critical, chi2_gof, chi2_two_sample, histogram};
+use common::{chi2_critical, chi2_two_sample, fit_law, histogram};
 
 /// Exact law of (sorted loads, moved balls) after `m` steps of equalize{d} on `n` bins.
 fn exact_law(n: usize, m: usize, d: u32) -> BTreeMap<(Vec<u64>, u64), f64> {
@@ -75,32 +75,6 @@ fn key(o: &ballast_core::RunOutcome, m: u64) -> (Vec<u64>, u64) {
     (vec![min, m - min - max, max], o.moved)
 }
 
-/// Pearson statistic and critical value of `keys` against `law` (lumping as in the module docs).
-fn fit(keys: &[(Vec<u64>, u64)], law: &BTreeMap<(Vec<u64>, u64), f64>) -> (f64, f64) {
-    let runs = keys.len() as f64;
-    let mut counts: BTreeMap<&(Vec<u64>, u64), u64> = law.keys().map(|k| (k, 0)).collect();
-    for k in keys {
-        match counts.get_mut(k) {
-            Some(c) => *c += 1,
-            None => return (f64::INFINITY, 0.0),
-        }
-    }
-    let (mut o_cat, mut p_cat, mut o_acc, mut p_acc) = (Vec::new(), Vec::new(), 0u64, 0.0);
-    for (k, p) in law {
-        o_acc += counts[k];
-        p_acc += p;
-        if p_acc * runs >= 5.0 {
-            o_cat.push(o_acc);
-            p_cat.push(p_acc);
-            (o_acc, p_acc) = (0, 0.0);
-        }
-    }
-    *o_cat.last_mut().expect("a category") += o_acc;
-    *p_cat.last_mut().expect("a category") += p_acc;
-    let (stat, df) = chi2_gof(&o_cat, &p_cat);
-    (stat, chi2_critical(df))
-}
-
 const TINY: [(u64, u32); 3] = [(5, 2), (6, 3), (7, 4)];
 const RUNS: u64 = 20_000;
 
@@ -122,7 +96,7 @@ fn both_engines_follow_the_exact_law_of_loads_and_moves() {
                     key(&o, m)
                 })
                 .collect();
-            let (stat, crit) = fit(&keys, &law);
+            let (stat, crit) = fit_law(&keys, &law);
             println!("m = {m}, d = {d}, {engine:?}: chi2 = {stat:.1} vs {crit:.1}");
             assert!(stat < crit, "m = {m}, d = {d}, {engine:?}: chi2 = {stat:.1} >= {crit:.1}");
         }
@@ -141,7 +115,7 @@ fn the_test_rejects_wrong_steps() {
                     key(&simulate_equalize_levels_flawed(&s, d, rng, flaw).expect("runs"), m)
                 })
                 .collect();
-            let (stat, crit) = fit(&keys, &law);
+            let (stat, crit) = fit_law(&keys, &law);
             println!("{flaw:?}, m = {m}, d = {d}: chi2 = {stat:.1} vs {crit:.1}");
             assert!(stat > 10.0 * crit, "{flaw:?}, m = {m}, d = {d}: {stat:.1} vs {crit:.1}");
         }

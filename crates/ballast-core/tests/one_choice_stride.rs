@@ -36,40 +36,11 @@ use ballast_core::level::{
     AUTO_SEQUENTIAL_MIN_N_ONE_PLUS_BETA, AUTO_SEQUENTIAL_MIN_N_TWO_CHOICE, LEVEL_MAX_BATCH_PER_BIN,
 };
 use ballast_core::{derive_seed, resolve_engine, sim_rng, Engine, ProcessSpec, RunSpec};
-use common::{chi2_critical, chi2_gof, exact_sorted_law, FinalState};
+use common::{chi2_critical, chi2_gof, exact_sorted_law, fit_law, FinalState};
 
 /// Exact law of the sorted loads after `m` One-Choice balls on `n` bins.
 fn exact_law(n: usize, m: usize) -> BTreeMap<Vec<u64>, f64> {
     exact_sorted_law(n, m, 1, |_, s| s[0])
-}
-
-/// Pearson statistic and critical value of sorted final states against `law`, lumping states
-/// of expected count below 5 with their successors in state order; a state outside the law
-/// gives an infinite statistic.
-fn fit(states: &[Vec<u64>], law: &BTreeMap<Vec<u64>, f64>) -> (f64, f64) {
-    let runs = states.len() as f64;
-    let mut counts: BTreeMap<&Vec<u64>, u64> = law.keys().map(|k| (k, 0)).collect();
-    for s in states {
-        match counts.get_mut(s) {
-            Some(c) => *c += 1,
-            None => return (f64::INFINITY, 0.0),
-        }
-    }
-    let (mut o_cat, mut p_cat) = (Vec::new(), Vec::new());
-    let (mut o_acc, mut p_acc) = (0u64, 0.0f64);
-    for (k, p) in law {
-        o_acc += counts[k];
-        p_acc += p;
-        if p_acc * runs >= 5.0 {
-            o_cat.push(o_acc);
-            p_cat.push(p_acc);
-            (o_acc, p_acc) = (0, 0.0);
-        }
-    }
-    *o_cat.last_mut().expect("a category") += o_acc;
-    *p_cat.last_mut().expect("a category") += p_acc;
-    let (stat, df) = chi2_gof(&o_cat, &p_cat);
-    (stat, chi2_critical(df))
 }
 
 /// Final sorted states of `runs` seeded runs of `spec` on the level engine.
@@ -103,7 +74,7 @@ fn stretches_follow_the_exact_full_state_law() {
             spec.observe_every = every;
             let seed = derive_seed(7170, &[i as u64, j as u64]);
             // `Auto` is what `simulate` does: the stretches go as batches.
-            let (stat, crit) = fit(&final_states(&spec, Chunking::Auto, 20_000, seed), &law);
+            let (stat, crit) = fit_law(&final_states(&spec, Chunking::Auto, 20_000, seed), &law);
             println!("n = {n}, m = {m}, every = {every:?}: chi2 = {stat:.1} vs {crit:.1}");
             assert!(
                 stat < crit,
@@ -144,7 +115,7 @@ fn the_test_rejects_a_stretch_with_the_wrong_law() {
         let law = exact_law(n, m);
         for every in [1, 2] {
             let states = wrong_states(n, m, every, 20_000, derive_seed(7171, &[i as u64, every]));
-            let (stat, crit) = fit(&states, &law);
+            let (stat, crit) = fit_law(&states, &law);
             println!("wrong variant n = {n}, every = {every}: chi2 = {stat:.1} vs {crit:.1}");
             assert!(stat > 10.0 * crit, "n = {n}, every = {every}: chi2 = {stat:.1} vs {crit:.1}");
         }

@@ -99,11 +99,12 @@ fn floatify(node: &mut Node<DefaultNumericTypes>) {
 }
 
 /// The longest formula accepted, bytes: the parser and the evaluator recurse over the
-/// expression tree, so a formula's size is bounded before it is parsed.
-pub const MAX_FORMULA_LEN: usize = 4096;
+/// expression tree, so a formula's size is bounded before it is parsed (the core's limit
+/// for per-ball formulas, one rule for both).
+pub const MAX_FORMULA_LEN: usize = ballast_core::formula::MAX_LEN;
 
-/// The deepest nesting of parentheses accepted.
-pub const MAX_FORMULA_DEPTH: usize = 64;
+/// The deepest nesting of parentheses accepted (as [`MAX_FORMULA_LEN`]).
+pub const MAX_FORMULA_DEPTH: usize = ballast_core::formula::MAX_DEPTH;
 
 /// Refuses formulas longer than [`MAX_FORMULA_LEN`] bytes or nested deeper than
 /// [`MAX_FORMULA_DEPTH`] parentheses (they would overflow the stack of the recursive parser).
@@ -126,17 +127,7 @@ fn check_size(expr: &str) -> Result<(), String> {
             expr.len()
         ));
     }
-    let (mut depth, mut deepest) = (0usize, 0usize);
-    for c in expr.chars() {
-        match c {
-            '(' => {
-                depth += 1;
-                deepest = deepest.max(depth);
-            }
-            ')' => depth = depth.saturating_sub(1),
-            _ => {}
-        }
-    }
+    let deepest = ballast_core::formula::paren_depth(expr);
     if deepest > MAX_FORMULA_DEPTH {
         return Err(format!(
             "formula \"{}\" nests {deepest} parentheses deep; at most {MAX_FORMULA_DEPTH} are \
