@@ -107,7 +107,8 @@ pub const DENSE_LAMBDA: f64 = 0.25;
 
 /// A leaky-bins system. Each [`RoundProcess::round`]: draw the arrivals `A`; choose each
 /// ball's bin by Greedy\[d\] on the loads at the round start (all decisions first, then all
-/// allocations: a batch); then every non-empty bin deletes one ball. Starts empty.
+/// allocations: a batch); then every non-empty bin deletes one ball. Starts empty, or from
+/// the configuration's start state.
 ///
 /// Two representations follow the same draws to the same loads and metrics
 /// (`tests/round_loops.rs`): for λ >= [`DENSE_LAMBDA`] a plain load vector, whose release,
