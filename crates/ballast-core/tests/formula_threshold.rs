@@ -26,7 +26,7 @@ use ballast_core::registry::{self, check_run, ParamValue};
 use ballast_core::{
     derive_seed, sim_rng, simulate, simulate_observed, Engine, ProcessSpec, RunSpec, Weights,
 };
-use common::{chi2_critical, chi2_gof, FinalState};
+use common::{fit_law, FinalState};
 
 /// Exact law of the sorted load vector after `m` balls on `n` bins starting with `k` balls
 /// each, batches of `b` balls (`b = 1`: sequential), when a ball whose decision sees loads
@@ -84,34 +84,18 @@ fn exact_law(
     states
 }
 
-/// Chi-square statistic and critical value of `runs` runs of `spec` against `law`; a state
-/// outside the law's support makes the statistic infinite.
+/// Chi-square statistic and critical value of `runs` runs of `spec` (seeds
+/// `derive_seed(4242, [r])`) against `law` (`common::fit_law`: a state outside the law's
+/// support makes the statistic infinite).
 fn fit(spec: &RunSpec, law: &BTreeMap<Vec<u64>, f64>, runs: u64) -> (f64, f64) {
-    let mut counts: BTreeMap<Vec<u64>, u64> = law.keys().map(|k| (k.clone(), 0)).collect();
-    let mut outside = 0u64;
-    for r in 0..runs {
-        let mut obs = FinalState::default();
-        simulate_observed(spec, &mut sim_rng(derive_seed(4242, &[r])), &mut obs).unwrap();
-        match counts.get_mut(&obs.0) {
-            Some(c) => *c += 1,
-            None => outside += 1,
-        }
-    }
-    let (mut o_cat, mut p_cat) = (Vec::new(), Vec::new());
-    let (mut o_acc, mut p_acc) = (0u64, 0.0f64);
-    for (k, p) in law {
-        o_acc += counts[k];
-        p_acc += p;
-        if p_acc * runs as f64 >= 5.0 {
-            o_cat.push(o_acc);
-            p_cat.push(p_acc);
-            (o_acc, p_acc) = (0, 0.0);
-        }
-    }
-    *o_cat.last_mut().expect("a category") += o_acc;
-    *p_cat.last_mut().expect("a category") += p_acc;
-    let (stat, df) = chi2_gof(&o_cat, &p_cat);
-    (if outside > 0 { f64::INFINITY } else { stat }, chi2_critical(df))
+    let states: Vec<Vec<u64>> = (0..runs)
+        .map(|r| {
+            let mut obs = FinalState::default();
+            simulate_observed(spec, &mut sim_rng(derive_seed(4242, &[r])), &mut obs).unwrap();
+            obs.0
+        })
+        .collect();
+    fit_law(&states, law)
 }
 
 fn formula(src: &str) -> ProcessSpec {
