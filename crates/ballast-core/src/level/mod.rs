@@ -149,9 +149,8 @@ pub const AUTO_SEQUENTIAL_MIN_N_ONE_PLUS_BETA: u64 = 1 << 17;
 /// `run_seq_one_choice`): from [`AUTO_SEQUENTIAL_MIN_N`] as before, when the stretches between
 /// observation points hold at least [`AUTO_BATCH_MIN_BALLS_ONE_CHOICE`] balls. The level
 /// engine wins at every n measured, but the bin engine is already at its floor (0.9× the
-/// floor loop), and `auto` cannot see the observer: per-ball observers that need bin identity
-/// (the potentials' drift recorder, see CHANGELOG) keep the bin engine at the sizes where
-/// they are used.
+/// floor loop), so below 2²⁰ there is little to gain, and a lower crossover would change
+/// the values that existing sequential One-Choice runs give for a seed.
 pub fn auto_sequential_min_n(spec: &RunSpec) -> u64 {
     match spec.process {
         ProcessSpec::OneChoice | ProcessSpec::DChoice { d: 1 } => {
