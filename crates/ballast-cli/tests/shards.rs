@@ -2,7 +2,8 @@
 //! threads, as 3 merged shards, through the generated Slurm script, and after an interrupt
 //! (SIGINT) and a resume. "The same" means: CSV and SVG byte-identical, the report identical
 //! above its `## Run` section, and the JSON identical after removing the execution fields
-//! (`Metadata::EXECUTION_FIELDS`: command, threads, wall time, cached points, shards, git).
+//! (`Metadata::EXECUTION_FIELDS`: command, threads, wall and CPU time, cached points, shards,
+//! git).
 
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -50,7 +51,7 @@ fn json_without_execution(path: &Path) -> serde_json::Value {
     let mut v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
     let meta = v.get_mut("metadata").and_then(|m| m.as_object_mut()).expect("metadata object");
-    for f in ["command", "threads", "wall_time_s", "cached_points", "shards", "git_revision"] {
+    for &f in ballast_runner::Metadata::EXECUTION_FIELDS {
         meta.remove(f);
     }
     v

@@ -53,7 +53,7 @@ def test_run_gives_the_csv_as_a_dataframe(config, tmp_path, cli):
     assert df.attrs["id"] == "demo/two"
     meta = df.attrs["metadata"]
     assert meta["seed"] == 11 and meta["runs"] == 3 and meta["quick"] is False
-    assert meta == {**json.loads((out / "demo" / "two.json").read_text())["metadata"], **{k: meta[k] for k in ("command", "threads", "wall_time_s", "git_revision")}}
+    assert meta == {**json.loads((out / "demo" / "two.json").read_text())["metadata"], **{k: meta[k] for k in ("command", "threads", "wall_time_s", "cpu_time_s", "git_revision") if k in meta}}
     assert df.attrs["series"] == ["Two", "One"] and df.attrs["x_label"] == "bins"
     assert df.attrs["written"] == []
     assert not (tmp_path / "configs" / "demo" / "results").exists()

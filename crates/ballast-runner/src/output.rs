@@ -444,9 +444,10 @@ impl ItemResult {
     /// [`crate::Metadata::EXECUTION_FIELDS`]).
     fn run_section(&self, s: &mut String) {
         let m = &self.meta;
+        let cpu = m.cpu_time_s.map(|c| format!(" ({c:.1} s of CPU time)")).unwrap_or_default();
         let _ = writeln!(
             s,
-            "## Run\n\nProduced by `{}` in {:.1} s on {} thread{}, git `{}`.",
+            "## Run\n\nProduced by `{}` in {:.1} s on {} thread{}{cpu}, git `{}`.",
             m.command,
             m.wall_time_s,
             m.threads,
@@ -464,7 +465,7 @@ impl ItemResult {
             let _ = writeln!(
                 s,
                 "{} of {} points were read from the checkpoints; the wall time includes their \
-                 recorded simulation time.",
+                 recorded simulation time, the CPU time does not.",
                 m.cached_points, m.points
             );
         }

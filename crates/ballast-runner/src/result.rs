@@ -128,6 +128,11 @@ pub struct Metadata {
     /// Wall time of the simulations and aggregation, seconds: this invocation's time plus
     /// the recorded simulation time of the points taken from the cache.
     pub wall_time_s: f64,
+    /// CPU time (user + system, all threads) of this invocation, seconds: beside
+    /// `wall_time_s × threads` it shows how much of the wall time the machine gave to the run.
+    /// It excludes the points read from checkpoints; absent for a merge of shards.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpu_time_s: Option<f64>,
     /// Balls simulated in total.
     pub balls_simulated: u128,
     /// Rounding rule of the distributions.
@@ -143,8 +148,15 @@ impl Metadata {
     /// differ between a run on 1 thread, on 2 threads, a resumed run and a merge of shards,
     /// while every other field, the CSV, the figure and the report above its `## Run` section
     /// are byte-identical.
-    pub const EXECUTION_FIELDS: &'static [&'static str] =
-        &["command", "threads", "wall_time_s", "cached_points", "shards", "git_revision"];
+    pub const EXECUTION_FIELDS: &'static [&'static str] = &[
+        "command",
+        "threads",
+        "wall_time_s",
+        "cpu_time_s",
+        "cached_points",
+        "shards",
+        "git_revision",
+    ];
 
     /// The metadata of one execution of the item of `file`: what the config and the build
     /// say (id, path, hash, versions, revision, rounding, the command) and what the
@@ -174,6 +186,10 @@ impl Metadata {
             runs: run.runs,
             points: run.points,
             wall_time_s: (run.wall_time_s * 1000.0).round() / 1000.0,
+            cpu_time_s: run
+                .cpu_time_s
+                .filter(|_| run.shards.is_none())
+                .map(|c| (c * 1000.0).round() / 1000.0),
             balls_simulated: run.balls_simulated,
             rounding: ROUNDING,
             references: run.references,
@@ -200,6 +216,8 @@ pub(crate) struct Execution {
     pub points: usize,
     /// This invocation's time plus the recorded time of the points read back, seconds.
     pub wall_time_s: f64,
+    /// This invocation's CPU time, seconds (see [`Metadata::cpu_time_s`]).
+    pub cpu_time_s: Option<f64>,
     pub balls_simulated: u128,
     pub references: Vec<(String, String)>,
 }
@@ -322,4 +340,29 @@ pub(crate) fn mean_z(ours: &Summary, reference: f64, se_ref: f64, zero: ZeroErro
         }
     };
     z.filter(|z| z.is_finite())
+}
+
+/// Wall-clock and process CPU time since an item started.
+pub(crate) struct Clock {
+    wall: std::time::Instant,
+    cpu: Option<cpu_time::ProcessTime>,
+}
+
+impl Clock {
+    /// Starts both clocks (the CPU clock is absent where the platform has none).
+    pub(crate) fn start() -> Self {
+        Self { wall: std::time::Instant::now(), cpu: cpu_time::ProcessTime::try_now().ok() }
+    }
+
+    /// Seconds of wall time since [`Clock::start`].
+    pub(crate) fn wall_s(&self) -> f64 {
+        self.wall.elapsed().as_secs_f64()
+    }
+
+    /// Seconds of CPU time of the whole process (all threads) since [`Clock::start`].
+    pub(crate) fn cpu_s(&self) -> Option<f64> {
+        let start = self.cpu?;
+        let now = cpu_time::ProcessTime::try_now().ok()?;
+        Some(now.duration_since(start).as_secs_f64())
+    }
 }

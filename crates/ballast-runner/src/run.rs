@@ -2,7 +2,6 @@
 //! index, then aggregated sequentially and compared with the references.
 
 use std::path::PathBuf;
-use std::time::Instant;
 
 use ballast_core::rng::SEED_DERIVATION_VERSION;
 use ballast_core::{sim_rng, simulate_seeded};
@@ -391,7 +390,7 @@ fn run_with(
         .build()
         .map_err(|e| Error::ThreadPool(e.to_string()))?;
     let threads = pool.current_num_threads();
-    let start = Instant::now();
+    let start = crate::result::Clock::start();
     let runs = plan.runs;
     let id = exp.seed_id();
     let seed = exp.seed();
@@ -413,7 +412,7 @@ fn run_with(
         tracing::warn!("{}: {w}", exp.id());
         warnings.push(w);
     }
-    let wall = start.elapsed().as_secs_f64();
+    let wall = start.wall_s();
     let frame = plan.frame(&exp.raw);
     let seed_scheme = if id == exp.id() {
         "derive_seed(seed, [hash_str(item), point, run])".to_string()
@@ -442,6 +441,7 @@ fn run_with(
             runs,
             points: plan.points.len(),
             wall_time_s: wall + cached_sim_s,
+            cpu_time_s: start.cpu_s(),
             balls_simulated: balls,
             references: refs.iter().map(|r| (r.label.clone(), r.file.clone())).collect(),
         },

@@ -40,7 +40,6 @@ pub(crate) mod potential;
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::time::Instant;
 
 use ballast_core::rng::SEED_DERIVATION_VERSION;
 use serde::Deserialize;
@@ -742,7 +741,7 @@ pub(crate) struct Driver<'a> {
     pub plan: KPlan,
     pub refs: Vec<(KindReference, LoadedRef)>,
     pub pool: rayon::ThreadPool,
-    pub start: Instant,
+    pub start: crate::result::Clock,
     pub rows: Vec<Row>,
     pub engine: String,
     pub balls: u128,
@@ -808,7 +807,7 @@ impl<'a> Driver<'a> {
             plan,
             refs,
             pool,
-            start: Instant::now(),
+            start: crate::result::Clock::start(),
             rows: Vec::new(),
             engine: String::new(),
             balls: 0,
@@ -1013,7 +1012,7 @@ impl<'a> Driver<'a> {
     fn finish(self, opts: &RunOptions) -> ItemResult {
         let exp = self.exp;
         let k = self.kexp;
-        let wall = self.start.elapsed().as_secs_f64();
+        let wall = self.start.wall_s();
         let scale = self.plan.scale;
         let references = self
             .refs
@@ -1042,6 +1041,7 @@ impl<'a> Driver<'a> {
                 runs: self.plan.runs,
                 points: self.plan.points.len(),
                 wall_time_s: wall + self.stored_wall_s,
+                cpu_time_s: self.start.cpu_s(),
                 balls_simulated: self.balls,
                 references,
             },
