@@ -653,13 +653,54 @@ fn run_pipeline(
     spec: &RunSpec,
     proc_: &process::ResolvedProcess,
 ) -> anyhow::Result<ItemResult> {
-    let config = one_point_config(args, spec, proc_);
-    let exp = Experiment::parse(SIMULATE_ITEM, std::path::Path::new("<ballast simulate>"), &config)
-        .map_err(|e| BadInput::new(format!("{e}\n(the one-point config of these arguments)")))?;
+    run_one_point(args, &one_point_config(args, spec, proc_))
+}
+
+/// The path that names the one-point config in the runner's messages.
+const ONE_POINT_PATH: &str = "<ballast simulate>";
+
+/// Validates and runs the one-point config of a `ballast simulate` command through the
+/// runner's pipeline (every item kind comes here).
+pub(crate) fn run_one_point(args: &SimulateArgs, config: &str) -> anyhow::Result<ItemResult> {
+    let exp = Experiment::parse(SIMULATE_ITEM, std::path::Path::new(ONE_POINT_PATH), config)
+        .map_err(one_point_error)?;
     let mut opts = RunOptions::new(".");
     opts.threads = args.threads.map_or(0, |t| usize::try_from(t).unwrap_or(usize::MAX));
     opts.command = Some(std::env::args().collect::<Vec<_>>().join(" "));
     Ok(run_experiment(&exp, &opts)?)
+}
+
+/// A validation error of the one-point config in the terms of the command line: each problem
+/// once, without the generated config's line and series (its series are the statistics of
+/// the one point, so a problem of the point would repeat in every one of them).
+fn one_point_error(e: ballast_runner::Error) -> BadInput {
+    let ballast_runner::Error::Config { errors, .. } = &e else {
+        return BadInput::new(e.to_string());
+    };
+    let mut problems: Vec<&str> = Vec::new();
+    for msg in errors {
+        let problem = without_location(msg);
+        if !problems.contains(&problem) {
+            problems.push(problem);
+        }
+    }
+    BadInput::new(format!(
+        "{}\n(checked as the one-point config of these arguments; --print-config shows it)",
+        problems.join("\n")
+    ))
+}
+
+/// `<ballast simulate>:15:1: series `s` at n = 10: PROBLEM` → `PROBLEM`.
+fn without_location(msg: &str) -> &str {
+    let msg = match msg.strip_prefix(ONE_POINT_PATH) {
+        Some(rest) => rest.split_once(": ").map_or(rest, |(_, m)| m),
+        None => msg,
+    };
+    if msg.starts_with("series `") {
+        msg.split_once(": ").map_or(msg, |(_, m)| m)
+    } else {
+        msg
+    }
 }
 
 /// Runs the simulations and builds the report.

@@ -18,7 +18,7 @@
 use std::fmt::Write as _;
 
 use ballast_dynamic::registry::{self, ModelDef};
-use ballast_runner::{run_experiment, Experiment, ItemResult, Measure, RunOptions, Statistic};
+use ballast_runner::{Measure, Statistic};
 use serde::Serialize;
 use toml::{Table, Value};
 
@@ -294,23 +294,13 @@ fn offline_config(args: &SimulateArgs, d: u64) -> Result<String, BadInput> {
     Ok(toml::to_string(&config).expect("a table of plain values serialises"))
 }
 
-/// Validates and runs a one-point config of another item kind through the pipeline.
-fn run_parsed(args: &SimulateArgs, config: &str) -> anyhow::Result<ItemResult> {
-    let exp = Experiment::parse(SIMULATE_ITEM, std::path::Path::new("<ballast simulate>"), config)
-        .map_err(|e| BadInput::new(format!("{e}\n(the one-point config of these arguments)")))?;
-    let mut opts = RunOptions::new(".");
-    opts.threads = args.threads.map_or(0, |t| usize::try_from(t).unwrap_or(usize::MAX));
-    opts.command = Some(std::env::args().collect::<Vec<_>>().join(" "));
-    Ok(run_experiment(&exp, &opts)?)
-}
-
 /// The statistics of a one-point config by name, its histogram rows (value, mean
 /// fraction) and the wall time.
 type ConfigRun = (std::collections::BTreeMap<String, StatSummary>, Vec<(f64, f64)>, f64);
 
 /// Runs a one-point config of another item kind and returns its rows' statistics.
 fn run_config(args: &SimulateArgs, config: &str) -> anyhow::Result<ConfigRun> {
-    let result = run_parsed(args, config)?;
+    let result = crate::simulate::run_one_point(args, config)?;
     let statistics = result
         .rows
         .iter()
@@ -513,7 +503,7 @@ pub fn graph_outcome(args: &SimulateArgs) -> anyhow::Result<Outcome> {
     }
     // Checked here too, so that a bad spec names the flag.
     let potentials = crate::simulate::parse_potentials(&args.potentials)?;
-    let result = run_parsed(args, &config)?;
+    let result = crate::simulate::run_one_point(args, &config)?;
     let main = |r: &&Row| !r.also && r.series == proc_.name();
     let row = |m: Measure| {
         result

@@ -58,7 +58,12 @@ impl Horizon {
             return Err(Error::invalid("batches", self.batches, "an even number >= 2"));
         }
         if self.rounds < u64::from(self.batches) {
-            return Err(Error::invalid("rounds", self.rounds, "at least the number of batches"));
+            return Err(Error::invalid(
+                "rounds",
+                format!("{} with batches = {}", self.rounds, self.batches),
+                "at least `batches` (20 unless set): the measured rounds are cut into that many \
+                 batches for the batch-means standard error",
+            ));
         }
         Ok(())
     }
