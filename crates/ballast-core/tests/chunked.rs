@@ -59,7 +59,7 @@ use ballast_core::{
     derive_seed, sim_rng, simulate_ball_by_ball, simulate_observed, Engine, LoadState, Observer,
     ProcessSpec, RunSpec,
 };
-use common::{chi2_critical, chi2_gof, exact_sorted_law, FinalState};
+use common::{chi2_critical, exact_sorted_law, fit_law, lumped_fit, FinalState};
 
 /// Exact law of the sorted load vector after `m` balls of d-Choice on `n` bins: the ball
 /// goes to a least loaded sample (which one does not change the sorted vector).
@@ -93,21 +93,9 @@ fn fit(
             None => return (f64::INFINITY, 0.0),
         }
     }
-    let (mut o_cat, mut p_cat) = (Vec::new(), Vec::new());
-    let (mut o_acc, mut p_acc) = (0u64, 0.0f64);
-    for (k, p) in law {
-        o_acc += counts[k];
-        p_acc += p;
-        if p_acc * runs as f64 >= 5.0 {
-            o_cat.push(o_acc);
-            p_cat.push(p_acc);
-            (o_acc, p_acc) = (0, 0.0);
-        }
-    }
-    *o_cat.last_mut().expect("a category") += o_acc;
-    *p_cat.last_mut().expect("a category") += p_acc;
-    let (stat, df) = chi2_gof(&o_cat, &p_cat);
-    (stat, chi2_critical(df))
+    let counts: Vec<u64> = counts.into_values().collect();
+    let (stat, crit) = lumped_fit(&counts, law.values().copied(), runs);
+    (stat, crit)
 }
 
 /// The tiny cases: (n, m, d).
@@ -386,32 +374,14 @@ fn fit_one_chunk(
 ) -> (f64, f64) {
     let start = LevelLoads::from_counts(1, counts);
     let law = exact_chunk_law(&start, d, s as usize);
-    let mut seen: BTreeMap<(u64, Vec<u64>), u64> = BTreeMap::new();
     let mut rng = sim_rng(seed);
+    let mut keys = Vec::with_capacity(runs as usize);
     for _ in 0..runs {
         let mut e = Chunked::d_choice(d, start.clone(), flaw).expect("supported");
         e.advance(s, s, &mut rng);
-        *seen.entry((e.state().min_load(), e.state().counts())).or_insert(0) += 1;
+        keys.push((e.state().min_load(), e.state().counts()));
     }
-    let (mut o_cat, mut p_cat) = (Vec::new(), Vec::new());
-    let (mut o_acc, mut p_acc) = (0u64, 0.0f64);
-    for (k, p) in &law {
-        o_acc += seen.remove(k).unwrap_or(0);
-        p_acc += p;
-        if p_acc * runs as f64 >= 5.0 {
-            o_cat.push(o_acc);
-            p_cat.push(p_acc);
-            (o_acc, p_acc) = (0, 0.0);
-        }
-    }
-    if !seen.is_empty() {
-        // States of probability 0.
-        return (f64::INFINITY, 0.0);
-    }
-    *o_cat.last_mut().expect("a category") += o_acc;
-    *p_cat.last_mut().expect("a category") += p_acc;
-    let (stat, df) = chi2_gof(&o_cat, &p_cat);
-    (stat, chi2_critical(df))
+    fit_law(&keys, &law)
 }
 
 #[test]

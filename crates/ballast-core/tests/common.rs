@@ -127,7 +127,6 @@ pub fn exact_sorted_law(
 /// statistic (and critical value 0), a certain rejection.
 pub fn fit_law<K: Ord>(keys: &[K], law: &std::collections::BTreeMap<K, f64>) -> (f64, f64) {
     use std::collections::BTreeMap;
-    let runs = keys.len() as f64;
     let mut counts: BTreeMap<&K, u64> = law.keys().map(|k| (k, 0)).collect();
     for k in keys {
         match counts.get_mut(k) {
@@ -135,11 +134,20 @@ pub fn fit_law<K: Ord>(keys: &[K], law: &std::collections::BTreeMap<K, f64>) -> 
             None => return (f64::INFINITY, 0.0),
         }
     }
+    let counts: Vec<u64> = counts.into_values().collect();
+    lumped_fit(&counts, law.values().copied(), keys.len() as u64)
+}
+
+/// Pearson statistic and critical value (at `ALPHA`) of `counts[i]` observations of the
+/// state of probability `probs[i]` (states in the law's order) in `runs` runs: states of
+/// expected count below 5 are lumped with their successors, the last group into the one
+/// before. [`fit_law`] for tests that keep their own counts.
+pub fn lumped_fit(counts: &[u64], probs: impl IntoIterator<Item = f64>, runs: u64) -> (f64, f64) {
     let (mut o_cat, mut p_cat, mut o_acc, mut p_acc) = (Vec::new(), Vec::new(), 0u64, 0.0);
-    for (k, p) in law {
-        o_acc += counts[k];
+    for (&c, p) in counts.iter().zip(probs) {
+        o_acc += c;
         p_acc += p;
-        if p_acc * runs >= 5.0 {
+        if p_acc * runs as f64 >= 5.0 {
             o_cat.push(o_acc);
             p_cat.push(p_acc);
             (o_acc, p_acc) = (0, 0.0);

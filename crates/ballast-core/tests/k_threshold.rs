@@ -20,7 +20,7 @@ use std::collections::BTreeMap;
 
 use ballast_core::registry::{self, check_run, ParamValue};
 use ballast_core::{derive_seed, sim_rng, simulate_observed, Engine, ProcessSpec, RunSpec};
-use common::{chi2_critical, chi2_gof, FinalState};
+use common::{lumped_fit, FinalState};
 
 /// Exact law of the sorted load vector after `m` balls of k-Threshold with integer
 /// thresholds `f` on `n` bins.
@@ -75,21 +75,9 @@ fn fit(spec: &RunSpec, law: &BTreeMap<Vec<u64>, f64>, runs: u64) -> (f64, f64) {
             None => outside += 1,
         }
     }
-    let (mut o_cat, mut p_cat) = (Vec::new(), Vec::new());
-    let (mut o_acc, mut p_acc) = (0u64, 0.0f64);
-    for (k, p) in law {
-        o_acc += counts[k];
-        p_acc += p;
-        if p_acc * runs as f64 >= 5.0 {
-            o_cat.push(o_acc);
-            p_cat.push(p_acc);
-            (o_acc, p_acc) = (0, 0.0);
-        }
-    }
-    *o_cat.last_mut().expect("a category") += o_acc;
-    *p_cat.last_mut().expect("a category") += p_acc;
-    let (stat, df) = chi2_gof(&o_cat, &p_cat);
-    (if outside > 0 { f64::INFINITY } else { stat }, chi2_critical(df))
+    let counts: Vec<u64> = counts.into_values().collect();
+    let (stat, crit) = lumped_fit(&counts, law.values().copied(), runs);
+    (if outside > 0 { f64::INFINITY } else { stat }, crit)
 }
 
 const RUNS: u64 = 20_000;
