@@ -345,6 +345,33 @@ struct IndexEntry {
     overall: String,
     quick: bool,
     reduced: bool,
+    cost: Cost,
+}
+
+/// What producing an item cost, from its JSON metadata.
+struct Cost {
+    scale: String,
+    balls: f64,
+    wall_s: f64,
+    threads: f64,
+    cpu_s: Option<f64>,
+    cached_points: u64,
+}
+
+fn read_cost(json: &Path) -> Result<Cost> {
+    let text =
+        std::fs::read_to_string(json).with_context(|| format!("reading {}", json.display()))?;
+    let v: serde_json::Value =
+        serde_json::from_str(&text).with_context(|| format!("parsing {}", json.display()))?;
+    let m = &v["metadata"];
+    Ok(Cost {
+        scale: m["scale"].as_str().unwrap_or("?").to_string(),
+        balls: m["balls_simulated"].as_f64().unwrap_or(f64::NAN),
+        wall_s: m["wall_time_s"].as_f64().unwrap_or(f64::NAN),
+        threads: m["threads"].as_f64().unwrap_or(f64::NAN),
+        cpu_s: m["cpu_time_s"].as_f64(),
+        cached_points: m["cached_points"].as_u64().unwrap_or(0),
+    })
 }
 
 fn read_entry(md: &Path, id: String) -> Result<IndexEntry> {
@@ -363,7 +390,8 @@ fn read_entry(md: &Path, id: String) -> Result<IndexEntry> {
         .to_string();
     let quick = text.contains("(**quick** variant");
     let reduced = text.contains("(**reduced scale**");
-    Ok(IndexEntry { id, title, overall, quick, reduced })
+    let cost = read_cost(&md.with_extension("json"))?;
+    Ok(IndexEntry { id, title, overall, quick, reduced, cost })
 }
 
 /// Writes `<out>/README.md`: one line per item report found under `<out>/<paper>/` (a report
@@ -405,11 +433,57 @@ fn write_index(out: &Path) -> Result<PathBuf> {
             if e.reduced { " (reduced scale: see the report)" } else { "" }
         ));
     }
+    s.push_str(&cost_table(&entries));
     let path = out.join("README.md");
     let tmp = out.join(".README.md.tmp");
     std::fs::write(&tmp, s).with_context(|| format!("writing {}", tmp.display()))?;
     std::fs::rename(&tmp, &path).with_context(|| format!("writing {}", path.display()))?;
     Ok(path)
+}
+
+/// The index's second table: what each committed result cost to produce, and the sums.
+fn cost_table(entries: &[IndexEntry]) -> String {
+    let mut s = String::from(
+        "\n## What each result cost\n\nFrom each item's JSON metadata: the wall time of the \
+         invocation that produced it (with the recorded time of points read from checkpoints), \
+         its threads, and its CPU time where recorded (results produced before the metadata \
+         had it show –). CPU time near wall time × threads means the cores were the run's \
+         own; well below it, the machine was shared and the wall time overstates the cost. \
+         \"Fresh\" means no point came from a checkpoint.\n\n\
+         | item | scale | balls | wall (s) | threads | CPU (s) | fresh |\n|---|---|---|---|---|---|---|\n",
+    );
+    let (mut wall, mut core, mut cpu, mut fresh) = (0.0, 0.0, 0.0, 0usize);
+    for e in entries {
+        let c = &e.cost;
+        wall += c.wall_s;
+        core += c.wall_s * c.threads;
+        cpu += c.cpu_s.unwrap_or(0.0);
+        fresh += usize::from(c.cached_points == 0);
+        s.push_str(&format!(
+            "| `{}` | {} | {:.2e} | {:.1} | {} | {} | {} |\n",
+            e.id,
+            c.scale,
+            c.balls,
+            c.wall_s,
+            c.threads,
+            c.cpu_s.map_or_else(|| "–".to_string(), |t| format!("{t:.1}")),
+            if c.cached_points == 0 {
+                "yes".to_string()
+            } else {
+                format!("no ({} points from checkpoints)", c.cached_points)
+            }
+        ));
+    }
+    s.push_str(&format!(
+        "\nSum over {} items: {:.0} s of wall time ({:.2} h), {:.0} core-seconds (wall × \
+         threads), {:.0} s of recorded CPU time; {fresh} of them fresh.\n",
+        entries.len(),
+        wall,
+        wall / 3600.0,
+        core,
+        cpu
+    ));
+    s
 }
 
 fn bench(selectors: &[String], threads: usize) -> Result<()> {
