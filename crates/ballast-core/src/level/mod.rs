@@ -85,6 +85,7 @@
 //! engine's pass over the n positions per batch costs more than the bin engine's balls,
 //! hence the `b >= n/2` condition.
 
+mod adaptive;
 mod batch;
 pub mod chunked;
 pub mod occupancy;
@@ -92,6 +93,7 @@ mod position;
 pub(crate) mod sequential;
 mod state;
 
+pub use adaptive::{simulate_adaptive_levels_flawed, AdaptiveFlaw};
 pub use state::LevelLoads;
 
 use rand::RngCore;
@@ -192,7 +194,7 @@ pub const LEVEL_MAX_BALLS: u64 = 1 << 53;
 /// Whether the level engine can simulate `spec` exactly; the error says why not and names
 /// the alternative.
 pub fn level_support(spec: &RunSpec) -> Result<(), Error> {
-    if spec.record_probes {
+    if spec.record_probes && !matches!(spec.process, ProcessSpec::Adaptive { .. }) {
         return Err(Error::Unsupported(
             "the level engine does not record probes per step (record_probes); use engine = \
              \"bins\""
@@ -337,11 +339,19 @@ pub fn level_support(spec: &RunSpec) -> Result<(), Error> {
         // Reallocation reads and sets the loads of the distinct sampled bins only: distinct
         // positions of the sorted view, moved between levels (`czumaj::simulate_equalize_levels`).
         ProcessSpec::Equalize { .. } => Ok(()),
-        // Adaptive probing's probe histogram is kept by the bin engine's loop only.
-        ProcessSpec::Adaptive { .. } => Err(Error::Unsupported(format!(
-            "{} is simulated by the bin engine only; use engine = \"bins\"",
-            spec.process.kind()
-        ))),
+        // Adaptive probing: decisions read the loads of uniform bins and W/n only; sequential
+        // only (`level/adaptive.rs`), with the probe histogram of the bin engine's loop.
+        ProcessSpec::Adaptive { .. } => {
+            if batched {
+                Err(Error::Unsupported(
+                    "the level engine simulates adaptive probing sequentially only (no batch \
+                     law for a probe count that varies); use engine = \"bins\""
+                        .to_string(),
+                ))
+            } else {
+                Ok(())
+            }
+        }
     }
 }
 
@@ -579,10 +589,12 @@ fn sequential<R: RngCore + ?Sized, O: Observer>(
             let count = balls.map_or(TightCount::AsPacking { offset }, TightCount::Fixed);
             run_seq(spec, s, TightPacking::new(count), r, o)
         }
+        ProcessSpec::Adaptive { tau, cap } => {
+            adaptive::run_seq_adaptive(spec, s, tau, cap, r, o, chunking)
+        }
         ProcessSpec::Memory { .. }
         | ProcessSpec::Caching { .. }
-        | ProcessSpec::AlwaysGoLeft { .. }
-        | ProcessSpec::Adaptive { .. } => unreachable!("refused by level_support"),
+        | ProcessSpec::AlwaysGoLeft { .. } => unreachable!("refused by level_support"),
         ProcessSpec::Equalize { .. } => {
             unreachable!("runs in czumaj::simulate_equalize_levels (simulate_levels)")
         }
@@ -612,11 +624,20 @@ fn run_seq<P: Rule, R: RngCore + ?Sized, O: Observer>(
     let every = spec.observe_every.unwrap_or(m).max(1);
     let mut next_obs = every.min(m);
     let mut done = 0u64;
+    // Probes per step, for the rules whose count varies by design (adaptive probing), as the
+    // bin engine records them (`engine::run_rule_observed`).
+    let (mut steps, mut per_step) = (0u64, Vec::new());
     // The stopping rule for multi-ball steps, as in the bin engine ([`crate::Stop`]).
     let finish = spec.stop == crate::Stop::Finish;
     while done < m || (finish && rule.in_round()) {
         ctx.balls = done;
+        let before = ctx.samples;
+        let continuing = rule.in_round();
         let p = rule.place(&st, &ranks, rng, &mut ctx);
+        if P::TRACK_SAMPLES {
+            steps += u64::from(!continuing);
+            crate::engine::record_samples(&mut per_step, ctx.samples - before);
+        }
         let k = if finish { u64::from(p.balls) } else { u64::from(p.balls).min(m - done) };
         let x = st.load_at(p.bin as u64);
         for r in 0..k {
@@ -634,7 +655,11 @@ fn run_seq<P: Rule, R: RngCore + ?Sized, O: Observer>(
     if m == 0 {
         gaps.observe(&st, observer);
     }
-    gaps.outcome(&st, done, ctx.samples)
+    let mut out = gaps.outcome(&st, done, ctx.samples);
+    if P::TRACK_SAMPLES {
+        (out.steps, out.samples_per_step) = (steps, per_step);
+    }
+    out
 }
 
 /// Sequential One-Choice. Its decisions read no state, so `k` sequential balls have the law
