@@ -30,7 +30,7 @@
 
 use rand::RngCore;
 
-use super::sequential::ChildRng;
+use super::sequential::{ChildRng, QUEUE_WORDS};
 use super::state::LevelLoads;
 use super::{run_seq, run_seq_d_choice, Chunking, Gaps};
 use crate::czumaj::{Adaptive, Tau};
@@ -122,9 +122,9 @@ fn run_kernel<const FLAW: u8, R: RngCore + ?Sized, O: Observer>(
     let mut next_obs = every.min(m);
     let (mut done, mut samples) = (0u64, 0u64);
     let mut per_step = Vec::new();
-    let rng = &mut ChildRng::from_parent(rng);
+    let words = &mut Words::new(ChildRng::from_parent(rng));
     while done < m {
-        samples += adaptive_balls::<FLAW>(&mut st, rule, next_obs - done, rng, &mut per_step);
+        samples += adaptive_balls::<FLAW>(&mut st, rule, next_obs - done, words, &mut per_step);
         done = next_obs;
         gaps.observe(&st, observer);
         while next_obs <= done && next_obs < m {
@@ -153,10 +153,36 @@ pub(crate) fn greedy_probes(d: u32, m: u64) -> Vec<u64> {
 /// The `FLAW` parameter of the kernel's simulations.
 const NO_FLAW: u8 = 0;
 
+/// The words of a child generator in blocks of [`QUEUE_WORDS`] (four interleaved chains,
+/// `ChildRng::fill`), handed out one at a time in the generator's order. One per run, so
+/// the words a ball takes do not depend on where the observation points cut the run.
+struct Words {
+    buf: [u64; QUEUE_WORDS],
+    pos: usize,
+    rng: ChildRng,
+}
+
+impl Words {
+    fn new(rng: ChildRng) -> Self {
+        Self { buf: [0; QUEUE_WORDS], pos: QUEUE_WORDS, rng }
+    }
+
+    #[inline(always)]
+    fn next_u64(&mut self) -> u64 {
+        if self.pos == QUEUE_WORDS {
+            self.rng.fill(&mut self.buf);
+            self.pos = 0;
+        }
+        let w = self.buf[self.pos];
+        self.pos += 1;
+        w
+    }
+}
+
 /// A uniform position in `0..n` from 64-bit words: Lemire's multiply-shift, exact (a word
 /// whose low product falls in the biased range, probability below `n/2⁶⁴`, is redrawn).
 #[inline(always)]
-fn position(rng: &mut ChildRng, n: u64) -> u64 {
+fn position(rng: &mut Words, n: u64) -> u64 {
     let mut m = u128::from(rng.next_u64()) * u128::from(n);
     if (m as u64) < n {
         let threshold = n.wrapping_neg() % n;
@@ -167,44 +193,141 @@ fn position(rng: &mut ChildRng, n: u64) -> u64 {
     (m >> 64) as u64
 }
 
+/// One ball's probes: `level()` draws a probe and returns its level index; the ball stops
+/// after the first probe when its level is below `first` (τ_1 as a level bound), after
+/// probe k >= 2 when `stop(least level, k)`, or at `cap`. Returns the least level probed
+/// and the number of probes.
+#[inline(always)]
+fn probe(
+    mut level: impl FnMut() -> usize,
+    cap: u32,
+    first: i64,
+    stop: impl Fn(usize, u32) -> bool,
+) -> (usize, u32) {
+    let mut best = level();
+    let mut probes = 1u32;
+    if cap > 1 && best as i64 >= first {
+        loop {
+            best = best.min(level());
+            probes += 1;
+            if probes >= cap || stop(best, probes) {
+                break;
+            }
+        }
+    }
+    (best, probes)
+}
+
+/// Entries of the bucket table of [`adaptive_balls`].
+const TABLE: usize = 1024;
+
+/// Stretches shorter than this go through [`LevelLoads::level_of`] (building the bucket
+/// table costs about [`TABLE`] lookups).
+const INDEXED_MIN_BALLS: u64 = 4 * TABLE as u64;
+
+/// The bucket table holds level indices as bytes: histograms with more levels than this go
+/// through [`LevelLoads::level_of`].
+const INDEXED_MAX_LEVELS: usize = 250;
+
 /// `balls` balls of adaptive probing on `st`, without observers; adds each ball's probe count
 /// to `per_step` and returns the probes drawn. `FLAW`: [`NO_FLAW`], or 1 + the index of an
 /// [`AdaptiveFlaw`] (tests).
+///
+/// The level of a probe's position `p`: `table[p >> shift]`, the level of the first position
+/// of its bucket of `2^shift` positions, then an upward scan over the level boundaries inside
+/// the bucket (`cum[j] <= p`; few: most levels are wide). A ball moves the boundary of its
+/// level down one position, which changes the table only when that position starts a bucket.
 #[inline(never)]
 fn adaptive_balls<const FLAW: u8>(
     st: &mut LevelLoads,
     rule: &Adaptive,
     balls: u64,
-    rng: &mut ChildRng,
+    child: &mut Words,
     per_step: &mut Vec<u64>,
 ) -> u64 {
     let n = st.bins();
     let (tau, cap) = (rule.tau, rule.cap);
-    let relative = tau.per_average != 0.0;
-    let mut child = rng.clone();
+    let relative = tau.per_average != 0.0 || FLAW == 2;
     let mut samples = 0u64;
+    let mut shift = 0;
+    while (n - 1) >> shift >= TABLE as u64 {
+        shift += 1;
+    }
+    let mask = (1u64 << shift) - 1;
+    let used = ((n - 1) >> shift) as usize + 1;
+    let mut table = [0u8; TABLE];
+    let mut stale = true;
     for _ in 0..balls {
         // W/n as the rule computes it (`s.total() / s.n() as f64`).
-        let average = if relative { st.balls() as f64 / n as f64 } else { 0.0 };
-        let average = if FLAW == 2 { (st.balls() + 1) as f64 / n as f64 } else { average };
-        let mut best = st.level_of(position(&mut child, n));
-        let mut k = 1u32;
-        while k < cap && {
-            let (load, t) = ((st.min_load() + best as u64) as f64, tau.at(k, average));
+        let w = if FLAW == 2 { st.total + 1 } else { st.total };
+        let average = if relative { w as f64 / n as f64 } else { 0.0 };
+        let lo = st.lo;
+        let stop = |best: usize, k: u32| {
+            let (load, t) = ((lo + best as u64) as f64, tau.at(k, average));
             if FLAW == 1 {
-                load > t
+                load <= t
             } else {
-                load >= t
+                load < t
             }
-        } {
-            best = best.min(st.level_of(position(&mut child, n)));
-            k += 1;
+        };
+        // The first stop test as a level bound: an integer x is `< τ_1` iff x < ⌈τ_1⌉
+        // (`<= τ_1` iff x < ⌊τ_1⌋ + 1); −∞ saturates to i64::MIN (never stops).
+        // (Truncation and a correction, not `f64::ceil`, a library call on baseline x86-64.)
+        let t1 = tau.at(1, average);
+        let trunc = t1 as i64;
+        let bound = if FLAW == 1 {
+            trunc - i64::from((trunc as f64) > t1) + 1
+        } else {
+            trunc + i64::from((trunc as f64) < t1)
+        };
+        let first = bound.saturating_sub(lo as i64);
+        let k;
+        if balls < INDEXED_MIN_BALLS || st.cum.len() > INDEXED_MAX_LEVELS {
+            // Short stretches and wide histograms: the state's own lookup and step.
+            let (best, probes) = probe(|| st.level_of(position(child, n)), cap, first, stop);
+            st.bump(best);
+            stale = true;
+            k = probes;
+        } else {
+            if stale {
+                for (i, t) in table[..used].iter_mut().enumerate() {
+                    *t = st.level_of((i as u64) << shift) as u8;
+                }
+                stale = false;
+            }
+            let cum = &st.cum;
+            let level = |p: u64| {
+                let mut j = usize::from(table[(p >> shift) as usize & (TABLE - 1)]);
+                while cum[j] <= p {
+                    j += 1;
+                }
+                j
+            };
+            let (best, probes) = probe(|| level(position(child, n)), cap, first, stop);
+            k = probes;
+            // One bin of level `best` moves up: position cum[best] − 1 joins level best + 1.
+            st.total += 1;
+            let c = st.cum[best] - 1;
+            st.cum[best] = c;
+            if best + 1 == st.cum.len() {
+                st.cum.push(n);
+            }
+            if c & mask == 0 {
+                table[(c >> shift) as usize & (TABLE - 1)] += 1;
+                if c == 0 {
+                    // The lowest level emptied: about once per n balls.
+                    st.cum.remove(0);
+                    st.lo += 1;
+                    table[..used].iter_mut().for_each(|t| *t -= 1);
+                }
+            }
+            debug_assert!(
+                (0..used).all(|i| usize::from(table[i]) == st.level_of((i as u64) << shift))
+            );
         }
-        st.bump(best);
         samples += u64::from(k);
         record_samples(per_step, u64::from(k));
     }
-    *rng = child;
     samples
 }
 
@@ -230,7 +353,7 @@ mod tests {
     #[test]
     fn positions_are_exact_lemire_draws() {
         // n = 1: always 0; n = 2^63 + 1: the rejection range is almost half the words.
-        let mut rng = ChildRng::from_parent(&mut crate::sim_rng(1));
+        let mut rng = Words::new(ChildRng::from_parent(&mut crate::sim_rng(1)));
         for _ in 0..100 {
             assert_eq!(position(&mut rng, 1), 0);
             assert!(position(&mut rng, (1 << 63) + 1) <= 1 << 63);
