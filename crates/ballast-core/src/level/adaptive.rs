@@ -71,7 +71,9 @@ pub(super) fn run_seq_adaptive<R: RngCore + ?Sized, O: Observer>(
     if O::PER_BALL {
         return run_seq(spec, st, rule, rng, observer);
     }
-    run_kernel::<NO_FLAW, _, _>(spec, st, &rule, rng, observer)
+    // `Chunking::Fixed` (tests): the bucket table for every stretch, however short.
+    let indexed = matches!(chunking, Chunking::Fixed { .. });
+    run_kernel::<NO_FLAW, _, _>(spec, st, &rule, rng, observer, indexed)
 }
 
 /// Deliberately wrong variants of the level engine's adaptive loop, for the power of its
@@ -101,20 +103,26 @@ pub fn simulate_adaptive_levels_flawed<R: RngCore + ?Sized>(
     let rule = Adaptive { tau, cap: cap.unwrap_or(u32::MAX) };
     let st = spec.start.levels(spec.n, rng);
     Ok(match flaw {
-        AdaptiveFlaw::StopAtThreshold => run_kernel::<1, _, _>(spec, st, &rule, rng, &mut ()),
-        AdaptiveFlaw::AverageWithBall => run_kernel::<2, _, _>(spec, st, &rule, rng, &mut ()),
+        AdaptiveFlaw::StopAtThreshold => {
+            run_kernel::<1, _, _>(spec, st, &rule, rng, &mut (), false)
+        }
+        AdaptiveFlaw::AverageWithBall => {
+            run_kernel::<2, _, _>(spec, st, &rule, rng, &mut (), false)
+        }
     })
 }
 
 /// The observation loop around [`adaptive_balls`] (no per-ball observer): the stretches
 /// between observation points, one child generator for the whole run (so the balls do not
-/// depend on where the observation points are).
+/// depend on where the observation points are). `indexed`: the bucket table even for short
+/// stretches.
 fn run_kernel<const FLAW: u8, R: RngCore + ?Sized, O: Observer>(
     spec: &RunSpec,
     mut st: LevelLoads,
     rule: &Adaptive,
     rng: &mut R,
     observer: &mut O,
+    indexed: bool,
 ) -> RunOutcome {
     let m = spec.m;
     let mut gaps = Gaps::new(spec);
@@ -124,7 +132,8 @@ fn run_kernel<const FLAW: u8, R: RngCore + ?Sized, O: Observer>(
     let mut per_step = Vec::new();
     let words = &mut Words::new(ChildRng::from_parent(rng));
     while done < m {
-        samples += adaptive_balls::<FLAW>(&mut st, rule, next_obs - done, words, &mut per_step);
+        let stretch = next_obs - done;
+        samples += adaptive_balls::<FLAW>(&mut st, rule, stretch, words, &mut per_step, indexed);
         done = next_obs;
         gaps.observe(&st, observer);
         while next_obs <= done && next_obs < m {
@@ -218,6 +227,69 @@ fn probe(
     (best, probes)
 }
 
+/// τ_1's load bound as a function of the balls so far: `f(W)` is computed by correctly
+/// rounded operations on `W` (a division, a product and sums, then a rounding to an integer),
+/// each monotone in its argument, so `f` is a monotone step function and the set of `W` with
+/// one value is an interval. The bound is recomputed only when `W` leaves the interval it
+/// was found in (about once per `n/|per_average|` balls), whose end an exponential and a
+/// binary search find: O(log n) evaluations per change instead of a division per ball.
+struct FirstBound {
+    value: i64,
+    /// The first total from which the value may differ.
+    until: u64,
+}
+
+impl FirstBound {
+    fn new(total: u64, f: &impl Fn(u64) -> i64) -> Self {
+        let mut b = Self { value: 0, until: 0 };
+        b.find(total, f);
+        b
+    }
+
+    /// The bound at `total` (which only grows).
+    #[inline(always)]
+    fn at(&mut self, total: u64, f: &impl Fn(u64) -> i64) -> i64 {
+        if total >= self.until {
+            self.find(total, f);
+        }
+        debug_assert_eq!(self.value, f(total));
+        self.value
+    }
+
+    #[cold]
+    fn find(&mut self, total: u64, f: &impl Fn(u64) -> i64) {
+        let v = f(total);
+        // The largest W >= total with f(W) = v lies in [lo, hi).
+        let (mut lo, mut step) = (total, 1u64);
+        let hi = loop {
+            match total.checked_add(step) {
+                Some(w) if w < crate::level::LEVEL_MAX_BALLS * 2 => {
+                    if f(w) != v {
+                        break w;
+                    }
+                    lo = w;
+                    step *= 2;
+                }
+                _ => {
+                    // Constant up to any total the engine reaches.
+                    (self.value, self.until) = (v, u64::MAX);
+                    return;
+                }
+            }
+        };
+        let mut hi = hi;
+        while hi - lo > 1 {
+            let mid = lo + (hi - lo) / 2;
+            if f(mid) == v {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        (self.value, self.until) = (v, hi);
+    }
+}
+
 /// Entries of the bucket table of [`adaptive_balls`].
 const TABLE: usize = 1024;
 
@@ -230,7 +302,8 @@ const INDEXED_MIN_BALLS: u64 = 4 * TABLE as u64;
 const INDEXED_MAX_LEVELS: usize = 250;
 
 /// `balls` balls of adaptive probing on `st`, without observers; adds each ball's probe count
-/// to `per_step` and returns the probes drawn. `FLAW`: [`NO_FLAW`], or 1 + the index of an
+/// to `per_step` and returns the probes drawn. `indexed`: the bucket table however short the
+/// stretch. `FLAW`: [`NO_FLAW`], or 1 + the index of an
 /// [`AdaptiveFlaw`] (tests).
 ///
 /// The level of a probe's position `p`: `table[p >> shift]`, the level of the first position
@@ -244,6 +317,7 @@ fn adaptive_balls<const FLAW: u8>(
     balls: u64,
     child: &mut Words,
     per_step: &mut Vec<u64>,
+    indexed: bool,
 ) -> u64 {
     let n = st.bins();
     let (tau, cap) = (rule.tau, rule.cap);
@@ -257,32 +331,37 @@ fn adaptive_balls<const FLAW: u8>(
     let used = ((n - 1) >> shift) as usize + 1;
     let mut table = [0u8; TABLE];
     let mut stale = true;
+    // W as the rule sees it (the flaw: W + 1).
+    let seen = |total: u64| if FLAW == 2 { total + 1 } else { total };
+    // W/n as the rule computes it (`s.total() / s.n() as f64`).
+    let average = |w: u64| if relative { w as f64 / n as f64 } else { 0.0 };
+    // The first stop test as a load bound: an integer x is `< τ_1` iff x < ⌈τ_1⌉ (`<= τ_1`
+    // iff x < ⌊τ_1⌋ + 1); −∞ saturates to i64::MIN (never stops). Truncation and a
+    // correction, not `f64::ceil` (a library call on baseline x86-64).
+    let load_bound = |total: u64| {
+        let t1 = tau.at(1, average(seen(total)));
+        let trunc = t1 as i64;
+        if FLAW == 1 {
+            trunc - i64::from((trunc as f64) > t1) + 1
+        } else {
+            trunc + i64::from((trunc as f64) < t1)
+        }
+    };
+    let mut bound = FirstBound::new(st.total, &load_bound);
     for _ in 0..balls {
-        // W/n as the rule computes it (`s.total() / s.n() as f64`).
-        let w = if FLAW == 2 { st.total + 1 } else { st.total };
-        let average = if relative { w as f64 / n as f64 } else { 0.0 };
+        let w = seen(st.total);
         let lo = st.lo;
         let stop = |best: usize, k: u32| {
-            let (load, t) = ((lo + best as u64) as f64, tau.at(k, average));
+            let (load, t) = ((lo + best as u64) as f64, tau.at(k, average(w)));
             if FLAW == 1 {
                 load <= t
             } else {
                 load < t
             }
         };
-        // The first stop test as a level bound: an integer x is `< τ_1` iff x < ⌈τ_1⌉
-        // (`<= τ_1` iff x < ⌊τ_1⌋ + 1); −∞ saturates to i64::MIN (never stops).
-        // (Truncation and a correction, not `f64::ceil`, a library call on baseline x86-64.)
-        let t1 = tau.at(1, average);
-        let trunc = t1 as i64;
-        let bound = if FLAW == 1 {
-            trunc - i64::from((trunc as f64) > t1) + 1
-        } else {
-            trunc + i64::from((trunc as f64) < t1)
-        };
-        let first = bound.saturating_sub(lo as i64);
+        let first = bound.at(st.total, &load_bound).saturating_sub(lo as i64);
         let k;
-        if balls < INDEXED_MIN_BALLS || st.cum.len() > INDEXED_MAX_LEVELS {
+        if (balls < INDEXED_MIN_BALLS && !indexed) || st.cum.len() > INDEXED_MAX_LEVELS {
             // Short stretches and wide histograms: the state's own lookup and step.
             let (best, probes) = probe(|| st.level_of(position(child, n)), cap, first, stop);
             st.bump(best);

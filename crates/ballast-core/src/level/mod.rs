@@ -144,6 +144,16 @@ pub const AUTO_SEQUENTIAL_MIN_N_MANY_CHOICE: u64 = 1 << 10;
 /// a clear win from 2¹⁷.
 pub const AUTO_SEQUENTIAL_MIN_N_ONE_PLUS_BETA: u64 = 1 << 17;
 
+/// Sequential adaptive probing (`adaptive`) other than Greedy\[d\] goes to the level engine
+/// under `auto` from this many bins (Greedy\[d\] runs as d-Choice there and takes d-Choice's
+/// crossover). Measured (`floor --only threshold_first,probe_count --m-per-n 100`, m = 100n,
+/// one run of 3 repetitions, 2026-12-03): threshold-first (d = 2, c = 2, relative) bins 10.1 /
+/// 9.9 / 10.1 / 10.9 / 17.7 ns per ball at n = 2¹⁰ / 2¹³ / 2¹⁵ / 2¹⁷ / 2²⁰, levels 9.6 / 10.2 /
+/// 9.3 / 9.0 / 10.5; probe-count (relative) bins 12.5 / 12.4 / 16.1 / 14.2 / 22.6, levels 12.3
+/// / 12.1 / 13.2 / 11.1 / 16.3. A tie up to 2¹³, a win from 2¹⁵; at n = 10⁷ 87 / 17 and
+/// 112 / 19 (`docs/level-engine.md#engine-selection`).
+pub const AUTO_SEQUENTIAL_MIN_N_ADAPTIVE: u64 = 1 << 15;
+
 /// The smallest `n` from which `auto` runs a sequential `process` on the level engine (when
 /// the level engine can run it exactly). Quantile and mixed Quantile: always (the bin engine
 /// keeps live ranks, 29–40 ns per ball at n = 2¹⁰ … 2¹⁷ against 6.5–21 on levels).
@@ -153,7 +163,8 @@ pub const AUTO_SEQUENTIAL_MIN_N_ONE_PLUS_BETA: u64 = 1 << 17;
 /// engine wins at every n measured, but the bin engine is already at its floor (0.9× the
 /// floor loop), and `auto` cannot see the observer: per-ball observers that need bin identity
 /// (the potentials' drift recorder, see CHANGELOG) keep the bin engine at the sizes where
-/// they are used.
+/// they are used. Adaptive probing: Greedy\[d\] as d-Choice, other thresholds from
+/// [`AUTO_SEQUENTIAL_MIN_N_ADAPTIVE`].
 pub fn auto_sequential_min_n(spec: &RunSpec) -> u64 {
     match spec.process {
         ProcessSpec::OneChoice | ProcessSpec::DChoice { d: 1 } => {
@@ -168,6 +179,12 @@ pub fn auto_sequential_min_n(spec: &RunSpec) -> u64 {
         ProcessSpec::DChoice { .. } => AUTO_SEQUENTIAL_MIN_N_MANY_CHOICE,
         ProcessSpec::OnePlusBeta { .. } => AUTO_SEQUENTIAL_MIN_N_ONE_PLUS_BETA,
         ProcessSpec::Quantile { .. } | ProcessSpec::MixedQuantile { .. } => 0,
+        // Greedy[d] runs as d-Choice on levels (`level/adaptive.rs`).
+        ProcessSpec::Adaptive { tau, cap } => match adaptive::greedy_d(&tau, cap) {
+            Some(2) => AUTO_SEQUENTIAL_MIN_N_TWO_CHOICE,
+            Some(_) => AUTO_SEQUENTIAL_MIN_N_MANY_CHOICE,
+            None => AUTO_SEQUENTIAL_MIN_N_ADAPTIVE,
+        },
         _ => AUTO_SEQUENTIAL_MIN_N,
     }
 }
