@@ -19,6 +19,8 @@
 //!   ball that falls like 1/√n; (1+β), Quantile and mixed Quantile too, from 2¹⁵ bins on.
 //!   Sequential One-Choice reads no state, so a stretch of balls between observation points
 //!   has the law of one batch: without per-ball observers it is one batched step.
+//!   Adaptive probing (`adaptive.rs`): Greedy\[d\] as d-Choice, other thresholds in a
+//!   kernel of their own, with the bin engine's probe histogram.
 //!   [`crate::simulate_ball_by_ball`] keeps the ball loops.
 //!   Every tie rule is accepted here: sequentially, all rules that choose among the sampled
 //!   bins of least load give the same law of the load histogram
