@@ -15,7 +15,7 @@
 use std::hint::black_box;
 
 use ballast_core::rng::{below, below_from_word};
-use ballast_core::{sim_rng, Engine, ProcessSpec, RunSpec, SimRng};
+use ballast_core::{sim_rng, Engine, ProcessSpec, RunSpec, SimRng, Tau};
 use ballast_dynamic::{
     simulate_process, AzarConfig, DynamicSpec, Horizon, InfiniteAzar, LeakyBins, LeakyConfig, Rbb,
     RbbConfig, RethrowView, RoundProcess,
@@ -67,9 +67,15 @@ impl FloorCase {
 /// `configs/noise22`), and batched Two-Choice with b = n and b = 10n; then the processes of
 /// `configs/filling22` and the threshold family, on the bin engine only (the level engine does
 /// not run all of them): Threshold with f = 1, strict Mean-Thinning, Relative-Threshold with
-/// f = 1, Packing (offset 1), Twinning, Tight-Packing (offset 1) and (1, 1)-Memory. Random
-/// ties throughout.
+/// f = 1, Packing (offset 1), Twinning, Tight-Packing (offset 1) and (1, 1)-Memory; then the
+/// adaptive probing presets of `configs/czumaj97/adaptive.toml` (Greedy\[2\], Greedy\[3\],
+/// threshold-first d = 2, c = 2 and probe-count, the last two relative to the average) on
+/// both engines. Random ties throughout.
 pub fn floor_cases() -> Vec<FloorCase> {
+    let relative = |mut t: Tau| {
+        t.per_average = 1.0;
+        t
+    };
     let seq = |label: &str, process| FloorCase {
         label: label.to_string(),
         process,
@@ -101,6 +107,16 @@ pub fn floor_cases() -> Vec<FloorCase> {
         seq("twinning", ProcessSpec::Twinning),
         seq("tight_packing 1", ProcessSpec::TightPacking { offset: 1, balls: None }),
         seq("memory 1 1", ProcessSpec::Memory { d: 1, k: 1 }),
+        seq("adaptive greedy 2", ProcessSpec::Adaptive { tau: Tau::NEVER, cap: Some(2) }),
+        seq("adaptive greedy 3", ProcessSpec::Adaptive { tau: Tau::NEVER, cap: Some(3) }),
+        seq(
+            "adaptive threshold_first 2 2",
+            ProcessSpec::Adaptive { tau: relative(Tau::constant_until(2.0, 2)), cap: Some(2) },
+        ),
+        seq(
+            "adaptive probe_count",
+            ProcessSpec::Adaptive { tau: relative(Tau::PROBE_COUNT), cap: None },
+        ),
     ]
 }
 
@@ -362,10 +378,11 @@ mod tests {
     #[test]
     fn cases_run_on_both_engines_at_every_size() {
         let cases = floor_cases();
-        assert_eq!(cases.len(), 17);
+        assert_eq!(cases.len(), 21);
         for (k, c) in cases.iter().enumerate() {
-            // The first ten (the table before the filling rows) run on both engines.
-            assert!(k >= 10 || runs_on(c, Engine::Levels), "{}", c.label);
+            // The first ten (the table before the filling rows) and the four adaptive ones
+            // (the last) run on both engines.
+            assert!((10..17).contains(&k) || runs_on(c, Engine::Levels), "{}", c.label);
             for &n in FLOOR_SIZES.iter().chain(&FLOOR_BIG_SIZES) {
                 for engine in [Engine::Bins, Engine::Levels] {
                     if engine == Engine::Levels && !runs_on(c, engine) {

@@ -9,7 +9,9 @@
 //! `bins-ref`, the bin engine without its fast paths (`simulate_ball_by_ball`: the
 //! straightforward loop the kernels are tested against), to compare in one run; `--reps R` (default 5) timed runs
 //! per row, the median is reported; `--target-ms T` (default 150) the wall time each run
-//! aims at (m is calibrated from pilot runs, rounded to whole batches); `--out FILE` the
+//! aims at (m is calibrated from pilot runs, rounded to whole batches); `--m-per-n R` runs
+//! the engines with exactly m = R·n balls instead (the heavily loaded regime, e.g. R = 100
+//! for `configs/czumaj97/adaptive`; the floor rows stay calibrated); `--out FILE` the
 //! CSV (default `<target>/bench/floor.csv`, next to the binary's profile directory).
 //!
 //! Every timed run of a row follows a run of the floor loop (about a third as long), and the
@@ -52,6 +54,8 @@ struct Options {
     out: PathBuf,
     reference: bool,
     dynamic: bool,
+    /// `--m-per-n R`: engine runs of exactly m = R·n balls instead of calibrated ones.
+    m_per_n: Option<u64>,
 }
 
 fn parse_n(s: &str) -> Res<u64> {
@@ -81,6 +85,7 @@ fn parse_args() -> Res<Options> {
         out: default_out(),
         reference: false,
         dynamic: false,
+        m_per_n: None,
     };
     let mut big = false;
     let mut sizes_given = false;
@@ -118,11 +123,18 @@ fn parse_args() -> Res<Options> {
                 }
             }
             "--out" => o.out = PathBuf::from(value()?),
+            "--m-per-n" => {
+                let r: u64 = value()?.parse().map_err(|_| "--m-per-n: not a count".to_string())?;
+                if r == 0 {
+                    return fail("--m-per-n: at least 1");
+                }
+                o.m_per_n = Some(r);
+            }
             "-h" | "--help" => {
                 println!(
                     "floor [--dynamic] [--big] [--n N,N..] [--only WORD] \
                      [--engine bins|levels|both] [--reference] [--reps R] [--target-ms T] \
-                     [--out FILE.csv]"
+                     [--m-per-n R] [--out FILE.csv]"
                 );
                 std::process::exit(0);
             }
@@ -142,6 +154,9 @@ fn parse_args() -> Res<Options> {
     }
     if big {
         o.sizes.extend(FLOOR_BIG_SIZES);
+    }
+    if o.dynamic && o.m_per_n.is_some() {
+        return fail("--dynamic does not take --m-per-n");
     }
     Ok(o)
 }
@@ -376,7 +391,11 @@ fn measure_row(
 ) -> Row {
     eprintln!("n={n} {label} {engine}");
     let mut run = |m: u64, seed: u64| run(m, seed);
-    let m = calibrate(&mut run, pilot, granule, o.target_ms);
+    // Fixed m = R·n for the engines (the floor rows, engine "-", stay calibrated).
+    let m = match o.m_per_n {
+        Some(r) if engine != "-" => (r * n).div_ceil(granule) * granule,
+        _ => calibrate(&mut run, pilot, granule, o.target_ms),
+    };
     let (median_ns, min_ns, floor_ns, ratio, units) = paired(&mut run, m, floor, floor_m, o.reps);
     Row { n, case: label.to_string(), engine, m, median_ns, min_ns, floor_ns, ratio, units }
 }

@@ -527,8 +527,7 @@ fn potential_trajectory(args: &SimulateArgs) -> bool {
 }
 
 /// Whether the runs report the distribution of probes per step: `--probes`, or adaptive
-/// probing (whose probe count varies by design and is counted anyway, on the bin engine it
-/// always runs on).
+/// probing (whose probe count varies by design and is counted anyway, on either engine).
 fn reports_probes(args: &SimulateArgs, spec: &RunSpec) -> bool {
     args.probes || matches!(spec.process, ballast_core::ProcessSpec::Adaptive { .. })
 }

@@ -42,8 +42,9 @@ impl Tau {
     /// τ_k = k (probe-count rule: stop as soon as a probed bin has fewer balls than probes).
     pub const PROBE_COUNT: Tau = Tau { base: 0.0, per_probe: 1.0, per_average: 0.0, until: None };
 
+    /// τ_k for the average load `average` (unused unless `per_average != 0`).
     #[inline]
-    fn at(&self, k: u32, average: f64) -> f64 {
+    pub(crate) fn at(&self, k: u32, average: f64) -> f64 {
         match self.until {
             Some(u) if k >= u => f64::NEG_INFINITY,
             _ => {

@@ -580,7 +580,7 @@ where
 
 /// Adds one step with `k` samples to the histogram.
 #[inline]
-fn record_samples(hist: &mut Vec<u64>, k: u64) {
+pub(crate) fn record_samples(hist: &mut Vec<u64>, k: u64) {
     let k = k as usize;
     if k >= hist.len() {
         hist.resize(k + 1, 0);

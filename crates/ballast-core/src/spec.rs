@@ -675,9 +675,10 @@ pub struct RunSpec {
     /// Keep the histogram of bin samples (probes) per step in
     /// [`crate::RunOutcome::samples_per_step`] for every process, not only those whose
     /// probe count varies by design (adaptive probing records it always). Recorded by the
-    /// bin engine's loop: the level engine, the sorted weighted batches and the sequential
-    /// kernels step aside (same law; `auto` resolves to the bin engine), and the delay
-    /// setting and `equalize` (loops of their own) record none.
+    /// bin engine's loop, and for adaptive probing by the level engine too; otherwise the
+    /// level engine, the sorted weighted batches and the sequential kernels step aside (same
+    /// law; `auto` resolves to the bin engine), and the delay setting and `equalize` (loops
+    /// of their own) record none.
     pub record_probes: bool,
     /// Simulation engine (default [`Engine::Auto`]).
     pub engine: Engine,

@@ -19,6 +19,8 @@
 //!   ball that falls like 1/√n; (1+β), Quantile and mixed Quantile too, from 2¹⁵ bins on.
 //!   Sequential One-Choice reads no state, so a stretch of balls between observation points
 //!   has the law of one batch: without per-ball observers it is one batched step.
+//!   Adaptive probing (`adaptive.rs`): Greedy\[d\] as d-Choice, other thresholds in a
+//!   kernel of their own, with the bin engine's probe histogram.
 //!   [`crate::simulate_ball_by_ball`] keeps the ball loops.
 //!   Every tie rule is accepted here: sequentially, all rules that choose among the sampled
 //!   bins of least load give the same law of the load histogram
@@ -85,6 +87,7 @@
 //! engine's pass over the n positions per batch costs more than the bin engine's balls,
 //! hence the `b >= n/2` condition.
 
+mod adaptive;
 mod batch;
 pub mod chunked;
 pub mod occupancy;
@@ -92,6 +95,7 @@ mod position;
 pub(crate) mod sequential;
 mod state;
 
+pub use adaptive::{simulate_adaptive_levels_flawed, AdaptiveFlaw};
 pub use state::LevelLoads;
 
 use rand::RngCore;
@@ -142,6 +146,16 @@ pub const AUTO_SEQUENTIAL_MIN_N_MANY_CHOICE: u64 = 1 << 10;
 /// a clear win from 2¹⁷.
 pub const AUTO_SEQUENTIAL_MIN_N_ONE_PLUS_BETA: u64 = 1 << 17;
 
+/// Sequential adaptive probing (`adaptive`) other than Greedy\[d\] goes to the level engine
+/// under `auto` from this many bins (Greedy\[d\] runs as d-Choice there and takes d-Choice's
+/// crossover). Measured (`floor --only threshold_first,probe_count --m-per-n 100`, m = 100n,
+/// one run of 3 repetitions, 2026-12-03): threshold-first (d = 2, c = 2, relative) bins 10.1 /
+/// 9.9 / 10.1 / 10.9 / 17.7 ns per ball at n = 2¹⁰ / 2¹³ / 2¹⁵ / 2¹⁷ / 2²⁰, levels 9.6 / 10.2 /
+/// 9.3 / 9.0 / 10.5; probe-count (relative) bins 12.5 / 12.4 / 16.1 / 14.2 / 22.6, levels 12.3
+/// / 12.1 / 13.2 / 11.1 / 16.3. A tie up to 2¹³, a win from 2¹⁵; at n = 10⁷ 87 / 17 and
+/// 112 / 19 (`docs/level-engine.md#engine-selection`).
+pub const AUTO_SEQUENTIAL_MIN_N_ADAPTIVE: u64 = 1 << 15;
+
 /// The smallest `n` from which `auto` runs a sequential `process` on the level engine (when
 /// the level engine can run it exactly). Quantile and mixed Quantile: always (the bin engine
 /// keeps live ranks, 29–40 ns per ball at n = 2¹⁰ … 2¹⁷ against 6.5–21 on levels).
@@ -150,7 +164,8 @@ pub const AUTO_SEQUENTIAL_MIN_N_ONE_PLUS_BETA: u64 = 1 << 17;
 /// observation points hold at least [`AUTO_BATCH_MIN_BALLS_ONE_CHOICE`] balls. The level
 /// engine wins at every n measured, but the bin engine is already at its floor (0.9× the
 /// floor loop), so below 2²⁰ there is little to gain, and a lower crossover would change
-/// the values that existing sequential One-Choice runs give for a seed.
+/// the values that existing sequential One-Choice runs give for a seed. Adaptive probing:
+/// Greedy\[d\] as d-Choice, other thresholds from [`AUTO_SEQUENTIAL_MIN_N_ADAPTIVE`].
 pub fn auto_sequential_min_n(spec: &RunSpec) -> u64 {
     match spec.process {
         ProcessSpec::OneChoice | ProcessSpec::DChoice { d: 1 } => {
@@ -165,6 +180,12 @@ pub fn auto_sequential_min_n(spec: &RunSpec) -> u64 {
         ProcessSpec::DChoice { .. } => AUTO_SEQUENTIAL_MIN_N_MANY_CHOICE,
         ProcessSpec::OnePlusBeta { .. } => AUTO_SEQUENTIAL_MIN_N_ONE_PLUS_BETA,
         ProcessSpec::Quantile { .. } | ProcessSpec::MixedQuantile { .. } => 0,
+        // Greedy[d] runs as d-Choice on levels (`level/adaptive.rs`).
+        ProcessSpec::Adaptive { tau, cap } => match adaptive::greedy_d(&tau, cap) {
+            Some(2) => AUTO_SEQUENTIAL_MIN_N_TWO_CHOICE,
+            Some(_) => AUTO_SEQUENTIAL_MIN_N_MANY_CHOICE,
+            None => AUTO_SEQUENTIAL_MIN_N_ADAPTIVE,
+        },
         _ => AUTO_SEQUENTIAL_MIN_N,
     }
 }
@@ -191,7 +212,7 @@ pub const LEVEL_MAX_BALLS: u64 = 1 << 53;
 /// Whether the level engine can simulate `spec` exactly; the error says why not and names
 /// the alternative.
 pub fn level_support(spec: &RunSpec) -> Result<(), Error> {
-    if spec.record_probes {
+    if spec.record_probes && !matches!(spec.process, ProcessSpec::Adaptive { .. }) {
         return Err(Error::Unsupported(
             "the level engine does not record probes per step (record_probes); use engine = \
              \"bins\""
@@ -336,11 +357,19 @@ pub fn level_support(spec: &RunSpec) -> Result<(), Error> {
         // Reallocation reads and sets the loads of the distinct sampled bins only: distinct
         // positions of the sorted view, moved between levels (`czumaj::simulate_equalize_levels`).
         ProcessSpec::Equalize { .. } => Ok(()),
-        // Adaptive probing's probe histogram is kept by the bin engine's loop only.
-        ProcessSpec::Adaptive { .. } => Err(Error::Unsupported(format!(
-            "{} is simulated by the bin engine only; use engine = \"bins\"",
-            spec.process.kind()
-        ))),
+        // Adaptive probing: decisions read the loads of uniform bins and W/n only; sequential
+        // only (`level/adaptive.rs`), with the probe histogram of the bin engine's loop.
+        ProcessSpec::Adaptive { .. } => {
+            if batched {
+                Err(Error::Unsupported(
+                    "the level engine simulates adaptive probing sequentially only (no batch \
+                     law for a probe count that varies); use engine = \"bins\""
+                        .to_string(),
+                ))
+            } else {
+                Ok(())
+            }
+        }
     }
 }
 
@@ -578,10 +607,12 @@ fn sequential<R: RngCore + ?Sized, O: Observer>(
             let count = balls.map_or(TightCount::AsPacking { offset }, TightCount::Fixed);
             run_seq(spec, s, TightPacking::new(count), r, o)
         }
+        ProcessSpec::Adaptive { tau, cap } => {
+            adaptive::run_seq_adaptive(spec, s, tau, cap, r, o, chunking)
+        }
         ProcessSpec::Memory { .. }
         | ProcessSpec::Caching { .. }
-        | ProcessSpec::AlwaysGoLeft { .. }
-        | ProcessSpec::Adaptive { .. } => unreachable!("refused by level_support"),
+        | ProcessSpec::AlwaysGoLeft { .. } => unreachable!("refused by level_support"),
         ProcessSpec::Equalize { .. } => {
             unreachable!("runs in czumaj::simulate_equalize_levels (simulate_levels)")
         }
@@ -611,11 +642,20 @@ fn run_seq<P: Rule, R: RngCore + ?Sized, O: Observer>(
     let every = spec.observe_every.unwrap_or(m).max(1);
     let mut next_obs = every.min(m);
     let mut done = 0u64;
+    // Probes per step, for the rules whose count varies by design (adaptive probing), as the
+    // bin engine records them (`engine::run_rule_observed`).
+    let (mut steps, mut per_step) = (0u64, Vec::new());
     // The stopping rule for multi-ball steps, as in the bin engine ([`crate::Stop`]).
     let finish = spec.stop == crate::Stop::Finish;
     while done < m || (finish && rule.in_round()) {
         ctx.balls = done;
+        let before = ctx.samples;
+        let continuing = rule.in_round();
         let p = rule.place(&st, &ranks, rng, &mut ctx);
+        if P::TRACK_SAMPLES {
+            steps += u64::from(!continuing);
+            crate::engine::record_samples(&mut per_step, ctx.samples - before);
+        }
         let k = if finish { u64::from(p.balls) } else { u64::from(p.balls).min(m - done) };
         let x = st.load_at(p.bin as u64);
         for r in 0..k {
@@ -633,7 +673,11 @@ fn run_seq<P: Rule, R: RngCore + ?Sized, O: Observer>(
     if m == 0 {
         gaps.observe(&st, observer);
     }
-    gaps.outcome(&st, done, ctx.samples)
+    let mut out = gaps.outcome(&st, done, ctx.samples);
+    if P::TRACK_SAMPLES {
+        (out.steps, out.samples_per_step) = (steps, per_step);
+    }
+    out
 }
 
 /// Sequential One-Choice. Its decisions read no state, so `k` sequential balls have the law

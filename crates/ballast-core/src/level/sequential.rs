@@ -43,7 +43,7 @@ const _: () = assert!(FAST_LEVELS + QUEUE_WORDS < KERNEL_LEVELS && KERNEL_LEVELS
 const TABLE: usize = 1024;
 
 /// Words per block of random words.
-const QUEUE_WORDS: usize = 64;
+pub(super) const QUEUE_WORDS: usize = 64;
 
 /// The multiplier of PCG-64 MCG (`rand_pcg::Pcg64Mcg`, i.e. [`crate::SimRng`]).
 const MCG_MUL: u128 = 0x2360_ED05_1FC6_5DA4_4385_DF64_9FCC_F645;
@@ -79,7 +79,7 @@ impl ChildRng {
     /// Fills `buf` with the next `buf.len()` words; full blocks along four interleaved
     /// chains (the same words as calling `next_u64` in turn).
     #[inline(always)]
-    fn fill(&mut self, buf: &mut [u64]) {
+    pub(super) fn fill(&mut self, buf: &mut [u64]) {
         if buf.len() == QUEUE_WORDS {
             const M2: u128 = MCG_MUL.wrapping_mul(MCG_MUL);
             const M3: u128 = M2.wrapping_mul(MCG_MUL);
