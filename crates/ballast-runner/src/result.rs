@@ -95,8 +95,8 @@ pub struct Metadata {
     pub seed_scheme: String,
     /// Version of ballast-runner.
     pub crate_version: String,
-    /// `git rev-parse HEAD` (with `+dirty` for uncommitted changes to tracked files outside
-    /// `results/`), or `unknown`.
+    /// `git rev-parse HEAD` when the item started (with `+dirty` for uncommitted changes to
+    /// tracked files outside `results/`), or `unknown`.
     pub git_revision: String,
     /// Simulation engine(s) that ran the points (`bins`, `levels`, `bins sorted-weights`, joined
     /// by `+`).
@@ -162,8 +162,6 @@ impl Metadata {
     /// say (id, path, hash, versions, revision, rounding, the command) and what the
     /// execution reports (`run`). Every item kind writes its metadata here.
     pub(crate) fn new(file: &ConfigFile, opts: &RunOptions, run: Execution) -> Self {
-        let config_dir =
-            file.path().parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
         Self {
             item: file.id().to_string(),
             title: run.title,
@@ -173,7 +171,7 @@ impl Metadata {
             seed_derivation_version: ballast_core::rng::SEED_DERIVATION_VERSION,
             seed_scheme: run.seed_scheme,
             crate_version: env!("CARGO_PKG_VERSION").to_string(),
-            git_revision: git_revision(config_dir),
+            git_revision: run.git_revision,
             engine: run.engine,
             quick: opts.quick,
             scale: run.scale,
@@ -218,6 +216,8 @@ pub(crate) struct Execution {
     pub wall_time_s: f64,
     /// This invocation's CPU time, seconds (see [`Metadata::cpu_time_s`]).
     pub cpu_time_s: Option<f64>,
+    /// The revision when the item started ([`Clock::git_revision`]).
+    pub git_revision: String,
     pub balls_simulated: u128,
     pub references: Vec<(String, String)>,
 }
@@ -342,16 +342,25 @@ pub(crate) fn mean_z(ours: &Summary, reference: f64, se_ref: f64, zero: ZeroErro
     z.filter(|z| z.is_finite())
 }
 
-/// Wall-clock and process CPU time since an item started.
+/// When an item started: wall-clock and process CPU time, and the source revision.
 pub(crate) struct Clock {
     wall: std::time::Instant,
     cpu: Option<cpu_time::ProcessTime>,
+    revision: String,
 }
 
 impl Clock {
-    /// Starts both clocks (the CPU clock is absent where the platform has none).
-    pub(crate) fn start() -> Self {
-        Self { wall: std::time::Instant::now(), cpu: cpu_time::ProcessTime::try_now().ok() }
+    /// Starts both clocks (the CPU clock is absent where the platform has none) and reads the
+    /// revision of the repository that holds `file` now, not when the outputs are written:
+    /// commits made while a long item runs do not describe what ran.
+    pub(crate) fn start(file: &ConfigFile) -> Self {
+        let dir =
+            file.path().parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        Self {
+            wall: std::time::Instant::now(),
+            cpu: cpu_time::ProcessTime::try_now().ok(),
+            revision: git_revision(dir),
+        }
     }
 
     /// Seconds of wall time since [`Clock::start`].
@@ -364,5 +373,10 @@ impl Clock {
         let start = self.cpu?;
         let now = cpu_time::ProcessTime::try_now().ok()?;
         Some(now.duration_since(start).as_secs_f64())
+    }
+
+    /// `git rev-parse HEAD` at the start (with `+dirty`; see [`git_revision`]).
+    pub(crate) fn git_revision(&self) -> String {
+        self.revision.clone()
     }
 }

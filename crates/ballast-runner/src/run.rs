@@ -390,7 +390,7 @@ fn run_with(
         .build()
         .map_err(|e| Error::ThreadPool(e.to_string()))?;
     let threads = pool.current_num_threads();
-    let start = crate::result::Clock::start();
+    let start = crate::result::Clock::start(&exp.file);
     let runs = plan.runs;
     let id = exp.seed_id();
     let seed = exp.seed();
@@ -442,6 +442,7 @@ fn run_with(
             points: plan.points.len(),
             wall_time_s: wall + cached_sim_s,
             cpu_time_s: start.cpu_s(),
+            git_revision: start.git_revision(),
             balls_simulated: balls,
             references: refs.iter().map(|r| (r.label.clone(), r.file.clone())).collect(),
         },
