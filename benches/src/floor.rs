@@ -29,6 +29,10 @@ pub enum FloorSetting {
     Sequential,
     /// Batches of `k·n` balls.
     BatchedTimesN(u64),
+    /// One ball at a time, in whole runs of exactly `m = k·n` balls (processes whose cost
+    /// per ball depends on `m / n`, such as `equalize`): a timed run is a number of such
+    /// runs, and `m` is ignored.
+    SequentialRunsTimesN(u64),
 }
 
 /// One engine case of the floor table: a process and a setting, run at every `n`.
@@ -49,13 +53,25 @@ impl FloorCase {
         match self.setting {
             FloorSetting::Sequential => spec,
             FloorSetting::BatchedTimesN(k) => spec.batched(k * n),
+            FloorSetting::SequentialRunsTimesN(k) => {
+                RunSpec::new(self.process.clone(), n, k * n).engine(engine)
+            }
+        }
+    }
+
+    /// Balls of one whole run at `n` for [`FloorSetting::SequentialRunsTimesN`] cases
+    /// (`None` for the others, whose `m` is calibrated).
+    pub fn whole_run_balls(&self, n: u64) -> Option<u64> {
+        match self.setting {
+            FloorSetting::SequentialRunsTimesN(k) => Some(k * n),
+            _ => None,
         }
     }
 
     /// Balls per batch at `n` (1 for sequential cases): `m` is a multiple of it.
     pub fn granule(&self, n: u64) -> u64 {
         match self.setting {
-            FloorSetting::Sequential => 1,
+            FloorSetting::Sequential | FloorSetting::SequentialRunsTimesN(_) => 1,
             FloorSetting::BatchedTimesN(k) => k * n,
         }
     }
@@ -67,13 +83,20 @@ impl FloorCase {
 /// `configs/noise22`), and batched Two-Choice with b = n and b = 10n; then the processes of
 /// `configs/filling22` and the threshold family, on the bin engine only (the level engine does
 /// not run all of them): Threshold with f = 1, strict Mean-Thinning, Relative-Threshold with
-/// f = 1, Packing (offset 1), Twinning, Tight-Packing (offset 1) and (1, 1)-Memory. Random
+/// f = 1, Packing (offset 1), Twinning, Tight-Packing (offset 1) and (1, 1)-Memory; last
+/// `equalize` with d = 2 and 3 (Czumaj–Stemann reallocation, on both engines) in whole runs
+/// of m = n and m = 100n balls, the shapes of `configs/czumaj97/reallocation.toml`. Random
 /// ties throughout.
 pub fn floor_cases() -> Vec<FloorCase> {
     let seq = |label: &str, process| FloorCase {
         label: label.to_string(),
         process,
         setting: FloorSetting::Sequential,
+    };
+    let runs = |label: &str, d, k| FloorCase {
+        label: label.to_string(),
+        process: ProcessSpec::Equalize { d },
+        setting: FloorSetting::SequentialRunsTimesN(k),
     };
     vec![
         seq("one_choice", ProcessSpec::OneChoice),
@@ -101,6 +124,10 @@ pub fn floor_cases() -> Vec<FloorCase> {
         seq("twinning", ProcessSpec::Twinning),
         seq("tight_packing 1", ProcessSpec::TightPacking { offset: 1, balls: None }),
         seq("memory 1 1", ProcessSpec::Memory { d: 1, k: 1 }),
+        runs("equalize 2 m=n", 2, 1),
+        runs("equalize 3 m=n", 3, 1),
+        runs("equalize 2 m=100n", 2, 100),
+        runs("equalize 3 m=100n", 3, 100),
     ]
 }
 

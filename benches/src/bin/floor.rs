@@ -391,14 +391,14 @@ fn engine_rows(o: &Options) -> Vec<Row> {
         .collect();
     let mut rows: Vec<Row> = Vec::new();
     for &n in &o.sizes {
-        let mut floor = |m: u64, seed: u64| {
+        let floor = |m: u64, seed: u64| {
             black_box(floor_loop(n, m, seed));
             m
         };
         // The paired floor runs take about a third of an engine run.
-        let floor_m = calibrate(&mut floor, 200_000, 1, o.target_ms / 3.0);
-        let mut row = |label: &str, engine, run: &mut dyn FnMut(u64, u64) -> u64, granule| {
-            measure_row(o, n, label, engine, run, 200_000, granule, &mut floor, floor_m)
+        let floor_m = calibrate(&mut &floor, 200_000, 1, o.target_ms / 3.0);
+        let row = |label: &str, engine, run: &mut dyn FnMut(u64, u64) -> u64, granule| {
+            measure_row(o, n, label, engine, run, 200_000, granule, &mut &floor, floor_m)
         };
         rows.push(row(
             "floor (2 × below)",
@@ -419,6 +419,10 @@ fn engine_rows(o: &Options) -> Vec<Row> {
             1,
         ));
         for c in &cases {
+            if let Some(balls) = c.whole_run_balls(n) {
+                rows.extend(whole_run_rows(o, n, c, balls, &mut &floor, floor_m));
+                continue;
+            }
             for &engine in o.engines.iter().filter(|&&e| runs_on(c, e)) {
                 let mut run = |m: u64, seed: u64| {
                     let out = simulate_seeded(&c.spec(engine, n, m), seed).expect("valid spec");
@@ -437,6 +441,52 @@ fn engine_rows(o: &Options) -> Vec<Row> {
                 };
                 rows.push(row(&c.label, "bins-ref", &mut run, c.granule(n)));
             }
+        }
+    }
+    rows
+}
+
+/// The rows of a case timed in whole runs of `balls` balls
+/// ([`ballast_benches::floor::FloorSetting::SequentialRunsTimesN`]): a timed run is a number
+/// of runs (seeds derived from the timing seed), calibrated like `m` from one run; the `m`
+/// column shows the balls of a timed run. `--reference` adds `bins-ref` and `levels-ref`,
+/// both engines through `simulate_ball_by_ball` (for `equalize`, its reference loops).
+fn whole_run_rows(
+    o: &Options,
+    n: u64,
+    c: &ballast_benches::floor::FloorCase,
+    balls: u64,
+    floor: &mut impl FnMut(u64, u64) -> u64,
+    floor_m: u64,
+) -> Vec<Row> {
+    let mut rows = Vec::new();
+    for &engine in o.engines.iter().filter(|&&e| runs_on(c, e)) {
+        let spec = c.spec(engine, n, balls);
+        for reference in [false, true] {
+            if reference && !o.reference {
+                continue;
+            }
+            let mut run = |runs: u64, seed: u64| {
+                for i in 0..runs {
+                    let rng = &mut sim_rng(ballast_core::derive_seed(seed, &[i]));
+                    let out = if reference {
+                        simulate_ball_by_ball(&spec, rng, &mut ())
+                    } else {
+                        ballast_core::simulate(&spec, rng)
+                    };
+                    black_box(out.expect("valid spec").final_gap);
+                }
+                runs * balls
+            };
+            let name = match (engine, reference) {
+                (Engine::Bins, true) => "bins-ref",
+                (Engine::Levels, true) => "levels-ref",
+                (e, false) => engine_name(e),
+                _ => "auto-ref",
+            };
+            let mut r = measure_row(o, n, &c.label, name, &mut run, 1, 1, floor, floor_m);
+            r.m *= balls;
+            rows.push(r);
         }
     }
     rows
