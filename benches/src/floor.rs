@@ -136,6 +136,10 @@ pub fn runs_on(case: &FloorCase, engine: Engine) -> bool {
     ballast_core::supported_engines(&case.spec(engine, 1000, 10_000)).contains(&engine)
 }
 
+/// Whole-run cases ([`FloorSetting::SequentialRunsTimesN`]) are skipped at sizes where one
+/// run would place more balls than this (`equalize` with m = 100n at n = 10⁸, under `--big`).
+pub const MAX_WHOLE_RUN_BALLS: u64 = 2_000_000_000;
+
 /// The default sizes of the floor table, n = 10³ … 10⁶.
 pub const FLOOR_SIZES: [u64; 4] = [1_000, 10_000, 100_000, 1_000_000];
 

@@ -7,7 +7,9 @@
 //! packing,memory` those containing any of the words (the floor rows always run); engines
 //! that cannot run a case skip it; `--engine bins|levels` keeps one engine; `--reference` adds rows
 //! `bins-ref`, the bin engine without its fast paths (`simulate_ball_by_ball`: the
-//! straightforward loop the kernels are tested against), to compare in one run; `--reps R` (default 5) timed runs
+//! straightforward loop the kernels are tested against), to compare in one run, and for the
+//! cases timed in whole runs (`equalize`, m = n and 100n: a timed run is a number of complete
+//! runs) also `levels-ref`, the level engine's reference loop; `--reps R` (default 5) timed runs
 //! per row, the median is reported; `--target-ms T` (default 150) the wall time each run
 //! aims at (m is calibrated from pilot runs, rounded to whole batches); `--out FILE` the
 //! CSV (default `<target>/bench/floor.csv`, next to the binary's profile directory).
@@ -32,7 +34,7 @@ use std::time::Instant;
 
 use ballast_benches::floor::{
     dynamic_cases, floor_cases, floor_loop, floor_loop_one, floor_loop_one_word, runs_on,
-    DynProcess, DYNAMIC_SIZES, FLOOR_BIG_SIZES, FLOOR_SIZES,
+    DynProcess, DYNAMIC_SIZES, FLOOR_BIG_SIZES, FLOOR_SIZES, MAX_WHOLE_RUN_BALLS,
 };
 use ballast_core::{sim_rng, simulate_ball_by_ball, simulate_seeded, Engine};
 
@@ -420,6 +422,10 @@ fn engine_rows(o: &Options) -> Vec<Row> {
         ));
         for c in &cases {
             if let Some(balls) = c.whole_run_balls(n) {
+                if balls > MAX_WHOLE_RUN_BALLS {
+                    eprintln!("n={n} {}: skipped ({balls} balls per run)", c.label);
+                    continue;
+                }
                 rows.extend(whole_run_rows(o, n, c, balls, &mut &floor, floor_m));
                 continue;
             }

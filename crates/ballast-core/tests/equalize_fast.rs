@@ -10,7 +10,8 @@
 //! exact per position up to n = 4096 and per block of 2^s positions above), d = 1, 2, 3, 4
 //! (the specialised steps) and 5, 8 (the generic step on the fast stores), m from 0 to 100n,
 //! observation strides none, 1, 7 and n, with the gap and load trajectories recorded; 3 seeds
-//! each. Then a long run at n = 10⁶ (block size 2⁸, many levels crossing block starts) and
+//! each. The bin loop's 8-bit loads widened to 16 and 32 bits (n = 1, 2, 3 with up to
+//! 70 000 balls per bin). Then a long run at n = 10⁶ (block size 2⁸, many levels crossing block starts) and
 //! `simulate` against `simulate_ball_by_ball`, which runs the reference loops.
 
 use ballast_core::czumaj::{
@@ -74,6 +75,22 @@ fn fast_loops_equal_the_reference_bit_for_bit() {
         }
     }
     println!("{cases} cases equal");
+}
+
+#[test]
+fn narrow_bin_loads_widen_exactly() {
+    // The bin loop keeps 8-bit loads until the maximum reaches 255, then 16 bits until
+    // 65 535, then 32: n = 1 and 2 reach both limits, n = 3 the first, with observations
+    // on both sides of each widening.
+    for (n, m) in [(1u64, 70_000u64), (2, 140_000), (3, 2_000)] {
+        for d in [1u32, 2, 3, 4, 5] {
+            for every in [None, Some(97)] {
+                let s = spec(n, m, d, every);
+                let seed = derive_seed(4244, &[n, u64::from(d)]);
+                same(simulate_equalize, simulate_equalize_reference, &s, d, seed, "bins");
+            }
+        }
+    }
 }
 
 #[test]
