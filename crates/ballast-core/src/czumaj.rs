@@ -552,6 +552,22 @@ impl FastLevels {
         }
     }
 
+    /// One bin from load `a` to `a + 1` and one from `a + 2` to `a + 1` (both loads occupied).
+    fn two_to_middle(&mut self, a: u64) {
+        let k = (a - self.lo) as usize;
+        self.cum[k] -= 1;
+        let up = self.cum[k];
+        let down = self.cum[k + 1];
+        self.cum[k + 1] += 1;
+        for p in [up, down] {
+            if p & self.mask == 0 {
+                let block = (p >> self.shift) as usize;
+                self.table[block] = self.search(p, self.table[block]);
+            }
+        }
+        self.trim();
+    }
+
     /// Restores the invariants after a step: the lowest and highest levels occupied, the
     /// padding in place.
     #[inline(always)]
@@ -581,7 +597,10 @@ impl EqualizeStore for FastLevels {
         self.move_load(old, new);
         self.trim();
     }
-    /// The multiset of loads changes from `old` to `new`. Pair the loads in sorted order
+    /// The multiset of loads changes from `old` to `new`, an equalize spread of `old` (the
+    /// closed forms below rely on it). `d = 3` with three distinct bins whose loads span at
+    /// most two levels: one bin up one level, and for loads (a, a, a + 2) one more from a
+    /// and one from a + 2 to a + 1 ([`FastLevels::two_to_middle`]). Otherwise pair the loads in sorted order
     /// (`old` sorted against `new` sorted): when every pair moves by at most one level, the
     /// change of `cum` is one add of −1, 0 or +1 per pair at the lower load of the pair,
     /// without branches; otherwise each bin is moved on its own. `d = 1` and `d = 2` with
@@ -601,6 +620,21 @@ impl EqualizeStore for FastLevels {
             // to a + 1.
             self.up_one(old[0].min(old[D - 1]));
             return;
+        }
+        if D == 3 && c == 3 {
+            let a = old[0].min(old[1]).min(old[2]);
+            let e = old[0].max(old[1]).max(old[2]);
+            if e - a <= 2 {
+                // Three bins with loads a <= b <= e <= a + 2: the new loads are those with
+                // one bin from a to a + 1, except for (a, a, a + 2), which becomes
+                // (a + 1, a + 1, a + 1): one more bin from a to a + 1 and one from a + 2 down.
+                let b = old[0] + old[1] + old[2] - a - e;
+                self.up_one(a);
+                if b == a && e == a + 2 {
+                    self.two_to_middle(a);
+                }
+                return;
+            }
         }
         let (mut o, mut w) = (*old, *new);
         sort_small(&mut o);
@@ -1047,9 +1081,10 @@ fn spread<R: RngCore + ?Sized>(
 mod tests {
     use super::*;
 
-    /// The fast level store against [`LevelLoads`] under random steps of arbitrary loads
-    /// (spans beyond the unit pairing included): the same histogram, and the table gives
-    /// every position's load, at block sizes 1, 2 and 8.
+    /// The fast level store against [`LevelLoads`] under random equalize steps of three bins
+    /// and wide moves that spread the loads (so that steps beyond the closed forms and the
+    /// unit pairing occur): the same histogram, and the table gives every position's load,
+    /// at block sizes 1, 2 and 8.
     #[test]
     fn fast_levels_track_level_loads_exactly() {
         let mut rng = crate::rng::sim_rng(11);
@@ -1069,11 +1104,13 @@ mod tests {
                 }
                 let old: [u64; 3] = pos.map(|p| slow.load_at(p as u64));
                 assert_eq!(old, pos.map(|p| fast.load_at(p as u64)), "n = {n}, step {step}");
-                // Every fifth step a wide spread (never below the lowest load read): all
-                // balls above the minimum to one bin.
+                // Every fifth step a wide spread, never below the lowest load read: all
+                // balls above the minimum to one bin, moved bin by bin (`apply`'s closed
+                // forms assume an equalize step); the others equalize steps through `apply`.
                 let total: u64 = old.iter().sum::<u64>() + 1;
                 let min = old.iter().copied().min().unwrap_or(0);
-                let new = if step % 5 == 0 {
+                let wide = step % 5 == 0;
+                let new = if wide {
                     [total - 2 * min, min, min]
                 } else {
                     let (q, r) = (total / 3, total % 3);
@@ -1084,7 +1121,16 @@ mod tests {
                         slow.move_load(old[j], new[j]);
                     }
                 }
-                fast.apply(&pos, 3, &old, &new);
+                if wide {
+                    for j in 0..3 {
+                        if new[j] != old[j] {
+                            fast.move_load(old[j], new[j]);
+                        }
+                    }
+                    fast.trim();
+                } else {
+                    fast.apply(&pos, 3, &old, &new);
+                }
                 assert_eq!(fast.lo, slow.min_load(), "n = {n}, step {step}");
                 assert_eq!(fast.hi, slow.max_load(), "n = {n}, step {step}");
                 assert_eq!(fast.total, slow.balls());
