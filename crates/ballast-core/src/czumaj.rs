@@ -923,7 +923,7 @@ fn equalize_steps<S: EqualizeStore, R: RngCore + ?Sized, const D: usize>(
     rng: &mut R,
     p: &mut Progress,
 ) -> bool {
-    let (mut ctx, mut moved, mut next_observation) = (p.ctx.clone(), p.moved, p.next_observation);
+    let (mut ctx, mut moved, mut next_observation) = (p.ctx, p.moved, p.next_observation);
     let every = p.every;
     let mut t = p.t;
     let done = loop {
