@@ -393,13 +393,19 @@ mod tests {
     #[test]
     fn cases_run_on_both_engines_at_every_size() {
         let cases = floor_cases();
-        assert_eq!(cases.len(), 17);
+        assert_eq!(cases.len(), 21);
         for (k, c) in cases.iter().enumerate() {
-            // The first ten (the table before the filling rows) run on both engines.
-            assert!(k >= 10 || runs_on(c, Engine::Levels), "{}", c.label);
+            // The first ten (the table before the filling rows) and the last four (equalize)
+            // run on both engines.
+            assert!((10..17).contains(&k) || runs_on(c, Engine::Levels), "{}", c.label);
+            assert_eq!(c.whole_run_balls(1000).is_some(), k >= 17, "{}", c.label);
             for &n in FLOOR_SIZES.iter().chain(&FLOOR_BIG_SIZES) {
                 for engine in [Engine::Bins, Engine::Levels] {
                     if engine == Engine::Levels && !runs_on(c, engine) {
+                        continue;
+                    }
+                    // The bench skips whole runs this long (and bins refuse m >= 2^32).
+                    if c.whole_run_balls(n).is_some_and(|b| b > MAX_WHOLE_RUN_BALLS) {
                         continue;
                     }
                     let spec = c.spec(engine, n, 10 * n);
