@@ -29,6 +29,10 @@ pub enum FloorSetting {
     Sequential,
     /// Batches of `k·n` balls.
     BatchedTimesN(u64),
+    /// One ball at a time, in whole runs of exactly `m = k·n` balls (processes whose cost
+    /// per ball depends on `m / n`, such as `equalize`): a timed run is a number of such
+    /// runs, and `m` is ignored.
+    SequentialRunsTimesN(u64),
 }
 
 /// One engine case of the floor table: a process and a setting, run at every `n`.
@@ -49,13 +53,25 @@ impl FloorCase {
         match self.setting {
             FloorSetting::Sequential => spec,
             FloorSetting::BatchedTimesN(k) => spec.batched(k * n),
+            FloorSetting::SequentialRunsTimesN(k) => {
+                RunSpec::new(self.process.clone(), n, k * n).engine(engine)
+            }
+        }
+    }
+
+    /// Balls of one whole run at `n` for [`FloorSetting::SequentialRunsTimesN`] cases
+    /// (`None` for the others, whose `m` is calibrated).
+    pub fn whole_run_balls(&self, n: u64) -> Option<u64> {
+        match self.setting {
+            FloorSetting::SequentialRunsTimesN(k) => Some(k * n),
+            _ => None,
         }
     }
 
     /// Balls per batch at `n` (1 for sequential cases): `m` is a multiple of it.
     pub fn granule(&self, n: u64) -> u64 {
         match self.setting {
-            FloorSetting::Sequential => 1,
+            FloorSetting::Sequential | FloorSetting::SequentialRunsTimesN(_) => 1,
             FloorSetting::BatchedTimesN(k) => k * n,
         }
     }
@@ -70,7 +86,9 @@ impl FloorCase {
 /// f = 1, Packing (offset 1), Twinning, Tight-Packing (offset 1) and (1, 1)-Memory; then the
 /// adaptive probing presets of `configs/czumaj97/adaptive.toml` (Greedy\[2\], Greedy\[3\],
 /// threshold-first d = 2, c = 2 and probe-count, the last two relative to the average) on
-/// both engines. Random ties throughout.
+/// both engines; last `equalize` with d = 2 and 3 (Czumaj–Stemann reallocation, on both
+/// engines) in whole runs of m = n and m = 100n balls, the shapes of
+/// `configs/czumaj97/reallocation.toml`. Random ties throughout.
 pub fn floor_cases() -> Vec<FloorCase> {
     let relative = |mut t: Tau| {
         t.per_average = 1.0;
@@ -80,6 +98,11 @@ pub fn floor_cases() -> Vec<FloorCase> {
         label: label.to_string(),
         process,
         setting: FloorSetting::Sequential,
+    };
+    let runs = |label: &str, d, k| FloorCase {
+        label: label.to_string(),
+        process: ProcessSpec::Equalize { d },
+        setting: FloorSetting::SequentialRunsTimesN(k),
     };
     vec![
         seq("one_choice", ProcessSpec::OneChoice),
@@ -117,6 +140,10 @@ pub fn floor_cases() -> Vec<FloorCase> {
             "adaptive probe_count",
             ProcessSpec::Adaptive { tau: relative(Tau::PROBE_COUNT), cap: None },
         ),
+        runs("equalize 2 m=n", 2, 1),
+        runs("equalize 3 m=n", 3, 1),
+        runs("equalize 2 m=100n", 2, 100),
+        runs("equalize 3 m=100n", 3, 100),
     ]
 }
 
@@ -124,6 +151,10 @@ pub fn floor_cases() -> Vec<FloorCase> {
 pub fn runs_on(case: &FloorCase, engine: Engine) -> bool {
     ballast_core::supported_engines(&case.spec(engine, 1000, 10_000)).contains(&engine)
 }
+
+/// Whole-run cases ([`FloorSetting::SequentialRunsTimesN`]) are skipped at sizes where one
+/// run would place more balls than this (`equalize` with m = 100n at n = 10⁸, under `--big`).
+pub const MAX_WHOLE_RUN_BALLS: u64 = 2_000_000_000;
 
 /// The default sizes of the floor table, n = 10³ … 10⁶.
 pub const FLOOR_SIZES: [u64; 4] = [1_000, 10_000, 100_000, 1_000_000];
@@ -378,14 +409,19 @@ mod tests {
     #[test]
     fn cases_run_on_both_engines_at_every_size() {
         let cases = floor_cases();
-        assert_eq!(cases.len(), 21);
+        assert_eq!(cases.len(), 25);
         for (k, c) in cases.iter().enumerate() {
-            // The first ten (the table before the filling rows) and the four adaptive ones
-            // (the last) run on both engines.
+            // The first ten (the table before the filling rows), the four adaptive ones and
+            // the last four (equalize, in whole runs) run on both engines.
             assert!((10..17).contains(&k) || runs_on(c, Engine::Levels), "{}", c.label);
+            assert_eq!(c.whole_run_balls(1000).is_some(), k >= 21, "{}", c.label);
             for &n in FLOOR_SIZES.iter().chain(&FLOOR_BIG_SIZES) {
                 for engine in [Engine::Bins, Engine::Levels] {
                     if engine == Engine::Levels && !runs_on(c, engine) {
+                        continue;
+                    }
+                    // The bench skips whole runs this long (and bins refuse m >= 2^32).
+                    if c.whole_run_balls(n).is_some_and(|b| b > MAX_WHOLE_RUN_BALLS) {
                         continue;
                     }
                     let spec = c.spec(engine, n, 10 * n);

@@ -7,7 +7,9 @@
 //! packing,memory` those containing any of the words (the floor rows always run); engines
 //! that cannot run a case skip it; `--engine bins|levels` keeps one engine; `--reference` adds rows
 //! `bins-ref`, the bin engine without its fast paths (`simulate_ball_by_ball`: the
-//! straightforward loop the kernels are tested against), to compare in one run; `--reps R` (default 5) timed runs
+//! straightforward loop the kernels are tested against), to compare in one run, and for the
+//! cases timed in whole runs (`equalize`, m = n and 100n: a timed run is a number of complete
+//! runs) also `levels-ref`, the level engine's reference loop; `--reps R` (default 5) timed runs
 //! per row, the median is reported; `--target-ms T` (default 150) the wall time each run
 //! aims at (m is calibrated from pilot runs, rounded to whole batches); `--m-per-n R` runs
 //! the engines with exactly m = R·n balls instead (the heavily loaded regime, e.g. R = 100
@@ -34,7 +36,7 @@ use std::time::Instant;
 
 use ballast_benches::floor::{
     dynamic_cases, floor_cases, floor_loop, floor_loop_one, floor_loop_one_word, runs_on,
-    DynProcess, DYNAMIC_SIZES, FLOOR_BIG_SIZES, FLOOR_SIZES,
+    DynProcess, DYNAMIC_SIZES, FLOOR_BIG_SIZES, FLOOR_SIZES, MAX_WHOLE_RUN_BALLS,
 };
 use ballast_core::{sim_rng, simulate_ball_by_ball, simulate_seeded, Engine};
 
@@ -410,14 +412,14 @@ fn engine_rows(o: &Options) -> Vec<Row> {
         .collect();
     let mut rows: Vec<Row> = Vec::new();
     for &n in &o.sizes {
-        let mut floor = |m: u64, seed: u64| {
+        let floor = |m: u64, seed: u64| {
             black_box(floor_loop(n, m, seed));
             m
         };
         // The paired floor runs take about a third of an engine run.
-        let floor_m = calibrate(&mut floor, 200_000, 1, o.target_ms / 3.0);
-        let mut row = |label: &str, engine, run: &mut dyn FnMut(u64, u64) -> u64, granule| {
-            measure_row(o, n, label, engine, run, 200_000, granule, &mut floor, floor_m)
+        let floor_m = calibrate(&mut &floor, 200_000, 1, o.target_ms / 3.0);
+        let row = |label: &str, engine, run: &mut dyn FnMut(u64, u64) -> u64, granule| {
+            measure_row(o, n, label, engine, run, 200_000, granule, &mut &floor, floor_m)
         };
         rows.push(row(
             "floor (2 × below)",
@@ -438,6 +440,14 @@ fn engine_rows(o: &Options) -> Vec<Row> {
             1,
         ));
         for c in &cases {
+            if let Some(balls) = c.whole_run_balls(n) {
+                if balls > MAX_WHOLE_RUN_BALLS {
+                    eprintln!("n={n} {}: skipped ({balls} balls per run)", c.label);
+                    continue;
+                }
+                rows.extend(whole_run_rows(o, n, c, balls, &mut &floor, floor_m));
+                continue;
+            }
             for &engine in o.engines.iter().filter(|&&e| runs_on(c, e)) {
                 let mut run = |m: u64, seed: u64| {
                     let out = simulate_seeded(&c.spec(engine, n, m), seed).expect("valid spec");
@@ -456,6 +466,52 @@ fn engine_rows(o: &Options) -> Vec<Row> {
                 };
                 rows.push(row(&c.label, "bins-ref", &mut run, c.granule(n)));
             }
+        }
+    }
+    rows
+}
+
+/// The rows of a case timed in whole runs of `balls` balls
+/// ([`ballast_benches::floor::FloorSetting::SequentialRunsTimesN`]): a timed run is a number
+/// of runs (seeds derived from the timing seed), calibrated like `m` from one run; the `m`
+/// column shows the balls of a timed run. `--reference` adds `bins-ref` and `levels-ref`,
+/// both engines through `simulate_ball_by_ball` (for `equalize`, its reference loops).
+fn whole_run_rows(
+    o: &Options,
+    n: u64,
+    c: &ballast_benches::floor::FloorCase,
+    balls: u64,
+    floor: &mut impl FnMut(u64, u64) -> u64,
+    floor_m: u64,
+) -> Vec<Row> {
+    let mut rows = Vec::new();
+    for &engine in o.engines.iter().filter(|&&e| runs_on(c, e)) {
+        let spec = c.spec(engine, n, balls);
+        for reference in [false, true] {
+            if reference && !o.reference {
+                continue;
+            }
+            let mut run = |runs: u64, seed: u64| {
+                for i in 0..runs {
+                    let rng = &mut sim_rng(ballast_core::derive_seed(seed, &[i]));
+                    let out = if reference {
+                        simulate_ball_by_ball(&spec, rng, &mut ())
+                    } else {
+                        ballast_core::simulate(&spec, rng)
+                    };
+                    black_box(out.expect("valid spec").final_gap);
+                }
+                runs * balls
+            };
+            let name = match (engine, reference) {
+                (Engine::Bins, true) => "bins-ref",
+                (Engine::Levels, true) => "levels-ref",
+                (e, false) => engine_name(e),
+                _ => "auto-ref",
+            };
+            let mut r = measure_row(o, n, &c.label, name, &mut run, 1, 1, floor, floor_m);
+            r.m *= balls;
+            rows.push(r);
         }
     }
     rows

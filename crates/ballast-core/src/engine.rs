@@ -47,9 +47,11 @@ pub fn simulate_observed<R: RngCore + ?Sized, O: Observer>(
 /// runs sequential balls through the generic loop even where a kernel
 /// ([`crate::process::Rule::run_kernel`]) would take them, and the level engine runs
 /// sequential d-Choice ball by ball even where it would use chunks
-/// ([`crate::level::chunked`]): the straightforward references the fast paths are tested
-/// and benchmarked against. (The kernels give the same values; the sorted batches and the
-/// chunks the same law.)
+/// ([`crate::level::chunked`]), and `equalize` runs its reference loops
+/// ([`crate::czumaj::simulate_equalize_reference`] and
+/// [`crate::czumaj::simulate_equalize_levels_reference`]): the straightforward references
+/// the fast paths are tested and benchmarked against. (The kernels and the equalize loops
+/// give the same values; the sorted batches and the chunks the same law.)
 pub fn simulate_ball_by_ball<R: RngCore + ?Sized, O: Observer>(
     spec: &RunSpec,
     rng: &mut R,
@@ -73,9 +75,15 @@ fn simulate_with<R: RngCore + ?Sized, O: Observer>(
         return crate::delay::simulate_delay(spec, tau, mode, rng);
     }
     if let ProcessSpec::Equalize { d } = spec.process {
-        return match crate::level::resolve_engine(spec)? {
-            crate::Engine::Levels => crate::czumaj::simulate_equalize_levels(spec, d, rng),
-            _ => crate::czumaj::simulate_equalize(spec, d, rng),
+        use crate::czumaj::{
+            simulate_equalize, simulate_equalize_levels, simulate_equalize_levels_reference,
+            simulate_equalize_reference,
+        };
+        return match (crate::level::resolve_engine(spec)?, fast) {
+            (crate::Engine::Levels, true) => simulate_equalize_levels(spec, d, rng),
+            (crate::Engine::Levels, false) => simulate_equalize_levels_reference(spec, d, rng),
+            (_, true) => simulate_equalize(spec, d, rng),
+            (_, false) => simulate_equalize_reference(spec, d, rng),
         };
     }
     if crate::level::resolve_engine(spec)? == crate::Engine::Levels {
