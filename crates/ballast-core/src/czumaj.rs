@@ -154,7 +154,7 @@ pub fn simulate_equalize_reference<R: RngCore + ?Sized>(
 ///
 /// The fast loop: a position's level comes from a table of the loads at every `2^s`-th
 /// position, kept exact as the cumulative counts change, and one or two comparisons
-/// ([`FastLevels`]); O(d + moved levels) per ball and O(levels + 4096) memory. It consumes
+/// (`FastLevels`); O(d + moved levels) per ball and O(levels + 4096) memory. It consumes
 /// the random numbers of [`simulate_equalize_levels_reference`] in the same order and returns
 /// the same outcome (`tests/equalize_fast.rs`).
 pub fn simulate_equalize_levels<R: RngCore + ?Sized>(
@@ -167,7 +167,7 @@ pub fn simulate_equalize_levels<R: RngCore + ?Sized>(
 
 /// The straightforward loop of [`simulate_equalize_levels`] on a [`LevelLoads`] (a position's
 /// level by a scan or a binary search of the cumulative counts, moves by
-/// [`LevelLoads::move_load`]): the reference the fast loop is tested against, run by
+/// `LevelLoads::move_load`): the reference the fast loop is tested against, run by
 /// [`crate::simulate_ball_by_ball`].
 pub fn simulate_equalize_levels_reference<R: RngCore + ?Sized>(
     spec: &RunSpec,
