@@ -11,16 +11,15 @@ fn slurm_script_deletes_every_execution_field() {
     let script = std::fs::read_to_string(path).expect("read .ci/slurm-test.sh");
     let start = script.find("exec_fields='del(").expect("the script's exec_fields line");
     let end = start + script[start..].find(")'").expect("the end of exec_fields");
-    let deleted: Vec<&str> = script[start..end]
+    let mut deleted: Vec<&str> = script[start..end]
         .split(|c: char| c == ',' || c == '(' || c.is_whitespace())
         .filter_map(|word| word.strip_prefix(".metadata."))
         .collect();
     let mut expected: Vec<&str> = Metadata::EXECUTION_FIELDS.to_vec();
-    let mut got = deleted.clone();
     expected.sort_unstable();
-    got.sort_unstable();
+    deleted.sort_unstable();
     assert_eq!(
-        got, expected,
+        deleted, expected,
         "exec_fields of .ci/slurm-test.sh against Metadata::EXECUTION_FIELDS"
     );
 }
