@@ -238,28 +238,22 @@ trait EqualizeStore {
     }
 }
 
-/// The bin engine's store: a load per bin, and how many bins hold each load, for an
-/// O(1)-amortised maximum that can fall.
-struct BinStore {
-    loads: Vec<u64>,
+/// How many bins hold each load, with the total and an O(1)-amortised maximum that can fall:
+/// the part of the bin stores ([`BinStore`], [`FastBins`]) that is not the load array.
+struct LoadCounts {
     /// `counts[x]` = number of bins with load x.
     counts: Vec<u64>,
     max: usize,
     total: u64,
 }
 
-impl BinStore {
+impl LoadCounts {
     fn new(n: usize) -> Self {
-        Self { loads: vec![0; n], counts: vec![n as u64], max: 0, total: 0 }
+        Self { counts: vec![n as u64], max: 0, total: 0 }
     }
-}
-
-impl EqualizeStore for BinStore {
-    fn load(&self, i: usize) -> u64 {
-        self.loads[i]
-    }
-    fn set(&mut self, i: usize, old: u64, new: u64) {
-        self.loads[i] = new;
+    /// One bin's load goes from `old` to `new`.
+    #[inline(always)]
+    fn moved(&mut self, old: u64, new: u64) {
         self.total = self.total + new - old;
         self.counts[old as usize] -= 1;
         if new as usize >= self.counts.len() {
@@ -274,17 +268,45 @@ impl EqualizeStore for BinStore {
     fn gap(&self, t: u64, n: u64) -> f64 {
         self.max as f64 - t as f64 / n as f64
     }
-    fn max_load(&self) -> u64 {
-        self.max as u64
-    }
     fn min_load(&self) -> u64 {
         self.counts.iter().position(|&c| c > 0).unwrap_or(0) as u64
     }
+}
+
+/// The bin engine's store: a load per bin and their [`LoadCounts`].
+struct BinStore {
+    loads: Vec<u64>,
+    hist: LoadCounts,
+}
+
+impl BinStore {
+    fn new(n: usize) -> Self {
+        Self { loads: vec![0; n], hist: LoadCounts::new(n) }
+    }
+}
+
+impl EqualizeStore for BinStore {
+    fn load(&self, i: usize) -> u64 {
+        self.loads[i]
+    }
+    fn set(&mut self, i: usize, old: u64, new: u64) {
+        self.loads[i] = new;
+        self.hist.moved(old, new);
+    }
+    fn gap(&self, t: u64, n: u64) -> f64 {
+        self.hist.gap(t, n)
+    }
+    fn max_load(&self) -> u64 {
+        self.hist.max as u64
+    }
+    fn min_load(&self) -> u64 {
+        self.hist.min_load()
+    }
     fn empty_bins(&self) -> u64 {
-        self.counts[0]
+        self.hist.counts[0]
     }
     fn balls(&self) -> u64 {
-        self.total
+        self.hist.total
     }
 }
 
@@ -339,24 +361,19 @@ narrow_load!(u8, u16, u32);
 /// loads missed it).
 struct FastBins<L> {
     loads: Vec<L>,
-    /// `counts[x]` = number of bins with load x.
-    counts: Vec<u64>,
-    max: usize,
-    total: u64,
+    hist: LoadCounts,
 }
 
 impl<L: NarrowLoad> FastBins<L> {
     fn new(n: usize) -> Self {
-        Self { loads: vec![L::default(); n], counts: vec![n as u64], max: 0, total: 0 }
+        Self { loads: vec![L::default(); n], hist: LoadCounts::new(n) }
     }
 
     /// The same loads in a wider type.
     fn widen<M: NarrowLoad>(self) -> FastBins<M> {
         FastBins {
             loads: self.loads.iter().map(|&x| M::narrow(x.into())).collect(),
-            counts: self.counts,
-            max: self.max,
-            total: self.total,
+            hist: self.hist,
         }
     }
 }
@@ -372,37 +389,26 @@ impl<L: NarrowLoad> EqualizeStore for FastBins<L> {
         // (`full` is checked before every step).
         debug_assert!(new <= L::MAX);
         self.loads[i] = L::narrow(new);
-        self.total = self.total + new - old;
-        self.counts[old as usize] -= 1;
-        if new as usize >= self.counts.len() {
-            self.counts.push(0);
-        }
-        self.counts[new as usize] += 1;
-        if new as usize > self.max {
-            self.max = new as usize;
-        }
-        while self.counts[self.max] == 0 {
-            self.max -= 1;
-        }
+        self.hist.moved(old, new);
     }
     #[inline(always)]
     fn full(&self) -> bool {
-        self.max as u64 >= L::MAX
+        self.hist.max as u64 >= L::MAX
     }
     fn gap(&self, t: u64, n: u64) -> f64 {
-        self.max as f64 - t as f64 / n as f64
+        self.hist.gap(t, n)
     }
     fn max_load(&self) -> u64 {
-        self.max as u64
+        self.hist.max as u64
     }
     fn min_load(&self) -> u64 {
-        self.counts.iter().position(|&c| c > 0).unwrap_or(0) as u64
+        self.hist.min_load()
     }
     fn empty_bins(&self) -> u64 {
-        self.counts[0]
+        self.hist.counts[0]
     }
     fn balls(&self) -> u64 {
-        self.total
+        self.hist.total
     }
 }
 
