@@ -11,16 +11,23 @@
 //! multiply-shift on each 32-bit half, with rejection, as [`ballast_core::process::Ctx`]
 //! samples): the cheapest exact way to get two indices from this generator, shown as an
 //! extra row.
+//!
+//! Some laws need more random numbers than two indices: Three-Choice a third index,
+//! (1+β) a Bernoulli(β) coin, σ-Noisy-Load a normal variate per sample. No loop can draw them
+//! at the two-index floor, so each case also has an *own floor* ([`OwnFloor`],
+//! [`own_floor_loop`]): the same kind of loop drawing the random numbers that case's law
+//! needs and nothing else. The table shows both ratios.
 
 use std::hint::black_box;
 
-use ballast_core::rng::{below, below_from_word};
+use ballast_core::rng::{below, below_from_word, bernoulli};
 use ballast_core::{sim_rng, Engine, ProcessSpec, RunSpec, SimRng, Tau};
 use ballast_dynamic::{
     simulate_process, AzarConfig, DynamicSpec, Horizon, InfiniteAzar, LeakyBins, LeakyConfig, Rbb,
     RbbConfig, RethrowView, RoundProcess,
 };
 use rand::RngCore;
+use rand_distr::{Distribution, StandardNormal};
 
 /// The setting of a floor case, relative to `n`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -215,6 +222,87 @@ pub fn floor_loop_one(n: u64, throws: u64, seed: u64) -> u64 {
     let mut sum = 0u64;
     for _ in 0..throws {
         sum = black_box(sum.wrapping_add(below(&mut rng, n)));
+    }
+    sum
+}
+
+/// The random numbers a case's law needs per ball, drawn by [`own_floor_loop`] the way the
+/// floor draws its indices ([`below`], one generator step each), with no load state.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum OwnFloor {
+    /// `k` bin indices: One-Choice 1, d-Choice and Greedy\[d\] d, and 2 for the processes
+    /// that compare at most two samples (Quantile, g-Bounded, g-Myopic: their coins are
+    /// single bits of a buffer, 1/64 of a draw, left out).
+    Indices(u32),
+    /// A Bernoulli(β) coin with 53-bit resolution ([`bernoulli`], one step) and two indices:
+    /// (1+β). The second index is drawn on tails too (the law needs 1 + β on average), so
+    /// the loop has no branch on the coin.
+    CoinAndTwo(f64),
+    /// Two indices and two standard normal variates (`rand_distr`'s ziggurat
+    /// `StandardNormal`, as σ-Noisy-Load draws its noise).
+    TwoAndTwoNormals,
+}
+
+impl OwnFloor {
+    /// The floor of `process`, `None` where the law's random numbers vary with the state
+    /// (thresholds, adaptive probing with a threshold, the filling processes, Memory,
+    /// equalize): those rows show only the two-index ratio.
+    pub fn of(process: &ProcessSpec) -> Option<Self> {
+        Some(match *process {
+            ProcessSpec::OneChoice => Self::Indices(1),
+            ProcessSpec::DChoice { d } => Self::Indices(d),
+            ProcessSpec::Quantile { .. }
+            | ProcessSpec::GBounded { .. }
+            | ProcessSpec::GMyopic { .. } => Self::Indices(2),
+            ProcessSpec::OnePlusBeta { beta } => Self::CoinAndTwo(beta),
+            ProcessSpec::SigmaNoisyLoad { .. } => Self::TwoAndTwoNormals,
+            ProcessSpec::Adaptive { tau, cap: Some(d) } if tau == Tau::NEVER => Self::Indices(d),
+            _ => return None,
+        })
+    }
+
+    /// Row label of the floor, e.g. `floor (3 × below)`.
+    pub fn label(&self) -> String {
+        match self {
+            Self::Indices(k) => format!("floor ({k} × below)"),
+            Self::CoinAndTwo(beta) => format!("floor (coin {beta} + 2 × below)"),
+            Self::TwoAndTwoNormals => "floor (2 × below + 2 normals)".to_string(),
+        }
+    }
+}
+
+/// The own floor `f` of a case: `balls` times its random numbers (see [`OwnFloor`]),
+/// summed through [`black_box`]. Returns the sum.
+pub fn own_floor_loop(f: OwnFloor, n: u64, balls: u64, seed: u64) -> u64 {
+    let mut rng = sim_rng(seed);
+    let mut sum = 0u64;
+    match f {
+        OwnFloor::Indices(k) => {
+            for _ in 0..balls {
+                for _ in 0..k {
+                    sum = sum.wrapping_add(below(&mut rng, n));
+                }
+                sum = black_box(sum);
+            }
+        }
+        OwnFloor::CoinAndTwo(beta) => {
+            for _ in 0..balls {
+                let coin = u64::from(bernoulli(&mut rng, beta));
+                let a = below(&mut rng, n);
+                let b = below(&mut rng, n);
+                sum = black_box(sum.wrapping_add(a).wrapping_add(coin * b));
+            }
+        }
+        OwnFloor::TwoAndTwoNormals => {
+            for _ in 0..balls {
+                let a = below(&mut rng, n);
+                let b = below(&mut rng, n);
+                let z1: f64 = StandardNormal.sample(&mut rng);
+                let z2: f64 = StandardNormal.sample(&mut rng);
+                let noise = u64::from(z1 < z2);
+                sum = black_box(sum.wrapping_add(a).wrapping_add(b).wrapping_add(noise));
+            }
+        }
     }
     sum
 }
@@ -448,6 +536,15 @@ mod tests {
         // One index per throw: mean 3, sd of the sum ≈ 283.
         let u = floor_loop_one(7, 20_000, 1);
         assert!((u as f64 - 60_000.0).abs() < 3_000.0, "{u}");
+        // Three indices per ball: mean 9 a ball, sd of the sum ≈ 490.
+        let v = own_floor_loop(OwnFloor::Indices(3), 7, 20_000, 1);
+        assert!((v as f64 - 180_000.0).abs() < 5_000.0, "{v}");
+        // Coin 0.5 and two indices: 3 + 0.5·3 = 4.5 a ball (sd of the sum ≈ 380).
+        let w = own_floor_loop(OwnFloor::CoinAndTwo(0.5), 7, 20_000, 1);
+        assert!((w as f64 - 90_000.0).abs() < 4_000.0, "{w}");
+        // Two indices and a fair comparison of two normals: 6.5 a ball (sd ≈ 400).
+        let x = own_floor_loop(OwnFloor::TwoAndTwoNormals, 7, 20_000, 1);
+        assert!((x as f64 - 130_000.0).abs() < 4_000.0, "{x}");
     }
 
     #[test]

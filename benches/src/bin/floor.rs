@@ -18,7 +18,10 @@
 //!
 //! Every timed run of a row follows a run of the floor loop (about a third as long), and the
 //! ratio column is the median of the per-run ratios: on a shared machine a busy phase slows
-//! both runs of a pair, so the ratio moves much less than the raw times.
+//! both runs of a pair, so the ratio moves much less than the raw times. Each case's own
+//! floor (`ballast_benches::floor::OwnFloor`: the random numbers its law needs) is a row of
+//! its own at each n, timed the same way; the last column, the engine's ratio to its own
+//! floor, is the engine row's ratio divided by that floor row's ratio.
 //!
 //! `--dynamic` measures the round-based models instead (`ballast_benches::floor::dynamic_cases`,
 //! n = 10² … 10⁵ unless `--n`): ns per throw (a re-thrown ball, an arrival, a delete-insert
@@ -35,8 +38,9 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use ballast_benches::floor::{
-    dynamic_cases, floor_cases, floor_loop, floor_loop_one, floor_loop_one_word, runs_on,
-    DynProcess, DYNAMIC_SIZES, FLOOR_BIG_SIZES, FLOOR_SIZES, MAX_WHOLE_RUN_BALLS,
+    dynamic_cases, floor_cases, floor_loop, floor_loop_one, floor_loop_one_word, own_floor_loop,
+    runs_on, DynProcess, OwnFloor, DYNAMIC_SIZES, FLOOR_BIG_SIZES, FLOOR_SIZES,
+    MAX_WHOLE_RUN_BALLS,
 };
 use ballast_core::{sim_rng, simulate_ball_by_ball, simulate_seeded, Engine};
 
@@ -173,6 +177,9 @@ struct Row {
     min_ns: f64,
     floor_ns: f64,
     ratio: f64,
+    /// Engine rows of a case with an [`OwnFloor`]: the ratio to it (the row's ratio divided
+    /// by the own floor row's ratio to the two-index floor, both medians of paired runs).
+    own_ratio: Option<f64>,
     /// Mean units (balls or throws) of a timed run.
     units: f64,
 }
@@ -342,20 +349,27 @@ fn main() {
     } else {
         println!(
             "Floor table, {head} (two `below` draws per ball); ns/ball and floor are medians, \
-             min the fastest run, ratio the median of the per-run ratios engine ÷ floor.\n"
+             min the fastest run, ratio the median of the per-run ratios engine ÷ floor. \
+             Own floor: the case's own random numbers (`OwnFloor`; its row's ratio is to the \
+             two-index floor), the engine's ratio divided by that row's; – where the law's \
+             random numbers depend on the state.\n"
         );
-        println!("| n | case | engine | m | ns/ball | min | floor | ratio to floor |");
-        println!("|---:|---|---|---:|---:|---:|---:|---:|");
+        println!(
+            "| n | case | engine | m | ns/ball | min | floor | ratio to floor | ratio to own floor |"
+        );
+        println!("|---:|---|---|---:|---:|---:|---:|---:|---:|");
         csv = String::from(
-            "n,case,engine,m,reps,ns_per_ball_median,ns_per_ball_min,floor_ns_per_ball,ratio_to_floor\n",
+            "n,case,engine,m,reps,ns_per_ball_median,ns_per_ball_min,floor_ns_per_ball,ratio_to_floor,ratio_to_own_floor\n",
         );
         for r in &rows {
+            let own = r.own_ratio.map_or("–".to_string(), |x| format!("{x:.2}"));
             println!(
-                "| {} | {} | {} | {} | {:.2} | {:.2} | {:.2} | {:.2} |",
+                "| {} | {} | {} | {} | {:.2} | {:.2} | {:.2} | {:.2} | {own} |",
                 r.n, r.case, r.engine, r.m, r.median_ns, r.min_ns, r.floor_ns, r.ratio
             );
+            let own_csv = r.own_ratio.map_or(String::new(), |x| format!("{x:.3}"));
             csv.push_str(&format!(
-                "{},{},{},{},{},{:.3},{:.3},{:.3},{:.3}\n",
+                "{},{},{},{},{},{:.3},{:.3},{:.3},{:.3},{own_csv}\n",
                 r.n, r.case, r.engine, r.m, o.reps, r.median_ns, r.min_ns, r.floor_ns, r.ratio
             ));
         }
@@ -399,7 +413,18 @@ fn measure_row(
         _ => calibrate(&mut run, pilot, granule, o.target_ms),
     };
     let (median_ns, min_ns, floor_ns, ratio, units) = paired(&mut run, m, floor, floor_m, o.reps);
-    Row { n, case: label.to_string(), engine, m, median_ns, min_ns, floor_ns, ratio, units }
+    Row {
+        n,
+        case: label.to_string(),
+        engine,
+        m,
+        median_ns,
+        min_ns,
+        floor_ns,
+        ratio,
+        own_ratio: None,
+        units,
+    }
 }
 
 /// The rows of the engine table (the default).
@@ -439,6 +464,25 @@ fn engine_rows(o: &Options) -> Vec<Row> {
             },
             1,
         ));
+        // The own floors of the cases (other than the two-index floor itself), each a row
+        // paired like the engines; their ratios turn the engines' ratios into own ratios.
+        let mut own_floors: Vec<(OwnFloor, f64)> = vec![(OwnFloor::Indices(2), 1.0)];
+        for f in cases.iter().filter_map(|c| OwnFloor::of(&c.process)) {
+            if own_floors.iter().any(|(g, _)| *g == f) {
+                continue;
+            }
+            let mut run = |m: u64, seed: u64| {
+                black_box(own_floor_loop(f, n, m, seed));
+                m
+            };
+            let r = row(&f.label(), "-", &mut run, 1);
+            own_floors.push((f, r.ratio));
+            rows.push(r);
+        }
+        let own_ratio = |c: &ballast_benches::floor::FloorCase, r: &Row| {
+            let f = OwnFloor::of(&c.process)?;
+            own_floors.iter().find(|(g, _)| *g == f).map(|(_, x)| r.ratio / x)
+        };
         for c in &cases {
             if let Some(balls) = c.whole_run_balls(n) {
                 if balls > MAX_WHOLE_RUN_BALLS {
@@ -454,7 +498,9 @@ fn engine_rows(o: &Options) -> Vec<Row> {
                     black_box(out.final_gap);
                     m
                 };
-                rows.push(row(&c.label, engine_name(engine), &mut run, c.granule(n)));
+                let mut r = row(&c.label, engine_name(engine), &mut run, c.granule(n));
+                r.own_ratio = own_ratio(c, &r);
+                rows.push(r);
             }
             if o.reference {
                 let mut run = |m: u64, seed: u64| {
@@ -464,7 +510,9 @@ fn engine_rows(o: &Options) -> Vec<Row> {
                     black_box(out.final_gap);
                     m
                 };
-                rows.push(row(&c.label, "bins-ref", &mut run, c.granule(n)));
+                let mut r = row(&c.label, "bins-ref", &mut run, c.granule(n));
+                r.own_ratio = own_ratio(c, &r);
+                rows.push(r);
             }
         }
     }
