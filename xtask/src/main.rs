@@ -30,7 +30,9 @@
 //!   σ-Noisy-Load and batched Two-Choice (b = n, 10n) at n = 10^3..10^6 (`--big`: also 10^7
 //!   and 10^8, minutes and 400 MB), m calibrated so each run takes about 150 ms, the median
 //!   of R runs (default 5), and the median ratio to a floor run made just before each of
-//!   them at the same n; `--reference` adds the bin engine without its kernels. Markdown on
+//!   them at the same n, and beside it the ratio to the case's own floor (the random
+//!   numbers its law needs, e.g. three indices for Three-Choice); `--reference` adds the
+//!   bin engine without its kernels. Markdown on
 //!   stdout, CSV to `--out` (default `target/bench/floor.csv`). Alone, without selectors,
 //!   only the table. `--dynamic`: the round-based models instead (RBB, leaky bins, the
 //!   infinite Azar process with d = 1 and 2 at n = 10^2..10^5), ns per throw against a floor
