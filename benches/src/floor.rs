@@ -277,6 +277,11 @@ pub fn own_floor_loop(f: OwnFloor, n: u64, balls: u64, seed: u64) -> u64 {
     let mut rng = sim_rng(seed);
     let mut sum = 0u64;
     match f {
+        // Unrolled for the counts the table uses, like `floor_loop`: a loop over a
+        // run-time count costs more than the draws it repeats.
+        OwnFloor::Indices(1) => sum = indices_loop::<1>(&mut rng, n, balls),
+        OwnFloor::Indices(2) => sum = indices_loop::<2>(&mut rng, n, balls),
+        OwnFloor::Indices(3) => sum = indices_loop::<3>(&mut rng, n, balls),
         OwnFloor::Indices(k) => {
             for _ in 0..balls {
                 for _ in 0..k {
@@ -303,6 +308,20 @@ pub fn own_floor_loop(f: OwnFloor, n: u64, balls: u64, seed: u64) -> u64 {
                 sum = black_box(sum.wrapping_add(a).wrapping_add(b).wrapping_add(noise));
             }
         }
+    }
+    sum
+}
+
+/// `balls` times `K` indices by [`below`], summed through [`black_box`] once per ball.
+#[inline(always)]
+fn indices_loop<const K: usize>(rng: &mut SimRng, n: u64, balls: u64) -> u64 {
+    let mut sum = 0u64;
+    for _ in 0..balls {
+        let mut ball = 0u64;
+        for _ in 0..K {
+            ball = ball.wrapping_add(below(rng, n));
+        }
+        sum = black_box(sum.wrapping_add(ball));
     }
     sum
 }
@@ -536,9 +555,14 @@ mod tests {
         // One index per throw: mean 3, sd of the sum ≈ 283.
         let u = floor_loop_one(7, 20_000, 1);
         assert!((u as f64 - 60_000.0).abs() < 3_000.0, "{u}");
-        // Three indices per ball: mean 9 a ball, sd of the sum ≈ 490.
+        // Three indices per ball: mean 9 a ball, sd of the sum ≈ 490; one and four (the
+        // run-time loop): 3 and 12 a ball.
         let v = own_floor_loop(OwnFloor::Indices(3), 7, 20_000, 1);
         assert!((v as f64 - 180_000.0).abs() < 5_000.0, "{v}");
+        let v1 = own_floor_loop(OwnFloor::Indices(1), 7, 20_000, 1);
+        assert!((v1 as f64 - 60_000.0).abs() < 3_000.0, "{v1}");
+        let v4 = own_floor_loop(OwnFloor::Indices(4), 7, 20_000, 1);
+        assert!((v4 as f64 - 240_000.0).abs() < 6_000.0, "{v4}");
         // Coin 0.5 and two indices: 3 + 0.5·3 = 4.5 a ball (sd of the sum ≈ 380).
         let w = own_floor_loop(OwnFloor::CoinAndTwo(0.5), 7, 20_000, 1);
         assert!((w as f64 - 90_000.0).abs() < 4_000.0, "{w}");
