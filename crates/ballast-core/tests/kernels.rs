@@ -8,7 +8,8 @@
 //! 1. Each kernel called directly, in stretches of varying length, against `place` on a
 //!    second copy: the same loads, sample count, and generator and coin-buffer state
 //!    afterwards (the next words, the next sample, the next coin), for every kernel rule,
-//!    n from 1 to 10⁴ and several seeds.
+//!    n from 1 to 10⁴ and several seeds; and again with a generator whose 32-bit halves
+//!    are often zero, so that the rare paths of possible Lemire rejections run.
 //! 2. Whole runs through the engine (observation points, trajectories, m < n) against
 //!    `simulate_ball_by_ball`: equal outcomes, equal loads at every observation point, and
 //!    the same generator state after the run.
@@ -189,14 +190,19 @@ const STRETCHES: [u64; 8] = [1, 1, 2, 3, 17, 1000, 4096, 10_001];
 /// unit loads with n bins, from the same seed, stretch by stretch. Returns whether
 /// everything observable matched: loads after each stretch, samples, the next two words of
 /// the generator, and the next sample and coin from the context.
-fn kernel_matches_place<K: Rule, P: Rule>(
+fn kernel_matches_place<K: Rule, P: Rule>(kernel: K, reference: P, n: usize, seed: u64) -> bool {
+    kernel_matches_place_from(kernel, reference, n, || sim_rng(seed))
+}
+
+/// [`kernel_matches_place`] with two copies of the generator `rng()`.
+fn kernel_matches_place_from<K: Rule, P: Rule, G: RngCore>(
     mut kernel: K,
     mut reference: P,
     n: usize,
-    seed: u64,
+    rng: impl Fn() -> G,
 ) -> bool {
     let (mut ka, mut pa) = (UnitLoads::new(n, false), UnitLoads::new(n, false));
-    let (mut kr, mut pr) = (sim_rng(seed), sim_rng(seed));
+    let (mut kr, mut pr) = (rng(), rng());
     let (mut kc, mut pc) = (Ctx::new(n), Ctx::new(n));
     for &k in &STRETCHES {
         assert!(kernel.run_kernel(&mut ka, k, &mut kr, &mut kc), "no kernel ran");
@@ -223,6 +229,47 @@ fn kernels_make_the_choices_of_place_and_leave_the_same_state() {
             for seed in 0..3u64 {
                 let rule = rule_of(&p);
                 assert!(kernel_matches_place(rule, rule, n, seed), "{name} n={n} seed={seed}");
+            }
+        }
+    }
+}
+
+/// A generator whose 32-bit halves are zero far more often than by chance (each with
+/// probability 1/8, decided by a second word of the simulation generator): a zero half is
+/// a Lemire product whose low word is below n, so the kernels' rare paths (a sample that
+/// may be rejected, a rejection when 2³² mod n > 0) run thousands of times a test instead
+/// of about once in 10⁶ balls.
+struct ZeroHalves(ballast_core::SimRng);
+
+impl RngCore for ZeroHalves {
+    fn next_u64(&mut self) -> u64 {
+        let select = self.0.next_u64();
+        let mut w = self.0.next_u64();
+        if select & 7 == 0 {
+            w &= !0xFFFF_FFFF;
+        }
+        if select & (7 << 3) == 0 {
+            w &= 0xFFFF_FFFF;
+        }
+        w
+    }
+    fn next_u32(&mut self) -> u32 {
+        self.next_u64() as u32
+    }
+    fn fill_bytes(&mut self, dst: &mut [u8]) {
+        rand::rand_core::impls::fill_bytes_via_next(self, dst);
+    }
+}
+
+#[test]
+fn kernels_match_place_through_rejections() {
+    for (name, p) in kernel_rules() {
+        // 2³² mod n: 1 for n = 3, 0 for 64 (no rejection, but the slow path), 296 for 1000.
+        for n in [3usize, 64, 1000] {
+            for seed in 0..2u64 {
+                let rule = rule_of(&p);
+                let rng = || ZeroHalves(sim_rng(seed));
+                assert!(kernel_matches_place_from(rule, rule, n, rng), "{name} n={n} seed={seed}");
             }
         }
     }
