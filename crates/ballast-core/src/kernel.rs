@@ -31,16 +31,15 @@
 //! Tight-Packing updates the minimum set inline instead of through the load state's cold
 //! path; its random accesses (the set, the positions, the loads) remain its cost.
 //!
-//! (1+β) reads the generator's words ahead in blocks ([`Ahead`], never more words than the
-//! balls left will certainly consume, so the stream is kept): the coin decides whether a
-//! ball takes one 32-bit half or two, and with the words already in hand that decision is
-//! a select instead of a branch that β near 1/2 makes unpredictable.
-//!
-//! Not done, after trying: drawing the generator's words ahead in blocks of 64 for
-//! Two-Choice cost 13 more instructions a ball (88 instead of 75, counted with
-//! `valgrind --tool=cachegrind` at n = 10⁴) for no measurable gain: that loop has no
-//! unpredictable branch on the stream and is bound by its instruction count, not by the
-//! generator's latency. A loop specialised to stretches without a pending half kept the generator state
+//! Not done, after trying: drawing the generator's words ahead in blocks of 64 (and
+//! handing them out in order, which keeps the stream) cost Two-Choice 13 more instructions
+//! a ball (88 instead of 75, counted with `valgrind --tool=cachegrind` at n = 10⁴) for no
+//! measurable gain: the loop is bound by its instruction count, not by the generator's
+//! latency. Reading words ahead for (1+β) (at most as many as the balls left will certainly
+//! consume, so the stream is kept), so that its coin's choice between one 32-bit half and
+//! two becomes a select instead of a branch that β = 1/2 makes unpredictable, gave the same
+//! time: 14.57 against 14.72 ns a ball at n = 10⁴ (`floor --n 10000 --only one_plus_beta
+//! --engine bins --reps 5`, one interleaved pair). A loop specialised to stretches without a pending half kept the generator state
 //! in registers but let the compiler turn the selects into branches, which made it slower.
 //! Adding `1 − t` to one candidate and `t` to the other instead of selecting the receiving
 //! bin avoids the select but costs 80 instructions a ball, and was slower in paired runs.
@@ -128,19 +127,8 @@ pub(crate) fn three_choice<R: RngCore + ?Sized>(
 }
 
 /// (1+β) with random ties: a 53-bit Bernoulli(β) draw, then one sample, or two and the
-/// Two-Choice decision.
-///
-/// The two outcomes consume different numbers of 32-bit halves (one or two), so the
-/// straightforward loop branches on the coin and again on the pending half, and at β near
-/// 1/2 a branch predictor guesses both wrong about half of the time. Here the words are read
-/// ahead from the generator into a block ([`Ahead`]), and a ball takes the coin word and
-/// the next word from the block whatever the coin says: the pending half, the halves used
-/// and the words consumed (one or two) follow from the coin and the pending half by
-/// selects. The second sample's bin is read even for a One-Choice ball and then ignored.
-/// A ball whose Lemire product may reject, whose tie coin would draw a word, or that finds
-/// fewer than two words in the block goes through the straightforward steps, reading the
-/// generator through the block, so the stream is that of [`crate::process::OnePlusBeta`]'s
-/// `place` in every case.
+/// Two-Choice decision (a branch on the Bernoulli draw: the two cases consume different
+/// numbers of samples).
 pub(crate) fn one_plus_beta<R: RngCore + ?Sized>(
     u: &mut UnitLoads,
     beta: f64,
@@ -148,183 +136,36 @@ pub(crate) fn one_plus_beta<R: RngCore + ?Sized>(
     rng: &mut R,
     ctx: &mut Ctx,
 ) {
-    one_plus_beta_with(u, beta, balls, rng, ctx, one_plus_beta_words);
-}
-
-/// [`one_plus_beta`] with the read-ahead bound as a parameter (the tests pass a wrong one).
-#[inline(always)]
-fn one_plus_beta_with<R: RngCore + ?Sized>(
-    u: &mut UnitLoads,
-    beta: f64,
-    balls: u64,
-    rng: &mut R,
-    ctx: &mut Ctx,
-    words: impl Fn(u64, bool) -> usize,
-) {
     let (loads, max, total) = u.kernel_parts();
     let mut mx = *max;
     debug_assert!(ctx.is_uniform(), "kernels draw uniform bins");
     let mut c = *ctx;
-    let n = c.n;
-    let mut ahead = Ahead::new(rng);
 
     let mut twos = 0u64;
     let mut left = balls;
     while left > 0 {
-        if ahead.available() < 2 {
-            if ahead.available() == 0 {
-                ahead.refill(words(left, c.has_half));
+        let (i, l) = if bernoulli(rng, beta) {
+            twos += 1;
+            let (a, b) = c.draw_two(rng);
+            let (la, lb) = (loads[a], loads[b]);
+            let take_b = (lb < la) | c.bits.coin_if(lb == la, rng);
+            if take_b {
+                (b, lb)
+            } else {
+                (a, la)
             }
-            if ahead.available() < 2 {
-                let (i, l, two) = one_plus_beta_ball(loads, beta, &mut ahead, &mut c);
-                loads[i] = l + 1;
-                mx = mx.max(l + 1);
-                twos += u64::from(two);
-                left -= 1;
-                continue;
-            }
-        }
-        let (w0, w1) = ahead.peek_two();
-        let two = bernoulli_word(w0, beta);
-        let hh = c.has_half;
-        let first = if hh { c.half } else { w1 as u32 };
-        let second = if hh { w1 as u32 } else { (w1 >> 32) as u32 };
-        let ma = u64::from(first) * u64::from(n);
-        let mb = u64::from(second) * u64::from(n);
-        let (a, b) = ((ma >> 32) as usize, (mb >> 32) as usize);
-        let (la, lb) = (loads[a], loads[b]);
-        let tie = two & (la == lb);
-        let may_reject = ((ma as u32) < n) | (two & ((mb as u32) < n));
-        if may_reject | (tie & c.bits.is_empty()) {
-            let (i, l, two) = one_plus_beta_ball(loads, beta, &mut ahead, &mut c);
-            loads[i] = l + 1;
-            mx = mx.max(l + 1);
-            twos += u64::from(two);
-            left -= 1;
-            continue;
-        }
-        // A fresh word is taken unless the pending half is the One-Choice sample.
-        let fresh = !hh | two;
-        let take_b = two & ((lb < la) | c.bits.coin_if(tie, &mut ahead));
-        let (i, l) = if take_b { (b, lb) } else { (a, la) };
-        c.half = if fresh { (w1 >> 32) as u32 } else { c.half };
-        c.has_half = hh ^ !two;
-        ahead.skip(1 + usize::from(fresh));
+        } else {
+            let a = c.draw(rng);
+            (a, loads[a])
+        };
         loads[i] = l + 1;
         mx = mx.max(l + 1);
-        twos += u64::from(two);
         left -= 1;
     }
-    debug_assert_eq!(ahead.available(), 0, "words read ahead and not consumed");
     c.samples += balls + twos;
     *ctx = c;
     *max = mx;
     *total += balls;
-}
-
-/// The words that `balls` more (1+β) balls consume at least: a coin word each, and one
-/// 32-bit half each of which `pending` (the context's pending half) may supply one.
-fn one_plus_beta_words(balls: u64, pending: bool) -> usize {
-    let halves = balls - u64::from(pending);
-    let words = balls.saturating_add(halves.div_ceil(2));
-    words.min(AHEAD as u64) as usize
-}
-
-/// One (1+β) ball as `OnePlusBeta::place` takes it: the chosen bin, its load, and whether
-/// it was a Two-Choice step.
-#[inline(always)]
-fn one_plus_beta_ball<R: RngCore + ?Sized>(
-    loads: &[u32],
-    beta: f64,
-    rng: &mut R,
-    c: &mut Ctx,
-) -> (usize, u32, bool) {
-    if bernoulli(rng, beta) {
-        let (a, b) = c.draw_two(rng);
-        let (la, lb) = (loads[a], loads[b]);
-        let take_b = (lb < la) | c.bits.coin_if(lb == la, rng);
-        let (i, l) = if take_b { (b, lb) } else { (a, la) };
-        (i, l, true)
-    } else {
-        let a = c.draw(rng);
-        (a, loads[a], false)
-    }
-}
-
-/// [`bernoulli`] on a word already drawn: the same comparison of its top 53 bits.
-#[inline(always)]
-fn bernoulli_word(word: u64, p: f64) -> bool {
-    ((word >> 11) as f64 * (1.0 / (1u64 << 53) as f64)) < p
-}
-
-/// Words read ahead in a block.
-const AHEAD: usize = 64;
-
-/// The generator's words read ahead into a block and handed out in order, so that a kernel
-/// can look at the next words without a branch on how many it will take. It never reads
-/// more words than the caller says will certainly be consumed ([`Ahead::refill`]), so when
-/// the kernel returns, the generator stands where the straightforward loop leaves it. As
-/// an [`RngCore`] it hands out the block's words first, then the generator's.
-struct Ahead<'a, R: ?Sized> {
-    buf: [u64; AHEAD],
-    pos: usize,
-    len: usize,
-    rng: &'a mut R,
-}
-
-impl<'a, R: RngCore + ?Sized> Ahead<'a, R> {
-    fn new(rng: &'a mut R) -> Self {
-        Self { buf: [0; AHEAD], pos: 0, len: 0, rng }
-    }
-    /// Words in the block not yet handed out.
-    #[inline(always)]
-    fn available(&self) -> usize {
-        self.len - self.pos
-    }
-    /// Reads `words` (at most [`AHEAD`]) words into the empty block: only as many as the
-    /// caller will certainly consume.
-    #[inline(never)]
-    fn refill(&mut self, words: usize) {
-        debug_assert_eq!(self.available(), 0);
-        for w in &mut self.buf[..words] {
-            *w = self.rng.next_u64();
-        }
-        self.pos = 0;
-        self.len = words;
-    }
-    /// The next two words, not consumed (at least two must be available).
-    #[inline(always)]
-    fn peek_two(&self) -> (u64, u64) {
-        (self.buf[self.pos], self.buf[self.pos + 1])
-    }
-    /// Consumes `k` peeked words.
-    #[inline(always)]
-    fn skip(&mut self, k: usize) {
-        self.pos += k;
-    }
-}
-
-impl<R: RngCore + ?Sized> RngCore for Ahead<'_, R> {
-    #[inline(always)]
-    fn next_u64(&mut self) -> u64 {
-        if self.pos < self.len {
-            let w = self.buf[self.pos];
-            self.pos += 1;
-            w
-        } else {
-            self.rng.next_u64()
-        }
-    }
-    /// Never called by the kernels that use the block (they draw whole words); the
-    /// generator's own `next_u32` once the block is empty.
-    fn next_u32(&mut self) -> u32 {
-        assert_eq!(self.available(), 0, "a 32-bit draw with words read ahead");
-        self.rng.next_u32()
-    }
-    fn fill_bytes(&mut self, dst: &mut [u8]) {
-        assert_eq!(self.available(), 0, "a byte draw with words read ahead");
-        self.rng.fill_bytes(dst);
-    }
 }
 
 /// The noisy comparisons ([`Noisy`]) on integer loads: the same decisions as
@@ -711,44 +552,4 @@ pub(crate) fn tight_packing<R: RngCore + ?Sized>(
     *total += placed;
     *remaining = rem;
     Some(KernelRun { balls: placed, steps })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::rng::sim_rng;
-
-    /// (1+β) through the kernel with the read-ahead bound `words`, and ball by ball through
-    /// the straightforward steps, from seed `seed`: whether the loads, the sample count and
-    /// the generator's next word agree.
-    fn read_ahead_keeps_the_stream(beta: f64, words: impl Fn(u64, bool) -> usize + Copy) -> bool {
-        let n = 10;
-        (0..4u64).all(|seed| {
-            let (mut ku, mut su) = (UnitLoads::new(n, false), UnitLoads::new(n, false));
-            let (mut kr, mut sr) = (sim_rng(seed), sim_rng(seed));
-            let (mut kc, mut sc) = (Ctx::new(n), Ctx::new(n));
-            for balls in [1u64, 2, 3, 5, 64, 65, 200] {
-                one_plus_beta_with(&mut ku, beta, balls, &mut kr, &mut kc, words);
-                let (loads, _, total) = su.kernel_parts();
-                for _ in 0..balls {
-                    let (i, l, two) = one_plus_beta_ball(loads, beta, &mut sr, &mut sc);
-                    loads[i] = l + 1;
-                    sc.samples += 1 + u64::from(two);
-                }
-                *total += balls;
-            }
-            ku.loads() == su.loads() && kc.samples == sc.samples && kr.next_u64() == sr.next_u64()
-        })
-    }
-
-    #[test]
-    fn read_ahead_bound_keeps_the_stream_and_one_more_word_breaks_it() {
-        for beta in [0.0, 0.5, 1.0] {
-            assert!(read_ahead_keeps_the_stream(beta, one_plus_beta_words), "β = {beta}");
-        }
-        // At β = 0 every ball takes exactly the bound (a coin word and one half), so a block
-        // read one word further leaves a word unconsumed and moves the stream.
-        let greedy = |balls, pending| (one_plus_beta_words(balls, pending) + 1).min(AHEAD);
-        assert!(!read_ahead_keeps_the_stream(0.0, greedy));
-    }
 }

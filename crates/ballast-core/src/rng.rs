@@ -111,12 +111,6 @@ pub struct Bits {
 }
 
 impl Bits {
-    /// Whether the next coin draws a fresh word from the generator.
-    #[inline(always)]
-    pub(crate) fn is_empty(&self) -> bool {
-        self.left == 0
-    }
-
     /// One fair random bit.
     #[inline]
     pub fn coin<R: RngCore + ?Sized>(&mut self, rng: &mut R) -> bool {
