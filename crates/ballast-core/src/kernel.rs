@@ -39,8 +39,9 @@
 //! consume, so the stream is kept), so that its coin's choice between one 32-bit half and
 //! two becomes a select instead of a branch that β = 1/2 makes unpredictable, gave the same
 //! time: 14.57 against 14.72 ns a ball at n = 10⁴ (`floor --n 10000 --only one_plus_beta
-//! --engine bins --reps 5`, one interleaved pair). A loop specialised to stretches without a pending half kept the generator state
-//! in registers but let the compiler turn the selects into branches, which made it slower.
+//! --engine bins --reps 5`, one interleaved pair). A loop specialised to stretches without
+//! a pending half kept the generator state in registers but let the compiler turn the
+//! selects into branches, which made it slower.
 //! Adding `1 − t` to one candidate and `t` to the other instead of selecting the receiving
 //! bin avoids the select but costs 80 instructions a ball, and was slower in paired runs.
 //! A kernel for d-Choice with any d (selects for the lighter sample and the tie count, a

@@ -238,7 +238,7 @@ fn kernels_make_the_choices_of_place_and_leave_the_same_state() {
 /// probability 1/8, decided by a second word of the simulation generator): a zero half is
 /// a Lemire product whose low word is below n, so the kernels' rare paths (a sample that
 /// may be rejected, a rejection when 2³² mod n > 0) run thousands of times a test instead
-/// of about once in 10⁶ balls.
+/// of with probability n/2³² a sample.
 struct ZeroHalves(ballast_core::SimRng);
 
 impl RngCore for ZeroHalves {
