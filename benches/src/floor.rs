@@ -396,13 +396,14 @@ impl DynamicCase {
     }
 }
 
-/// The rows of the dynamic floor table (`floor --dynamic`): RBB with d = 1 and d = 2, the
-/// infinite Azar process with d = 1 and d = 2, each at m/n = 1, 16 and 52; leaky bins with
+/// The rows of the dynamic floor table (`floor --dynamic`): RBB with d = 1 and d = 2 at
+/// m/n = 1, 4, 16 and 52, the infinite Azar process with d = 1 and d = 2 at m/n = 1, 16 and
+/// 52; leaky bins with
 /// d = 1 and d = 2 at λ = 0.5, 0.9 and 0.99 (the range of `configs/selfstab16`).
 pub fn dynamic_cases() -> Vec<DynamicCase> {
     let mut v = Vec::new();
     for d in [1, 2] {
-        for k in [1, 16, 52] {
+        for k in [1, 4, 16, 52] {
             v.push(DynamicCase {
                 label: format!("rbb d={d} m/n={k}"),
                 model: DynamicModel::Rbb { d, k },
@@ -472,6 +473,15 @@ impl DynProcess {
             Self::Leaky(p) if p.is_dense() => "dense",
             Self::Rbb(_) | Self::Leaky(_) => "list",
             Self::Azar(_) => "levels",
+        }
+    }
+
+    /// The current loads.
+    pub fn loads(&self) -> &[u32] {
+        match self {
+            Self::Rbb(p) => p.loads(),
+            Self::Leaky(p) => p.loads(),
+            Self::Azar(p) => p.loads(),
         }
     }
 
@@ -573,7 +583,7 @@ mod tests {
     #[test]
     fn dynamic_cases_build_and_run_at_every_size() {
         let cases = dynamic_cases();
-        assert_eq!(cases.len(), 18);
+        assert_eq!(cases.len(), 20);
         for c in &cases {
             for &n in &DYNAMIC_SIZES[..2] {
                 let spec = c.spec(n as usize);

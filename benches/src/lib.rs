@@ -10,6 +10,7 @@
 #![forbid(unsafe_code)]
 
 pub mod floor;
+pub mod rbb_levels;
 
 use ballast_core::{supported_engines, Engine, ProcessSpec, RunSpec, TieBreak};
 

@@ -28,7 +28,10 @@
 //! step) of `rounds` rounds of a warmed-up clone through `ballast_dynamic::simulate_process`,
 //! paired with `floor_loop_one` (one bounded index per throw); `--reference` adds rows
 //! `list-ref`, the models' straightforward reference loops (`Rbb::reference`,
-//! `LeakyBins::reference`). Its CSV defaults to `<target>/bench/floor_dynamic.csv`.
+//! `LeakyBins::reference`). One-Choice RBB also gets a row `levels-occ`: the same
+//! warmed-up state as a level histogram, each round an occupancy step
+//! (`ballast_benches::rbb_levels`, a measurement, not a route). Its CSV defaults to
+//! `<target>/bench/floor_dynamic.csv`.
 //!
 //! The Markdown table goes to stdout, progress to stderr.
 
@@ -39,9 +42,10 @@ use std::time::Instant;
 
 use ballast_benches::floor::{
     dynamic_cases, floor_cases, floor_loop, floor_loop_one, floor_loop_one_word, own_floor_loop,
-    runs_on, DynProcess, OwnFloor, DYNAMIC_SIZES, FLOOR_BIG_SIZES, FLOOR_SIZES,
+    runs_on, DynProcess, DynamicModel, OwnFloor, DYNAMIC_SIZES, FLOOR_BIG_SIZES, FLOOR_SIZES,
     MAX_WHOLE_RUN_BALLS,
 };
+use ballast_benches::rbb_levels::RbbOnLevels;
 use ballast_core::{sim_rng, simulate_ball_by_ball, simulate_seeded, Engine};
 
 /// A result whose error is a message for the user.
@@ -614,6 +618,17 @@ fn dynamic_rows(o: &Options) -> Vec<Row> {
             // A run has at least the tracker's 20 batches of rounds.
             r.m = r.m.max(20);
             rows.push(r);
+            if matches!(c.model, DynamicModel::Rbb { d: 1, .. }) {
+                // The same warmed-up state as a level histogram, a round as an occupancy
+                // step (`ballast_benches::rbb_levels`).
+                let loads = p.loads().to_vec();
+                let mut run = |rounds: u64, seed: u64| {
+                    RbbOnLevels::from_loads(&loads).run(rounds.max(20), seed)
+                };
+                let mut r = row(&c.label, "levels-occ", &mut run, pilot);
+                r.m = r.m.max(20);
+                rows.push(r);
+            }
             if !o.reference {
                 continue;
             }

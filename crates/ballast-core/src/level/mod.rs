@@ -947,6 +947,12 @@ impl LevelEngine {
         &self.state
     }
 
+    /// The histogram, to change between batches (a round of releases, say: see
+    /// [`LevelLoads::release_one_per_bin`]).
+    pub fn state_mut(&mut self) -> &mut LevelLoads {
+        &mut self.state
+    }
+
     /// Bin samples drawn so far.
     pub fn samples(&self) -> u64 {
         self.samples

@@ -144,6 +144,25 @@ impl LevelLoads {
         self.bump((x - self.lo) as usize)
     }
 
+    /// Every non-empty bin loses one ball (a round of releases, as in repeated
+    /// balls-into-bins): all levels move down one, and the bins at loads 0 and 1 merge into
+    /// load 0. O(1) when no bin is empty, else O(levels). Returns the number of balls
+    /// released, `n` minus the empty bins before the call.
+    pub fn release_one_per_bin(&mut self) -> u64 {
+        if self.lo > 0 {
+            self.lo -= 1;
+            self.total -= self.n;
+            return self.n;
+        }
+        if self.cum.len() == 1 {
+            return 0;
+        }
+        let released = self.n - self.cum[0];
+        self.cum.remove(0);
+        self.total -= released;
+        released
+    }
+
     /// Moves one bin with load `from` to load `to` (any direction; `to` may lie outside the
     /// occupied range) and adds `to − from` to the total: O(|to − from| + trimmed levels).
     /// A reallocation step ([`crate::czumaj`]'s equalize) is a few such moves.
@@ -288,6 +307,23 @@ impl LoadState for LevelLoads {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn release_one_per_bin_moves_every_non_empty_bin_down_one() {
+        // Loads 0, 1, 1, 3: releases 3 balls, leaving 0, 0, 0, 2.
+        let mut s = LevelLoads::from_counts(0, &[1, 2, 0, 1]);
+        assert_eq!(s.release_one_per_bin(), 3);
+        assert_eq!(s, LevelLoads::from_counts(0, &[3, 0, 1]));
+        assert_eq!(s.balls(), 2);
+        // No empty bin: every bin releases (loads 2, 2, 5 become 1, 1, 4).
+        let mut t = LevelLoads::from_counts(2, &[2, 0, 0, 1]);
+        assert_eq!(t.release_one_per_bin(), 3);
+        assert_eq!(t, LevelLoads::from_counts(1, &[2, 0, 0, 1]));
+        // All empty: nothing moves.
+        let mut e = LevelLoads::new(4);
+        assert_eq!(e.release_one_per_bin(), 0);
+        assert_eq!(e, LevelLoads::new(4));
+    }
 
     #[test]
     fn bump_keeps_the_invariants() {
