@@ -398,8 +398,8 @@ impl DynamicCase {
 
 /// The rows of the dynamic floor table (`floor --dynamic`): RBB with d = 1 and d = 2 at
 /// m/n = 1, 4, 16 and 52, the infinite Azar process with d = 1 and d = 2 at m/n = 1, 16 and
-/// 52; leaky bins with
-/// d = 1 and d = 2 at λ = 0.5, 0.9 and 0.99 (the range of `configs/selfstab16`).
+/// 52, leaky bins with d = 1 and d = 2 at λ = 0.5, 0.9 and 0.99 (the range of
+/// `configs/selfstab16`).
 pub fn dynamic_cases() -> Vec<DynamicCase> {
     let mut v = Vec::new();
     for d in [1, 2] {
