@@ -17,7 +17,7 @@
 use std::hint::black_box;
 
 use ballast_core::level::{LevelEngine, LevelLoads};
-use ballast_core::{sim_rng, ProcessSpec, RunSpec};
+use ballast_core::{sim_rng, ProcessSpec, RunSpec, Start};
 
 /// RBB (One-Choice re-throws) on the level histogram.
 #[derive(Debug)]
@@ -36,14 +36,13 @@ impl RbbOnLevels {
     /// law test.
     #[doc(hidden)]
     pub fn throwing(loads: &[u32], process: ProcessSpec) -> Self {
-        let top = loads.iter().copied().max().unwrap_or(0) as usize;
-        let mut counts = vec![0u64; top + 1];
-        for &x in loads {
-            counts[x as usize] += 1;
-        }
-        let spec = RunSpec::new(process, loads.len() as u64, 0).batched(1);
-        let engine = LevelEngine::with_state(&spec, LevelLoads::from_counts(0, &counts))
-            .expect("a batched process of the level engine");
+        let n = loads.len() as u64;
+        // A start from given loads draws nothing; the generator is only the signature's.
+        let start = Start::Loads(loads.iter().map(|&x| u64::from(x)).collect());
+        let state = start.levels(n, &mut sim_rng(0));
+        let spec = RunSpec::new(process, n, 0).batched(1);
+        let engine =
+            LevelEngine::with_state(&spec, state).expect("a batched process of the level engine");
         Self { engine }
     }
 
@@ -108,8 +107,7 @@ mod tests {
     }
 
     fn level_states(n: usize, m: u64, t: u32, runs: u64, seed: u64, p: ProcessSpec) -> Vec<u64> {
-        let start = ballast_dynamic::RbbConfig::one_choice(n, m);
-        let loads = Rbb::new(&start).unwrap().loads().to_vec();
+        let loads = Rbb::new(&RbbConfig::one_choice(n, m)).unwrap().loads().to_vec();
         (0..runs)
             .map(|r| {
                 let mut q = RbbOnLevels::throwing(&loads, p.clone());
