@@ -13,7 +13,7 @@
 //!   Two-Choice at n = 2¹⁶ … 2¹⁹, Three-Choice at n = 2¹¹ … 2¹⁴ (the choice of
 //!   `CHUNK_MIN_N` and `CHUNK_MIN_N_MANY`).
 //! - `level_chunked_mixture`: the same for (1+β) with β = 0.5 and Quantile with δ = 0.5 at
-//!   n = 2¹², 2¹⁴, 2¹⁷, 2²⁰ (the choice of `CHUNK_MIN_N_MIXTURE`).
+//!   n = 2¹², 2¹⁴ … 2²⁰ (the choice of `CHUNK_MIN_N_ONE_PLUS_BETA` and `CHUNK_MIN_N_QUANTILE`).
 //!
 //! `cargo bench -p ballast-benches --bench level_chunked` (a few minutes on 2 cores);
 //! `-- level_chunked/`, `-- kappa`, `-- threshold` or `-- mixture` for one group.
@@ -132,7 +132,7 @@ fn level_chunked_mixture(c: &mut Criterion) {
         ("quantile", ProcessSpec::Quantile { delta: 0.5 }),
     ];
     for (name, p) in processes {
-        for e in [12u32, 14, 17, 20] {
+        for e in [12u32, 14, 15, 16, 17, 18, 19, 20] {
             let n = 1u64 << e;
             let spec = RunSpec::new(p.clone(), n, balls(n)).engine(Engine::Levels);
             let s = chunk_size(n);

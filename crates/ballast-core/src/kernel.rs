@@ -39,7 +39,13 @@
 //! consume, so the stream is kept), so that its coin's choice between one 32-bit half and
 //! two becomes a select instead of a branch that β = 1/2 makes unpredictable, gave the same
 //! time: 14.57 against 14.72 ns a ball at n = 10⁴ (`floor --n 10000 --only one_plus_beta
-//! --engine bins --reps 5`, one interleaved pair). A loop specialised to stretches without
+//! --engine bins --reps 5`, one interleaved pair). A second attempt (2026-12-04) kept the
+//! block position, the pending half and the coin bits in locals of a loop of its own, with
+//! `select_unpredictable` for the choices: 0.14 mispredicts a ball instead of 0.74, but
+//! 128 instructions instead of 76 (`valgrind --tool=cachegrind --branch-sim=yes`), 12.6
+//! against 12.3 ns at n = 10⁴ and slower at 10⁵ in interleaved pairs. The bin engine's
+//! (1+β) stays the branching loop; `auto` runs sequential (1+β) on the level engine, whose
+//! ball loop takes whole words per ball (`level/sequential.rs`). A loop specialised to stretches without
 //! a pending half kept the generator state in registers but let the compiler turn the
 //! selects into branches, which made it slower.
 //! Adding `1 − t` to one candidate and `t` to the other instead of selecting the receiving

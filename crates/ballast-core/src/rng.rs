@@ -98,9 +98,14 @@ pub fn below_from_word(word: u32, n: u32) -> Option<u32> {
 /// `true` with probability `p` (`p` in `[0, 1]`), using 53 random bits.
 #[inline]
 pub fn bernoulli<R: Rng + ?Sized>(rng: &mut R, p: f64) -> bool {
-    // Compare a uniform in [0, 1) with 53-bit resolution against p.
-    let u = (rng.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64);
-    u < p
+    bernoulli_word(rng.next_u64(), p)
+}
+
+/// [`bernoulli`] on a word already drawn: a uniform in [0, 1) from its top 53 bits, compared
+/// with `p`.
+#[inline(always)]
+pub(crate) fn bernoulli_word(word: u64, p: f64) -> bool {
+    ((word >> 11) as f64 * (1.0 / (1u64 << 53) as f64)) < p
 }
 
 /// A buffer of random bits, so that fair coins (tie-breaking) cost 1/64 of a draw.

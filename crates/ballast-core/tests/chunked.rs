@@ -53,7 +53,9 @@ mod common;
 use std::collections::BTreeMap;
 
 use ballast_core::level::chunked::Chunked;
-use ballast_core::level::chunked::{ChunkFlaw, CHUNK_MIN_N, CHUNK_MIN_N_MANY, CHUNK_MIN_N_MIXTURE};
+use ballast_core::level::chunked::{
+    ChunkFlaw, CHUNK_MIN_N, CHUNK_MIN_N_MANY, CHUNK_MIN_N_ONE_PLUS_BETA, CHUNK_MIN_N_QUANTILE,
+};
 use ballast_core::level::{simulate_levels_chunked, Chunking, LevelLoads};
 use ballast_core::{
     derive_seed, sim_rng, simulate_ball_by_ball, simulate_observed, Engine, LoadState, Observer,
@@ -532,7 +534,11 @@ fn mixtures_match_ball_by_ball_at_moderate_n() {
 #[test]
 fn mixtures_use_chunks_from_their_threshold_on() {
     for p in mixtures() {
-        for (n, same) in [(CHUNK_MIN_N_MIXTURE - 1, true), (CHUNK_MIN_N_MIXTURE, false)] {
+        let from = match p {
+            ProcessSpec::OnePlusBeta { .. } => CHUNK_MIN_N_ONE_PLUS_BETA,
+            _ => CHUNK_MIN_N_QUANTILE,
+        };
+        for (n, same) in [(from - 1, true), (from, false)] {
             let spec = RunSpec::new(p.clone(), n, 3 * n).engine(Engine::Levels);
             let mut all_same = true;
             for seed in 0..3 {

@@ -197,19 +197,20 @@ fn auto_routes_sequential_runs_per_process() {
     spec.observe_every = Some(oc - 1);
     assert_eq!(resolve_engine(&spec).unwrap(), Engine::Bins);
     assert_eq!(auto_sequential_min_n(&RunSpec::new(ProcessSpec::OneChoice, 1, big)), min);
-    // d-Choice, (1+β): by n.
+    // d-Choice: by n.
     for (p, min) in [
         (ProcessSpec::DChoice { d: 2 }, AUTO_SEQUENTIAL_MIN_N_TWO_CHOICE),
         (ProcessSpec::DChoice { d: 3 }, AUTO_SEQUENTIAL_MIN_N_MANY_CHOICE),
         (ProcessSpec::DChoice { d: 5 }, AUTO_SEQUENTIAL_MIN_N_MANY_CHOICE),
-        (ProcessSpec::OnePlusBeta { beta: 0.5 }, AUTO_SEQUENTIAL_MIN_N_ONE_PLUS_BETA),
         (ProcessSpec::GBounded { g: 4.0 }, AUTO_SEQUENTIAL_MIN_N),
         (ProcessSpec::Threshold { f: 1.0 }, AUTO_SEQUENTIAL_MIN_N),
     ] {
         assert_eq!(engine(p.clone(), min, big), Engine::Levels, "{p:?} at {min}");
         assert_eq!(engine(p.clone(), min - 1, big), Engine::Bins, "{p:?} at {}", min - 1);
     }
-    // Quantile: always.
+    // (1+β) and Quantile: always.
+    assert_eq!(AUTO_SEQUENTIAL_MIN_N_ONE_PLUS_BETA, 0);
+    assert_eq!(engine(ProcessSpec::OnePlusBeta { beta: 0.5 }, 2, big), Engine::Levels);
     assert_eq!(engine(ProcessSpec::Quantile { delta: 0.5 }, 2, big), Engine::Levels);
     assert_eq!(engine(ProcessSpec::MixedQuantile { delta: 0.5, eta: 0.5 }, 2, big), Engine::Levels);
     // Processes the level engine cannot run stay on bins whatever n.

@@ -131,17 +131,23 @@ impl ballast_core::Observer for Histogram {
 fn chunked_level_runs_are_pinned() {
     // Sequential runs on the level engine at the chunk thresholds (`level::chunked`): the
     // final histograms depend on every draw of the chunk step, so any change to it shows here.
-    use ballast_core::level::chunked::{CHUNK_MIN_N, CHUNK_MIN_N_MANY, CHUNK_MIN_N_MIXTURE};
+    use ballast_core::level::chunked::{
+        CHUNK_MIN_N, CHUNK_MIN_N_MANY, CHUNK_MIN_N_ONE_PLUS_BETA, CHUNK_MIN_N_QUANTILE,
+    };
     use ballast_core::{simulate_observed, Engine};
     let specs = [
         RunSpec::new(ProcessSpec::DChoice { d: 2 }, CHUNK_MIN_N, 8 * CHUNK_MIN_N),
         RunSpec::new(ProcessSpec::DChoice { d: 3 }, CHUNK_MIN_N_MANY, 10 * CHUNK_MIN_N_MANY),
-        RunSpec::new(ProcessSpec::OnePlusBeta { beta: 0.5 }, CHUNK_MIN_N_MIXTURE, 1 << 20),
+        RunSpec::new(ProcessSpec::OnePlusBeta { beta: 0.5 }, CHUNK_MIN_N_ONE_PLUS_BETA, 1 << 20),
         RunSpec::new(
             ProcessSpec::MixedQuantile { delta: 0.5, eta: 0.6 },
-            CHUNK_MIN_N_MIXTURE,
+            CHUNK_MIN_N_QUANTILE,
             1 << 20,
         ),
+        // Below the thresholds: the ball loop of `level/sequential.rs` (value version 5).
+        RunSpec::new(ProcessSpec::OnePlusBeta { beta: 0.5 }, 1000, 100_000),
+        RunSpec::new(ProcessSpec::Quantile { delta: 0.5 }, 1000, 100_000),
+        RunSpec::new(ProcessSpec::MixedQuantile { delta: 0.5, eta: 0.6 }, 1000, 100_000),
     ];
     let got: Vec<String> = specs
         .iter()
@@ -155,11 +161,14 @@ fn chunked_level_runs_are_pinned() {
     assert_eq!(got, PINNED_CHUNKED, "{got:?}");
 }
 
-const PINNED_CHUNKED: [&str; 4] = [
+const PINNED_CHUNKED: [&str; 7] = [
     "2:[1, 40, 254, 1340, 6267, 25510, 57660, 36724, 3266, 10]/2097152",
     "7:[12, 104, 1353, 5130, 1589, 4]/245760",
-    "18:[1, 0, 0, 1, 3, 8, 31, 53, 123, 285, 640, 1477, 3214, 5983, 7885, 6961, 3906, 1533, \
-     465, 143, 38, 10, 6, 2]/1572517",
-    "17:[3, 2, 3, 5, 11, 18, 41, 80, 149, 291, 542, 922, 1638, 2790, 4935, 8168, 6554, 3375, \
-     1658, 805, 401, 202, 94, 45, 22, 5, 3, 1, 2, 0, 2, 1]/1363737",
+    "0:[2, 17, 101, 462, 1828, 5348, 13390, 25816, 34815, 28521, 14194, 4851, 1273, 314, 108, \
+     26, 5, 1]/1572254",
+    "0:[1586, 8959, 26051, 53548, 83750, 54309, 22230, 8124, 2565, 751, 201, 52, 17, 1]/1363297",
+    "89:[1, 1, 0, 0, 6, 6, 5, 32, 38, 86, 163, 260, 216, 106, 58, 13, 7, 2]/150241",
+    "92:[1, 1, 2, 4, 12, 37, 63, 170, 350, 261, 68, 22, 6, 3]/149649",
+    "86:[1, 1, 0, 0, 4, 4, 4, 5, 11, 22, 27, 44, 67, 134, 258, 223, 83, 50, 31, 14, 5, 8, 2, 1, \
+     1]/130036",
 ];

@@ -101,12 +101,12 @@ fn engine_label(spec: &ballast_core::RunSpec, tracked: bool) -> &'static str {
 
 /// The engine's part of a checkpoint key: [`engine_label`], plus the version of the random
 /// stream for the engines whose values have changed since checkpoints were introduced
-/// (`ballast_core::level::VALUES_VERSION`, `ballast_core::weighted::VALUES_VERSION`), so
+/// (`ballast_core::level::values_version`, `ballast_core::weighted::VALUES_VERSION`), so
 /// checkpoints of older values are never reused.
 fn engine_key(spec: &ballast_core::RunSpec, tracked: bool) -> String {
     let label = engine_label(spec, tracked);
     let version = match label {
-        "levels" => Some(ballast_core::level::VALUES_VERSION),
+        "levels" => Some(ballast_core::level::values_version(spec)),
         "bins sorted-weights" => Some(ballast_core::weighted::VALUES_VERSION),
         _ => None,
     };
@@ -934,6 +934,16 @@ mod tests {
         // Keys: the bin engine's ball-by-ball values never changed, so its key has no version.
         assert_eq!(engine_key(&two(100), false), "bins");
         assert_eq!(engine_key(&two(from), false), "levels values v4");
+        // Version 5 changed the sequential (1+β) and Quantile runs only.
+        let beta = |s: ballast_core::Setting| {
+            let mut spec = RunSpec::new(ProcessSpec::OnePlusBeta { beta: 0.5 }, 1000, 10_000)
+                .engine(ballast_core::Engine::Levels);
+            spec.setting = s;
+            spec
+        };
+        assert_eq!(engine_key(&beta(ballast_core::Setting::Sequential), false), "levels values v5");
+        let batched = beta(ballast_core::Setting::Batched { b: 1000 });
+        assert_eq!(engine_key(&batched, false), "levels values v4");
         assert_eq!(engine_key(&two(from).weights(exp), false), "bins sorted-weights values v2");
     }
 }

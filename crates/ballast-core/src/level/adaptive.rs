@@ -15,7 +15,7 @@
 //! - **Greedy\[d\]** (a threshold that is −∞ at every probe count `k >= 1`: `tau.base = −∞`,
 //!   or `tau.until <= 1`; cap `2 <= d <= 1024`) probes exactly `d` bins per ball and takes
 //!   the least loaded, ties at random: that is d-Choice with random ties, step for step, so
-//!   it runs as sequential d-Choice on levels (`run_seq_d_choice`: the block loop, or exact
+//!   it runs as sequential d-Choice on levels (`run_seq_law`: the block loop, or exact
 //!   chunks for large n). Its probe histogram is `d` probes for each of the `m` balls.
 //! - **Other thresholds** without per-ball observers: [`adaptive_balls`], a tight loop per
 //!   stretch between observation points: one 64-bit word from a child generator per probe,
@@ -32,7 +32,7 @@ use rand::RngCore;
 
 use super::sequential::{ChildRng, QUEUE_WORDS};
 use super::state::LevelLoads;
-use super::{run_seq, run_seq_d_choice, Chunking, Gaps};
+use super::{chunked::ChunkLaw, run_seq, run_seq_law, Chunking, Gaps};
 use crate::czumaj::{Adaptive, Tau};
 use crate::engine::record_samples;
 use crate::{Error, Observer, ProcessSpec, RunOutcome, RunSpec};
@@ -64,7 +64,7 @@ pub(super) fn run_seq_adaptive<R: RngCore + ?Sized, O: Observer>(
         return run_seq(spec, st, rule, rng, observer);
     }
     if let Some(d) = greedy_d(&tau, cap) {
-        let mut out = run_seq_d_choice(spec, st, d, rng, observer, chunking);
+        let mut out = run_seq_law(spec, st, ChunkLaw::DChoice { d }, rng, observer, chunking);
         (out.steps, out.samples_per_step) = (spec.m, greedy_probes(d, spec.m));
         return out;
     }

@@ -58,17 +58,23 @@ pub const CHUNK_MIN_N: u64 = 1 << 17;
 /// ns per ball at n = 2¹¹, 14.4 vs 9.4 at 2¹³, Three-Choice).
 pub const CHUNK_MIN_N_MANY: u64 = 1 << 13;
 
-/// As [`CHUNK_MIN_N`] for (1+β), Quantile and mixed Quantile, whose ball-by-ball loop (the
-/// generic rule on the sorted view) costs 23–38 ns per ball. From the `level_chunked_mixture`
-/// bench (m = 100n, loaded machine), ball by ball vs chunks: (1+β) 38 vs 46 ns at n = 2¹²,
-/// 28 vs 26 at 2¹⁴, 26 vs 5.6 at 2¹⁷; Quantile 25 vs 50, 26 vs 22, 23 vs 5.8.
-pub const CHUNK_MIN_N_MIXTURE: u64 = 1 << 15;
+/// As [`CHUNK_MIN_N`] for (1+β). From the `level_chunked_mixture` bench (β = 0.5, m = 100n,
+/// 2026-12-04), ball loop against chunks in Melem/s: 130 vs 72 at n = 2¹⁶, 108 vs 140 at
+/// 2¹⁷, 119 vs 185 at 2¹⁸, 108 vs 376 at 2²⁰. (Until value version 5 the ball loop was the
+/// generic rule at 23–38 ns per ball, and chunks started at 2¹⁵.)
+pub const CHUNK_MIN_N_ONE_PLUS_BETA: u64 = 1 << 17;
+
+/// As [`CHUNK_MIN_N`] for Quantile and mixed Quantile, whose ball loop takes one word per
+/// ball: the same bench (δ = 0.5) gives 237 vs 144 Melem/s at n = 2¹⁷, 200 vs 203 at 2¹⁸,
+/// 181 vs 342 at 2¹⁹, 233 vs 550 at 2²⁰.
+pub const CHUNK_MIN_N_QUANTILE: u64 = 1 << 18;
 
 /// The smallest `n` from which sequential runs of `law` use chunks under `simulate`.
 pub fn chunk_min_n_law(law: &ChunkLaw) -> u64 {
     match *law {
         ChunkLaw::DChoice { d } => chunk_min_n(d),
-        ChunkLaw::OnePlusBeta { .. } | ChunkLaw::Quantile { .. } => CHUNK_MIN_N_MIXTURE,
+        ChunkLaw::OnePlusBeta { .. } => CHUNK_MIN_N_ONE_PLUS_BETA,
+        ChunkLaw::Quantile { .. } => CHUNK_MIN_N_QUANTILE,
     }
 }
 
@@ -710,7 +716,7 @@ impl Chunker {
 
 /// Sequential balls of a [`ChunkLaw`] on a level histogram in chunks, as a stand-alone
 /// object: for tests (forced chunk sizes, flawed variants) and benches. [`crate::simulate`]
-/// uses the same step (`level::run_seq_d_choice`, `level::run_seq_chunkable`).
+/// uses the same step (`level::run_seq_law`).
 #[doc(hidden)]
 #[derive(Clone, Debug)]
 pub struct Chunked {

@@ -105,10 +105,9 @@ use crate::engine::LoadTrajectories;
 use crate::loads::LoadState;
 use crate::outcome::RunOutcome;
 use crate::process::{
-    Accept, Ctx, Filling, Noisy, OneChoice, Placement, Ranks, Rule, Thinning, TightCount,
-    TightPacking, UnfairDChoice,
+    Accept, Ctx, Filling, Noisy, OneChoice, Ranks, Rule, Thinning, TightCount, TightPacking,
+    UnfairDChoice,
 };
-use crate::rng::bernoulli;
 use crate::{Engine, Error, Observer, ProcessSpec, RunSpec, Setting, TieBreak, Weights};
 
 /// Version of the level engine's values for a given seed: bumped by every value-breaking
@@ -116,8 +115,30 @@ use crate::{Engine, Error, Observer, ProcessSpec, RunSpec, Setting, TieBreak, We
 /// from [`crate::binomial`] instead of `rand_distr`. 3: sequential d-Choice, (1+β) and the
 /// Quantile rules from [`chunked::chunk_min_n_law`] bins on in chunks ([`chunked`]). 4:
 /// sequential One-Choice without per-ball observers as one batched step per stretch between
-/// observation points.
-pub const VALUES_VERSION: u32 = 4;
+/// observation points. 5: sequential (1+β), Quantile and mixed Quantile draw from the child
+/// generator of d-Choice, in whole words per ball (`level/sequential.rs`, [`law_balls`]);
+/// only their runs changed, so only their keys carry 5 ([`values_version`]).
+///
+/// [`law_balls`]: sequential::law_balls
+pub const VALUES_VERSION: u32 = 5;
+
+/// The version of the values `spec` gives on the level engine: [`VALUES_VERSION`] for the
+/// runs the last bump changed, 4 for every other run (whose values 5 left alone, so that
+/// their stored checkpoints stay valid).
+pub fn values_version(spec: &RunSpec) -> u32 {
+    let changed = spec.setting == Setting::Sequential
+        && matches!(
+            spec.process,
+            ProcessSpec::OnePlusBeta { .. }
+                | ProcessSpec::Quantile { .. }
+                | ProcessSpec::MixedQuantile { .. }
+        );
+    if changed {
+        VALUES_VERSION
+    } else {
+        4
+    }
+}
 
 /// Sequential runs with at least this many bins go to the level engine under `auto`, for
 /// the processes without a crossover of their own ([`auto_sequential_min_n`]): the rules that
@@ -140,11 +161,14 @@ pub const AUTO_SEQUENTIAL_MIN_N_TWO_CHOICE: u64 = 1 << 17;
 /// `results/bench/floor_after.md`: 15.2 against 8.1).
 pub const AUTO_SEQUENTIAL_MIN_N_MANY_CHOICE: u64 = 1 << 10;
 
-/// Sequential (1+β) goes to the level engine under `auto` from this many bins. Measured
-/// (β = 0.5, `floor --only one_plus_beta`): bins 9.4 / 9.3 / 9.7 / 16.1 / 15.3 ns per ball
-/// at n = 2¹⁰ / 2¹³ / 2¹⁵ / 2¹⁷ / 2²⁰, levels 14.1 / 14.4 / 9.6 / 7.8 / 2.7: even at 2¹⁵,
-/// a clear win from 2¹⁷.
-pub const AUTO_SEQUENTIAL_MIN_N_ONE_PLUS_BETA: u64 = 1 << 17;
+/// Sequential (1+β) goes to the level engine under `auto` from this many bins: always, since
+/// its ball loop takes whole words per ball (value version 5). Measured (β = 0.5,
+/// `floor --only one_plus_beta --engine both --reps 3`, 2026-12-04), bins / levels in ns
+/// per ball: 11.9 / 10.9 at n = 16, 11.3 / 8.8 at 100, 11.8 / 8.1 at 300, 14.5 / 11.9 at
+/// 2¹⁰, 15.3 / 12.7 at 2¹³, 12.1 / 7.4 at 2¹⁵ and 2¹⁶, 17.9 / 9.5 at 2¹⁷ (chunks). Until
+/// version 5 the level engine ran the generic rule here (14.1 ns at 2¹⁰ against 9.4 on
+/// bins), and the crossover was 2¹⁷.
+pub const AUTO_SEQUENTIAL_MIN_N_ONE_PLUS_BETA: u64 = 0;
 
 /// Sequential adaptive probing (`adaptive`) other than Greedy\[d\] goes to the level engine
 /// under `auto` from this many bins (Greedy\[d\] runs as d-Choice there and takes d-Choice's
@@ -538,10 +562,11 @@ fn sequential<R: RngCore + ?Sized, O: Observer>(
         ProcessSpec::OneChoice | ProcessSpec::DChoice { d: 1 } => {
             run_seq_one_choice(spec, s, r, o, chunking)
         }
-        ProcessSpec::DChoice { d } => run_seq_d_choice(spec, s, d, r, o, chunking),
+        ProcessSpec::DChoice { d } => {
+            run_seq_law(spec, s, chunked::ChunkLaw::DChoice { d }, r, o, chunking)
+        }
         ProcessSpec::OnePlusBeta { beta } => {
-            let law = chunked::ChunkLaw::OnePlusBeta { beta };
-            run_seq_chunkable(spec, s, Sorted::OnePlusBeta { beta }, law, r, o, chunking)
+            run_seq_law(spec, s, chunked::ChunkLaw::OnePlusBeta { beta }, r, o, chunking)
         }
         ProcessSpec::UnfairDChoice { d } => run_seq(spec, s, UnfairDChoice { d }, r, o),
         ProcessSpec::RankVector { ref cum } => {
@@ -576,16 +601,12 @@ fn sequential<R: RngCore + ?Sized, O: Observer>(
             run_seq(spec, s, crate::distinct::Distinct::new(d, true, spec.tie_break), r, o)
         }
         ProcessSpec::Quantile { delta } => {
-            let heavy = heavy_count(delta, n);
-            let rule = Sorted::Quantile { heavy, eta: 1.0, n };
-            let law = chunked::ChunkLaw::Quantile { heavy, eta: 1.0 };
-            run_seq_chunkable(spec, s, rule, law, r, o, chunking)
+            let law = chunked::ChunkLaw::Quantile { heavy: heavy_count(delta, n), eta: 1.0 };
+            run_seq_law(spec, s, law, r, o, chunking)
         }
         ProcessSpec::MixedQuantile { delta, eta } => {
-            let heavy = heavy_count(delta, n);
-            let rule = Sorted::Quantile { heavy, eta, n };
-            let law = chunked::ChunkLaw::Quantile { heavy, eta };
-            run_seq_chunkable(spec, s, rule, law, r, o, chunking)
+            let law = chunked::ChunkLaw::Quantile { heavy: heavy_count(delta, n), eta };
+            run_seq_law(spec, s, law, r, o, chunking)
         }
         ProcessSpec::Threshold { f } => {
             run_seq(spec, s, Thinning { accept: Accept::AtMost(f) }, r, o)
@@ -721,92 +742,39 @@ fn run_seq_one_choice<R: RngCore + ?Sized, O: Observer>(
     gaps.outcome(&st, done, samples)
 }
 
-/// A sequential single-ball process with a state-independent destination law ((1+β),
-/// Quantile): [`run_seq`]'s loop, except that without per-ball observers the stretches
-/// between observation points go in chunks ([`chunked`]) when `chunking` asks for it
-/// (`Auto`: `n >=` [`chunked::chunk_min_n_law`] and a stretch of at least one chunk).
-fn run_seq_chunkable<R: RngCore + ?Sized, O: Observer>(
+/// Sequential runs of a destination law that reads no loads (d-Choice, (1+β), Quantile,
+/// mixed Quantile; [`chunked::ChunkLaw`]), the hot path: the destination is a position of
+/// the sorted view (the lightest of d uniform positions is the smallest; a Quantile sample
+/// is heavy when its position is among the last ⌈δn⌉), so one level lookup per ball; two
+/// positions per 64-bit draw (Lemire on each half, exact: a rejected half is replaced by a
+/// fresh bounded draw). Same observation points and counters as [`run_seq`]. Without
+/// per-ball observers, the stretches between observation points go through the chunk step
+/// ([`chunked`]) when `chunking` asks for it (`Auto`: `n >=` [`chunked::chunk_min_n_law`]
+/// and a stretch of at least one chunk), else through the ball loop of
+/// `level/sequential.rs`; chunks end exactly at observation points, so the observer sees
+/// the state where it asked for it.
+fn run_seq_law<R: RngCore + ?Sized, O: Observer>(
     spec: &RunSpec,
     mut st: LevelLoads,
-    mut rule: Sorted,
     law: chunked::ChunkLaw,
     rng: &mut R,
     observer: &mut O,
     chunking: Chunking,
 ) -> RunOutcome {
     let n = st.bins();
-    let chunks = match chunking {
-        _ if O::PER_BALL || !law.supported(n) => None,
-        Chunking::Off => None,
-        Chunking::Auto => (n >= chunked::chunk_min_n_law(&law)).then(|| {
-            let s = chunked::chunk_size(n);
-            (s, s, None)
-        }),
-        Chunking::Fixed { s, flaw } => Some((s.max(1), 1, flaw)),
-    };
-    let Some((s, min_stretch, flaw)) = chunks else {
-        return run_seq(spec, st, rule, rng, observer);
-    };
-    let m = spec.m;
-    let mut chunker = chunked::Chunker::with_flaw(flaw);
-    let mut ctx = Ctx::new(n as usize);
-    let mut gaps = Gaps::new(spec);
-    let every = spec.observe_every.unwrap_or(m).max(1);
-    let mut next_obs = every.min(m);
-    let mut done = 0u64;
-    while done < m {
-        let stretch = next_obs - done;
-        if stretch >= min_stretch {
-            ctx.samples += chunker.run(&mut st, &law, stretch, s, rng);
-            done += stretch;
-        } else {
-            while done < next_obs {
-                let p = rule.place(&st, &Ranks::Unused, rng, &mut ctx);
-                st.add(p.bin, ());
-                done += 1;
-            }
-        }
-        gaps.observe(&st, observer);
-        while next_obs <= done && next_obs < m {
-            next_obs = (next_obs + every).min(m);
-        }
-    }
-    if m == 0 {
-        gaps.observe(&st, observer);
-    }
-    gaps.outcome(&st, done, ctx.samples)
-}
-
-/// Sequential d-Choice, the hot path: the lightest of d uniform positions is the smallest,
-/// so one level lookup per ball; two positions per 64-bit draw (Lemire on each half, exact:
-/// a rejected half is replaced by a fresh bounded draw). Same observation points and
-/// counters as [`run_seq`] (samples = d per ball). Without per-ball observers, the stretches
-/// between observation points go through the chunk step ([`chunked`]) when `chunking`
-/// asks for it (`Auto`: `n >=` [`chunked::chunk_min_n`] and a stretch of at least one
-/// chunk), else through the ball loop of `level/sequential.rs`; chunks end exactly at
-/// observation points, so the observer sees the state where it asked for it.
-fn run_seq_d_choice<R: RngCore + ?Sized, O: Observer>(
-    spec: &RunSpec,
-    mut st: LevelLoads,
-    d: u32,
-    rng: &mut R,
-    observer: &mut O,
-    chunking: Chunking,
-) -> RunOutcome {
-    let n = st.bins();
     let m = spec.m;
     let mut gaps = Gaps::new(spec);
     let every = spec.observe_every.unwrap_or(m).max(1);
     let mut next_obs = every.min(m);
-    let mut done = 0u64;
+    let (mut done, mut samples) = (0u64, 0u64);
     // Every word comes from a child generator seeded from the run's generator, in all the
     // loops below (the ball loops give the same result, see `sequential`).
     let rng = &mut sequential::ChildRng::from_parent(rng);
     // (largest chunk, shortest stretch that goes in chunks, flaw)
     let chunks = match chunking {
-        _ if O::PER_BALL || !chunked::ChunkLaw::DChoice { d }.supported(n) => None,
+        _ if O::PER_BALL || !law.supported(n) => None,
         Chunking::Off => None,
-        Chunking::Auto => (n >= chunked::chunk_min_n(d)).then(|| {
+        Chunking::Auto => (n >= chunked::chunk_min_n_law(&law)).then(|| {
             let s = chunked::chunk_size(n);
             (s, s, None)
         }),
@@ -823,10 +791,10 @@ fn run_seq_d_choice<R: RngCore + ?Sized, O: Observer>(
             let stretch = next_obs - done;
             match (&mut chunker, chunks) {
                 (Some(c), Some((s, min_stretch, _))) if stretch >= min_stretch => {
-                    c.run(&mut st, &chunked::ChunkLaw::DChoice { d }, stretch, s, rng);
+                    samples += c.run(&mut st, &law, stretch, s, rng);
                     index.invalidate();
                 }
-                _ => sequential::d_choice_balls(&mut st, d, stretch, &mut index, rng),
+                _ => samples += sequential::law_balls(&mut st, &law, stretch, &mut index, rng),
             }
             done += stretch;
             gaps.observe(&st, observer);
@@ -836,7 +804,8 @@ fn run_seq_d_choice<R: RngCore + ?Sized, O: Observer>(
         }
     }
     while done < m {
-        let p = sequential::min_position(d, n, rng);
+        let (p, k) = sequential::law_position(&law, n, rng);
+        samples += k;
         let pos = st.bump(st.level_of(p));
         observer.on_ball(&st, pos as usize, 1.0);
         done += 1;
@@ -850,56 +819,12 @@ fn run_seq_d_choice<R: RngCore + ?Sized, O: Observer>(
     if m == 0 {
         gaps.observe(&st, observer);
     }
-    gaps.outcome(&st, m, m * u64::from(d))
+    gaps.outcome(&st, m, samples)
 }
 
 /// ⌈δn⌉ as the bin engine computes it.
 fn heavy_count(delta: f64, n: u64) -> u64 {
     ((delta * n as f64).ceil() as u64).min(n)
-}
-
-/// Rules that rely on the sorted view of [`LevelLoads`] (position order = load order). Only
-/// ever instantiated with [`LevelLoads`]: on an unsorted load vector they would be wrong.
-#[derive(Clone, Copy, Debug)]
-enum Sorted {
-    /// With probability β the smaller of two positions, else one position.
-    OnePlusBeta { beta: f64 },
-    /// Heavy = among the `heavy` last positions (a uniform position in the straddling level
-    /// is heavy with probability (heavy − heavier)/ties, as with live ranks).
-    Quantile { heavy: u64, eta: f64, n: u64 },
-}
-
-impl Rule for Sorted {
-    #[inline]
-    fn place<S: LoadState, R: RngCore + ?Sized>(
-        &mut self,
-        _s: &S,
-        _r: &Ranks<S::Load>,
-        rng: &mut R,
-        ctx: &mut Ctx,
-    ) -> Placement {
-        Placement::one(match *self {
-            Sorted::OnePlusBeta { beta } => {
-                if bernoulli(rng, beta) {
-                    ctx.sample(rng).min(ctx.sample(rng))
-                } else {
-                    ctx.sample(rng)
-                }
-            }
-            Sorted::Quantile { heavy, eta, n } => {
-                if eta < 1.0 && !bernoulli(rng, eta) {
-                    ctx.sample(rng)
-                } else {
-                    let i1 = ctx.sample(rng);
-                    if i1 as u64 >= n - heavy {
-                        ctx.sample(rng)
-                    } else {
-                        i1
-                    }
-                }
-            }
-        })
-    }
 }
 
 /// The batched level step as a stand-alone object: a histogram and a process, advanced one

@@ -20,13 +20,16 @@
 //!   the balls left need (each ball takes at least one), and extra words (a rejected Lemire
 //!   half, d > 2) are taken from the block first, then from the child: the loop consumes
 //!   the same words in the same order as the ball-by-ball loop of
-//!   [`super::run_seq_d_choice`] (which draws from the same child), so both give the same
+//!   [`super::run_seq_law`] (which draws from the same child), so both give the same
 //!   result for the same seed (tested).
+
+use std::hint::select_unpredictable;
 
 use rand::RngCore;
 
+use super::chunked::ChunkLaw;
 use super::state::LevelLoads;
-use crate::rng::below_from_word;
+use crate::rng::{below_from_word, bernoulli, bernoulli_word};
 
 /// Levels of the fixed array: room for [`FAST_LEVELS`] plus one new level per ball of a
 /// block.
@@ -211,28 +214,53 @@ impl Extra<'_> {
 }
 
 /// The smaller of the two positions in `0..n` given by the halves of `w`, and the number of
-/// further block words used. The common case needs no division; a half whose low product is
-/// below `n` takes the exact rejection test (probability < 2n/2³² per ball).
+/// further block words used.
 #[inline(always)]
 fn two_positions(w: u64, n: u64, rest: &[u64], rng: &mut ChildRng) -> (u64, usize) {
+    let (a, b, used) = both_positions(w, n, rest, rng);
+    (a.min(b), used)
+}
+
+/// The two positions in `0..n` given by the halves of `w` (low half first), and the number
+/// of further block words used. The common case needs no division; a half whose low product
+/// is below `n` takes the exact rejection test (probability < 2n/2³² per word).
+#[inline(always)]
+fn both_positions(w: u64, n: u64, rest: &[u64], rng: &mut ChildRng) -> (u64, u64, usize) {
     let a = (w & 0xffff_ffff) * n;
     let b = (w >> 32) * n;
     if (a as u32) < n as u32 || (b as u32) < n as u32 {
-        two_positions_slow(w, n, rest, rng)
+        both_positions_slow(w, n, rest, rng)
     } else {
-        ((a >> 32).min(b >> 32), 0)
+        (a >> 32, b >> 32, 0)
     }
 }
 
-/// [`two_positions`] with the rejection tests, lower half first.
+/// [`both_positions`] with the rejection tests, lower half first.
 #[cold]
 #[inline(never)]
-fn two_positions_slow(w: u64, n: u64, rest: &[u64], rng: &mut ChildRng) -> (u64, usize) {
+fn both_positions_slow(w: u64, n: u64, rest: &[u64], rng: &mut ChildRng) -> (u64, u64, usize) {
     let mut x = Extra { rest, used: 0, rng };
     let a = x.position(w as u32, n);
-    let p = a.min(x.position((w >> 32) as u32, n));
+    let b = x.position((w >> 32) as u32, n);
     x.rng.extra += x.used as u64;
-    (p, x.used)
+    (a, b, x.used)
+}
+
+/// The two positions of the word after a ball's coin word: the next block word if there is
+/// one (counted in `rng.extra`), else the generator's; and the block words used.
+#[inline(always)]
+fn positions_after_coin(n: u64, rest: &[u64], rng: &mut ChildRng) -> (u64, u64, usize) {
+    match rest.split_first() {
+        Some((&w, tail)) => {
+            rng.extra += 1;
+            let (a, b, used) = both_positions(w, n, tail, rng);
+            (a, b, used + 1)
+        }
+        None => {
+            let w = rng.next_u64();
+            both_positions(w, n, &[], rng)
+        }
+    }
 }
 
 /// [`d_positions`] for `d = 3` with the common case inline: the halves of `w` and the low
@@ -290,16 +318,115 @@ pub(super) fn d_choice_balls(
     *rng = child;
 }
 
-/// `balls` balls, each to the bin at position `draw(first word, rest of the block, rng)`.
+/// Sequential balls of a destination law that reads no loads ((1+β), Quantile, mixed
+/// Quantile, d-Choice) for `balls` balls on `st`, without observers: the block loop of
+/// [`d_choice_balls`] with the position of [`law_position`], word for word (tested).
+/// Returns the bin samples drawn.
+///
+/// Every ball takes whole words: the coin word of (1+β) and mixed Quantile (none for plain
+/// Quantile), then one word whose halves give two uniform positions, the second of which is
+/// used only by a two-sample step. So the decision between one sample and two is a select,
+/// not a branch on how many random numbers the ball takes.
+pub(super) fn law_balls(
+    st: &mut LevelLoads,
+    law: &ChunkLaw,
+    balls: u64,
+    index: &mut RankIndex,
+    rng: &mut ChildRng,
+) -> u64 {
+    debug_assert!(st.n <= u64::from(u32::MAX));
+    let n = st.n;
+    let mut child = rng.clone();
+    // Balls that took a second sample.
+    let mut seconds = 0u64;
+    match *law {
+        ChunkLaw::DChoice { d } => {
+            d_choice_balls(st, d, balls, index, rng);
+            return u64::from(d) * balls;
+        }
+        ChunkLaw::OnePlusBeta { beta } => {
+            indexed_balls(st, balls, index, &mut child, |w, rest, rng| {
+                let two = bernoulli_word(w, beta);
+                let (a, b, used) = positions_after_coin(n, rest, rng);
+                seconds += u64::from(two);
+                (select_unpredictable(two, a.min(b), a), used)
+            });
+        }
+        ChunkLaw::Quantile { heavy, eta } if eta >= 1.0 => {
+            let cut = n - heavy;
+            indexed_balls(st, balls, index, &mut child, |w, rest, rng| {
+                let (a, b, used) = both_positions(w, n, rest, rng);
+                let resample = a >= cut;
+                seconds += u64::from(resample);
+                (select_unpredictable(resample, b, a), used)
+            });
+        }
+        ChunkLaw::Quantile { heavy, eta } => {
+            let cut = n - heavy;
+            indexed_balls(st, balls, index, &mut child, |w, rest, rng| {
+                let quantile = bernoulli_word(w, eta);
+                let (a, b, used) = positions_after_coin(n, rest, rng);
+                let resample = quantile & (a >= cut);
+                seconds += u64::from(resample);
+                (select_unpredictable(resample, b, a), used)
+            });
+        }
+    }
+    *rng = child;
+    balls + seconds
+}
+
+/// One ball of `law` on `n` positions, one draw at a time: the ball-by-ball form of
+/// [`law_balls`] (the observed loop uses it, and the tests compare the block loop against
+/// it word for word). Returns the position and the bin samples of the ball.
+#[inline]
+pub(super) fn law_position(law: &ChunkLaw, n: u64, rng: &mut ChildRng) -> (u64, u64) {
+    let position = |word: u32, rng: &mut ChildRng| -> u64 {
+        match below_from_word(word, n as u32) {
+            Some(p) => u64::from(p),
+            None => crate::rng::below(rng, n),
+        }
+    };
+    let pair = |rng: &mut ChildRng| {
+        let w = rng.next_u64();
+        let a = position(w as u32, rng);
+        (a, position((w >> 32) as u32, rng))
+    };
+    match *law {
+        ChunkLaw::DChoice { d } => (min_position(d, n, rng), u64::from(d)),
+        ChunkLaw::OnePlusBeta { beta } => {
+            let two = bernoulli(rng, beta);
+            let (a, b) = pair(rng);
+            if two {
+                (a.min(b), 2)
+            } else {
+                (a, 1)
+            }
+        }
+        ChunkLaw::Quantile { heavy, eta } => {
+            let quantile = eta >= 1.0 || bernoulli(rng, eta);
+            let (a, b) = pair(rng);
+            if quantile && a >= n - heavy {
+                (b, 2)
+            } else {
+                (a, 1)
+            }
+        }
+    }
+}
+
+/// `balls` balls, each to the bin at position `draw(first word, rest of the block, rng)`,
+/// which returns the position and the block words it used after the first (also counted
+/// in `rng.extra`).
 #[inline(always)]
 fn indexed_balls<F>(
     st: &mut LevelLoads,
     balls: u64,
     index: &mut RankIndex,
     rng: &mut ChildRng,
-    draw: F,
+    mut draw: F,
 ) where
-    F: Fn(u64, &[u64], &mut ChildRng) -> (u64, usize),
+    F: FnMut(u64, &[u64], &mut ChildRng) -> (u64, usize),
 {
     let n = st.n;
     let shift = index.shift;
@@ -531,6 +658,145 @@ mod tests {
                     assert_eq!(ra.state, rb.state, "start {i}, d = {d}: words consumed");
                 }
             }
+        }
+    }
+
+    /// The laws of the sorted-view rules, and their processes.
+    fn laws() -> Vec<(crate::ProcessSpec, ChunkLaw)> {
+        use crate::ProcessSpec;
+        vec![
+            (ProcessSpec::OnePlusBeta { beta: 0.3 }, ChunkLaw::OnePlusBeta { beta: 0.3 }),
+            (ProcessSpec::OnePlusBeta { beta: 0.0 }, ChunkLaw::OnePlusBeta { beta: 0.0 }),
+            (ProcessSpec::OnePlusBeta { beta: 1.0 }, ChunkLaw::OnePlusBeta { beta: 1.0 }),
+            (ProcessSpec::Quantile { delta: 0.5 }, ChunkLaw::Quantile { heavy: 2, eta: 1.0 }),
+            (
+                ProcessSpec::MixedQuantile { delta: 0.3, eta: 0.6 },
+                ChunkLaw::Quantile { heavy: 2, eta: 0.6 },
+            ),
+        ]
+    }
+
+    #[test]
+    fn law_loop_matches_ball_by_ball_reference_word_for_word() {
+        // As for d-Choice: n = 2³² − 1 and 3·2³⁰ make rejected halves frequent (for 3·2³⁰
+        // one in four), so the slow paths run, at block ends too.
+        let starts: Vec<LevelLoads> = vec![
+            LevelLoads::new(1),
+            LevelLoads::new(4),
+            LevelLoads::new(5000),
+            LevelLoads::new(3 << 30),
+            LevelLoads::new(u64::from(u32::MAX)),
+            LevelLoads::from_counts(3, &(0..60).map(|j| 1 + j % 3).collect::<Vec<u64>>()),
+            LevelLoads::from_counts(0, &[[1u64; 47].as_slice(), &[1000]].concat()),
+        ];
+        for (i, start) in starts.into_iter().enumerate() {
+            let n = start.bins();
+            for (j, (_, law)) in laws().into_iter().enumerate() {
+                // The heavy count as the process would give it for this n.
+                let law = match law {
+                    ChunkLaw::Quantile { eta, .. } => ChunkLaw::Quantile { heavy: n / 3, eta },
+                    other => other,
+                };
+                let seed = 100 * i as u64 + j as u64;
+                let (mut a, mut b) = (start.clone(), start.clone());
+                let mut ra = ChildRng::from_parent(&mut crate::sim_rng(seed));
+                let mut rb = ra.clone();
+                let mut index = RankIndex::new(n);
+                for chunk in [1u64, 63, 64, 65, 1000, 5000, 7] {
+                    let fast = law_balls(&mut a, &law, chunk, &mut index, &mut ra);
+                    let mut slow = 0;
+                    for _ in 0..chunk {
+                        let (p, k) = law_position(&law, n, &mut rb);
+                        b.bump(b.level_of(p));
+                        slow += k;
+                    }
+                    assert_eq!(a, b, "start {i}, {law:?}, after a chunk of {chunk}");
+                    assert_eq!(fast, slow, "start {i}, {law:?}: samples");
+                    assert_eq!(ra.state, rb.state, "start {i}, {law:?}: words consumed");
+                }
+            }
+        }
+    }
+
+    /// Seeded two-sample chi-square (α = `ballast_testkit::ALPHA` = 0.001 per comparison,
+    /// 20 000 runs a side, seeds 7000 + case for the block loop, 7100 + case for the bin
+    /// engine): the whole state after 10 balls on n = 4 bins (sorted loads and the sample
+    /// count) from [`law_balls`] against the bin engine, whose rules (live ranks, one
+    /// 32-bit half per sample) share no code with it. Measured: χ² = 85 / 26 / 13 (critical
+    /// 145 / 45 / 30) for (1+β) with β = 0.3 / 0, 1; 65 (106) for Quantile; 83 (134) for
+    /// mixed Quantile. Power: the same loop with the bugs one would make, the heavy cut one
+    /// position too high (`a > cut`) and the coin of (1+β) inverted, gives χ² = 11 146 to
+    /// 39 961, and the test asserts each is rejected.
+    #[test]
+    fn law_loop_has_the_law_of_the_bin_engine() {
+        use crate::{derive_seed, simulate_observed, Engine, LoadState, Observer};
+        use ballast_testkit::{chi2_critical, chi2_two_sample};
+        use std::collections::HashMap;
+        const N: u64 = 4;
+        const M: u64 = 10;
+        const RUNS: u64 = 20_000;
+        #[derive(Default)]
+        struct Sorted(Vec<i64>);
+        impl Observer for Sorted {
+            const PER_BALL: bool = false;
+            fn on_observation<S: LoadState>(&mut self, s: &S) {
+                self.0 = (0..s.n()).map(|i| s.load(i).into() as i64).collect();
+                self.0.sort_unstable();
+            }
+        }
+        let on_levels = |law: &ChunkLaw, seed: u64| -> Vec<Vec<i64>> {
+            (0..RUNS)
+                .map(|r| {
+                    let mut st = LevelLoads::new(N);
+                    let parent = &mut crate::sim_rng(derive_seed(seed, &[r]));
+                    let mut rng = ChildRng::from_parent(parent);
+                    let samples = law_balls(&mut st, law, M, &mut RankIndex::new(N), &mut rng);
+                    let mut key: Vec<i64> = (0..N).map(|p| st.load_at(p) as i64).collect();
+                    key.push(samples as i64);
+                    key
+                })
+                .collect()
+        };
+        let on_bins = |p: &crate::ProcessSpec, seed: u64| -> Vec<Vec<i64>> {
+            let spec = crate::RunSpec::new(p.clone(), N, M).engine(Engine::Bins);
+            (0..RUNS)
+                .map(|r| {
+                    let mut obs = Sorted::default();
+                    let rng = &mut crate::sim_rng(derive_seed(seed, &[r]));
+                    let out = simulate_observed(&spec, rng, &mut obs).expect("valid");
+                    obs.0.push(out.samples as i64);
+                    obs.0
+                })
+                .collect()
+        };
+        let chi2 = |a: &[Vec<i64>], b: &[Vec<i64>]| -> (f64, f64) {
+            let mut ids: HashMap<&[i64], usize> = HashMap::new();
+            for k in a.iter().chain(b) {
+                let len = ids.len();
+                ids.entry(k).or_insert(len);
+            }
+            let (mut ha, mut hb) = (vec![0u64; ids.len()], vec![0u64; ids.len()]);
+            a.iter().for_each(|k| ha[ids[k.as_slice()]] += 1);
+            b.iter().for_each(|k| hb[ids[k.as_slice()]] += 1);
+            let (stat, df) = chi2_two_sample(&ha, &hb);
+            (stat, chi2_critical(df))
+        };
+        for (case, (process, law)) in laws().into_iter().enumerate() {
+            let reference = on_bins(&process, 7100 + case as u64);
+            let (stat, crit) = chi2(&on_levels(&law, 7000 + case as u64), &reference);
+            assert!(stat < crit, "{process:?}: chi2 = {stat:.1}, critical {crit:.1}");
+            let wrong = match law {
+                ChunkLaw::Quantile { heavy, eta } => ChunkLaw::Quantile { heavy: heavy - 1, eta },
+                ChunkLaw::OnePlusBeta { beta } if beta != 0.5 => {
+                    ChunkLaw::OnePlusBeta { beta: 1.0 - beta }
+                }
+                _ => continue,
+            };
+            let (stat, crit) = chi2(&on_levels(&wrong, 7000 + case as u64), &reference);
+            assert!(
+                stat > crit,
+                "{process:?}, wrong {wrong:?}: chi2 = {stat:.1}, critical {crit:.1}"
+            );
         }
     }
 
