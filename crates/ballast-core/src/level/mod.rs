@@ -116,10 +116,8 @@ use crate::{Engine, Error, Observer, ProcessSpec, RunSpec, Setting, TieBreak, We
 /// Quantile rules from [`chunked::chunk_min_n_law`] bins on in chunks ([`chunked`]). 4:
 /// sequential One-Choice without per-ball observers as one batched step per stretch between
 /// observation points. 5: sequential (1+β), Quantile and mixed Quantile draw from the child
-/// generator of d-Choice, in whole words per ball (`level/sequential.rs`, [`law_balls`]);
+/// generator of d-Choice, in whole words per ball (`level/sequential.rs`, `law_balls`);
 /// only their runs changed, so only their keys carry 5 ([`values_version`]).
-///
-/// [`law_balls`]: sequential::law_balls
 pub const VALUES_VERSION: u32 = 5;
 
 /// The version of the values `spec` gives on the level engine: [`VALUES_VERSION`] for the

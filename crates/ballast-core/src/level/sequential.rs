@@ -678,8 +678,9 @@ mod tests {
 
     #[test]
     fn law_loop_matches_ball_by_ball_reference_word_for_word() {
-        // As for d-Choice: n = 2³² − 1 and 3·2³⁰ make rejected halves frequent (for 3·2³⁰
-        // one in four), so the slow paths run, at block ends too.
+        // n = 2³² − 1 sends nearly every word to the slow path (a low product below n), and
+        // n = 3·2³⁰ rejects one half in four, so the slow paths and the rejections run, at
+        // block ends too; wide starts take the vector path.
         let starts: Vec<LevelLoads> = vec![
             LevelLoads::new(1),
             LevelLoads::new(4),
@@ -692,7 +693,7 @@ mod tests {
         for (i, start) in starts.into_iter().enumerate() {
             let n = start.bins();
             for (j, (_, law)) in laws().into_iter().enumerate() {
-                // The heavy count as the process would give it for this n.
+                // A third of the bins heavy, whatever n.
                 let law = match law {
                     ChunkLaw::Quantile { eta, .. } => ChunkLaw::Quantile { heavy: n / 3, eta },
                     other => other,
