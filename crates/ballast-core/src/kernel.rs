@@ -45,9 +45,9 @@
 //! 128 instructions instead of 76 (`valgrind --tool=cachegrind --branch-sim=yes`), 12.6
 //! against 12.3 ns at n = 10⁴ and slower at 10⁵ in interleaved pairs. The bin engine's
 //! (1+β) stays the branching loop; `auto` runs sequential (1+β) on the level engine, whose
-//! ball loop takes whole words per ball (`level/sequential.rs`). A loop specialised to stretches without
-//! a pending half kept the generator state in registers but let the compiler turn the
-//! selects into branches, which made it slower.
+//! ball loop takes whole words per ball (`level/sequential.rs`). A loop specialised to
+//! stretches without a pending half kept the generator state in registers but let the
+//! compiler turn the selects into branches, which made it slower.
 //! Adding `1 − t` to one candidate and `t` to the other instead of selecting the receiving
 //! bin avoids the select but costs 80 instructions a ball, and was slower in paired runs.
 //! A kernel for d-Choice with any d (selects for the lighter sample and the tie count, a

@@ -336,14 +336,16 @@ pub(super) fn law_balls(
 ) -> u64 {
     debug_assert!(st.n <= u64::from(u32::MAX));
     let n = st.n;
+    if let ChunkLaw::DChoice { d } = *law {
+        d_choice_balls(st, d, balls, index, rng);
+        return u64::from(d) * balls;
+    }
+    // A local copy keeps the generator's state out of memory in the loop.
     let mut child = rng.clone();
     // Balls that took a second sample.
     let mut seconds = 0u64;
     match *law {
-        ChunkLaw::DChoice { d } => {
-            d_choice_balls(st, d, balls, index, rng);
-            return u64::from(d) * balls;
-        }
+        ChunkLaw::DChoice { .. } => unreachable!("returned above"),
         ChunkLaw::OnePlusBeta { beta } => {
             indexed_balls(st, balls, index, &mut child, |w, rest, rng| {
                 let two = bernoulli_word(w, beta);
@@ -381,16 +383,10 @@ pub(super) fn law_balls(
 /// it word for word). Returns the position and the bin samples of the ball.
 #[inline]
 pub(super) fn law_position(law: &ChunkLaw, n: u64, rng: &mut ChildRng) -> (u64, u64) {
-    let position = |word: u32, rng: &mut ChildRng| -> u64 {
-        match below_from_word(word, n as u32) {
-            Some(p) => u64::from(p),
-            None => crate::rng::below(rng, n),
-        }
-    };
     let pair = |rng: &mut ChildRng| {
         let w = rng.next_u64();
-        let a = position(w as u32, rng);
-        (a, position((w >> 32) as u32, rng))
+        let a = position(w as u32, n, rng);
+        (a, position((w >> 32) as u32, n, rng))
     };
     match *law {
         ChunkLaw::DChoice { d } => (min_position(d, n, rng), u64::from(d)),
@@ -412,6 +408,17 @@ pub(super) fn law_position(law: &ChunkLaw, n: u64, rng: &mut ChildRng) -> (u64, 
                 (a, 1)
             }
         }
+    }
+}
+
+/// A uniform position in `0..n` from the 32-bit `word`, or, if it is rejected, from
+/// [`crate::rng::below`] on the generator: the one-draw-at-a-time form of
+/// [`Extra::position`].
+#[inline]
+fn position(word: u32, n: u64, rng: &mut ChildRng) -> u64 {
+    match below_from_word(word, n as u32) {
+        Some(p) => u64::from(p),
+        None => crate::rng::below(rng, n),
     }
 }
 
@@ -570,12 +577,7 @@ pub(crate) fn min_positions<F: FnMut(u64)>(
 /// and the tests compare the block loop against it word for word.
 #[inline]
 pub(super) fn min_position(d: u32, n: u64, rng: &mut ChildRng) -> u64 {
-    let position = |word: u32, rng: &mut ChildRng| -> u64 {
-        match below_from_word(word, n as u32) {
-            Some(p) => u64::from(p),
-            None => crate::rng::below(rng, n),
-        }
-    };
+    let position = |word: u32, rng: &mut ChildRng| position(word, n, rng);
     let mut p = u64::MAX;
     let mut left = d;
     while left >= 2 {
@@ -618,49 +620,6 @@ mod tests {
         assert_eq!(b.next_u64(), from_seed.next_u64());
     }
 
-    /// The reference: ball by ball on the vector, the ball-by-ball loop's draws.
-    fn reference(st: &mut LevelLoads, d: u32, balls: u64, rng: &mut ChildRng) {
-        let n = st.bins();
-        for _ in 0..balls {
-            let p = min_position(d, n, rng);
-            st.bump(st.level_of(p));
-        }
-    }
-
-    #[test]
-    fn kernel_matches_ball_by_ball_reference_word_for_word() {
-        // Small and odd n (rejections are frequent near 2^32, so also n close to it), wide
-        // starting histograms (vector path and back), d = 2, 3, 4, chunks of every size.
-        let starts: Vec<LevelLoads> = vec![
-            LevelLoads::new(1),
-            LevelLoads::new(2),
-            LevelLoads::new(24),
-            LevelLoads::new(5000),
-            LevelLoads::new(u64::from(u32::MAX)),
-            LevelLoads::from_counts(3, &(0..60).map(|j| 1 + j % 3).collect::<Vec<u64>>()),
-            LevelLoads::from_counts(0, &[1000, 0, 0, 7, 0, 3]),
-            // 48 levels, the top one heavy: the top grows past the fixed array's range
-            // within a block, so the loop leaves for the vector path.
-            LevelLoads::from_counts(0, &[[1u64; 47].as_slice(), &[1000]].concat()),
-        ];
-        for (i, start) in starts.into_iter().enumerate() {
-            for d in [2u32, 3, 4] {
-                let seed = 100 * i as u64 + u64::from(d);
-                let mut a = start.clone();
-                let mut b = start.clone();
-                let mut ra = ChildRng::from_parent(&mut crate::sim_rng(seed));
-                let mut rb = ra.clone();
-                let mut index = RankIndex::new(a.bins());
-                for chunk in [1u64, 63, 64, 65, 1000, 5000, 7] {
-                    d_choice_balls(&mut a, d, chunk, &mut index, &mut ra);
-                    reference(&mut b, d, chunk, &mut rb);
-                    assert_eq!(a, b, "start {i}, d = {d}, after a chunk of {chunk}");
-                    assert_eq!(ra.state, rb.state, "start {i}, d = {d}: words consumed");
-                }
-            }
-        }
-    }
-
     /// The laws of the sorted-view rules, and their processes.
     fn laws() -> Vec<(crate::ProcessSpec, ChunkLaw)> {
         use crate::ProcessSpec;
@@ -676,23 +635,35 @@ mod tests {
         ]
     }
 
+    /// The block loops (`law_balls`, and through it `d_choice_balls`) against the
+    /// ball-by-ball draws (`law_position`, and through it `min_position`) word for word: the
+    /// same histogram, sample count and generator state after every stretch.
     #[test]
-    fn law_loop_matches_ball_by_ball_reference_word_for_word() {
-        // n = 2³² − 1 sends nearly every word to the slow path (a low product below n), and
-        // n = 3·2³⁰ rejects one half in four, so the slow paths and the rejections run, at
-        // block ends too; wide starts take the vector path.
+    fn block_loops_match_ball_by_ball_reference_word_for_word() {
+        // Small and odd n; n = 2³² − 1 sends nearly every word to the slow path (a low
+        // product below n), and n = 3·2³⁰ rejects one half in four, so the slow paths and
+        // the rejections run, at block ends too; wide starting histograms take the vector
+        // path and come back.
         let starts: Vec<LevelLoads> = vec![
             LevelLoads::new(1),
+            LevelLoads::new(2),
             LevelLoads::new(4),
+            LevelLoads::new(24),
             LevelLoads::new(5000),
             LevelLoads::new(3 << 30),
             LevelLoads::new(u64::from(u32::MAX)),
             LevelLoads::from_counts(3, &(0..60).map(|j| 1 + j % 3).collect::<Vec<u64>>()),
+            LevelLoads::from_counts(0, &[1000, 0, 0, 7, 0, 3]),
+            // 48 levels, the top one heavy: the top grows past the fixed array's range
+            // within a block, so the loop leaves for the vector path.
             LevelLoads::from_counts(0, &[[1u64; 47].as_slice(), &[1000]].concat()),
         ];
+        let d_choice = [2u32, 3, 4].map(|d| ChunkLaw::DChoice { d });
+        let all: Vec<ChunkLaw> =
+            d_choice.into_iter().chain(laws().into_iter().map(|l| l.1)).collect();
         for (i, start) in starts.into_iter().enumerate() {
             let n = start.bins();
-            for (j, (_, law)) in laws().into_iter().enumerate() {
+            for (j, &law) in all.iter().enumerate() {
                 // A third of the bins heavy, whatever n.
                 let law = match law {
                     ChunkLaw::Quantile { eta, .. } => ChunkLaw::Quantile { heavy: n / 3, eta },
