@@ -33,7 +33,8 @@ use std::collections::BTreeMap;
 use ballast_core::level::{
     auto_sequential_min_n, simulate_levels_chunked, Chunking, LevelEngine,
     AUTO_BATCH_MIN_BALLS_ONE_CHOICE, AUTO_SEQUENTIAL_MIN_N, AUTO_SEQUENTIAL_MIN_N_MANY_CHOICE,
-    AUTO_SEQUENTIAL_MIN_N_ONE_PLUS_BETA, AUTO_SEQUENTIAL_MIN_N_TWO_CHOICE, LEVEL_MAX_BATCH_PER_BIN,
+    AUTO_SEQUENTIAL_MIN_N_NOISY, AUTO_SEQUENTIAL_MIN_N_ONE_PLUS_BETA,
+    AUTO_SEQUENTIAL_MIN_N_TWO_CHOICE, LEVEL_MAX_BATCH_PER_BIN,
 };
 use ballast_core::{derive_seed, resolve_engine, sim_rng, Engine, ProcessSpec, RunSpec};
 use common::{chi2_critical, chi2_gof, exact_sorted_law, fit_law, FinalState};
@@ -202,7 +203,9 @@ fn auto_routes_sequential_runs_per_process() {
         (ProcessSpec::DChoice { d: 2 }, AUTO_SEQUENTIAL_MIN_N_TWO_CHOICE),
         (ProcessSpec::DChoice { d: 3 }, AUTO_SEQUENTIAL_MIN_N_MANY_CHOICE),
         (ProcessSpec::DChoice { d: 5 }, AUTO_SEQUENTIAL_MIN_N_MANY_CHOICE),
-        (ProcessSpec::GBounded { g: 4.0 }, AUTO_SEQUENTIAL_MIN_N),
+        (ProcessSpec::GBounded { g: 4.0 }, AUTO_SEQUENTIAL_MIN_N_NOISY),
+        (ProcessSpec::GMyopic { g: 4.0 }, AUTO_SEQUENTIAL_MIN_N_NOISY),
+        (ProcessSpec::SigmaNoisyLoad { sigma: 4.0, truncate: true }, AUTO_SEQUENTIAL_MIN_N_NOISY),
         (ProcessSpec::Threshold { f: 1.0 }, AUTO_SEQUENTIAL_MIN_N),
     ] {
         assert_eq!(engine(p.clone(), min, big), Engine::Levels, "{p:?} at {min}");

@@ -944,6 +944,12 @@ mod tests {
         assert_eq!(engine_key(&beta(ballast_core::Setting::Sequential), false), "levels values v5");
         let batched = beta(ballast_core::Setting::Batched { b: 1000 });
         assert_eq!(engine_key(&batched, false), "levels values v4");
+        // Version 6 changed the sequential g-Bounded, g-Myopic and σ-Noisy-Load runs only.
+        let mut noisy = RunSpec::new(ProcessSpec::GMyopic { g: 2.0 }, 1000, 10_000)
+            .engine(ballast_core::Engine::Levels);
+        assert_eq!(engine_key(&noisy, false), "levels values v6");
+        noisy.setting = ballast_core::Setting::Batched { b: 1000 };
+        assert_eq!(engine_key(&noisy, false), "levels values v4");
         assert_eq!(engine_key(&two(from).weights(exp), false), "bins sorted-weights values v2");
     }
 }

@@ -449,7 +449,7 @@ pub(crate) struct NormalIntervals {
 }
 
 impl NormalIntervals {
-    fn new(sigma: f64) -> Self {
+    pub(super) fn new(sigma: f64) -> Self {
         let reach = (10.0 * sigma).ceil() as i64 + 2;
         let q = (0..=reach + 1)
             .map(|i| 0.5 * erfc(i as f64 / (sigma * std::f64::consts::SQRT_2)))
@@ -457,13 +457,29 @@ impl NormalIntervals {
         Self { q, reach }
     }
 
+    /// Half-width of the support used.
+    pub(super) fn reach(&self) -> i64 {
+        self.reach
+    }
+
+    /// P(σZ >= i) for `i >= 0`; beyond the table, 0.
+    fn upper(&self, i: i64) -> f64 {
+        self.q.get(i as usize).copied().unwrap_or(0.0)
+    }
+
+    /// P(σZ >= a) for an integer `a` (0 beyond the support).
+    pub(super) fn at_least(&self, a: i64) -> f64 {
+        if a >= 0 {
+            self.upper(a)
+        } else {
+            1.0 - self.upper(-a)
+        }
+    }
+
     /// P(a <= σZ < b) for integers a < b, from upper-tail values (no cancellation in the
     /// tails).
-    fn interval(&self, a: i64, b: i64) -> f64 {
-        let q = |i: i64| -> f64 {
-            // P(σZ >= i) for i >= 0; beyond the table, 0.
-            self.q.get(i as usize).copied().unwrap_or(0.0)
-        };
+    pub(super) fn interval(&self, a: i64, b: i64) -> f64 {
+        let q = |i: i64| self.upper(i);
         if a >= 0 {
             q(a) - q(b)
         } else if b <= 0 {
@@ -474,7 +490,7 @@ impl NormalIntervals {
     }
 
     /// Law of T = trunc(x + σZ) (towards zero): (first value, probabilities).
-    fn pmf(&self, x: i64, out: &mut Vec<f64>) -> i64 {
+    pub(super) fn pmf(&self, x: i64, out: &mut Vec<f64>) -> i64 {
         let first = x - self.reach - 1;
         let last = x + self.reach + 1;
         out.clear();

@@ -20,7 +20,10 @@
 //!   Sequential One-Choice reads no state, so a stretch of balls between observation points
 //!   has the law of one batch: without per-ball observers it is one batched step.
 //!   Adaptive probing (`adaptive.rs`): Greedy\[d\] as d-Choice, other thresholds in a
-//!   kernel of their own, with the bin engine's probe histogram.
+//!   kernel of their own, with the bin engine's probe histogram. g-Bounded, g-Myopic and
+//!   σ-Noisy-Load (`pair.rs`): two positions, two level lookups and a decision on the two
+//!   levels per ball, in the same block loop (about 6 ns per ball, 11–14 with the noise's
+//!   coin word).
 //!   [`crate::simulate_ball_by_ball`] keeps the ball loops.
 //!   Every tie rule is accepted here: sequentially, all rules that choose among the sampled
 //!   bins of least load give the same law of the load histogram
@@ -90,7 +93,10 @@
 mod adaptive;
 mod batch;
 pub mod chunked;
+#[cfg(test)]
+mod law_test;
 pub mod occupancy;
+mod pair;
 mod position;
 pub(crate) mod sequential;
 mod state;
@@ -116,33 +122,35 @@ use crate::{Engine, Error, Observer, ProcessSpec, RunSpec, Setting, TieBreak, We
 /// Quantile rules from [`chunked::chunk_min_n_law`] bins on in chunks ([`chunked`]). 4:
 /// sequential One-Choice without per-ball observers as one batched step per stretch between
 /// observation points. 5: sequential (1+β), Quantile and mixed Quantile draw from the child
-/// generator of d-Choice, in whole words per ball (`level/sequential.rs`, `law_balls`);
-/// only their runs changed, so only their keys carry 5 ([`values_version`]).
-pub const VALUES_VERSION: u32 = 5;
+/// generator of d-Choice, in whole words per ball (`level/sequential.rs`, `law_balls`).
+/// 6: sequential g-Bounded, g-Myopic and σ-Noisy-Load as decisions on two levels
+/// (`level/pair.rs`), from the same child generator. Since 5 a bump changes only some
+/// runs, and only their keys carry the new number ([`values_version`]).
+pub const VALUES_VERSION: u32 = 6;
 
-/// The version of the values `spec` gives on the level engine: [`VALUES_VERSION`] for the
-/// runs the last bump changed, 4 for every other run (whose values 5 left alone, so that
-/// their stored checkpoints stay valid).
+/// The version of the values `spec` gives on the level engine: the number of the last bump
+/// that changed its runs (6, 5, or 4 for every run that neither changed), so that stored
+/// checkpoints of the runs a bump left alone stay valid.
 pub fn values_version(spec: &RunSpec) -> u32 {
-    let changed = spec.setting == Setting::Sequential
-        && matches!(
-            spec.process,
-            ProcessSpec::OnePlusBeta { .. }
-                | ProcessSpec::Quantile { .. }
-                | ProcessSpec::MixedQuantile { .. }
-        );
-    if changed {
-        VALUES_VERSION
-    } else {
-        4
+    if spec.setting != Setting::Sequential {
+        return 4;
+    }
+    match spec.process {
+        ProcessSpec::GBounded { .. }
+        | ProcessSpec::GMyopic { .. }
+        | ProcessSpec::SigmaNoisyLoad { .. } => 6,
+        ProcessSpec::OnePlusBeta { .. }
+        | ProcessSpec::Quantile { .. }
+        | ProcessSpec::MixedQuantile { .. } => 5,
+        _ => 4,
     }
 }
 
 /// Sequential runs with at least this many bins go to the level engine under `auto`, for
 /// the processes without a crossover of their own ([`auto_sequential_min_n`]): the rules that
-/// compare two loads ball by ball on the level engine (g-Bounded, g-Myopic, σ-Noisy-Load,
-/// the thresholds, k-Threshold) cost 30–47 ns per ball there against 5–14 on the bin engine
-/// at n ≤ 10⁶, so they stay on bins up to here.
+/// run through the generic loop on the level engine (the thresholds, k-Threshold, the
+/// filling rules) cost 30–47 ns per ball there against 5–14 on the bin engine at n ≤ 10⁶,
+/// so they stay on bins up to here.
 pub const AUTO_SEQUENTIAL_MIN_N: u64 = 1 << 20;
 
 /// Sequential Two-Choice (`d = 2`) goes to the level engine under `auto` from this many bins.
@@ -167,6 +175,19 @@ pub const AUTO_SEQUENTIAL_MIN_N_MANY_CHOICE: u64 = 1 << 10;
 /// version 5 the level engine ran the generic rule here (14.1 ns at 2¹⁰ against 9.4 on
 /// bins), and the crossover was 2¹⁷.
 pub const AUTO_SEQUENTIAL_MIN_N_ONE_PLUS_BETA: u64 = 0;
+
+/// Sequential g-Bounded, g-Myopic and σ-Noisy-Load go to the level engine under `auto` from
+/// this many bins (their ball loop, `level/pair.rs`). Measured (g = σ = 4, truncated noise,
+/// m = 1000n, `floor --n 16384,50000,131072 --only g_bounded,g_myopic,sigma --engine both
+/// --reps 3 --m-per-n 1000`, 2026-12-04), bins / levels in ns per ball: g-Bounded 5.3 / 6.2,
+/// 5.5 / 6.1, 8.6 / 6.3 at n = 2¹⁴, 5·10⁴, 2¹⁷; g-Myopic 6.3 / 6.0, 7.2 / 6.1, 9.4 / 5.7;
+/// σ-Noisy-Load 21 / 13, 18 / 14, 21 / 14. g-Bounded wins from 2¹⁷. The others win from
+/// 2¹⁴, but by at most 35 % below 2¹⁷, and truncated σ-Noisy-Load with a large σ runs its
+/// first `exact_from`·n balls (about 10σ·n) ball by ball at about 50 ns, which at σ = 20
+/// leaves the level engine 15 % slower at 2¹⁷ and 3 % at 2¹⁸
+/// (`docs/level-engine.md#noisy-comparisons`). One crossover at 2¹⁷ for the three keeps
+/// the committed `noise22` items (n <= 10⁵) on the bin engine and their values unchanged.
+pub const AUTO_SEQUENTIAL_MIN_N_NOISY: u64 = 1 << 17;
 
 /// Sequential adaptive probing (`adaptive`) other than Greedy\[d\] goes to the level engine
 /// under `auto` from this many bins (Greedy\[d\] runs as d-Choice there and takes d-Choice's
@@ -202,6 +223,9 @@ pub fn auto_sequential_min_n(spec: &RunSpec) -> u64 {
         ProcessSpec::DChoice { .. } => AUTO_SEQUENTIAL_MIN_N_MANY_CHOICE,
         ProcessSpec::OnePlusBeta { .. } => AUTO_SEQUENTIAL_MIN_N_ONE_PLUS_BETA,
         ProcessSpec::Quantile { .. } | ProcessSpec::MixedQuantile { .. } => 0,
+        ProcessSpec::GBounded { .. }
+        | ProcessSpec::GMyopic { .. }
+        | ProcessSpec::SigmaNoisyLoad { .. } => AUTO_SEQUENTIAL_MIN_N_NOISY,
         // Greedy[d] runs as d-Choice on levels (`level/adaptive.rs`).
         ProcessSpec::Adaptive { tau, cap } => match adaptive::greedy_d(&tau, cap) {
             Some(2) => AUTO_SEQUENTIAL_MIN_N_TWO_CHOICE,
@@ -615,10 +639,10 @@ fn sequential<R: RngCore + ?Sized, O: Observer>(
         ProcessSpec::RelativeThreshold { f } => {
             run_seq(spec, s, Thinning { accept: Accept::BelowAveragePlus(f) }, r, o)
         }
-        ProcessSpec::GBounded { g } => run_seq(spec, s, Noisy::GBounded { g }, r, o),
-        ProcessSpec::GMyopic { g } => run_seq(spec, s, Noisy::GMyopic { g }, r, o),
+        ProcessSpec::GBounded { g } => run_seq_pair(spec, s, Noisy::GBounded { g }, r, o),
+        ProcessSpec::GMyopic { g } => run_seq_pair(spec, s, Noisy::GMyopic { g }, r, o),
         ProcessSpec::SigmaNoisyLoad { sigma, truncate } => {
-            run_seq(spec, s, Noisy::SigmaNoisyLoad { sigma, truncate }, r, o)
+            run_seq_pair(spec, s, Noisy::SigmaNoisyLoad { sigma, truncate }, r, o)
         }
         ProcessSpec::Twinning => run_seq(spec, s, Filling::Twinning, r, o),
         ProcessSpec::Packing { offset } => run_seq(spec, s, Filling::Packing { offset }, r, o),
@@ -818,6 +842,55 @@ fn run_seq_law<R: RngCore + ?Sized, O: Observer>(
         gaps.observe(&st, observer);
     }
     gaps.outcome(&st, m, samples)
+}
+
+/// Sequential g-Bounded, g-Myopic and σ-Noisy-Load, whose rules compare the loads of two
+/// uniform samples ([`pair::PairLaw`]): two positions and two level lookups per ball. Without
+/// per-ball observers the stretches between observation points go through the ball loop of
+/// `level/sequential.rs`; with them, with observation points closer than 256 balls, or while
+/// the lowest load is below [`pair::PairLaw::exact_from`] (truncated σ-Noisy-Load near load
+/// 0, where the decision depends on the loads and not only on their difference), ball by
+/// ball through its one-draw-at-a-time form, which takes the same words. Same observation
+/// points and counters as [`run_seq`]; two samples per ball.
+fn run_seq_pair<R: RngCore + ?Sized, O: Observer>(
+    spec: &RunSpec,
+    mut st: LevelLoads,
+    rule: Noisy,
+    rng: &mut R,
+    observer: &mut O,
+) -> RunOutcome {
+    let mut law = pair::PairLaw::new(rule);
+    let n = st.bins();
+    let m = spec.m;
+    let mut gaps = Gaps::new(spec);
+    let every = spec.observe_every.unwrap_or(m).max(1);
+    let mut next_obs = every.min(m);
+    let mut done = 0u64;
+    let rng = &mut sequential::ChildRng::from_parent(rng);
+    let mut index = sequential::RankIndex::new(n);
+    let in_blocks = !O::PER_BALL && every >= 256;
+    while done < m {
+        if in_blocks && st.min_load() >= law.exact_from() {
+            sequential::pair_balls(&mut st, &law, next_obs - done, &mut index, rng);
+            done = next_obs;
+        } else {
+            let j = sequential::pair_level(&mut law, &st, rng);
+            let pos = st.bump(j);
+            observer.on_ball(&st, pos as usize, 1.0);
+            index.invalidate();
+            done += 1;
+        }
+        if done >= next_obs {
+            gaps.observe(&st, observer);
+            while next_obs <= done && next_obs < m {
+                next_obs = (next_obs + every).min(m);
+            }
+        }
+    }
+    if m == 0 {
+        gaps.observe(&st, observer);
+    }
+    gaps.outcome(&st, m, 2 * m)
 }
 
 /// ⌈δn⌉ as the bin engine computes it.

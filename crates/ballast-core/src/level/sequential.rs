@@ -28,6 +28,7 @@ use std::hint::select_unpredictable;
 use rand::RngCore;
 
 use super::chunked::ChunkLaw;
+use super::pair::{self, PairLaw};
 use super::state::LevelLoads;
 use crate::rng::{below_from_word, bernoulli, bernoulli_word};
 
@@ -311,9 +312,15 @@ pub(super) fn d_choice_balls(
     // A local copy keeps the generator's state out of memory in the loop.
     let mut child = rng.clone();
     if d == 2 {
-        indexed_balls(st, balls, index, &mut child, |w, rest, rng| two_positions(w, n, rest, rng));
+        indexed_balls(st, balls, index, &mut child, |w, rest, rng, lv| {
+            let (p, used) = two_positions(w, n, rest, rng);
+            (lv.of(p), used)
+        });
     } else {
-        indexed_balls(st, balls, index, &mut child, |w, rest, rng| d_positions(w, n, d, rest, rng));
+        indexed_balls(st, balls, index, &mut child, |w, rest, rng, lv| {
+            let (p, used) = d_positions(w, n, d, rest, rng);
+            (lv.of(p), used)
+        });
     }
     *rng = child;
 }
@@ -347,30 +354,30 @@ pub(super) fn law_balls(
     match *law {
         ChunkLaw::DChoice { .. } => unreachable!("returned above"),
         ChunkLaw::OnePlusBeta { beta } => {
-            indexed_balls(st, balls, index, &mut child, |w, rest, rng| {
+            indexed_balls(st, balls, index, &mut child, |w, rest, rng, lv| {
                 let two = bernoulli_word(w, beta);
                 let (a, b, used) = positions_after_coin(n, rest, rng);
                 seconds += u64::from(two);
-                (select_unpredictable(two, a.min(b), a), used)
+                (lv.of(select_unpredictable(two, a.min(b), a)), used)
             });
         }
         ChunkLaw::Quantile { heavy, eta } if eta >= 1.0 => {
             let cut = n - heavy;
-            indexed_balls(st, balls, index, &mut child, |w, rest, rng| {
+            indexed_balls(st, balls, index, &mut child, |w, rest, rng, lv| {
                 let (a, b, used) = both_positions(w, n, rest, rng);
                 let resample = a >= cut;
                 seconds += u64::from(resample);
-                (select_unpredictable(resample, b, a), used)
+                (lv.of(select_unpredictable(resample, b, a)), used)
             });
         }
         ChunkLaw::Quantile { heavy, eta } => {
             let cut = n - heavy;
-            indexed_balls(st, balls, index, &mut child, |w, rest, rng| {
+            indexed_balls(st, balls, index, &mut child, |w, rest, rng, lv| {
                 let quantile = bernoulli_word(w, eta);
                 let (a, b, used) = positions_after_coin(n, rest, rng);
                 let resample = quantile & (a >= cut);
                 seconds += u64::from(resample);
-                (select_unpredictable(resample, b, a), used)
+                (lv.of(select_unpredictable(resample, b, a)), used)
             });
         }
     }
@@ -383,11 +390,7 @@ pub(super) fn law_balls(
 /// it word for word). Returns the position and the bin samples of the ball.
 #[inline]
 pub(super) fn law_position(law: &ChunkLaw, n: u64, rng: &mut ChildRng) -> (u64, u64) {
-    let pair = |rng: &mut ChildRng| {
-        let w = rng.next_u64();
-        let a = position(w as u32, n, rng);
-        (a, position((w >> 32) as u32, n, rng))
-    };
+    let pair = |rng: &mut ChildRng| pair_positions(n, rng);
     match *law {
         ChunkLaw::DChoice { d } => (min_position(d, n, rng), u64::from(d)),
         ChunkLaw::OnePlusBeta { beta } => {
@@ -411,6 +414,67 @@ pub(super) fn law_position(law: &ChunkLaw, n: u64, rng: &mut ChildRng) -> (u64, 
     }
 }
 
+/// Two uniform positions in `0..n` from the halves of the next word (low half first), one
+/// draw at a time: the ball-by-ball form of [`both_positions`].
+#[inline]
+fn pair_positions(n: u64, rng: &mut ChildRng) -> (u64, u64) {
+    let w = rng.next_u64();
+    let a = position(w as u32, n, rng);
+    (a, position((w >> 32) as u32, n, rng))
+}
+
+/// Sequential balls of a load-comparing two-sample rule ([`PairLaw`]: g-Bounded, g-Myopic,
+/// σ-Noisy-Load once its table holds) for `balls` balls on `st`, without observers: the
+/// block loop of [`d_choice_balls`] with two level lookups per ball, word for word as
+/// [`pair_level`] (tested). A ball takes the coin word of σ-Noisy-Load (none for the
+/// others), then one word whose halves are its two positions.
+pub(super) fn pair_balls(
+    st: &mut LevelLoads,
+    law: &PairLaw,
+    balls: u64,
+    index: &mut RankIndex,
+    rng: &mut ChildRng,
+) {
+    debug_assert!(st.n <= u64::from(u32::MAX) && st.lo >= law.exact_from());
+    let n = st.n;
+    // A local copy keeps the generator's state out of memory in the loop.
+    let mut child = rng.clone();
+    match law {
+        PairLaw::GBounded { g } => {
+            indexed_balls(st, balls, index, &mut child, |w, rest, rng, lv| {
+                let (a, b, used) = both_positions(w, n, rest, rng);
+                (pair::g_bounded(lv.of(a), lv.of(b), *g), used)
+            });
+        }
+        PairLaw::GMyopic { g } => {
+            indexed_balls(st, balls, index, &mut child, |w, rest, rng, lv| {
+                let (a, b, used) = both_positions(w, n, rest, rng);
+                (pair::g_myopic(lv.of(a), lv.of(b), *g), used)
+            });
+        }
+        PairLaw::Noisy(table) => {
+            indexed_balls(st, balls, index, &mut child, |w, rest, rng, lv| {
+                let (a, b, used) = positions_after_coin(n, rest, rng);
+                (table.choose(lv.of(a), lv.of(b), w), used)
+            });
+        }
+    }
+    *rng = child;
+}
+
+/// One ball of `law` on `st`, one draw at a time: the ball-by-ball form of [`pair_balls`],
+/// at any load (below [`PairLaw::exact_from`] too). Returns the level that gets the ball.
+#[inline]
+pub(super) fn pair_level(law: &mut PairLaw, st: &LevelLoads, rng: &mut ChildRng) -> usize {
+    let coin = if law.has_coin() { rng.next_u64() } else { 0 };
+    let (a, b) = pair_positions(st.n, rng);
+    let (a, b) = (st.level_of(a), st.level_of(b));
+    match law {
+        PairLaw::Noisy(table) => table.choose_at(st.min_load(), a, b, coin),
+        _ => law.choose(a, b, coin),
+    }
+}
+
 /// A uniform position in `0..n` from the 32-bit `word`, or, if it is rejected, from
 /// [`crate::rng::below`] on the generator: the one-draw-at-a-time form of
 /// [`Extra::position`].
@@ -422,9 +486,36 @@ fn position(word: u32, n: u64, rng: &mut ChildRng) -> u64 {
     }
 }
 
-/// `balls` balls, each to the bin at position `draw(first word, rest of the block, rng)`,
-/// which returns the position and the block words it used after the first (also counted
-/// in `rng.extra`).
+/// The level of a position during a block loop: the bucket table and the loop's local
+/// boundaries on the fast path, the histogram itself on the vector path. The loop builds the
+/// variant at the call of the ball's closure, so after inlining the match costs nothing.
+pub(super) enum Levels<'a> {
+    Fast { lv: &'a [u64; KERNEL_LEVELS], table: &'a [u8; TABLE], shift: u32 },
+    Wide(&'a LevelLoads),
+}
+
+impl Levels<'_> {
+    /// Level index of position `p`.
+    #[inline(always)]
+    pub(super) fn of(&self, p: u64) -> usize {
+        match *self {
+            // The bucket's level, then the boundaries inside the bucket. The scan stops at
+            // the top level (lv = n > p); the masks only spare bounds checks.
+            Levels::Fast { lv, table, shift } => {
+                let mut j = usize::from(table[(p >> shift) as usize & (TABLE - 1)]);
+                while lv[j & (KERNEL_LEVELS - 1)] <= p {
+                    j += 1;
+                }
+                j & (KERNEL_LEVELS - 1)
+            }
+            Levels::Wide(st) => st.level_of(p),
+        }
+    }
+}
+
+/// `balls` balls, each to a bin of level `draw(first word, rest of the block, rng, levels)`,
+/// which returns the level and the block words it used after the first (also counted in
+/// `rng.extra`).
 #[inline(always)]
 fn indexed_balls<F>(
     st: &mut LevelLoads,
@@ -433,7 +524,7 @@ fn indexed_balls<F>(
     rng: &mut ChildRng,
     mut draw: F,
 ) where
-    F: FnMut(u64, &[u64], &mut ChildRng) -> (u64, usize),
+    F: FnMut(u64, &[u64], &mut ChildRng, &Levels) -> (usize, usize),
 {
     let n = st.n;
     let shift = index.shift;
@@ -450,9 +541,8 @@ fn indexed_balls<F>(
             }
             let w = buf[pos];
             pos += 1;
-            let (p, used) = draw(w, &buf[pos..len], rng);
+            let (j, used) = draw(w, &buf[pos..len], rng, &Levels::Wide(st));
             pos += used;
-            let j = st.level_of(p);
             st.bump(j);
             index.stale = true;
             done += 1;
@@ -487,15 +577,9 @@ fn indexed_balls<F>(
             while pos < len {
                 let w = buf[pos];
                 pos += 1;
-                let (p, used) = draw(w, &buf[pos..len], rng);
+                let levels = Levels::Fast { lv: &lv, table, shift };
+                let (j, used) = draw(w, &buf[pos..len], rng, &levels);
                 pos += used;
-                // Level of position p: the bucket's level, then the boundaries inside the
-                // bucket. The scan stops at the top level (lv = n > p); the masks only spare
-                // bounds checks.
-                let mut j = usize::from(table[(p >> shift) as usize & (TABLE - 1)]);
-                while lv[j & (KERNEL_LEVELS - 1)] <= p {
-                    j += 1;
-                }
                 let j = j & (KERNEL_LEVELS - 1);
                 // One bin of level j moves up: position lv[j] − 1 now belongs to level j + 1.
                 let c = lv[j] - 1;
@@ -690,6 +774,50 @@ mod tests {
         }
     }
 
+    /// The block loop of the load-comparing rules (`pair_balls`) against their
+    /// ball-by-ball form (`pair_level`) word for word, on the starts of the test above
+    /// shifted up past the truncated noise's `exact_from`.
+    #[test]
+    fn pair_loop_matches_ball_by_ball_reference_word_for_word() {
+        use crate::process::Noisy;
+        let starts: Vec<LevelLoads> = vec![
+            LevelLoads::from_counts(20, &[1]),
+            LevelLoads::from_counts(20, &[4]),
+            LevelLoads::from_counts(20, &[5000]),
+            LevelLoads::from_counts(20, &[3 << 30]),
+            LevelLoads::from_counts(20, &[u64::from(u32::MAX)]),
+            LevelLoads::from_counts(23, &(0..60).map(|j| 1 + j % 3).collect::<Vec<u64>>()),
+            LevelLoads::from_counts(20, &[1000, 0, 0, 7, 0, 3]),
+            LevelLoads::from_counts(20, &[[1u64; 47].as_slice(), &[1000]].concat()),
+        ];
+        let rules = [
+            Noisy::GBounded { g: 0.0 },
+            Noisy::GBounded { g: 2.0 },
+            Noisy::GMyopic { g: 1.5 },
+            Noisy::SigmaNoisyLoad { sigma: 3.0, truncate: false },
+            Noisy::SigmaNoisyLoad { sigma: 1.2, truncate: true },
+        ];
+        for (i, start) in starts.into_iter().enumerate() {
+            for (j, &rule) in rules.iter().enumerate() {
+                let mut law = PairLaw::new(rule);
+                assert!(start.min_load() >= law.exact_from());
+                let (mut a, mut b) = (start.clone(), start.clone());
+                let mut ra = ChildRng::from_parent(&mut crate::sim_rng(100 * i as u64 + j as u64));
+                let mut rb = ra.clone();
+                let mut index = RankIndex::new(start.bins());
+                for chunk in [1u64, 63, 64, 65, 1000, 5000, 7] {
+                    pair_balls(&mut a, &law, chunk, &mut index, &mut ra);
+                    for _ in 0..chunk {
+                        let j = pair_level(&mut law, &b, &mut rb);
+                        b.bump(j);
+                    }
+                    assert_eq!(a, b, "start {i}, {rule:?}, after a chunk of {chunk}");
+                    assert_eq!(ra.state, rb.state, "start {i}, {rule:?}: words consumed");
+                }
+            }
+        }
+    }
+
     /// Seeded two-sample chi-square (α = `ballast_testkit::ALPHA` = 0.001 per comparison,
     /// 20 000 runs a side, seeds 7000 + case for the block loop, 7100 + case for the bin
     /// engine): the whole state after 10 balls on n = 4 bins (sorted loads and the sample
@@ -701,58 +829,15 @@ mod tests {
     /// 39 961, and the test asserts each is rejected.
     #[test]
     fn law_loop_has_the_law_of_the_bin_engine() {
-        use crate::{derive_seed, simulate_observed, Engine, LoadState, Observer};
-        use ballast_testkit::{chi2_critical, chi2_two_sample};
-        use std::collections::HashMap;
+        use super::super::law_test::{chi2, on_bins, on_levels};
         const N: u64 = 4;
         const M: u64 = 10;
         const RUNS: u64 = 20_000;
-        #[derive(Default)]
-        struct Sorted(Vec<i64>);
-        impl Observer for Sorted {
-            const PER_BALL: bool = false;
-            fn on_observation<S: LoadState>(&mut self, s: &S) {
-                self.0 = (0..s.n()).map(|i| s.load(i).into() as i64).collect();
-                self.0.sort_unstable();
-            }
-        }
-        let on_levels = |law: &ChunkLaw, seed: u64| -> Vec<Vec<i64>> {
-            (0..RUNS)
-                .map(|r| {
-                    let mut st = LevelLoads::new(N);
-                    let parent = &mut crate::sim_rng(derive_seed(seed, &[r]));
-                    let mut rng = ChildRng::from_parent(parent);
-                    let samples = law_balls(&mut st, law, M, &mut RankIndex::new(N), &mut rng);
-                    let mut key: Vec<i64> = (0..N).map(|p| st.load_at(p) as i64).collect();
-                    key.push(samples as i64);
-                    key
-                })
-                .collect()
+        let empty = LevelLoads::new(N);
+        let on_levels = |law: &ChunkLaw, seed: u64| {
+            on_levels(&empty, RUNS, seed, |st, index, rng| law_balls(st, law, M, index, rng))
         };
-        let on_bins = |p: &crate::ProcessSpec, seed: u64| -> Vec<Vec<i64>> {
-            let spec = crate::RunSpec::new(p.clone(), N, M).engine(Engine::Bins);
-            (0..RUNS)
-                .map(|r| {
-                    let mut obs = Sorted::default();
-                    let rng = &mut crate::sim_rng(derive_seed(seed, &[r]));
-                    let out = simulate_observed(&spec, rng, &mut obs).expect("valid");
-                    obs.0.push(out.samples as i64);
-                    obs.0
-                })
-                .collect()
-        };
-        let chi2 = |a: &[Vec<i64>], b: &[Vec<i64>]| -> (f64, f64) {
-            let mut ids: HashMap<&[i64], usize> = HashMap::new();
-            for k in a.iter().chain(b) {
-                let len = ids.len();
-                ids.entry(k).or_insert(len);
-            }
-            let (mut ha, mut hb) = (vec![0u64; ids.len()], vec![0u64; ids.len()]);
-            a.iter().for_each(|k| ha[ids[k.as_slice()]] += 1);
-            b.iter().for_each(|k| hb[ids[k.as_slice()]] += 1);
-            let (stat, df) = chi2_two_sample(&ha, &hb);
-            (stat, chi2_critical(df))
-        };
+        let on_bins = |p: &crate::ProcessSpec, seed: u64| on_bins(p, &empty, M, RUNS, seed);
         for (case, (process, law)) in laws().into_iter().enumerate() {
             let reference = on_bins(&process, 7100 + case as u64);
             let (stat, crit) = chi2(&on_levels(&law, 7000 + case as u64), &reference);
