@@ -106,7 +106,8 @@ pub(crate) struct NoiseTable {
     /// `p[δ + TABLE_REACH]` for `|δ| <= TABLE_REACH`.
     p: Vec<f64>,
     /// Below `exact_from`: P(first wins) by (smaller load, δ + TABLE_REACH), filled on
-    /// first use (NaN: not yet computed).
+    /// first use (NaN: not yet computed); rows are added as the smaller load reaches them,
+    /// so a large σ costs memory only for the loads a run visits.
     near: Vec<f64>,
     sigma: f64,
     /// Truncation: the noise's interval law.
@@ -129,9 +130,7 @@ impl NoiseTable {
     fn new(sigma: f64, truncate: bool) -> Self {
         let tails = (truncate && sigma > 0.0).then(|| NormalIntervals::new(sigma));
         let exact_from = tails.as_ref().map_or(0, |t| t.reach() as u64 + 1);
-        let width = 2 * TABLE_REACH as usize + 1;
-        let near = vec![f64::NAN; exact_from as usize * width];
-        let mut table = Self { p: Vec::new(), near, sigma, tails, exact_from };
+        let mut table = Self { p: Vec::new(), near: Vec::new(), sigma, tails, exact_from };
         table.p = (-TABLE_REACH..=TABLE_REACH).map(|d| table.compute(d)).collect();
         table
     }
@@ -146,8 +145,11 @@ impl NoiseTable {
         }
         let delta = a as i64 - b as i64;
         let p = if delta.abs() <= TABLE_REACH {
-            let cell =
-                low as usize * (2 * TABLE_REACH as usize + 1) + (delta + TABLE_REACH) as usize;
+            let width = 2 * TABLE_REACH as usize + 1;
+            let cell = low as usize * width + (delta + TABLE_REACH) as usize;
+            if cell >= self.near.len() {
+                self.near.resize((low as usize + 1) * width, f64::NAN);
+            }
             if self.near[cell].is_nan() {
                 self.near[cell] = self.pair_probability(xa, xb);
             }
@@ -165,8 +167,8 @@ impl NoiseTable {
         let (mut fa, mut fb) = (Vec::new(), Vec::new());
         let first_a = t.pmf(xa as i64, &mut fa);
         let first_b = t.pmf(xb as i64, &mut fb);
-        // P(T_b >= u) for u = first_b + i, from the top.
-        let mut at_least = fb.clone();
+        // P(T_b >= u) for u = first_b + i: suffix sums, in place.
+        let mut at_least = fb;
         for i in (0..at_least.len().saturating_sub(1)).rev() {
             at_least[i] += at_least[i + 1];
         }
