@@ -32,8 +32,9 @@ use std::collections::BTreeMap;
 
 use ballast_core::level::{
     auto_sequential_min_n, simulate_levels_chunked, Chunking, LevelEngine,
-    AUTO_BATCH_MIN_BALLS_ONE_CHOICE, AUTO_SEQUENTIAL_MIN_N, AUTO_SEQUENTIAL_MIN_N_MANY_CHOICE,
-    AUTO_SEQUENTIAL_MIN_N_NOISY, AUTO_SEQUENTIAL_MIN_N_ONE_PLUS_BETA,
+    AUTO_BATCH_MIN_BALLS_ONE_CHOICE, AUTO_SEQUENTIAL_MIN_N, AUTO_SEQUENTIAL_MIN_N_G_BOUNDED,
+    AUTO_SEQUENTIAL_MIN_N_G_MYOPIC, AUTO_SEQUENTIAL_MIN_N_MANY_CHOICE,
+    AUTO_SEQUENTIAL_MIN_N_ONE_PLUS_BETA, AUTO_SEQUENTIAL_MIN_N_SIGMA_NOISY,
     AUTO_SEQUENTIAL_MIN_N_TWO_CHOICE, LEVEL_MAX_BATCH_PER_BIN,
 };
 use ballast_core::{derive_seed, resolve_engine, sim_rng, Engine, ProcessSpec, RunSpec};
@@ -203,9 +204,12 @@ fn auto_routes_sequential_runs_per_process() {
         (ProcessSpec::DChoice { d: 2 }, AUTO_SEQUENTIAL_MIN_N_TWO_CHOICE),
         (ProcessSpec::DChoice { d: 3 }, AUTO_SEQUENTIAL_MIN_N_MANY_CHOICE),
         (ProcessSpec::DChoice { d: 5 }, AUTO_SEQUENTIAL_MIN_N_MANY_CHOICE),
-        (ProcessSpec::GBounded { g: 4.0 }, AUTO_SEQUENTIAL_MIN_N_NOISY),
-        (ProcessSpec::GMyopic { g: 4.0 }, AUTO_SEQUENTIAL_MIN_N_NOISY),
-        (ProcessSpec::SigmaNoisyLoad { sigma: 4.0, truncate: true }, AUTO_SEQUENTIAL_MIN_N_NOISY),
+        (ProcessSpec::GBounded { g: 4.0 }, AUTO_SEQUENTIAL_MIN_N_G_BOUNDED),
+        (ProcessSpec::GMyopic { g: 4.0 }, AUTO_SEQUENTIAL_MIN_N_G_MYOPIC),
+        (
+            ProcessSpec::SigmaNoisyLoad { sigma: 4.0, truncate: true },
+            AUTO_SEQUENTIAL_MIN_N_SIGMA_NOISY,
+        ),
         (ProcessSpec::Threshold { f: 1.0 }, AUTO_SEQUENTIAL_MIN_N),
     ] {
         assert_eq!(engine(p.clone(), min, big), Engine::Levels, "{p:?} at {min}");

@@ -176,18 +176,33 @@ pub const AUTO_SEQUENTIAL_MIN_N_MANY_CHOICE: u64 = 1 << 10;
 /// bins), and the crossover was 2¹⁷.
 pub const AUTO_SEQUENTIAL_MIN_N_ONE_PLUS_BETA: u64 = 0;
 
-/// Sequential g-Bounded, g-Myopic and σ-Noisy-Load go to the level engine under `auto` from
-/// this many bins (their ball loop, `level/pair.rs`). Measured (g = σ = 4, truncated noise,
-/// m = 1000n, `floor --n 16384,50000,131072 --only g_bounded,g_myopic,sigma --engine both
-/// --reps 3 --m-per-n 1000`, 2026-12-04), bins / levels in ns per ball: g-Bounded 5.3 / 6.2,
-/// 5.5 / 6.1, 8.6 / 6.3 at n = 2¹⁴, 5·10⁴, 2¹⁷; g-Myopic 6.3 / 6.0, 7.2 / 6.1, 9.4 / 5.7;
-/// σ-Noisy-Load 21 / 13, 18 / 14, 21 / 14. g-Bounded wins from 2¹⁷. The others win from
-/// 2¹⁴, but by at most 35 % below 2¹⁷, and truncated σ-Noisy-Load with a large σ runs its
-/// first `exact_from`·n balls (about 10σ·n) ball by ball at about 50 ns, which at σ = 20
-/// leaves the level engine 15 % slower at 2¹⁷ and 3 % at 2¹⁸
-/// (`docs/level-engine.md#noisy-comparisons`). One crossover at 2¹⁷ for the three keeps
-/// the committed `noise22` items (n <= 10⁵) on the bin engine and their values unchanged.
-pub const AUTO_SEQUENTIAL_MIN_N_NOISY: u64 = 1 << 17;
+/// Sequential g-Bounded goes to the level engine under `auto` from this many bins (the pair
+/// loop, `level/pair.rs`). Measured (g = 4, m = 1000n, `floor --n 1024,4096,10000,16384,
+/// 32768,50000,100000,131072 --only g_bounded,g_myopic,sigma --engine both --reps 3
+/// --m-per-n 1000`, 2026-12-04), bins / levels in ns per ball: 5.3 / 6.5 at 10⁴, 6.1 / 6.8
+/// at 2¹⁴, 5.7 / 6.0 at 5·10⁴, 6.1 / 5.9 at 10⁵, 6.9 / 5.5 at 2¹⁷: a tie at 10⁵, a win
+/// from 2¹⁷. Results: `results/bench/floor_noisy_v6.md`.
+pub const AUTO_SEQUENTIAL_MIN_N_G_BOUNDED: u64 = 1 << 17;
+
+/// Sequential g-Myopic goes to the level engine under `auto` from this many bins. Measured
+/// as for [`AUTO_SEQUENTIAL_MIN_N_G_BOUNDED`] (g = 4): 5.8 / 6.5 at 10⁴, 6.6 / 6.3 at 2¹⁴,
+/// 8.1 / 7.0 at 2¹⁵, 6.7 / 5.9 at 5·10⁴, 7.3 / 6.6 at 10⁵, 7.6 / 5.4 at 2¹⁷; and over g
+/// (`ballast simulate --process g_myopic --param g=G --n N --m 1000N --runs 2 --engine E`,
+/// user time): at 2¹⁴ g = 20 runs 5.9 / 6.7 (the wider histogram costs the level loop
+/// more lookups), at 5·10⁴ 5.8–6.0 / 5.4–5.9 for g = 4, 10, 20, at 10⁵ 6.2–6.7 / 5.2–6.3.
+/// So the level engine wins for every g from about 5·10⁴; 2¹⁵ is the power of two below.
+pub const AUTO_SEQUENTIAL_MIN_N_G_MYOPIC: u64 = 1 << 15;
+
+/// Sequential σ-Noisy-Load goes to the level engine under `auto` from this many bins.
+/// Measured as for [`AUTO_SEQUENTIAL_MIN_N_G_BOUNDED`] (σ = 4, truncated): 16.1 / 15.0 at
+/// 2¹⁰, 17.2 / 17.8 at 2¹², 17.9 / 15.9 at 10⁴, 16.5 / 12.0 at 10⁵; and over σ (truncated,
+/// `ballast simulate --process sigma_noisy_load --param sigma=S --param truncate=true
+/// --n N --m 1000N --runs 5 --engine E`, user time): at 2¹² σ = 1, 4, 20 run 15.1 / 15.1,
+/// 14.6 / 15.1, 14.6 / 16.6; at 2¹³ 14.9 / 12.7, 14.9 / 12.9, 15.1 / 14.6; at 10⁴ (3 runs)
+/// σ = 1, 4, 10, 20: 15.3 / 11.3, 14.3 / 13.0, 15.0 / 12.3, 14.3 / 13.3. A large σ costs
+/// the level engine a fixed amount per run (the pairs' probabilities below `exact_from`,
+/// about 10σ), which small n does not amortise.
+pub const AUTO_SEQUENTIAL_MIN_N_SIGMA_NOISY: u64 = 1 << 13;
 
 /// Sequential adaptive probing (`adaptive`) other than Greedy\[d\] goes to the level engine
 /// under `auto` from this many bins (Greedy\[d\] runs as d-Choice there and takes d-Choice's
@@ -223,9 +238,9 @@ pub fn auto_sequential_min_n(spec: &RunSpec) -> u64 {
         ProcessSpec::DChoice { .. } => AUTO_SEQUENTIAL_MIN_N_MANY_CHOICE,
         ProcessSpec::OnePlusBeta { .. } => AUTO_SEQUENTIAL_MIN_N_ONE_PLUS_BETA,
         ProcessSpec::Quantile { .. } | ProcessSpec::MixedQuantile { .. } => 0,
-        ProcessSpec::GBounded { .. }
-        | ProcessSpec::GMyopic { .. }
-        | ProcessSpec::SigmaNoisyLoad { .. } => AUTO_SEQUENTIAL_MIN_N_NOISY,
+        ProcessSpec::GBounded { .. } => AUTO_SEQUENTIAL_MIN_N_G_BOUNDED,
+        ProcessSpec::GMyopic { .. } => AUTO_SEQUENTIAL_MIN_N_G_MYOPIC,
+        ProcessSpec::SigmaNoisyLoad { .. } => AUTO_SEQUENTIAL_MIN_N_SIGMA_NOISY,
         // Greedy[d] runs as d-Choice on levels (`level/adaptive.rs`).
         ProcessSpec::Adaptive { tau, cap } => match adaptive::greedy_d(&tau, cap) {
             Some(2) => AUTO_SEQUENTIAL_MIN_N_TWO_CHOICE,
@@ -847,11 +862,11 @@ fn run_seq_law<R: RngCore + ?Sized, O: Observer>(
 /// Sequential g-Bounded, g-Myopic and σ-Noisy-Load, whose rules compare the loads of two
 /// uniform samples ([`pair::PairLaw`]): two positions and two level lookups per ball. Without
 /// per-ball observers the stretches between observation points go through the ball loop of
-/// `level/sequential.rs`; with them, with observation points closer than 256 balls, or while
-/// the lowest load is below [`pair::PairLaw::exact_from`] (truncated σ-Noisy-Load near load
-/// 0, where the decision depends on the loads and not only on their difference), ball by
-/// ball through its one-draw-at-a-time form, which takes the same words. Same observation
-/// points and counters as [`run_seq`]; two samples per ball.
+/// `level/sequential.rs` (which reads the pair of loads, not only their difference, while
+/// the lowest load is below [`pair::NoiseTable::exact_from`]: truncated σ-Noisy-Load near load
+/// 0); with them, or with observation points closer than 256 balls, ball by ball through its
+/// one-draw-at-a-time form, which takes the same words. Same observation points and
+/// counters as [`run_seq`]; two samples per ball.
 fn run_seq_pair<R: RngCore + ?Sized, O: Observer>(
     spec: &RunSpec,
     mut st: LevelLoads,
@@ -870,8 +885,8 @@ fn run_seq_pair<R: RngCore + ?Sized, O: Observer>(
     let mut index = sequential::RankIndex::new(n);
     let in_blocks = !O::PER_BALL && every >= 256;
     while done < m {
-        if in_blocks && st.min_load() >= law.exact_from() {
-            sequential::pair_balls(&mut st, &law, next_obs - done, &mut index, rng);
+        if in_blocks {
+            sequential::pair_balls(&mut st, &mut law, next_obs - done, &mut index, rng);
             done = next_obs;
         } else {
             let j = sequential::pair_level(&mut law, &st, rng);

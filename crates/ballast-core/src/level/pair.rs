@@ -19,9 +19,10 @@
 //!   estimate is `x + ⌊σZ⌋` as long as `x + σZ >= 0`, so once the lowest load is past the
 //!   noise's reach (`P(|σZ| > reach) < 1e−23`, the support the batched law of
 //!   `level/batch.rs` uses too) `p(δ) = P(⌊σZ₂⌋ − ⌊σZ₁⌋ >= δ)`, a function of δ alone;
-//!   while the smaller load of a pair is below that ([`PairLaw::exact_from`]) the
+//!   while the smaller load of a pair is below that ([`NoiseTable::exact_from`]) the
 //!   probability is that of the pair of loads, `P(T_a <= T_b)` with `T_x = trunc(x + σZ)`,
-//!   computed on first use ([`NoiseTable::choose_at`]), and the engine goes ball by ball.
+//!   computed on first use and kept by (smaller load, difference)
+//!   ([`NoiseTable::choose_at`]); the ball loop reads the lowest load with the levels.
 //!   Both are exact to double precision, as the bin engine's normal sampler is.
 
 use statrs::function::erf::erfc;
@@ -64,16 +65,6 @@ impl PairLaw {
         matches!(self, PairLaw::Noisy(_))
     }
 
-    /// The lowest load from which the table by level difference describes the rule: below
-    /// it the engine goes ball by ball with the probabilities of the pairs of loads
-    /// ([`NoiseTable::choose_at`]; 0 when the table holds at every load).
-    pub(crate) fn exact_from(&self) -> u64 {
-        match self {
-            PairLaw::Noisy(t) => t.exact_from,
-            _ => 0,
-        }
-    }
-
     /// The level that gets the ball, given the levels `a` (first sample) and `b` and the
     /// ball's coin word (unused without one).
     #[inline(always)]
@@ -109,10 +100,13 @@ pub(crate) struct NoiseTable {
     /// first use (NaN: not yet computed); rows are added as the smaller load reaches them,
     /// so a large σ costs memory only for the loads a run visits.
     near: Vec<f64>,
+    /// Below `exact_from + TABLE_REACH`: the law of `T_x` by load `x`, kept once computed
+    /// (empty: not yet) when the noise's reach is at most [`KEPT_REACH`].
+    laws: Vec<TruncLaw>,
     sigma: f64,
     /// Truncation: the noise's interval law.
     tails: Option<NormalIntervals>,
-    /// See [`PairLaw::exact_from`].
+    /// See [`Self::exact_from`].
     exact_from: u64,
 }
 
@@ -130,9 +124,17 @@ impl NoiseTable {
     fn new(sigma: f64, truncate: bool) -> Self {
         let tails = (truncate && sigma > 0.0).then(|| NormalIntervals::new(sigma));
         let exact_from = tails.as_ref().map_or(0, |t| t.reach() as u64 + 1);
-        let mut table = Self { p: Vec::new(), near: Vec::new(), sigma, tails, exact_from };
+        let mut table =
+            Self { p: Vec::new(), near: Vec::new(), laws: Vec::new(), sigma, tails, exact_from };
         table.p = (-TABLE_REACH..=TABLE_REACH).map(|d| table.compute(d)).collect();
         table
+    }
+
+    /// The lowest load from which the table by level difference describes the rule: below
+    /// it a pair whose smaller load is below this uses the probability of its two loads
+    /// ([`Self::choose_at`]; 0 without truncation, where the table holds at every load).
+    pub(super) fn exact_from(&self) -> u64 {
+        self.exact_from
     }
 
     /// [`Self::choose`] for the loads `x_a = lo + a`, `x_b = lo + b` at any load: when the
@@ -161,25 +163,25 @@ impl NoiseTable {
     }
 
     /// P(T_a <= T_b), T_x = trunc(x + σZ) towards zero, on the noise's support: the first
-    /// sample wins ties. Σ_t P(T_a = t)·P(T_b >= t).
-    fn pair_probability(&self, xa: u64, xb: u64) -> f64 {
+    /// sample wins ties. Out of line: once per pair of loads, from the laws of `T_a` and
+    /// `T_b`, which are kept by load unless the reach is large.
+    #[cold]
+    #[inline(never)]
+    fn pair_probability(&mut self, xa: u64, xb: u64) -> f64 {
         let t = self.tails.as_ref().expect("only truncated noise has an early phase");
-        let (mut fa, mut fb) = (Vec::new(), Vec::new());
-        let first_a = t.pmf(xa as i64, &mut fa);
-        let first_b = t.pmf(xb as i64, &mut fb);
-        // P(T_b >= u) for u = first_b + i: suffix sums, in place.
-        let mut at_least = fb;
-        for i in (0..at_least.len().saturating_sub(1)).rev() {
-            at_least[i] += at_least[i + 1];
+        if t.reach() > KEPT_REACH {
+            return TruncLaw::new(t, xa).first_wins(&TruncLaw::new(t, xb), xa, xb);
         }
-        let survival = |u: i64| -> f64 {
-            if u < first_b {
-                1.0
-            } else {
-                at_least.get((u - first_b) as usize).copied().unwrap_or(0.0)
+        let top = xa.max(xb) as usize;
+        if self.laws.len() <= top {
+            self.laws.resize_with(top + 1, TruncLaw::default);
+        }
+        for x in [xa, xb] {
+            if self.laws[x as usize].pmf.is_empty() {
+                self.laws[x as usize] = TruncLaw::new(t, x);
             }
-        };
-        fa.iter().enumerate().map(|(i, &p)| p * survival(first_a + i as i64)).sum()
+        }
+        self.laws[xa as usize].first_wins(&self.laws[xb as usize], xa, xb)
     }
 
     /// The first sample's level if the coin word says it wins, else the second's.
@@ -207,6 +209,49 @@ impl NoiseTable {
             Some(t) if delta >= 1 => upper_tail(t, delta),
             Some(t) => 1.0 - upper_tail(t, 1 - delta),
         }
+    }
+}
+
+/// The largest noise reach whose laws of `T_x` are kept by load (σ up to about 100: at most
+/// `2·(exact_from + TABLE_REACH)·(2·reach + 3)` doubles, 38 MB); beyond it each pair of loads
+/// computes them again.
+const KEPT_REACH: i64 = 1024;
+
+/// The law of `T_x = trunc(x + σZ)` for one load `x`, on the values
+/// `x − reach − 1 ..= x + reach + 1` ([`NormalIntervals::pmf`]).
+#[derive(Clone, Default)]
+struct TruncLaw {
+    /// P(T_x = x − reach − 1 + i).
+    pmf: Vec<f64>,
+    /// P(T_x >= x − reach − 1 + i): suffix sums of `pmf`.
+    at_least: Vec<f64>,
+}
+
+impl TruncLaw {
+    fn new(t: &NormalIntervals, x: u64) -> Self {
+        let mut pmf = Vec::new();
+        t.pmf(x as i64, &mut pmf);
+        let mut at_least = pmf.clone();
+        for i in (0..at_least.len().saturating_sub(1)).rev() {
+            at_least[i] += at_least[i + 1];
+        }
+        Self { pmf, at_least }
+    }
+
+    /// P(T_a <= T_b) = Σ_u P(T_a = u)·P(T_b >= u) for `self` the law at load `xa` and `b`
+    /// the one at `xb` (same support width, offset by `xa − xb`).
+    fn first_wins(&self, b: &TruncLaw, xa: u64, xb: u64) -> f64 {
+        let offset = xa as i64 - xb as i64;
+        let survival = |i: usize| -> f64 {
+            // The value of T_a's entry i is b's entry i + offset.
+            let k = i as i64 + offset;
+            if k < 0 {
+                1.0
+            } else {
+                b.at_least.get(k as usize).copied().unwrap_or(0.0)
+            }
+        };
+        self.pmf.iter().enumerate().map(|(i, &p)| p * survival(i)).sum()
     }
 }
 
@@ -262,10 +307,10 @@ mod tests {
     /// block loop ([`super::super::sequential::pair_balls`]) against the bin engine, whose
     /// rule draws the g-Myopic coin and the normals of σ-Noisy-Load itself. Truncated
     /// σ-Noisy-Load starts at load 12, past its `exact_from` (7 for σ = 0.4). Then the
-    /// engine's route from load 0, where truncated σ-Noisy-Load goes ball by ball with the
-    /// pairs' probabilities until the lowest load reaches `exact_from` (4 for σ = 0.1) and
-    /// by difference after, within 30 balls on 3 bins, and one ball from loads {0, 1} at σ = 0.5 (seeds 7260 / 7360), where the
-    /// pair of loads decides. Measured: χ² = 13.6, 10.1, 10.4, 19.0, 8.2, 2.2 and 4.8
+    /// engine's route from load 0, where truncated σ-Noisy-Load uses the pairs'
+    /// probabilities until the lowest load reaches `exact_from` (4 for σ = 0.1) and the
+    /// differences after, within 30 balls on 3 bins, and one ball of the block loop from
+    /// loads {0, 1} at σ = 0.5 (seeds 7260 / 7360), where the pair of loads decides. Measured: χ² = 13.6, 10.1, 10.4, 19.0, 8.2, 2.2 and 4.8
     /// against critical values 10.8–36.1. Power: the bugs one would make (g one too small,
     /// the noise difference's variance taken as σ² instead of 2σ², the truncation ignored,
     /// the table by difference used near load 0) give χ² = 12 306, 4 543, 2 905, 281, 205
@@ -304,11 +349,13 @@ mod tests {
                 _ => unreachable!("pair rules only"),
             };
             let law = PairLaw::new(rule);
-            assert!(start.min_load() >= law.exact_from());
+            if let PairLaw::Noisy(table) = &law {
+                assert!(start.min_load() >= table.exact_from());
+            }
             let seed = 7200 + case as u64;
             let levels = |law: &PairLaw| {
                 on_levels(start, RUNS, seed, |st, index, rng| {
-                    pair_balls(st, law, M, index, rng);
+                    pair_balls(st, &mut law.clone(), M, index, rng);
                     2 * M
                 })
             };
@@ -322,18 +369,14 @@ mod tests {
             );
         }
         // Near load 0 the truncated noise's decision depends on the loads, not only on
-        // their difference: one ball of the ball-by-ball form from loads {0, 1} against the
-        // bin engine, and the table by difference used there instead (the bug) rejected.
+        // their difference: one ball of the block loop from loads {0, 1} against the bin
+        // engine, and the table by difference used there instead (the bug) rejected.
         let process = ProcessSpec::SigmaNoisyLoad { sigma: 0.5, truncate: true };
         let near = LevelLoads::from_counts(0, &[1, 1]);
         const EARLY_BALLS: u64 = 1;
         let early = |law: &PairLaw| {
-            on_levels(&near, RUNS, 7260, |st, _, rng| {
-                let mut law = law.clone();
-                for _ in 0..EARLY_BALLS {
-                    let j = super::super::sequential::pair_level(&mut law, st, rng);
-                    st.bump(j);
-                }
+            on_levels(&near, RUNS, 7260, |st, index, rng| {
+                pair_balls(st, &mut law.clone(), EARLY_BALLS, index, rng);
                 2 * EARLY_BALLS
             })
         };
@@ -346,10 +389,7 @@ mod tests {
         let (stat, crit) = chi2(&early(&PairLaw::Noisy(table)), &reference);
         assert!(stat > crit, "early phase by difference: chi2 = {stat:.1}, critical {crit:.1}");
         let spec = RunSpec::new(ProcessSpec::SigmaNoisyLoad { sigma: 0.1, truncate: true }, 3, 30);
-        assert_eq!(
-            PairLaw::new(Noisy::SigmaNoisyLoad { sigma: 0.1, truncate: true }).exact_from(),
-            4
-        );
+        assert_eq!(NoiseTable::new(0.1, true).exact_from(), 4);
         let (stat, crit) = chi2(
             &runs_of(&spec.clone().engine(Engine::Levels), RUNS, 7250),
             &runs_of(&spec.engine(Engine::Bins), RUNS, 7350),

@@ -424,18 +424,20 @@ fn pair_positions(n: u64, rng: &mut ChildRng) -> (u64, u64) {
 }
 
 /// Sequential balls of a load-comparing two-sample rule ([`PairLaw`]: g-Bounded, g-Myopic,
-/// σ-Noisy-Load once its table holds) for `balls` balls on `st`, without observers: the
-/// block loop of [`d_choice_balls`] with two level lookups per ball, word for word as
-/// [`pair_level`] (tested). A ball takes the coin word of σ-Noisy-Load (none for the
-/// others), then one word whose halves are its two positions.
+/// σ-Noisy-Load) for `balls` balls on `st`, without observers: the block loop of
+/// [`d_choice_balls`] with two level lookups per ball, word for word as [`pair_level`]
+/// (tested). A ball takes the coin word of σ-Noisy-Load (none for the others), then one word
+/// whose halves are its two positions. While the lowest load is below
+/// [`pair::NoiseTable::exact_from`] the noise's decision reads the pair of loads
+/// ([`pair::NoiseTable::choose_at`]), from the block's current lowest load.
 pub(super) fn pair_balls(
     st: &mut LevelLoads,
-    law: &PairLaw,
+    law: &mut PairLaw,
     balls: u64,
     index: &mut RankIndex,
     rng: &mut ChildRng,
 ) {
-    debug_assert!(st.n <= u64::from(u32::MAX) && st.lo >= law.exact_from());
+    debug_assert!(st.n <= u64::from(u32::MAX));
     let n = st.n;
     // A local copy keeps the generator's state out of memory in the loop.
     let mut child = rng.clone();
@@ -453,17 +455,24 @@ pub(super) fn pair_balls(
             });
         }
         PairLaw::Noisy(table) => {
+            let exact_from = table.exact_from();
             indexed_balls(st, balls, index, &mut child, |w, rest, rng, lv| {
                 let (a, b, used) = positions_after_coin(n, rest, rng);
-                (table.choose(lv.of(a), lv.of(b), w), used)
+                let (a, b, lo) = (lv.of(a), lv.of(b), lv.lo());
+                let j = if lo >= exact_from {
+                    table.choose(a, b, w)
+                } else {
+                    table.choose_at(lo, a, b, w)
+                };
+                (j, used)
             });
         }
     }
     *rng = child;
 }
 
-/// One ball of `law` on `st`, one draw at a time: the ball-by-ball form of [`pair_balls`],
-/// at any load (below [`PairLaw::exact_from`] too). Returns the level that gets the ball.
+/// One ball of `law` on `st`, one draw at a time: the ball-by-ball form of [`pair_balls`].
+/// Returns the level that gets the ball.
 #[inline]
 pub(super) fn pair_level(law: &mut PairLaw, st: &LevelLoads, rng: &mut ChildRng) -> usize {
     let coin = if law.has_coin() { rng.next_u64() } else { 0 };
@@ -490,18 +499,33 @@ fn position(word: u32, n: u64, rng: &mut ChildRng) -> u64 {
 /// boundaries on the fast path, the histogram itself on the vector path. The loop builds the
 /// variant at the call of the ball's closure, so after inlining the match costs nothing.
 pub(super) enum Levels<'a> {
-    Fast { lv: &'a [u64; KERNEL_LEVELS], table: &'a [u8; TABLE], shift: u32 },
+    /// `lo`: the load of level 0 (the histogram's, plus the levels dropped in this block).
+    Fast {
+        lv: &'a [u64; KERNEL_LEVELS],
+        table: &'a [u8; TABLE],
+        shift: u32,
+        lo: u64,
+    },
     Wide(&'a LevelLoads),
 }
 
 impl Levels<'_> {
+    /// The load of level 0, the lowest load.
+    #[inline(always)]
+    pub(super) fn lo(&self) -> u64 {
+        match *self {
+            Levels::Fast { lo, .. } => lo,
+            Levels::Wide(st) => st.lo,
+        }
+    }
+
     /// Level index of position `p`.
     #[inline(always)]
     pub(super) fn of(&self, p: u64) -> usize {
         match *self {
             // The bucket's level, then the boundaries inside the bucket. The scan stops at
             // the top level (lv = n > p); the masks only spare bounds checks.
-            Levels::Fast { lv, table, shift } => {
+            Levels::Fast { lv, table, shift, .. } => {
                 let mut j = usize::from(table[(p >> shift) as usize & (TABLE - 1)]);
                 while lv[j & (KERNEL_LEVELS - 1)] <= p {
                     j += 1;
@@ -556,6 +580,7 @@ fn indexed_balls<F>(
         let mut lv = [n; KERNEL_LEVELS];
         lv[..levels].copy_from_slice(&st.cum);
         let table = &mut index.table;
+        let lo = st.lo;
         let mut k = done;
         let mut dropped = 0u64;
         loop {
@@ -577,7 +602,7 @@ fn indexed_balls<F>(
             while pos < len {
                 let w = buf[pos];
                 pos += 1;
-                let levels = Levels::Fast { lv: &lv, table, shift };
+                let levels = Levels::Fast { lv: &lv, table, shift, lo: lo + dropped };
                 let (j, used) = draw(w, &buf[pos..len], rng, &levels);
                 pos += used;
                 let j = j & (KERNEL_LEVELS - 1);
@@ -776,11 +801,18 @@ mod tests {
 
     /// The block loop of the load-comparing rules (`pair_balls`) against their
     /// ball-by-ball form (`pair_level`) word for word, on the starts of the test above
-    /// shifted up past the truncated noise's `exact_from`.
+    /// shifted up past the truncated noise's `exact_from` (15 at σ = 1.2), and from load 0,
+    /// below it: there the truncated noise reads the pair of loads, and at n = 1 and 4 the
+    /// lowest load crosses `exact_from` inside a block.
     #[test]
     fn pair_loop_matches_ball_by_ball_reference_word_for_word() {
         use crate::process::Noisy;
         let starts: Vec<LevelLoads> = vec![
+            LevelLoads::new(1),
+            LevelLoads::new(4),
+            LevelLoads::new(5000),
+            LevelLoads::from_counts(0, &[1000, 0, 0, 7, 0, 3]),
+            LevelLoads::from_counts(10, &[[1u64; 47].as_slice(), &[1000]].concat()),
             LevelLoads::from_counts(20, &[1]),
             LevelLoads::from_counts(20, &[4]),
             LevelLoads::from_counts(20, &[5000]),
@@ -799,16 +831,15 @@ mod tests {
         ];
         for (i, start) in starts.into_iter().enumerate() {
             for (j, &rule) in rules.iter().enumerate() {
-                let mut law = PairLaw::new(rule);
-                assert!(start.min_load() >= law.exact_from());
+                let (mut law, mut reference) = (PairLaw::new(rule), PairLaw::new(rule));
                 let (mut a, mut b) = (start.clone(), start.clone());
                 let mut ra = ChildRng::from_parent(&mut crate::sim_rng(100 * i as u64 + j as u64));
                 let mut rb = ra.clone();
                 let mut index = RankIndex::new(start.bins());
                 for chunk in [1u64, 63, 64, 65, 1000, 5000, 7] {
-                    pair_balls(&mut a, &law, chunk, &mut index, &mut ra);
+                    pair_balls(&mut a, &mut law, chunk, &mut index, &mut ra);
                     for _ in 0..chunk {
-                        let j = pair_level(&mut law, &b, &mut rb);
+                        let j = pair_level(&mut reference, &b, &mut rb);
                         b.bump(j);
                     }
                     assert_eq!(a, b, "start {i}, {rule:?}, after a chunk of {chunk}");
