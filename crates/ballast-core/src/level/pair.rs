@@ -106,7 +106,9 @@ pub(crate) struct NoiseTable {
     sigma: f64,
     /// Truncation: the noise's interval law.
     tails: Option<NormalIntervals>,
-    /// See [`Self::exact_from`].
+    /// The lowest load from which the table by level difference describes the rule: a pair
+    /// whose smaller load is below it uses the probability of its two loads
+    /// ([`Self::choose_at`]; 0 without truncation, where the table holds at every load).
     exact_from: u64,
 }
 
@@ -130,16 +132,22 @@ impl NoiseTable {
         table
     }
 
-    /// The lowest load from which the table by level difference describes the rule: below
-    /// it a pair whose smaller load is below this uses the probability of its two loads
-    /// ([`Self::choose_at`]; 0 without truncation, where the table holds at every load).
-    pub(super) fn exact_from(&self) -> u64 {
-        self.exact_from
+    /// [`Self::choose`] for the loads `x_a = lo + a`, `x_b = lo + b` at any load, `lo` the
+    /// lowest load: from `exact_from` on the table by difference, before it
+    /// [`Self::choose_near`].
+    #[inline(always)]
+    pub(super) fn choose_at(&mut self, lo: u64, a: usize, b: usize, coin: u64) -> usize {
+        if lo >= self.exact_from {
+            return self.choose(a, b, coin);
+        }
+        self.choose_near(lo, a, b, coin)
     }
 
-    /// [`Self::choose`] for the loads `x_a = lo + a`, `x_b = lo + b` at any load: when the
-    /// smaller is below `exact_from`, the exact winning probability of the pair of loads.
-    pub(super) fn choose_at(&mut self, lo: u64, a: usize, b: usize, coin: u64) -> usize {
+    /// [`Self::choose_at`] while the lowest load is below `exact_from`: when the smaller of
+    /// the pair's loads is too, the exact winning probability of the pair of loads. Out of
+    /// the ball loop's line: only the first ~10σ·n balls of a run come here.
+    #[inline(never)]
+    fn choose_near(&mut self, lo: u64, a: usize, b: usize, coin: u64) -> usize {
         let (xa, xb) = (lo + a as u64, lo + b as u64);
         let low = xa.min(xb);
         if low >= self.exact_from {
@@ -310,8 +318,9 @@ mod tests {
     /// engine's route from load 0, where truncated σ-Noisy-Load uses the pairs'
     /// probabilities until the lowest load reaches `exact_from` (4 for σ = 0.1) and the
     /// differences after, within 30 balls on 3 bins, and one ball of the block loop from
-    /// loads {0, 1} at σ = 0.5 (seeds 7260 / 7360), where the pair of loads decides. Measured: χ² = 13.6, 10.1, 10.4, 19.0, 8.2, 2.2 and 4.8
-    /// against critical values 10.8–36.1. Power: the bugs one would make (g one too small,
+    /// loads {0, 1} at σ = 0.5 (seeds 7260 / 7360), where the pair of loads decides.
+    /// Measured: χ² = 13.6, 10.1, 10.4, 19.0, 8.2, 2.2 and 4.8 against critical values
+    /// 10.8–36.1. Power: the bugs one would make (g one too small,
     /// the noise difference's variance taken as σ² instead of 2σ², the truncation ignored,
     /// the table by difference used near load 0) give χ² = 12 306, 4 543, 2 905, 281, 205
     /// and 156, and the test asserts that each is rejected. (The last bug is weak on whole
@@ -350,7 +359,7 @@ mod tests {
             };
             let law = PairLaw::new(rule);
             if let PairLaw::Noisy(table) = &law {
-                assert!(start.min_load() >= table.exact_from());
+                assert!(start.min_load() >= table.exact_from);
             }
             let seed = 7200 + case as u64;
             let levels = |law: &PairLaw| {
@@ -389,7 +398,7 @@ mod tests {
         let (stat, crit) = chi2(&early(&PairLaw::Noisy(table)), &reference);
         assert!(stat > crit, "early phase by difference: chi2 = {stat:.1}, critical {crit:.1}");
         let spec = RunSpec::new(ProcessSpec::SigmaNoisyLoad { sigma: 0.1, truncate: true }, 3, 30);
-        assert_eq!(NoiseTable::new(0.1, true).exact_from(), 4);
+        assert_eq!(NoiseTable::new(0.1, true).exact_from, 4);
         let (stat, crit) = chi2(
             &runs_of(&spec.clone().engine(Engine::Levels), RUNS, 7250),
             &runs_of(&spec.engine(Engine::Bins), RUNS, 7350),

@@ -455,16 +455,9 @@ pub(super) fn pair_balls(
             });
         }
         PairLaw::Noisy(table) => {
-            let exact_from = table.exact_from();
             indexed_balls(st, balls, index, &mut child, |w, rest, rng, lv| {
                 let (a, b, used) = positions_after_coin(n, rest, rng);
-                let (a, b, lo) = (lv.of(a), lv.of(b), lv.lo());
-                let j = if lo >= exact_from {
-                    table.choose(a, b, w)
-                } else {
-                    table.choose_at(lo, a, b, w)
-                };
-                (j, used)
+                (table.choose_at(lv.lo(), lv.of(a), lv.of(b), w), used)
             });
         }
     }
