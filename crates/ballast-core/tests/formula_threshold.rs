@@ -204,9 +204,13 @@ fn coinciding_definitions_draw_the_same_loads() {
     for (a, b, n) in pairs {
         for seed in 0..5u64 {
             let m = 20 * n + seed;
+            // Not sequential on the level engine: there Threshold, Mean-Thinning and
+            // Relative-Threshold run their own loop (a cut on the first sample, one word of
+            // two positions per ball; value version 7), which takes other words than the
+            // generic rule a formula runs through. Same law, not the same draws
+            // (`tests/level_engine.rs` compares both with the bin engine).
             let mut specs = vec![
                 RunSpec::new(a.clone(), n, m).engine(Engine::Bins),
-                RunSpec::new(a.clone(), n, m).engine(Engine::Levels),
                 RunSpec::new(a.clone(), n, m).batched(n / 2 + 1).engine(Engine::Bins),
             ];
             if matches!(b, ProcessSpec::Threshold { .. }) {

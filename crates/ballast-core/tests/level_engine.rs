@@ -131,6 +131,14 @@ fn sequential_level_engine_matches_bin_engine() {
         let spec = RunSpec::new(p.clone(), N, 10 * N);
         assert_engines_agree(&spec, &format!("{} sequential", p.kind()), 1100 + i as u64);
     }
+    // A threshold formula runs the generic rule on levels (its threshold need not be
+    // monotone in the total), while the thinning rules it can spell run their cut loop.
+    let formula = ballast_core::registry::find("formula_threshold")
+        .expect("registered")
+        .build(&[("f", ballast_core::registry::ParamValue::Text("avg + 1/2".to_owned()))])
+        .expect("valid formula");
+    let spec = RunSpec::new(formula, N, 10 * N);
+    assert_engines_agree(&spec, "formula_threshold avg + 1/2 sequential", 1200);
 }
 
 #[test]

@@ -950,6 +950,12 @@ mod tests {
         assert_eq!(engine_key(&noisy, false), "levels values v6");
         noisy.setting = ballast_core::Setting::Batched { b: 1000 };
         assert_eq!(engine_key(&noisy, false), "levels values v4");
+        // Version 7 changed the sequential thinning runs only.
+        let mut thin = RunSpec::new(ProcessSpec::MeanThinning { strict: true }, 1000, 10_000)
+            .engine(ballast_core::Engine::Levels);
+        assert_eq!(engine_key(&thin, false), "levels values v7");
+        thin.setting = ballast_core::Setting::Batched { b: 1000 };
+        assert_eq!(engine_key(&thin, false), "levels values v4");
         assert_eq!(engine_key(&two(from).weights(exp), false), "bins sorted-weights values v2");
     }
 }

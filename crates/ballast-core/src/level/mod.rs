@@ -100,6 +100,7 @@ mod pair;
 mod position;
 pub(crate) mod sequential;
 mod state;
+mod thinning;
 
 pub use adaptive::{simulate_adaptive_levels_flawed, AdaptiveFlaw};
 pub use state::LevelLoads;
@@ -111,8 +112,7 @@ use crate::engine::LoadTrajectories;
 use crate::loads::LoadState;
 use crate::outcome::RunOutcome;
 use crate::process::{
-    Accept, Ctx, Filling, Noisy, OneChoice, Ranks, Rule, Thinning, TightCount, TightPacking,
-    UnfairDChoice,
+    Accept, Ctx, Filling, Noisy, OneChoice, Ranks, Rule, TightCount, TightPacking, UnfairDChoice,
 };
 use crate::{Engine, Error, Observer, ProcessSpec, RunSpec, Setting, TieBreak, Weights};
 
@@ -124,18 +124,23 @@ use crate::{Engine, Error, Observer, ProcessSpec, RunSpec, Setting, TieBreak, We
 /// observation points. 5: sequential (1+β), Quantile and mixed Quantile draw from the child
 /// generator of d-Choice, in whole words per ball (`level/sequential.rs`, `law_balls`).
 /// 6: sequential g-Bounded, g-Myopic and σ-Noisy-Load as decisions on two levels
-/// (`level/pair.rs`), from the same child generator. Since 5 a bump changes only some
-/// runs, and only their keys carry the new number ([`values_version`]).
-pub const VALUES_VERSION: u32 = 6;
+/// (`level/pair.rs`), from the same child generator. 7: sequential Threshold, Mean-Thinning
+/// and Relative-Threshold as a cut on the first sample's load (`level/thinning.rs`), one
+/// word per ball from the same child generator. Since 5 a bump changes only some runs, and
+/// only their keys carry the new number ([`values_version`]).
+pub const VALUES_VERSION: u32 = 7;
 
 /// The version of the values `spec` gives on the level engine: the number of the last bump
-/// that changed its runs (6, 5, or 4 for every run that neither changed), so that stored
+/// that changed its runs (7, 6, 5, or 4 for every run that none changed), so that stored
 /// checkpoints of the runs a bump left alone stay valid.
 pub fn values_version(spec: &RunSpec) -> u32 {
     if spec.setting != Setting::Sequential {
         return 4;
     }
     match spec.process {
+        ProcessSpec::Threshold { .. }
+        | ProcessSpec::MeanThinning { .. }
+        | ProcessSpec::RelativeThreshold { .. } => 7,
         ProcessSpec::GBounded { .. }
         | ProcessSpec::GMyopic { .. }
         | ProcessSpec::SigmaNoisyLoad { .. } => 6,
@@ -148,10 +153,23 @@ pub fn values_version(spec: &RunSpec) -> u32 {
 
 /// Sequential runs with at least this many bins go to the level engine under `auto`, for
 /// the processes without a crossover of their own ([`auto_sequential_min_n`]): the rules that
-/// run through the generic loop on the level engine (the thresholds, k-Threshold, the
-/// filling rules) cost 30–47 ns per ball there against 5–14 on the bin engine at n ≤ 10⁶,
-/// so they stay on bins up to here.
+/// run through the generic loop on the level engine (k-Threshold, the filling rules) cost
+/// 30–47 ns per ball there against 5–14 on the bin engine at n ≤ 10⁶, so they stay on bins
+/// up to here.
 pub const AUTO_SEQUENTIAL_MIN_N: u64 = 1 << 20;
+
+/// Sequential Threshold, Mean-Thinning and Relative-Threshold go to the level engine under
+/// `auto` from this many bins (the cut loop, `level/thinning.rs`). Measured (m = 1000n,
+/// `floor --n 1024,10000,32768,131072,1048576 --only threshold,mean_thinning,
+/// relative_threshold --engine both --reps 3 --m-per-n 1000`, 2026-12-04,
+/// `results/bench/floor_thinning_v7.md`), bins / levels in ns per ball: Mean-Thinning 8.0 /
+/// 11.5 at 10⁴, 7.7 / 9.7 at 2¹⁷, 9.4 / 7.9 at 2²⁰; Relative-Threshold (f = 1) 8.2 / 8.2,
+/// 9.0 / 8.3, 10.0 / 7.7; at n = 10⁷ (m = 10n) about 33 / 8 for all three. Threshold
+/// (f = 1) at m = 1000n has One-Choice's wide histogram, which the block loop's fixed array
+/// does not hold, and runs 5.1 / 23.7 at 2²⁰; at m = n and 10n 11.5 / 7.1 and 6.5 / 7.6. So
+/// the level loop wins from 2²⁰ (Threshold: at small m/n, and at 10⁷), and ties or loses
+/// below.
+pub const AUTO_SEQUENTIAL_MIN_N_THINNING: u64 = 1 << 20;
 
 /// Sequential Two-Choice (`d = 2`) goes to the level engine under `auto` from this many bins.
 /// Measured (`floor --n 8192,32768,131072,262144 --only choice`, one run, 2026-12-03): bins
@@ -241,6 +259,9 @@ pub fn auto_sequential_min_n(spec: &RunSpec) -> u64 {
         ProcessSpec::GBounded { .. } => AUTO_SEQUENTIAL_MIN_N_G_BOUNDED,
         ProcessSpec::GMyopic { .. } => AUTO_SEQUENTIAL_MIN_N_G_MYOPIC,
         ProcessSpec::SigmaNoisyLoad { .. } => AUTO_SEQUENTIAL_MIN_N_SIGMA_NOISY,
+        ProcessSpec::Threshold { .. }
+        | ProcessSpec::MeanThinning { .. }
+        | ProcessSpec::RelativeThreshold { .. } => AUTO_SEQUENTIAL_MIN_N_THINNING,
         // Greedy[d] runs as d-Choice on levels (`level/adaptive.rs`).
         ProcessSpec::Adaptive { tau, cap } => match adaptive::greedy_d(&tau, cap) {
             Some(2) => AUTO_SEQUENTIAL_MIN_N_TWO_CHOICE,
@@ -645,14 +666,12 @@ fn sequential<R: RngCore + ?Sized, O: Observer>(
             let law = chunked::ChunkLaw::Quantile { heavy: heavy_count(delta, n), eta };
             run_seq_law(spec, s, law, r, o, chunking)
         }
-        ProcessSpec::Threshold { f } => {
-            run_seq(spec, s, Thinning { accept: Accept::AtMost(f) }, r, o)
-        }
+        ProcessSpec::Threshold { f } => run_seq_thin(spec, s, Accept::AtMost(f), r, o),
         ProcessSpec::MeanThinning { strict } => {
-            run_seq(spec, s, Thinning { accept: Accept::BelowAverage { strict } }, r, o)
+            run_seq_thin(spec, s, Accept::BelowAverage { strict }, r, o)
         }
         ProcessSpec::RelativeThreshold { f } => {
-            run_seq(spec, s, Thinning { accept: Accept::BelowAveragePlus(f) }, r, o)
+            run_seq_thin(spec, s, Accept::BelowAveragePlus(f), r, o)
         }
         ProcessSpec::GBounded { g } => run_seq_pair(spec, s, Noisy::GBounded { g }, r, o),
         ProcessSpec::GMyopic { g } => run_seq_pair(spec, s, Noisy::GMyopic { g }, r, o),
@@ -906,6 +925,56 @@ fn run_seq_pair<R: RngCore + ?Sized, O: Observer>(
         gaps.observe(&st, observer);
     }
     gaps.outcome(&st, m, 2 * m)
+}
+
+/// Sequential two-thinning (Threshold, Mean-Thinning, Relative-Threshold), whose first
+/// sample keeps the ball when its load is below a cut that moves with the total
+/// ([`thinning::ThinCut`]): one positions word and two level lookups per ball. Without
+/// per-ball observers the stretches between observation points go through the ball loop of
+/// `level/sequential.rs`; with them, or with observation points closer than 256 balls, ball
+/// by ball through its one-draw-at-a-time form, which takes the same words. Same
+/// observation points and counters as [`run_seq`].
+fn run_seq_thin<R: RngCore + ?Sized, O: Observer>(
+    spec: &RunSpec,
+    mut st: LevelLoads,
+    accept: Accept,
+    rng: &mut R,
+    observer: &mut O,
+) -> RunOutcome {
+    let n = st.bins();
+    let m = spec.m;
+    let mut cut = thinning::ThinCut::new(accept, n, st.total);
+    let mut gaps = Gaps::new(spec);
+    let every = spec.observe_every.unwrap_or(m).max(1);
+    let mut next_obs = every.min(m);
+    let (mut done, mut samples) = (0u64, 0u64);
+    let rng = &mut sequential::ChildRng::from_parent(rng);
+    let mut index = sequential::RankIndex::new(n);
+    let in_blocks = !O::PER_BALL && every >= 256;
+    while done < m {
+        if in_blocks {
+            let balls = next_obs - done;
+            samples += sequential::thin_balls(&mut st, &mut cut, balls, &mut index, rng);
+            done = next_obs;
+        } else {
+            let (j, k) = sequential::thin_level(&mut cut, &st, rng);
+            samples += k;
+            let pos = st.bump(j);
+            observer.on_ball(&st, pos as usize, 1.0);
+            index.invalidate();
+            done += 1;
+        }
+        if done >= next_obs {
+            gaps.observe(&st, observer);
+            while next_obs <= done && next_obs < m {
+                next_obs = (next_obs + every).min(m);
+            }
+        }
+    }
+    if m == 0 {
+        gaps.observe(&st, observer);
+    }
+    gaps.outcome(&st, m, samples)
 }
 
 /// ⌈δn⌉ as the bin engine computes it.
