@@ -61,6 +61,29 @@ use crate::loads::UnitLoads;
 use crate::process::{Accept, Ctx, Filling, KernelRun, Noisy, TightCount};
 use crate::rng::{below, bernoulli};
 
+/// One-Choice: each ball to one uniform bin, two bins per 64-bit word through
+/// [`Ctx::sample_each`] (the samples of `balls` calls of [`Ctx::sample`], pending half
+/// included), with no per-ball step of the engine loop.
+pub(crate) fn one_choice<R: RngCore + ?Sized>(
+    u: &mut UnitLoads,
+    balls: u64,
+    rng: &mut R,
+    ctx: &mut Ctx,
+) {
+    let (loads, max, total) = u.kernel_parts();
+    let mut mx = *max;
+    debug_assert!(ctx.is_uniform(), "kernels draw uniform bins");
+    let mut c = *ctx;
+    c.sample_each(rng, balls, |i| {
+        let l = loads[i] + 1;
+        loads[i] = l;
+        mx = mx.max(l);
+    });
+    *ctx = c;
+    *max = mx;
+    *total += balls;
+}
+
 /// Two-Choice with random ties ([`crate::process::two_random`]): the lighter of two
 /// samples, on equal loads the second on heads of a coin from the bit buffer.
 ///

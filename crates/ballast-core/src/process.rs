@@ -491,6 +491,22 @@ impl Rule for OneChoice {
     ) -> Placement {
         Placement::one(ctx.sample(rng))
     }
+    #[inline(always)]
+    fn run_kernel<S: LoadState, R: RngCore + ?Sized>(
+        &mut self,
+        s: &mut S,
+        balls: u64,
+        rng: &mut R,
+        ctx: &mut Ctx,
+    ) -> bool {
+        match s.plain_unit() {
+            Some(u) => {
+                crate::kernel::one_choice(u, balls, rng, ctx);
+                true
+            }
+            None => false,
+        }
+    }
 }
 
 /// d-Choice (Greedy\[d\]): least loaded of `d` samples.

@@ -28,8 +28,8 @@ mod common;
 use ballast_core::engine::{run_rule_observed, run_rule_straightforward};
 use ballast_core::loads::{LoadState, UnitLoads};
 use ballast_core::process::{
-    Accept, Ctx, DChoice, Filling, KernelRun, MemoryOne, Noisy, OnePlusBeta, Placement, Ranks,
-    Rule, Thinning, TightCount, TightPacking, TwoChoice,
+    Accept, Ctx, DChoice, Filling, KernelRun, MemoryOne, Noisy, OneChoice, OnePlusBeta, Placement,
+    Ranks, Rule, Thinning, TightCount, TightPacking, TwoChoice,
 };
 use ballast_core::rng::below;
 use ballast_core::{
@@ -42,6 +42,7 @@ use rand::RngCore;
 /// The rules that have a kernel, with the parameters the kernels distinguish.
 fn kernel_rules() -> Vec<(&'static str, ProcessSpec)> {
     vec![
+        ("one_choice", ProcessSpec::OneChoice),
         ("two_choice", ProcessSpec::DChoice { d: 2 }),
         ("three_choice", ProcessSpec::DChoice { d: 3 }),
         ("one_plus_beta 0.5", ProcessSpec::OnePlusBeta { beta: 0.5 }),
@@ -82,6 +83,7 @@ fn filling_rules() -> Vec<(&'static str, ProcessSpec)> {
 /// Any rule of [`kernel_rules`] as one type.
 #[derive(Clone, Copy)]
 enum AnyRule {
+    One(OneChoice),
     Two(TwoChoice),
     D(DChoice),
     Beta(OnePlusBeta),
@@ -96,6 +98,7 @@ enum AnyRule {
 fn rule_of(p: &ProcessSpec) -> AnyRule {
     let tie = TieBreak::Random;
     match *p {
+        ProcessSpec::OneChoice => AnyRule::One(OneChoice),
         ProcessSpec::DChoice { d: 2 } => AnyRule::Two(TwoChoice { tie }),
         ProcessSpec::DChoice { d } => AnyRule::D(DChoice { d, tie }),
         ProcessSpec::OnePlusBeta { beta } => AnyRule::Beta(OnePlusBeta { beta, tie }),
@@ -137,6 +140,7 @@ impl Rule for AnyRule {
         ctx: &mut Ctx,
     ) -> Placement {
         match self {
+            AnyRule::One(x) => x.place(s, r, rng, ctx),
             AnyRule::Two(x) => x.place(s, r, rng, ctx),
             AnyRule::D(x) => x.place(s, r, rng, ctx),
             AnyRule::Beta(x) => x.place(s, r, rng, ctx),
@@ -156,6 +160,7 @@ impl Rule for AnyRule {
         ctx: &mut Ctx,
     ) -> bool {
         match self {
+            AnyRule::One(x) => x.run_kernel(s, balls, rng, ctx),
             AnyRule::Two(x) => x.run_kernel(s, balls, rng, ctx),
             AnyRule::D(x) => x.run_kernel(s, balls, rng, ctx),
             AnyRule::Beta(x) => x.run_kernel(s, balls, rng, ctx),
