@@ -1,5 +1,5 @@
 //! Exact chunked sequential simulation on the level histogram (`docs/chunked.md`): d-Choice,
-//! (1+β), Quantile and mixed Quantile.
+//! (1+β), Quantile and mixed Quantile, and two-thinning (`Chunker::run_thin`).
 //!
 //! A chunk of `s` sequential balls is simulated from the cumulative counts at its start, with
 //! a cost of a few binomials per occupied level plus a little work per *ambiguous* ball,
@@ -45,6 +45,7 @@
 use rand::RngCore;
 
 use super::state::LevelLoads;
+use super::thinning::ThinCut;
 use crate::binomial::binomial;
 
 /// Sequential Two-Choice on the level engine uses chunks from this many bins on; below, the
@@ -68,6 +69,14 @@ pub const CHUNK_MIN_N_ONE_PLUS_BETA: u64 = 1 << 17;
 /// ball: the same bench (δ = 0.5) gives 237 vs 144 Melem/s at n = 2¹⁷, 200 vs 203 at 2¹⁸,
 /// 181 vs 342 at 2¹⁹, 233 vs 550 at 2²⁰.
 pub const CHUNK_MIN_N_QUANTILE: u64 = 1 << 18;
+
+/// As [`CHUNK_MIN_N`] for two-thinning (Threshold, Mean-Thinning, Relative-Threshold,
+/// `Chunker::run_thin`). Measured (m = 1000n, `floor --only mean_thinning,relative
+/// --engine levels --reps 3 --m-per-n 1000` with the threshold at 2¹⁴ and at 2¹⁷,
+/// 2026-12-04), ball loop / chunks in ns per ball, Mean-Thinning and Relative-Threshold
+/// (f = 1): 7.9 / 7.5 and 9.3 / 9.5 at 2¹⁶, 9.7 / 6.4–7.3 and 8.3 / 6.8–8.3 at 2¹⁷, and
+/// chunks at 4.1 and 5.0 at 2¹⁸, 2.5 and 2.8 at 2²⁰.
+pub const CHUNK_MIN_N_THIN: u64 = 1 << 17;
 
 /// The smallest `n` from which sequential runs of `law` use chunks under `simulate`.
 pub fn chunk_min_n_law(law: &ChunkLaw) -> u64 {
@@ -116,6 +125,10 @@ pub enum ChunkFlaw {
     /// Windows of width `min(s, M_j)`: ignores that ambiguous balls of lower cells can land
     /// on level `j`.
     OwnCellWindows,
+    /// Two-thinning with the acceptance boundary of the chunk start: every first sample
+    /// among the light bins keeps its ball, though the light bins the chunk fills move
+    /// their bins past the cut ([`Chunker::run_thin`]).
+    ThinFixedCut,
 }
 
 /// Work counters of the chunk step, for tuning and tests.
@@ -412,11 +425,27 @@ fn hyper_mode_search<R: RngCore + ?Sized>(rng: &mut R, pop: u64, k: u64, g: u64)
     }
 }
 
-/// An ambiguous ball: its position and the level index of its cell.
+/// An ambiguous ball: its position and the level index of its cell. A two-thinning ball
+/// whose first sample may cross the cut within the chunk also carries its second sample
+/// (`alt`, [`NO_ALT`] for the other balls), taken when the first sample's level at the
+/// ball's time is `cut` or above.
 #[derive(Clone, Copy, Debug)]
 struct Ambiguous {
     pos: u64,
     cell: usize,
+    alt: u64,
+    alt_cell: usize,
+    cut: u64,
+}
+
+/// [`Ambiguous::alt`] of a ball with one destination.
+const NO_ALT: u64 = u64::MAX;
+
+impl Ambiguous {
+    /// A ball with one possible destination.
+    fn plain(pos: u64, cell: usize) -> Self {
+        Self { pos, cell, alt: NO_ALT, alt_cell: 0, cut: u64::MAX }
+    }
 }
 
 /// The chunk step with its reusable buffers.
@@ -438,6 +467,8 @@ pub(crate) struct Chunker {
     relevant: Vec<usize>,
     amb: Vec<Ambiguous>,
     ranks: Vec<u64>,
+    /// Two-thinning balls of the current chunk that took their second sample.
+    seconds: u64,
     pub(crate) stats: ChunkStats,
     flaw: Option<ChunkFlaw>,
 }
@@ -465,6 +496,7 @@ impl Chunker {
         for i in 0..chunks {
             let t = left.div_ceil(chunks - i);
             samples += law.split(st.n, t, rng, &mut parts);
+            self.amb.clear();
             self.chunk(st, &parts, t, rng);
             left -= t;
         }
@@ -473,7 +505,96 @@ impl Chunker {
         samples
     }
 
-    /// One chunk of `s >= 1` balls, split into the ball types `parts`.
+    /// `balls` sequential two-thinning balls on `st` (Threshold, Mean-Thinning,
+    /// Relative-Threshold, through their cut), in chunks of at most `s`; a chunk never
+    /// spans a change of the cut (the total at which the cut may change is known in
+    /// advance, since each ball adds one to it). Returns the bin samples the balls drew.
+    pub(crate) fn run_thin<R: RngCore + ?Sized>(
+        &mut self,
+        st: &mut LevelLoads,
+        cut: &mut ThinCut,
+        balls: u64,
+        s: u64,
+        rng: &mut R,
+    ) -> u64 {
+        debug_assert!(s >= 1);
+        let (mut left, mut samples) = (balls, 0u64);
+        let mut parts = std::mem::take(&mut self.parts);
+        while left > 0 {
+            let (keep_below, w_next) = cut.at(st.total);
+            let span = left.min(w_next - st.total);
+            let chunks = span.div_ceil(s.max(1));
+            let mut rest = span;
+            for i in 0..chunks {
+                let t = rest.div_ceil(chunks - i);
+                samples += self.thin_chunk(st, keep_below, t, &mut parts, rng);
+                rest -= t;
+            }
+            left -= span;
+        }
+        self.parts = parts;
+        samples
+    }
+
+    /// One chunk of `t` two-thinning balls whose first sample keeps the ball when its load
+    /// is below `keep_below`. Returns the bin samples.
+    ///
+    /// With `light` the bins below the cut at the chunk start (positions `0..light`), a
+    /// first sample at or above `light` never keeps its ball (levels only rise), and one
+    /// below `light − t` always does (the cut's boundary drops by at most one per ball). So
+    /// the balls split by binomials into: first sample heavy (a uniform second position, 2
+    /// samples), first sample surely kept (uniform on `0..light − reach`, 1 sample), and the
+    /// balls whose first sample lies in `light − reach..light` (`reach = min(t, light)`):
+    /// both their positions are drawn, and they are resolved in time order as ambiguous
+    /// balls, the second position taken when the first one's level has reached the cut.
+    /// Each of them lands once, so counting them all as ambiguous balls from below in every
+    /// level's window bound keeps the bounds sure.
+    fn thin_chunk<R: RngCore + ?Sized>(
+        &mut self,
+        st: &mut LevelLoads,
+        keep_below: u64,
+        t: u64,
+        parts: &mut Vec<(PosLaw, u64)>,
+        rng: &mut R,
+    ) -> u64 {
+        let n = st.n;
+        let levels = st.cum.len() as u64;
+        // The cut as a level index, and the bins below it.
+        let cut = keep_below.saturating_sub(st.lo);
+        let light = if cut == 0 { 0 } else { st.cum[(cut.min(levels) - 1) as usize] };
+        let heavy_first = if light == n {
+            0
+        } else if light == 0 {
+            t
+        } else {
+            binomial(rng, t, (n - light) as f64 / n as f64)
+        };
+        let kept = t - heavy_first;
+        let reach = if self.flaw == Some(ChunkFlaw::ThinFixedCut) { 0 } else { t.min(light) };
+        let crossing = match reach {
+            0 => 0,
+            r if r == light => kept,
+            r => binomial(rng, kept, r as f64 / light as f64),
+        };
+        parts.clear();
+        parts.push((PosLaw { hi: n, d: 1 }, heavy_first));
+        if kept > crossing {
+            parts.push((PosLaw { hi: light - reach, d: 1 }, kept - crossing));
+        }
+        self.amb.clear();
+        for _ in 0..crossing {
+            let pos = light - reach + below_u64(rng, reach);
+            let alt = below_u64(rng, n);
+            let (cell, alt_cell) = (st.level_of(pos), st.level_of(alt));
+            self.amb.push(Ambiguous { pos, cell, alt, alt_cell, cut });
+        }
+        self.seconds = 0;
+        self.chunk(st, parts, t, rng);
+        t + heavy_first + self.seconds
+    }
+
+    /// One chunk of `s >= 1` balls: the ball types `parts`, and the two-thinning balls
+    /// already in `self.amb` (resolved in time order whatever their windows).
     fn chunk<R: RngCore + ?Sized>(
         &mut self,
         st: &mut LevelLoads,
@@ -514,13 +635,17 @@ impl Chunker {
         if self.flaw == Some(ChunkFlaw::AllSure) {
             self.landed.clear();
             self.landed.extend_from_slice(&self.cells);
+            // Two-thinning balls that may cross the cut: kept at their first sample.
+            for a in &self.amb {
+                self.landed[a.cell] += 1;
+            }
             self.commit(st, s);
             return;
         }
-        // 2. Windows and ambiguous balls, bottom up.
+        // 2. Windows and ambiguous balls, bottom up (after the two-thinning balls, which
+        // count as ambiguous balls from below for every level).
         self.window_lo.clear();
         self.sure.clear();
-        self.amb.clear();
         let mut below = 0u64;
         for j in 0..levels {
             let c = st.cum[j];
@@ -548,7 +673,7 @@ impl Chunker {
                     };
                     for _ in 0..x {
                         let pos = law.sample_in(win, c, rng);
-                        self.amb.push(Ambiguous { pos, cell: j });
+                        self.amb.push(Ambiguous::plain(pos, j));
                     }
                     a += x;
                 }
@@ -571,7 +696,6 @@ impl Chunker {
     /// levels that come before each.
     fn resolve<R: RngCore + ?Sized>(&mut self, st: &LevelLoads, s: u64, rng: &mut R) {
         let levels = st.cum.len();
-        let n = st.n;
         let amb = self.amb.len();
         self.stats.ambiguous += amb as u64;
         self.stats.chunks_with_ambiguous += 1;
@@ -579,13 +703,16 @@ impl Chunker {
         // are at most s wide, so the scan up from a cell stops once c_k − p > s.
         self.relevant.clear();
         for a in &self.amb {
-            for k in a.cell..levels {
-                let c = st.cum[k];
-                if c - a.pos > s {
-                    break;
-                }
-                if self.window_lo[k] <= a.pos && self.sure[k] > 0 && !self.relevant.contains(&k) {
-                    self.relevant.push(k);
+            let alt = (a.alt != NO_ALT).then_some((a.alt, a.alt_cell));
+            for (pos, cell) in std::iter::once((a.pos, a.cell)).chain(alt) {
+                for k in cell..levels {
+                    let c = st.cum[k];
+                    if c - pos > s {
+                        break;
+                    }
+                    if self.window_lo[k] <= pos && self.sure[k] > 0 && !self.relevant.contains(&k) {
+                        self.relevant.push(k);
+                    }
                 }
             }
         }
@@ -610,15 +737,15 @@ impl Chunker {
             let gap = self.ranks[i] - prev;
             prev = self.ranks[i] + 1;
             self.place_sure(gap, &mut pool, rng);
-            // The ball's level with the boundaries as they stand now.
-            let Ambiguous { pos, cell } = self.amb[i];
-            let mut k = cell;
-            loop {
-                let c = if k < levels { st.cum[k] } else { n };
-                if c - self.landed[k] > pos {
-                    break;
-                }
-                k += 1;
+            // The ball's level with the boundaries as they stand now (a two-thinning ball
+            // whose first sample has reached the cut: its second sample's).
+            let a = self.amb[i];
+            let mut cell = a.cell;
+            let mut k = self.level_now(st, a.pos, cell);
+            if a.alt != NO_ALT && k as u64 >= a.cut {
+                self.seconds += 1;
+                cell = a.alt_cell;
+                k = self.level_now(st, a.alt, cell);
             }
             self.landed[k] += 1;
             if k > cell {
@@ -627,6 +754,21 @@ impl Chunker {
             if k >= levels {
                 self.stats.above_top += 1;
             }
+        }
+    }
+
+    /// The level of position `pos` (in level `cell` at the chunk start) with the boundaries
+    /// as they stand now.
+    #[inline]
+    fn level_now(&self, st: &LevelLoads, pos: u64, cell: usize) -> usize {
+        let levels = st.cum.len();
+        let mut k = cell;
+        loop {
+            let c = if k < levels { st.cum[k] } else { st.n };
+            if c - self.landed[k] > pos {
+                return k;
+            }
+            k += 1;
         }
     }
 

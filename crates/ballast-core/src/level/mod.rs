@@ -126,7 +126,8 @@ use crate::{Engine, Error, Observer, ProcessSpec, RunSpec, Setting, TieBreak, We
 /// 6: sequential g-Bounded, g-Myopic and σ-Noisy-Load as decisions on two levels
 /// (`level/pair.rs`), from the same child generator. 7: sequential Threshold, Mean-Thinning
 /// and Relative-Threshold as a cut on the first sample's load (`level/thinning.rs`), one
-/// word per ball from the same child generator. Since 5 a bump changes only some runs, and
+/// word per ball from the same child generator, and in chunks from
+/// [`chunked::CHUNK_MIN_N_THIN`] bins. Since 5 a bump changes only some runs, and
 /// only their keys carry the new number ([`values_version`]).
 pub const VALUES_VERSION: u32 = 7;
 
@@ -158,18 +159,25 @@ pub fn values_version(spec: &RunSpec) -> u32 {
 /// up to here.
 pub const AUTO_SEQUENTIAL_MIN_N: u64 = 1 << 20;
 
-/// Sequential Threshold, Mean-Thinning and Relative-Threshold go to the level engine under
-/// `auto` from this many bins (the cut loop, `level/thinning.rs`). Measured (m = 1000n,
-/// `floor --n 1024,10000,32768,131072,1048576 --only threshold,mean_thinning,
-/// relative_threshold --engine both --reps 3 --m-per-n 1000`, 2026-12-04,
-/// `results/bench/floor_thinning_v7.md`), bins / levels in ns per ball: Mean-Thinning 8.0 /
-/// 11.5 at 10⁴, 7.7 / 9.7 at 2¹⁷, 9.4 / 7.9 at 2²⁰; Relative-Threshold (f = 1) 8.2 / 8.2,
-/// 9.0 / 8.3, 10.0 / 7.7; at n = 10⁷ (m = 10n) about 33 / 8 for all three. Threshold
-/// (f = 1) at m = 1000n has One-Choice's wide histogram, which the block loop's fixed array
-/// does not hold, and runs 5.1 / 23.7 at 2²⁰; at m = n and 10n 11.5 / 7.1 and 6.5 / 7.6. So
-/// the level loop wins from 2²⁰ (Threshold: at small m/n, and at 10⁷), and ties or loses
-/// below.
-pub const AUTO_SEQUENTIAL_MIN_N_THINNING: u64 = 1 << 20;
+/// Sequential Mean-Thinning and Relative-Threshold go to the level engine under `auto` from
+/// this many bins (the cut loop, `level/thinning.rs`, and from [`chunked::CHUNK_MIN_N_THIN`]
+/// its chunks). Measured (m = 1000n, `floor --n 1024,10000,32768,131072,1048576 --only
+/// threshold,mean_thinning,relative_threshold --engine both --reps 3 --m-per-n 1000`, then
+/// `--n 131072,262144,1048576` with chunks, 2026-12-04, `results/bench/floor_thinning_v7.md`),
+/// bins / levels in ns per ball: Mean-Thinning 8.0 / 11.5 at 10⁴, 8.2 / 10.8 at 2¹⁵,
+/// 9.2 / 7.3 at 2¹⁷, 10.0 / 5.7 at 2¹⁸, 11.4 / 2.8 at 2²⁰; Relative-Threshold (f = 1) 8.2 /
+/// 8.2, 8.3 / 9.0, 9.8 / 8.3, 10.3 / 7.0, 12.0 / 3.8; at n = 10⁷ (m = 10n) about 30 / 0.6.
+/// Below 2¹⁷ the level engine ties or loses.
+pub const AUTO_SEQUENTIAL_MIN_N_THINNING: u64 = 1 << 17;
+
+/// Sequential Threshold goes to the level engine under `auto` from this many bins. Its
+/// histogram is One-Choice's once most bins are past the threshold, so the level engine's
+/// cost grows with m/n: measured as for [`AUTO_SEQUENTIAL_MIN_N_THINNING`] (f = 1), bins /
+/// levels 3.4 / 25.7 at 2¹⁷ and 6.6 / 12.3 at 2²⁰ with m = 1000n (some 300 levels: the
+/// block loop's fixed array does not hold them, and a chunk pays a binomial per level), but
+/// 5.5 / 1.4 at 2²⁰ with m = 10n and 34 / 0.5 at 10⁷ with m = 10n. From 2²⁰ the level
+/// engine wins unless m/n is in the hundreds; below, the bin engine is at its floor.
+pub const AUTO_SEQUENTIAL_MIN_N_THRESHOLD: u64 = 1 << 20;
 
 /// Sequential Two-Choice (`d = 2`) goes to the level engine under `auto` from this many bins.
 /// Measured (`floor --n 8192,32768,131072,262144 --only choice`, one run, 2026-12-03): bins
@@ -259,9 +267,10 @@ pub fn auto_sequential_min_n(spec: &RunSpec) -> u64 {
         ProcessSpec::GBounded { .. } => AUTO_SEQUENTIAL_MIN_N_G_BOUNDED,
         ProcessSpec::GMyopic { .. } => AUTO_SEQUENTIAL_MIN_N_G_MYOPIC,
         ProcessSpec::SigmaNoisyLoad { .. } => AUTO_SEQUENTIAL_MIN_N_SIGMA_NOISY,
-        ProcessSpec::Threshold { .. }
-        | ProcessSpec::MeanThinning { .. }
-        | ProcessSpec::RelativeThreshold { .. } => AUTO_SEQUENTIAL_MIN_N_THINNING,
+        ProcessSpec::Threshold { .. } => AUTO_SEQUENTIAL_MIN_N_THRESHOLD,
+        ProcessSpec::MeanThinning { .. } | ProcessSpec::RelativeThreshold { .. } => {
+            AUTO_SEQUENTIAL_MIN_N_THINNING
+        }
         // Greedy[d] runs as d-Choice on levels (`level/adaptive.rs`).
         ProcessSpec::Adaptive { tau, cap } => match adaptive::greedy_d(&tau, cap) {
             Some(2) => AUTO_SEQUENTIAL_MIN_N_TWO_CHOICE,
@@ -666,12 +675,12 @@ fn sequential<R: RngCore + ?Sized, O: Observer>(
             let law = chunked::ChunkLaw::Quantile { heavy: heavy_count(delta, n), eta };
             run_seq_law(spec, s, law, r, o, chunking)
         }
-        ProcessSpec::Threshold { f } => run_seq_thin(spec, s, Accept::AtMost(f), r, o),
+        ProcessSpec::Threshold { f } => run_seq_thin(spec, s, Accept::AtMost(f), r, o, chunking),
         ProcessSpec::MeanThinning { strict } => {
-            run_seq_thin(spec, s, Accept::BelowAverage { strict }, r, o)
+            run_seq_thin(spec, s, Accept::BelowAverage { strict }, r, o, chunking)
         }
         ProcessSpec::RelativeThreshold { f } => {
-            run_seq_thin(spec, s, Accept::BelowAveragePlus(f), r, o)
+            run_seq_thin(spec, s, Accept::BelowAveragePlus(f), r, o, chunking)
         }
         ProcessSpec::GBounded { g } => run_seq_pair(spec, s, Noisy::GBounded { g }, r, o),
         ProcessSpec::GMyopic { g } => run_seq_pair(spec, s, Noisy::GMyopic { g }, r, o),
@@ -940,6 +949,7 @@ fn run_seq_thin<R: RngCore + ?Sized, O: Observer>(
     accept: Accept,
     rng: &mut R,
     observer: &mut O,
+    chunking: Chunking,
 ) -> RunOutcome {
     let n = st.bins();
     let m = spec.m;
@@ -950,11 +960,29 @@ fn run_seq_thin<R: RngCore + ?Sized, O: Observer>(
     let (mut done, mut samples) = (0u64, 0u64);
     let rng = &mut sequential::ChildRng::from_parent(rng);
     let mut index = sequential::RankIndex::new(n);
-    let in_blocks = !O::PER_BALL && every >= 256;
+    // (largest chunk, shortest stretch that goes in chunks, flaw), as in `run_seq_law`.
+    let chunks = match chunking {
+        _ if O::PER_BALL => None,
+        Chunking::Off => None,
+        Chunking::Auto => (n >= chunked::CHUNK_MIN_N_THIN).then(|| {
+            let s = chunked::chunk_size(n);
+            (s, s, None)
+        }),
+        Chunking::Fixed { s, flaw } => Some((s.max(1), 1, flaw)),
+    };
+    let forced = matches!(chunking, Chunking::Fixed { .. }) && chunks.is_some();
+    let in_blocks = !O::PER_BALL && (every >= 256 || forced);
+    let mut chunker = chunks.map(|(_, _, flaw)| chunked::Chunker::with_flaw(flaw));
     while done < m {
         if in_blocks {
             let balls = next_obs - done;
-            samples += sequential::thin_balls(&mut st, &mut cut, balls, &mut index, rng);
+            match (&mut chunker, chunks) {
+                (Some(c), Some((s, min_stretch, _))) if balls >= min_stretch => {
+                    samples += c.run_thin(&mut st, &mut cut, balls, s, rng);
+                    index.invalidate();
+                }
+                _ => samples += sequential::thin_balls(&mut st, &mut cut, balls, &mut index, rng),
+            }
             done = next_obs;
         } else {
             let (j, k) = sequential::thin_level(&mut cut, &st, rng);

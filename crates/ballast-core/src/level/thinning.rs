@@ -67,6 +67,16 @@ impl ThinCut {
         x < self.keep_below
     }
 
+    /// The cut at total `w`: the smallest load the test rejects, and the smallest total
+    /// from which it may differ (the chunk step keeps the cut fixed within a chunk, so it
+    /// ends chunks there). Totals must not decrease from one call to the next.
+    pub(crate) fn at(&mut self, w: u64) -> (u64, u64) {
+        if w >= self.w_next {
+            self.advance(w);
+        }
+        (self.keep_below, self.w_next)
+    }
+
     /// Moves the cut to total `w`.
     #[cold]
     #[inline(never)]
