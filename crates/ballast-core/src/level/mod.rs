@@ -247,8 +247,9 @@ pub const AUTO_SEQUENTIAL_MIN_N_ADAPTIVE: u64 = 1 << 15;
 /// `run_seq_one_choice`): from [`AUTO_SEQUENTIAL_MIN_N`] as before, when the stretches between
 /// observation points hold at least [`AUTO_BATCH_MIN_BALLS_ONE_CHOICE`] balls. The level
 /// engine wins at every n measured, but the bin engine is already at its floor (its kernel
-/// runs 1.3 ns per ball at n = 10⁴, 0.37× the two-index floor loop), so below 2²⁰ there is little to gain, and a lower crossover would change
-/// the values that existing sequential One-Choice runs give for a seed. Adaptive probing:
+/// runs 1.3 ns per ball at n = 10⁴, 0.37× the two-index floor loop), so below 2²⁰ there is
+/// little to gain, and a lower crossover would change the values that existing sequential
+/// One-Choice runs give for a seed. Adaptive probing:
 /// Greedy\[d\] as d-Choice, other thresholds from [`AUTO_SEQUENTIAL_MIN_N_ADAPTIVE`].
 pub fn auto_sequential_min_n(spec: &RunSpec) -> u64 {
     match spec.process {
@@ -559,8 +560,8 @@ pub fn resolve_engine(spec: &RunSpec) -> Result<Engine, Error> {
     }
 }
 
-/// How sequential d-Choice, (1+β), Quantile and mixed Quantile on the level engine use the
-/// chunk step ([`chunked`]).
+/// How sequential d-Choice, (1+β), Quantile, mixed Quantile and two-thinning on the level
+/// engine use the chunk step ([`chunked`]).
 #[doc(hidden)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Chunking {
@@ -939,10 +940,12 @@ fn run_seq_pair<R: RngCore + ?Sized, O: Observer>(
 /// Sequential two-thinning (Threshold, Mean-Thinning, Relative-Threshold), whose first
 /// sample keeps the ball when its load is below a cut that moves with the total
 /// ([`thinning::ThinCut`]): one positions word and two level lookups per ball. Without
-/// per-ball observers the stretches between observation points go through the ball loop of
-/// `level/sequential.rs`; with them, or with observation points closer than 256 balls, ball
-/// by ball through its one-draw-at-a-time form, which takes the same words. Same
-/// observation points and counters as [`run_seq`].
+/// per-ball observers the stretches between observation points go through the chunk step
+/// (`chunked::Chunker::run_thin`) when `chunking` asks for it (`Auto`: `n >=`
+/// [`chunked::CHUNK_MIN_N_THIN`] and a stretch of at least one chunk), else through the
+/// ball loop of `level/sequential.rs`; with per-ball observers, or with observation points
+/// closer than 256 balls, ball by ball through its one-draw-at-a-time form, which takes the
+/// same words as the ball loop. Same observation points and counters as [`run_seq`].
 fn run_seq_thin<R: RngCore + ?Sized, O: Observer>(
     spec: &RunSpec,
     mut st: LevelLoads,
