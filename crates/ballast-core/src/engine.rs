@@ -308,6 +308,51 @@ impl Observer for () {
     const PER_BALL: bool = false;
 }
 
+/// The observation points of a sequential run of `m` balls: every `observe_every` balls
+/// (default `m`), and at `m`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Schedule {
+    every: u64,
+    next: u64,
+    m: u64,
+}
+
+impl Schedule {
+    /// The points of `spec`.
+    pub(crate) fn new(spec: &RunSpec) -> Self {
+        let m = spec.m;
+        let every = spec.observe_every.unwrap_or(m).max(1);
+        Self { every, next: every.min(m), m }
+    }
+
+    /// Balls between two points.
+    pub(crate) fn every(&self) -> u64 {
+        self.every
+    }
+
+    /// The next point.
+    pub(crate) fn next(&self) -> u64 {
+        self.next
+    }
+
+    /// After an observation at `done` balls: the next point is the first one past `done`
+    /// (or `m`).
+    pub(crate) fn advance(&mut self, done: u64) {
+        while self.next <= done && self.next < self.m {
+            self.next = (self.next + self.every).min(self.m);
+        }
+    }
+
+    /// Whether `done` balls reach the next point; if so, moves it past `done`.
+    pub(crate) fn reached(&mut self, done: u64) -> bool {
+        let reached = done >= self.next;
+        if reached {
+            self.advance(done);
+        }
+        reached
+    }
+}
+
 /// Gap bookkeeping at observation points.
 pub(crate) struct GapTracker {
     record: bool,
@@ -488,16 +533,15 @@ where
     match spec.setting {
         Setting::Sequential => {
             let ranks = if rule.uses_ranks() { Ranks::Live { k: k_heavy } } else { Ranks::Unused };
-            let every = spec.observe_every.unwrap_or(m).max(1);
-            let mut next_obs = every.min(m);
+            let mut points = Schedule::new(spec);
             // Kernels take whole stretches between observation points; a rule without one
             // (or a state that is not plain unit loads) says so at the first call.
             let mut kernel = kernels && !O::PER_BALL && !track;
             while done < m || (finish && rule.in_round()) {
-                if kernel && done < next_obs {
+                if kernel && done < points.next() {
                     // Whole steps up to the observation point (a multi-ball step may pass
                     // it, as below), cut at m unless the stopping rule finishes them.
-                    let stretch = next_obs - done;
+                    let stretch = points.next() - done;
                     let cap = if finish { u64::MAX } else { m - done };
                     if let Some(run) =
                         rule.run_kernel_steps(&mut state, stretch, cap, rng, &mut ctx)
@@ -505,9 +549,7 @@ where
                         done += run.balls;
                         steps += run.steps;
                         gaps.observe(&state, observer);
-                        while next_obs <= done && next_obs < m {
-                            next_obs = (next_obs + every).min(m);
-                        }
+                        points.advance(done);
                         continue;
                     }
                     kernel = false;
@@ -529,11 +571,9 @@ where
                     observer.on_ball(&state, p.bin, S::weight(inc));
                 }
                 done += k;
-                if done >= next_obs && !(finish && rule.in_round()) {
+                if done >= points.next() && !(finish && rule.in_round()) {
                     gaps.observe(&state, observer);
-                    while next_obs <= done && next_obs < m {
-                        next_obs = (next_obs + every).min(m);
-                    }
+                    points.advance(done);
                 }
             }
         }

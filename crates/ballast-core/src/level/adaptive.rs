@@ -126,19 +126,16 @@ fn run_kernel<const FLAW: u8, R: RngCore + ?Sized, O: Observer>(
 ) -> RunOutcome {
     let m = spec.m;
     let mut gaps = Gaps::new(spec);
-    let every = spec.observe_every.unwrap_or(m).max(1);
-    let mut next_obs = every.min(m);
+    let mut points = crate::engine::Schedule::new(spec);
     let (mut done, mut samples) = (0u64, 0u64);
     let mut per_step = Vec::new();
     let words = &mut Words::new(ChildRng::from_parent(rng));
     while done < m {
-        let stretch = next_obs - done;
+        let stretch = points.next() - done;
         samples += adaptive_balls::<FLAW>(&mut st, rule, stretch, words, &mut per_step, indexed);
-        done = next_obs;
+        done = points.next();
         gaps.observe(&st, observer);
-        while next_obs <= done && next_obs < m {
-            next_obs = (next_obs + every).min(m);
-        }
+        points.advance(done);
     }
     if m == 0 {
         gaps.observe(&st, observer);

@@ -108,7 +108,7 @@ pub use state::LevelLoads;
 use rand::RngCore;
 
 use crate::distinct::DistinctPair;
-use crate::engine::LoadTrajectories;
+use crate::engine::{LoadTrajectories, Schedule};
 use crate::loads::LoadState;
 use crate::outcome::RunOutcome;
 use crate::process::{
@@ -726,8 +726,7 @@ fn run_seq<P: Rule, R: RngCore + ?Sized, O: Observer>(
     } else {
         Ranks::Unused
     };
-    let every = spec.observe_every.unwrap_or(m).max(1);
-    let mut next_obs = every.min(m);
+    let mut points = Schedule::new(spec);
     let mut done = 0u64;
     // Probes per step, for the rules whose count varies by design (adaptive probing), as the
     // bin engine records them (`engine::run_rule_observed`).
@@ -750,11 +749,9 @@ fn run_seq<P: Rule, R: RngCore + ?Sized, O: Observer>(
             observer.on_ball(&st, pos as usize, 1.0);
         }
         done += k;
-        if done >= next_obs && !(finish && rule.in_round()) {
+        if done >= points.next() && !(finish && rule.in_round()) {
             gaps.observe(&st, observer);
-            while next_obs <= done && next_obs < m {
-                next_obs = (next_obs + every).min(m);
-            }
+            points.advance(done);
         }
     }
     if m == 0 {
@@ -788,19 +785,16 @@ fn run_seq_one_choice<R: RngCore + ?Sized, O: Observer>(
     let mut stepper = Stepper::new(spec);
     let mut gaps = Gaps::new(spec);
     let m = spec.m;
-    let every = spec.observe_every.unwrap_or(m).max(1);
-    let mut next_obs = every.min(m);
+    let mut points = Schedule::new(spec);
     let (mut done, mut samples) = (0u64, 0u64);
     while done < m {
-        while done < next_obs {
-            let size = (next_obs - done).min(largest);
+        while done < points.next() {
+            let size = (points.next() - done).min(largest);
             samples += stepper.step(&mut st, size, rng, observer);
             done += size;
         }
         gaps.observe(&st, observer);
-        while next_obs <= done && next_obs < m {
-            next_obs = (next_obs + every).min(m);
-        }
+        points.advance(done);
     }
     if m == 0 {
         gaps.observe(&st, observer);
@@ -830,8 +824,7 @@ fn run_seq_law<R: RngCore + ?Sized, O: Observer>(
     let n = st.bins();
     let m = spec.m;
     let mut gaps = Gaps::new(spec);
-    let every = spec.observe_every.unwrap_or(m).max(1);
-    let mut next_obs = every.min(m);
+    let mut points = Schedule::new(spec);
     let (mut done, mut samples) = (0u64, 0u64);
     // Every word comes from a child generator seeded from the run's generator, in all the
     // loops below (the ball loops give the same result, see `sequential`).
@@ -847,14 +840,14 @@ fn run_seq_law<R: RngCore + ?Sized, O: Observer>(
         Chunking::Fixed { s, flaw } => Some((s.max(1), 1, flaw)),
     };
     let forced = matches!(chunking, Chunking::Fixed { .. }) && chunks.is_some();
-    if !O::PER_BALL && (every >= 256 || forced) {
+    if !O::PER_BALL && (points.every() >= 256 || forced) {
         // Unobserved balls between observation points: chunks, or the tight loop (whose
         // set-up per stretch of balls costs a few hundred instructions, hence long
         // stretches only).
         let mut index = sequential::RankIndex::new(n);
         let mut chunker = chunks.map(|(_, _, flaw)| chunked::Chunker::with_flaw(flaw));
         while done < m {
-            let stretch = next_obs - done;
+            let stretch = points.next() - done;
             match (&mut chunker, chunks) {
                 (Some(c), Some((s, min_stretch, _))) if stretch >= min_stretch => {
                     samples += c.run(&mut st, &law, stretch, s, rng);
@@ -864,9 +857,7 @@ fn run_seq_law<R: RngCore + ?Sized, O: Observer>(
             }
             done += stretch;
             gaps.observe(&st, observer);
-            while next_obs <= done && next_obs < m {
-                next_obs = (next_obs + every).min(m);
-            }
+            points.advance(done);
         }
     }
     while done < m {
@@ -875,11 +866,8 @@ fn run_seq_law<R: RngCore + ?Sized, O: Observer>(
         let pos = st.bump(st.level_of(p));
         observer.on_ball(&st, pos as usize, 1.0);
         done += 1;
-        if done >= next_obs {
+        if points.reached(done) {
             gaps.observe(&st, observer);
-            while next_obs <= done && next_obs < m {
-                next_obs = (next_obs + every).min(m);
-            }
         }
     }
     if m == 0 {
@@ -907,16 +895,15 @@ fn run_seq_pair<R: RngCore + ?Sized, O: Observer>(
     let n = st.bins();
     let m = spec.m;
     let mut gaps = Gaps::new(spec);
-    let every = spec.observe_every.unwrap_or(m).max(1);
-    let mut next_obs = every.min(m);
+    let mut points = Schedule::new(spec);
     let mut done = 0u64;
     let rng = &mut sequential::ChildRng::from_parent(rng);
     let mut index = sequential::RankIndex::new(n);
-    let in_blocks = !O::PER_BALL && every >= 256;
+    let in_blocks = !O::PER_BALL && points.every() >= 256;
     while done < m {
         if in_blocks {
-            sequential::pair_balls(&mut st, &mut law, next_obs - done, &mut index, rng);
-            done = next_obs;
+            sequential::pair_balls(&mut st, &mut law, points.next() - done, &mut index, rng);
+            done = points.next();
         } else {
             let j = sequential::pair_level(&mut law, &st, rng);
             let pos = st.bump(j);
@@ -924,11 +911,8 @@ fn run_seq_pair<R: RngCore + ?Sized, O: Observer>(
             index.invalidate();
             done += 1;
         }
-        if done >= next_obs {
+        if points.reached(done) {
             gaps.observe(&st, observer);
-            while next_obs <= done && next_obs < m {
-                next_obs = (next_obs + every).min(m);
-            }
         }
     }
     if m == 0 {
@@ -958,8 +942,7 @@ fn run_seq_thin<R: RngCore + ?Sized, O: Observer>(
     let m = spec.m;
     let mut cut = thinning::ThinCut::new(accept, n, st.total);
     let mut gaps = Gaps::new(spec);
-    let every = spec.observe_every.unwrap_or(m).max(1);
-    let mut next_obs = every.min(m);
+    let mut points = Schedule::new(spec);
     let (mut done, mut samples) = (0u64, 0u64);
     let rng = &mut sequential::ChildRng::from_parent(rng);
     let mut index = sequential::RankIndex::new(n);
@@ -974,11 +957,11 @@ fn run_seq_thin<R: RngCore + ?Sized, O: Observer>(
         Chunking::Fixed { s, flaw } => Some((s.max(1), 1, flaw)),
     };
     let forced = matches!(chunking, Chunking::Fixed { .. }) && chunks.is_some();
-    let in_blocks = !O::PER_BALL && (every >= 256 || forced);
+    let in_blocks = !O::PER_BALL && (points.every() >= 256 || forced);
     let mut chunker = chunks.map(|(_, _, flaw)| chunked::Chunker::with_flaw(flaw));
     while done < m {
         if in_blocks {
-            let balls = next_obs - done;
+            let balls = points.next() - done;
             match (&mut chunker, chunks) {
                 (Some(c), Some((s, min_stretch, _))) if balls >= min_stretch => {
                     samples += c.run_thin(&mut st, &mut cut, balls, s, rng);
@@ -986,7 +969,7 @@ fn run_seq_thin<R: RngCore + ?Sized, O: Observer>(
                 }
                 _ => samples += sequential::thin_balls(&mut st, &mut cut, balls, &mut index, rng),
             }
-            done = next_obs;
+            done = points.next();
         } else {
             let (j, k) = sequential::thin_level(&mut cut, &st, rng);
             samples += k;
@@ -995,11 +978,8 @@ fn run_seq_thin<R: RngCore + ?Sized, O: Observer>(
             index.invalidate();
             done += 1;
         }
-        if done >= next_obs {
+        if points.reached(done) {
             gaps.observe(&st, observer);
-            while next_obs <= done && next_obs < m {
-                next_obs = (next_obs + every).min(m);
-            }
         }
     }
     if m == 0 {
