@@ -815,65 +815,37 @@ fn run_seq_one_choice<R: RngCore + ?Sized, O: Observer>(
 /// the state where it asked for it.
 fn run_seq_law<R: RngCore + ?Sized, O: Observer>(
     spec: &RunSpec,
-    mut st: LevelLoads,
-    law: chunked::ChunkLaw,
+    st: LevelLoads,
+    mut law: chunked::ChunkLaw,
     rng: &mut R,
     observer: &mut O,
     chunking: Chunking,
 ) -> RunOutcome {
     let n = st.bins();
-    let m = spec.m;
-    let mut gaps = Gaps::new(spec);
-    let mut points = Schedule::new(spec);
-    let (mut done, mut samples) = (0u64, 0u64);
+    let chunks = chunk_plan::<O>(chunking, n, chunked::chunk_min_n_law(&law), law.supported(n));
+    let blocks = in_blocks::<O>(&Schedule::new(spec), chunking, chunks);
+    let mut chunker = chunks.map(|(_, _, flaw)| chunked::Chunker::with_flaw(flaw));
     // Every word comes from a child generator seeded from the run's generator, in all the
-    // loops below (the ball loops give the same result, see `sequential`).
-    let rng = &mut sequential::ChildRng::from_parent(rng);
-    // (largest chunk, shortest stretch that goes in chunks, flaw)
-    let chunks = match chunking {
-        _ if O::PER_BALL || !law.supported(n) => None,
-        Chunking::Off => None,
-        Chunking::Auto => (n >= chunked::chunk_min_n_law(&law)).then(|| {
-            let s = chunked::chunk_size(n);
-            (s, s, None)
-        }),
-        Chunking::Fixed { s, flaw } => Some((s.max(1), 1, flaw)),
-    };
-    let forced = matches!(chunking, Chunking::Fixed { .. }) && chunks.is_some();
-    if !O::PER_BALL && (points.every() >= 256 || forced) {
-        // Unobserved balls between observation points: chunks, or the tight loop (whose
-        // set-up per stretch of balls costs a few hundred instructions, hence long
-        // stretches only).
-        let mut index = sequential::RankIndex::new(n);
-        let mut chunker = chunks.map(|(_, _, flaw)| chunked::Chunker::with_flaw(flaw));
-        while done < m {
-            let stretch = points.next() - done;
-            match (&mut chunker, chunks) {
-                (Some(c), Some((s, min_stretch, _))) if stretch >= min_stretch => {
-                    samples += c.run(&mut st, &law, stretch, s, rng);
-                    index.invalidate();
-                }
-                _ => samples += sequential::law_balls(&mut st, &law, stretch, &mut index, rng),
+    // loops (the ball loops give the same result, see `sequential`).
+    run_stretches(
+        spec,
+        st,
+        &mut law,
+        blocks,
+        &mut sequential::ChildRng::from_parent(rng),
+        observer,
+        |law, st, balls, index, rng| match (&mut chunker, chunks) {
+            (Some(c), Some((s, min_stretch, _))) if balls >= min_stretch => {
+                index.invalidate();
+                c.run(st, law, balls, s, rng)
             }
-            done += stretch;
-            gaps.observe(&st, observer);
-            points.advance(done);
-        }
-    }
-    while done < m {
-        let (p, k) = sequential::law_position(&law, n, rng);
-        samples += k;
-        let pos = st.bump(st.level_of(p));
-        observer.on_ball(&st, pos as usize, 1.0);
-        done += 1;
-        if points.reached(done) {
-            gaps.observe(&st, observer);
-        }
-    }
-    if m == 0 {
-        gaps.observe(&st, observer);
-    }
-    gaps.outcome(&st, m, samples)
+            _ => sequential::law_balls(st, law, balls, index, rng),
+        },
+        |law, st, rng| {
+            let (p, k) = sequential::law_position(law, st.bins(), rng);
+            (st.level_of(p), k)
+        },
+    )
 }
 
 /// Sequential g-Bounded, g-Myopic and σ-Noisy-Load, whose rules compare the loads of two
@@ -886,39 +858,26 @@ fn run_seq_law<R: RngCore + ?Sized, O: Observer>(
 /// counters as [`run_seq`]; two samples per ball.
 fn run_seq_pair<R: RngCore + ?Sized, O: Observer>(
     spec: &RunSpec,
-    mut st: LevelLoads,
+    st: LevelLoads,
     rule: Noisy,
     rng: &mut R,
     observer: &mut O,
 ) -> RunOutcome {
     let mut law = pair::PairLaw::new(rule);
-    let n = st.bins();
-    let m = spec.m;
-    let mut gaps = Gaps::new(spec);
-    let mut points = Schedule::new(spec);
-    let mut done = 0u64;
-    let rng = &mut sequential::ChildRng::from_parent(rng);
-    let mut index = sequential::RankIndex::new(n);
-    let in_blocks = !O::PER_BALL && points.every() >= 256;
-    while done < m {
-        if in_blocks {
-            sequential::pair_balls(&mut st, &mut law, points.next() - done, &mut index, rng);
-            done = points.next();
-        } else {
-            let j = sequential::pair_level(&mut law, &st, rng);
-            let pos = st.bump(j);
-            observer.on_ball(&st, pos as usize, 1.0);
-            index.invalidate();
-            done += 1;
-        }
-        if points.reached(done) {
-            gaps.observe(&st, observer);
-        }
-    }
-    if m == 0 {
-        gaps.observe(&st, observer);
-    }
-    gaps.outcome(&st, m, 2 * m)
+    let blocks = in_blocks::<O>(&Schedule::new(spec), Chunking::Off, None);
+    run_stretches(
+        spec,
+        st,
+        &mut law,
+        blocks,
+        &mut sequential::ChildRng::from_parent(rng),
+        observer,
+        |law, st, balls, index, rng| {
+            sequential::pair_balls(st, law, balls, index, rng);
+            2 * balls
+        },
+        |law, st, rng| (sequential::pair_level(law, st, rng), 2),
+    )
 }
 
 /// Sequential two-thinning (Threshold, Mean-Thinning, Relative-Threshold), whose first
@@ -932,46 +891,99 @@ fn run_seq_pair<R: RngCore + ?Sized, O: Observer>(
 /// same words as the ball loop. Same observation points and counters as [`run_seq`].
 fn run_seq_thin<R: RngCore + ?Sized, O: Observer>(
     spec: &RunSpec,
-    mut st: LevelLoads,
+    st: LevelLoads,
     accept: Accept,
     rng: &mut R,
     observer: &mut O,
     chunking: Chunking,
 ) -> RunOutcome {
     let n = st.bins();
-    let m = spec.m;
     let mut cut = thinning::ThinCut::new(accept, n, st.total);
-    let mut gaps = Gaps::new(spec);
-    let mut points = Schedule::new(spec);
-    let (mut done, mut samples) = (0u64, 0u64);
-    let rng = &mut sequential::ChildRng::from_parent(rng);
-    let mut index = sequential::RankIndex::new(n);
-    // (largest chunk, shortest stretch that goes in chunks, flaw), as in `run_seq_law`.
-    let chunks = match chunking {
-        _ if O::PER_BALL => None,
+    let chunks = chunk_plan::<O>(chunking, n, chunked::CHUNK_MIN_N_THIN, true);
+    let blocks = in_blocks::<O>(&Schedule::new(spec), chunking, chunks);
+    let mut chunker = chunks.map(|(_, _, flaw)| chunked::Chunker::with_flaw(flaw));
+    run_stretches(
+        spec,
+        st,
+        &mut cut,
+        blocks,
+        &mut sequential::ChildRng::from_parent(rng),
+        observer,
+        |cut, st, balls, index, rng| match (&mut chunker, chunks) {
+            (Some(c), Some((s, min_stretch, _))) if balls >= min_stretch => {
+                index.invalidate();
+                c.run_thin(st, cut, balls, s, rng)
+            }
+            _ => sequential::thin_balls(st, cut, balls, index, rng),
+        },
+        sequential::thin_level,
+    )
+}
+
+/// How a sequential run uses the chunk step: (largest chunk, shortest stretch that goes in
+/// chunks, flaw), or `None` for no chunks (per-ball observers, `Chunking::Off`, a law the
+/// chunks cannot hold, or `n` below `min_n` under `Chunking::Auto`).
+fn chunk_plan<O: Observer>(
+    chunking: Chunking,
+    n: u64,
+    min_n: u64,
+    supported: bool,
+) -> Option<(u64, u64, Option<chunked::ChunkFlaw>)> {
+    match chunking {
+        _ if O::PER_BALL || !supported => None,
         Chunking::Off => None,
-        Chunking::Auto => (n >= chunked::CHUNK_MIN_N_THIN).then(|| {
+        Chunking::Auto => (n >= min_n).then(|| {
             let s = chunked::chunk_size(n);
             (s, s, None)
         }),
         Chunking::Fixed { s, flaw } => Some((s.max(1), 1, flaw)),
-    };
+    }
+}
+
+/// Whether the balls between observation points go in stretches (block loops or chunks):
+/// without per-ball observers, when the points are at least 256 balls apart (a block loop's
+/// set-up costs a few hundred instructions) or a chunk size is forced.
+fn in_blocks<O: Observer>(
+    points: &Schedule,
+    chunking: Chunking,
+    chunks: Option<(u64, u64, Option<chunked::ChunkFlaw>)>,
+) -> bool {
     let forced = matches!(chunking, Chunking::Fixed { .. }) && chunks.is_some();
-    let in_blocks = !O::PER_BALL && (points.every() >= 256 || forced);
-    let mut chunker = chunks.map(|(_, _, flaw)| chunked::Chunker::with_flaw(flaw));
+    !O::PER_BALL && (points.every() >= 256 || forced)
+}
+
+/// The observation loop of the sequential rules that run either in stretches between
+/// observation points (`in_blocks`: `stretch(law, state, balls, index, rng)`, returning the
+/// samples drawn) or ball by ball (`ball(law, state, rng)`, returning the level that gets the
+/// ball and its samples), both from the run's child generator.
+#[allow(clippy::too_many_arguments)]
+fn run_stretches<L, O: Observer>(
+    spec: &RunSpec,
+    mut st: LevelLoads,
+    law: &mut L,
+    in_blocks: bool,
+    rng: &mut sequential::ChildRng,
+    observer: &mut O,
+    mut stretch: impl FnMut(
+        &mut L,
+        &mut LevelLoads,
+        u64,
+        &mut sequential::RankIndex,
+        &mut sequential::ChildRng,
+    ) -> u64,
+    mut ball: impl FnMut(&mut L, &LevelLoads, &mut sequential::ChildRng) -> (usize, u64),
+) -> RunOutcome {
+    let m = spec.m;
+    let mut gaps = Gaps::new(spec);
+    let mut points = Schedule::new(spec);
+    let (mut done, mut samples) = (0u64, 0u64);
+    let mut index = sequential::RankIndex::new(st.bins());
     while done < m {
         if in_blocks {
-            let balls = points.next() - done;
-            match (&mut chunker, chunks) {
-                (Some(c), Some((s, min_stretch, _))) if balls >= min_stretch => {
-                    samples += c.run_thin(&mut st, &mut cut, balls, s, rng);
-                    index.invalidate();
-                }
-                _ => samples += sequential::thin_balls(&mut st, &mut cut, balls, &mut index, rng),
-            }
+            samples += stretch(law, &mut st, points.next() - done, &mut index, rng);
             done = points.next();
         } else {
-            let (j, k) = sequential::thin_level(&mut cut, &st, rng);
+            let (j, k) = ball(law, &st, rng);
             samples += k;
             let pos = st.bump(j);
             observer.on_ball(&st, pos as usize, 1.0);

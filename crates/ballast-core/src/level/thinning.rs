@@ -61,15 +61,13 @@ impl ThinCut {
     /// decrease from one call to the next (the loop's total only grows).
     #[inline(always)]
     pub(crate) fn keeps(&mut self, x: u64, w: u64) -> bool {
-        if w >= self.w_next {
-            self.advance(w);
-        }
-        x < self.keep_below
+        x < self.at(w).0
     }
 
     /// The cut at total `w`: the smallest load the test rejects, and the smallest total
     /// from which it may differ (the chunk step keeps the cut fixed within a chunk, so it
     /// ends chunks there). Totals must not decrease from one call to the next.
+    #[inline(always)]
     pub(crate) fn at(&mut self, w: u64) -> (u64, u64) {
         if w >= self.w_next {
             self.advance(w);
