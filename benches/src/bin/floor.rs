@@ -7,7 +7,9 @@
 //! packing,memory` those containing any of the words (the floor rows always run); engines
 //! that cannot run a case skip it; `--engine bins|levels` keeps one engine; `--reference` adds rows
 //! `bins-ref`, the bin engine without its fast paths (`simulate_ball_by_ball`: the
-//! straightforward loop the kernels are tested against), to compare in one run, and for the
+//! straightforward loop the kernels are tested against), and `levels-ref`, the level
+//! engine ball by ball without chunks (of the engines `--engine` keeps), to compare in one
+//! run, and for the
 //! cases timed in whole runs (`equalize`, m = n and 100n: a timed run is a number of complete
 //! runs) also `levels-ref`, the level engine's reference loop; `--reps R` (default 5) timed runs
 //! per row, the median is reported; `--target-ms T` (default 150) the wall time each run
@@ -506,15 +508,21 @@ fn engine_rows(o: &Options) -> Vec<Row> {
                 r.own_ratio = own_ratio(c, &r);
                 rows.push(r);
             }
-            if o.reference {
+            // The reference loops of the engines the run keeps: the bin engine without its
+            // fast paths, the level engine ball by ball (no chunks).
+            let refs = [(Engine::Bins, "bins-ref"), (Engine::Levels, "levels-ref")];
+            for (engine, name) in refs.into_iter().filter(|&(e, _)| o.reference && runs_on(c, e)) {
+                if !o.engines.contains(&engine) {
+                    continue;
+                }
                 let mut run = |m: u64, seed: u64| {
-                    let spec = c.spec(Engine::Bins, n, m);
+                    let spec = c.spec(engine, n, m);
                     let out = simulate_ball_by_ball(&spec, &mut sim_rng(seed), &mut ())
                         .expect("valid spec");
                     black_box(out.final_gap);
                     m
                 };
-                let mut r = row(&c.label, "bins-ref", &mut run, c.granule(n));
+                let mut r = row(&c.label, name, &mut run, c.granule(n));
                 r.own_ratio = own_ratio(c, &r);
                 rows.push(r);
             }

@@ -950,6 +950,12 @@ mod tests {
         assert_eq!(engine_key(&noisy, false), "levels values v6");
         noisy.setting = ballast_core::Setting::Batched { b: 1000 };
         assert_eq!(engine_key(&noisy, false), "levels values v4");
+        // Version 8 changed them from their chunk threshold on.
+        noisy.setting = ballast_core::Setting::Sequential;
+        noisy.n = ballast_core::level::chunked::CHUNK_MIN_N_G_MYOPIC;
+        assert_eq!(engine_key(&noisy, false), "levels values v8");
+        noisy.n -= 1;
+        assert_eq!(engine_key(&noisy, false), "levels values v6");
         // Version 7 changed the sequential thinning runs only.
         let mut thin = RunSpec::new(ProcessSpec::MeanThinning { strict: true }, 1000, 10_000)
             .engine(ballast_core::Engine::Levels);

@@ -44,6 +44,7 @@
 
 use rand::RngCore;
 
+use super::pair::PairLaw;
 use super::state::LevelLoads;
 use super::thinning::ThinCut;
 use crate::binomial::binomial;
@@ -77,6 +78,46 @@ pub const CHUNK_MIN_N_QUANTILE: u64 = 1 << 18;
 /// (f = 1): 7.9 / 7.5 and 9.3 / 9.5 at 2¹⁶, 9.7 / 6.4–7.3 and 8.3 / 6.8–8.3 at 2¹⁷, and
 /// chunks at 4.1 and 5.0 at 2¹⁸, 2.5 and 2.8 at 2²⁰.
 pub const CHUNK_MIN_N_THIN: u64 = 1 << 17;
+
+/// As [`CHUNK_MIN_N`] for σ-Noisy-Load (`Chunker::run_pair`, every window at its widest),
+/// whose ball loop is the slowest of the pair rules (a coin word and a table lookup per
+/// ball). Measured (`floor --only sigma --engine levels --reps 1`, σ = 4 truncated,
+/// 2026-12-04), ball loop / chunks in ns per ball: 10.5 / 9.3 at n = 2¹⁸ (m = 100n),
+/// 14.2 / 6.3 at 2¹⁹, 13.7 / 4.5 at 2²⁰, 10.8 / 4.3 at 2²¹ (m = 1000n).
+pub const CHUNK_MIN_N_SIGMA_NOISY: u64 = 1 << 19;
+
+/// As [`CHUNK_MIN_N_SIGMA_NOISY`] for g-Myopic (g = 4): 6.8 / 6.2 at 2¹⁹, 4.5 / 4.5 at 2²⁰
+/// (m = 1000n), 4.6 / 3.6–4.4 at 2²¹ and 4.5 / 1.9–2.1 at 2²³ (m = 300n).
+pub const CHUNK_MIN_N_G_MYOPIC: u64 = 1 << 21;
+
+/// As [`CHUNK_MIN_N_SIGMA_NOISY`] for g-Bounded (g = 4), whose histogram is the widest of
+/// the three (more levels: more windows): 6.6 / 6.8 at 2²⁰ (m = 1000n), 5.5 / 5.0–5.2 at
+/// 2²¹ and 5.3 / 2.4–3.0 at 2²³ (m = 300n).
+pub const CHUNK_MIN_N_G_BOUNDED: u64 = 1 << 22;
+
+/// The smallest `n` from which sequential runs of the pair rule `rule` use chunks under
+/// `simulate`.
+pub fn chunk_min_n_pair(rule: &crate::process::Noisy) -> u64 {
+    use crate::process::Noisy;
+    match rule {
+        Noisy::GBounded { .. } => CHUNK_MIN_N_G_BOUNDED,
+        Noisy::GMyopic { .. } => CHUNK_MIN_N_G_MYOPIC,
+        Noisy::SigmaNoisyLoad { .. } => CHUNK_MIN_N_SIGMA_NOISY,
+    }
+}
+
+/// Chunk size of the pair rules, `⌈CHUNK_KAPPA_PAIR · √n⌉`: their windows are `s` wide at
+/// every level, so about `2·L·s²/n` balls of a chunk are ambiguous (`L` the levels wider
+/// than `s`), several times as many as for d-Choice at the same `s`. The cost is flat in κ
+/// between 0.35 and 0.7 (g-Bounded, g-Myopic at n = 2²¹ and 2²³, m = 300n: within 10 %
+/// except g-Bounded at 2²³, 2.5 / 3.0 / 2.4 ns per ball for κ = 0.35 / 0.5 / 0.7); at
+/// n = 10⁷ g-Myopic runs 2.0 / 1.5 / 1.6 / 2.1 ns for κ = 0.25 / 0.5 / 0.75 / 1.
+pub const CHUNK_KAPPA_PAIR: f64 = 0.5;
+
+/// The automatic chunk size of the pair rules for `n` bins.
+pub fn chunk_size_pair(n: u64) -> u64 {
+    ((CHUNK_KAPPA_PAIR * (n as f64).sqrt()).ceil() as u64).max(CHUNK_MIN_SIZE)
+}
 
 /// The smallest `n` from which sequential runs of `law` use chunks under `simulate`.
 pub fn chunk_min_n_law(law: &ChunkLaw) -> u64 {
@@ -125,6 +166,12 @@ pub enum ChunkFlaw {
     /// Windows of width `min(s, M_j)`: ignores that ambiguous balls of lower cells can land
     /// on level `j`.
     OwnCellWindows,
+    /// A pair rule's windows half as wide as the chunk: they miss the positions that more
+    /// than half of the chunk's balls landing on one level would move.
+    HalfWindows,
+    /// Ambiguous balls take the levels of their positions at the chunk start: the chunk-start
+    /// histogram decides, as if no ball of the chunk came before them.
+    StartLevels,
     /// Two-thinning with the acceptance boundary of the chunk start: every first sample
     /// among the light bins keeps its ball, though the light bins the chunk fills move
     /// their bins past the cut ([`Chunker::run_thin`]).
@@ -142,7 +189,7 @@ pub struct ChunkStats {
     pub ambiguous: u64,
     /// Chunks with at least one ambiguous ball.
     pub chunks_with_ambiguous: u64,
-    /// Gaps between ambiguous balls split over two or more relevant levels.
+    /// Splits of placed sure balls between two groups of relevant levels (`SureTimes`).
     pub multi_level_splits: u64,
     /// Ambiguous balls that landed above the chunk's top level.
     pub above_top: u64,
@@ -277,6 +324,18 @@ impl ChunkLaw {
     }
 }
 
+/// The sizes of the chunks of a stretch of `balls` balls in chunks of at most `s`:
+/// `⌈balls/s⌉` chunks of nearly equal size.
+fn even_chunks(balls: u64, s: u64) -> impl Iterator<Item = u64> {
+    let chunks = balls.div_ceil(s.max(1));
+    let mut left = balls;
+    (0..chunks).map(move |i| {
+        let t = left.div_ceil(chunks - i);
+        left -= t;
+        t
+    })
+}
+
 /// A uniform integer in `0..bound` (`bound >= 1`), Lemire's method on 64-bit words.
 #[inline]
 fn below_u64<R: RngCore + ?Sized>(rng: &mut R, bound: u64) -> u64 {
@@ -373,6 +432,24 @@ fn hyper_sequential<R: RngCore + ?Sized>(rng: &mut R, pop: u64, k: u64, g: u64) 
     x
 }
 
+/// Arguments below this have their `ln k!` kept in a table ([`ln_factorial_kept`]).
+const LN_FACTORIAL_KEPT: usize = 1 << 13;
+
+/// [`crate::binomial::ln_factorial`], read from a table of its own values below
+/// [`LN_FACTORIAL_KEPT`] (the chunks' hypergeometric draws mostly have populations of a
+/// few thousand): the same numbers, without a logarithm each.
+#[inline]
+fn ln_factorial_kept(k: f64) -> f64 {
+    static TABLE: std::sync::OnceLock<Vec<f64>> = std::sync::OnceLock::new();
+    let table = TABLE.get_or_init(|| {
+        (0..LN_FACTORIAL_KEPT).map(|i| crate::binomial::ln_factorial(i as f64)).collect()
+    });
+    match table.get(k as usize) {
+        Some(&v) => v,
+        None => crate::binomial::ln_factorial(k),
+    }
+}
+
 /// Minority items (`k <= pop/2` of `pop`) among `g <= pop/2` slots by inversion: a uniform
 /// is consumed by the probabilities of the mode, then alternately of the values below and
 /// above it (a fresh uniform if rounding leaves some mass after the whole support).
@@ -383,7 +460,7 @@ fn hyper_mode_search<R: RngCore + ?Sized>(rng: &mut R, pop: u64, k: u64, g: u64)
     let mode = (((g + 1) as f64 * (k + 1) as f64) / (nf + 2.0)) as u64;
     let mode = mode.min(hi);
     let mf = mode as f64;
-    use crate::binomial::ln_factorial as lf;
+    let lf = ln_factorial_kept;
     let ln_p = lf(kf) - lf(mf) - lf(kf - mf) + lf(nf - kf)
         - lf(gf - mf)
         - lf(nf - kf - gf + mf)
@@ -425,26 +502,189 @@ fn hyper_mode_search<R: RngCore + ?Sized>(rng: &mut R, pop: u64, k: u64, g: u64)
     }
 }
 
-/// An ambiguous ball: its position and the level index of its cell. A two-thinning ball
-/// whose first sample may cross the cut within the chunk also carries its second sample
-/// (`alt`, [`NO_ALT`] for the other balls), taken when the first sample's level at the
-/// ball's time is `cut` or above.
+/// An ambiguous ball: its position and the level index of its cell, and for the rules with
+/// a second position (`alt` in level `alt_cell` at the chunk start) what decides between
+/// the two.
 #[derive(Clone, Copy, Debug)]
 struct Ambiguous {
     pos: u64,
     cell: usize,
     alt: u64,
     alt_cell: usize,
-    cut: u64,
+    then: Then,
 }
 
-/// [`Ambiguous::alt`] of a ball with one destination.
-const NO_ALT: u64 = u64::MAX;
+/// How an ambiguous ball chooses its destination at its time.
+#[derive(Clone, Copy, Debug)]
+enum Then {
+    /// Its one position.
+    Land,
+    /// Two-thinning: the second position when the first one's level has reached `cut`.
+    Thin { cut: u64 },
+    /// A load-comparing pair rule ([`PairLaw`]) on the levels of both positions, with the
+    /// ball's coin word.
+    Pair { coin: u64 },
+}
 
 impl Ambiguous {
     /// A ball with one possible destination.
     fn plain(pos: u64, cell: usize) -> Self {
-        Self { pos, cell, alt: NO_ALT, alt_cell: 0, cut: u64::MAX }
+        Self { pos, cell, alt: 0, alt_cell: 0, then: Then::Land }
+    }
+
+    /// Its positions with their cells.
+    fn positions(&self) -> impl Iterator<Item = (u64, usize)> {
+        let alt = (!matches!(self.then, Then::Land)).then_some((self.alt, self.alt_cell));
+        std::iter::once((self.pos, self.cell)).chain(alt)
+    }
+}
+
+/// [`Chunker::leaf_of`] of a level that is not relevant.
+const NOT_RELEVANT: usize = usize::MAX;
+
+/// The sure balls of the relevant levels in time order, told apart by level through a
+/// binary tree whose leaves are the relevant levels: `place` puts the next sure items in
+/// time at the root without saying whose they are, and `attribute` pushes the items waiting
+/// on the path from the root down to one leaf, by a hypergeometric split at each node. The
+/// split is exact because the items waiting at a node are a uniform sample of its subtree's
+/// items not yet given to a child: everything revealed so far is a count of some subtree's
+/// items among placed items, and the subtrees nest.
+///
+/// Two uses ([`Shape`]): the chunks of the destination laws and of two-thinning attribute
+/// every leaf of a chain after every gap (one level split off the rest at a time, the order
+/// their committed values were drawn in); the pair rules' chunks, whose ambiguous balls
+/// touch many levels, use a balanced tree and attribute a leaf only when a ball's level
+/// depends on it (`Chunker::level_now`): `log2` of the relevant levels splits at most per
+/// read, instead of a split per relevant level at every gap.
+#[derive(Clone, Debug, Default)]
+struct SureTimes {
+    /// Children of each internal node ([`NO_NODE`] at the leaves, nodes `0..leaves`).
+    children: Vec<[usize; 2]>,
+    /// Parent of each node ([`NO_NODE`] at the root).
+    parent: Vec<usize>,
+    /// Items of a node's subtree not yet given to that node.
+    free: Vec<u64>,
+    /// Placed items given to a node but not yet to one of its children (at a leaf: placed
+    /// items of its level not yet reported by `attribute`).
+    waiting: Vec<u64>,
+    root: usize,
+    leaves: usize,
+    /// The path being pushed (reused buffer).
+    path: Vec<usize>,
+}
+
+/// A missing child or parent in [`SureTimes`].
+const NO_NODE: usize = usize::MAX;
+
+/// The form of a [`SureTimes`] tree.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Shape {
+    /// Leaf `i` split off the leaves after it, in order: attributed eagerly, it draws what a
+    /// chain of hypergeometric splits over the levels draws.
+    Chain,
+    /// Leaves paired level by level.
+    Balanced,
+}
+
+impl SureTimes {
+    /// A tree over levels with `counts` sure items each, nothing placed.
+    fn reset(&mut self, counts: impl ExactSizeIterator<Item = u64>, shape: Shape) {
+        self.leaves = counts.len();
+        self.children.clear();
+        self.parent.clear();
+        self.free.clear();
+        for c in counts {
+            self.add_node([NO_NODE; 2], c);
+        }
+        if self.leaves == 0 {
+            self.add_node([NO_NODE; 2], 0);
+        }
+        self.root = match shape {
+            Shape::Chain => {
+                let mut top = self.free.len() - 1;
+                for i in (0..self.leaves.saturating_sub(1)).rev() {
+                    top = self.join(i, top);
+                }
+                top
+            }
+            Shape::Balanced => {
+                let mut layer: Vec<usize> = (0..self.free.len()).collect();
+                while layer.len() > 1 {
+                    layer = layer
+                        .chunks(2)
+                        .map(|p| if p.len() == 2 { self.join(p[0], p[1]) } else { p[0] })
+                        .collect();
+                }
+                layer[0]
+            }
+        };
+        self.waiting.clear();
+        self.waiting.resize(self.free.len(), 0);
+    }
+
+    fn add_node(&mut self, children: [usize; 2], free: u64) -> usize {
+        self.children.push(children);
+        self.parent.push(NO_NODE);
+        self.free.push(free);
+        self.free.len() - 1
+    }
+
+    /// A new internal node over `a` and `b`.
+    fn join(&mut self, a: usize, b: usize) -> usize {
+        let v = self.add_node([a, b], self.free[a] + self.free[b]);
+        self.parent[a] = v;
+        self.parent[b] = v;
+        v
+    }
+
+    /// The next `items` sure items in time.
+    fn place(&mut self, items: u64) {
+        self.waiting[self.root] += items;
+        self.free[self.root] -= items;
+    }
+
+    /// The placed items that may belong to leaf `i` without being reported yet: those
+    /// waiting on its path, the leaf included.
+    fn waiting_above(&self, i: usize) -> u64 {
+        let (mut v, mut w) = (i, 0);
+        while v != NO_NODE {
+            w += self.waiting[v];
+            v = self.parent[v];
+        }
+        w
+    }
+
+    /// Pushes the items waiting on the path from the root down to leaf `i`; returns the
+    /// placed items of that leaf's level not reported before.
+    fn attribute<R: RngCore + ?Sized>(
+        &mut self,
+        i: usize,
+        rng: &mut R,
+        stats: &mut ChunkStats,
+    ) -> u64 {
+        self.path.clear();
+        let mut v = self.parent[i];
+        while v != NO_NODE {
+            self.path.push(v);
+            v = self.parent[v];
+        }
+        while let Some(v) = self.path.pop() {
+            let w = self.waiting[v];
+            if w == 0 {
+                continue;
+            }
+            let [l, r] = self.children[v];
+            let x = hypergeometric(rng, self.free[l] + self.free[r], self.free[l], w);
+            if self.free[l] > 0 && self.free[r] > 0 {
+                stats.multi_level_splits += 1;
+            }
+            self.free[l] -= x;
+            self.waiting[l] += x;
+            self.free[r] -= w - x;
+            self.waiting[r] += w - x;
+            self.waiting[v] = 0;
+        }
+        std::mem::take(&mut self.waiting[i])
     }
 }
 
@@ -463,8 +703,14 @@ pub(crate) struct Chunker {
     sure: Vec<u64>,
     /// Landings per level so far (real levels, then levels above the top).
     landed: Vec<u64>,
-    /// Relevant levels (whose sure balls' times matter).
+    /// Relevant levels (whose sure balls' times matter), and each level's leaf in `times`.
     relevant: Vec<usize>,
+    leaf_of: Vec<usize>,
+    times: SureTimes,
+    /// A pair rule's landing weights of its sure balls per level, and its winning
+    /// probabilities by level difference (`sure_landings`).
+    weights: Vec<f64>,
+    kernel: Vec<f64>,
     amb: Vec<Ambiguous>,
     ranks: Vec<u64>,
     /// Two-thinning balls of the current chunk that took their second sample.
@@ -490,18 +736,14 @@ impl Chunker {
         rng: &mut R,
     ) -> u64 {
         debug_assert!(law.supported(st.n) && s >= 1);
-        let chunks = balls.div_ceil(s.max(1));
-        let (mut left, mut samples) = (balls, 0u64);
+        let mut samples = 0u64;
         let mut parts = std::mem::take(&mut self.parts);
-        for i in 0..chunks {
-            let t = left.div_ceil(chunks - i);
+        for t in even_chunks(balls, s) {
             samples += law.split(st.n, t, rng, &mut parts);
             self.amb.clear();
             self.chunk(st, &parts, t, rng);
-            left -= t;
         }
         self.parts = parts;
-        debug_assert_eq!(left, 0);
         samples
     }
 
@@ -523,12 +765,8 @@ impl Chunker {
         while left > 0 {
             let (keep_below, w_next) = cut.at(st.total);
             let span = left.min(w_next - st.total);
-            let chunks = span.div_ceil(s.max(1));
-            let mut rest = span;
-            for i in 0..chunks {
-                let t = rest.div_ceil(chunks - i);
+            for t in even_chunks(span, s) {
                 samples += self.thin_chunk(st, keep_below, t, &mut parts, rng);
-                rest -= t;
             }
             left -= span;
         }
@@ -586,11 +824,187 @@ impl Chunker {
             let pos = light - reach + below_u64(rng, reach);
             let alt = below_u64(rng, n);
             let (cell, alt_cell) = (st.level_of(pos), st.level_of(alt));
-            self.amb.push(Ambiguous { pos, cell, alt, alt_cell, cut });
+            self.amb.push(Ambiguous { pos, cell, alt, alt_cell, then: Then::Thin { cut } });
         }
         self.seconds = 0;
         self.chunk(st, parts, t, rng);
         t + heavy_first + self.seconds
+    }
+
+    /// `balls` sequential balls of a load-comparing pair rule (g-Bounded, g-Myopic,
+    /// σ-Noisy-Load) on `st`, in chunks of at most `s` (split evenly). Returns the bin
+    /// samples (two per ball).
+    pub(crate) fn run_pair<R: RngCore + ?Sized>(
+        &mut self,
+        st: &mut LevelLoads,
+        law: &mut PairLaw,
+        balls: u64,
+        s: u64,
+        rng: &mut R,
+    ) -> u64 {
+        for t in even_chunks(balls, s) {
+            self.pair_chunk(st, law, t, rng);
+        }
+        2 * balls
+    }
+
+    /// One chunk of `t` balls of a pair rule, with every window at its widest.
+    ///
+    /// At most `t` balls land on a level, so whatever the chunk does, boundary `c_j` stays
+    /// above `c_j − t`: the positions `[c_{j−1}, c_j − t)` of a level with more than `t` bins
+    /// keep their level (**sure**), the others (the top `t` positions of each level, all of a
+    /// level of at most `t` bins) may not. The sure part is fixed before anything is drawn,
+    /// so each ball is, independently, *sure* (both positions sure: probability `(U/n)²`,
+    /// `U` the sure positions) or not. A sure ball's destination is the rule on the levels of
+    /// its two cells: the sure balls' landings are one multinomial over the levels, with
+    /// `q_j ∝ Σ_{a,b} u_a·u_b·P(rule(a, b) = j)`. The other balls draw both positions from
+    /// their conditional law (first in a window, second anywhere: probability `n/(n + U)`;
+    /// else first sure, second in a window) and are resolved in time order among the sure
+    /// balls of the levels their windows touch, the rule applied to both levels at their time
+    /// (`docs/chunked.md#the-noisy-comparisons`).
+    fn pair_chunk<R: RngCore + ?Sized>(
+        &mut self,
+        st: &mut LevelLoads,
+        law: &mut PairLaw,
+        t: u64,
+        rng: &mut R,
+    ) {
+        let (n, levels) = (st.n, st.cum.len());
+        self.stats.chunks += 1;
+        self.stats.balls += t;
+        let width = match self.flaw {
+            Some(ChunkFlaw::AllSure) => 0,
+            Some(ChunkFlaw::HalfWindows) => t.div_ceil(2),
+            _ => t,
+        };
+        // Sure positions per level (`cells`), and the windows' lower edges.
+        self.cells.clear();
+        self.window_lo.clear();
+        let mut below = 0u64;
+        for &c in &st.cum {
+            self.cells.push((c - below).saturating_sub(width));
+            self.window_lo.push(c.saturating_sub(width));
+            below = c;
+        }
+        let sure_positions: u64 = self.cells.iter().sum();
+        let sure_balls = if sure_positions == n {
+            t
+        } else {
+            let r = sure_positions as f64 / n as f64;
+            binomial(rng, t, r * r)
+        };
+        self.sure_landings(st, law, sure_balls, rng);
+        // The other balls, in the order of the chunk's draws; `resolve` orders them in time.
+        self.amb.clear();
+        let window_positions = n - sure_positions;
+        for _ in sure_balls..t {
+            let coin = if law.has_coin() { rng.next_u64() } else { 0 };
+            let x = below_u64(rng, n + sure_positions);
+            let ((pos, cell), (alt, alt_cell)) = if x < n {
+                let first = self.window_position(st, below_u64(rng, window_positions));
+                let p = below_u64(rng, n);
+                (first, (p, st.level_of(p)))
+            } else {
+                let first = self.sure_position(st, x - n);
+                (first, self.window_position(st, below_u64(rng, window_positions)))
+            };
+            self.amb.push(Ambiguous { pos, cell, alt, alt_cell, then: Then::Pair { coin } });
+        }
+        self.landed.clear();
+        self.landed.resize(levels + self.amb.len() + 1, 0);
+        if !self.amb.is_empty() {
+            self.resolve(st, t, Some(law), rng);
+        }
+        for (l, &x) in self.landed.iter_mut().zip(&self.sure) {
+            *l += x;
+        }
+        self.commit(st, t);
+    }
+
+    /// The landings of `balls` sure balls of a pair rule per level, into `self.sure`: a
+    /// multinomial by conditional binomials over the levels, with the probability that the
+    /// rule sends a ball whose sure positions lie in levels `a` and `b` to each of them,
+    /// weighted by `u_a·u_b` (`self.cells`: the sure positions per level).
+    fn sure_landings<R: RngCore + ?Sized>(
+        &mut self,
+        st: &LevelLoads,
+        law: &mut PairLaw,
+        balls: u64,
+        rng: &mut R,
+    ) {
+        let levels = st.cum.len();
+        self.sure.clear();
+        self.sure.resize(levels, 0);
+        if balls == 0 {
+            return;
+        }
+        // q_j = u_j · Σ_b u_b · (P(j wins as first) + P(j wins as second)), over ordered
+        // pairs; a function of j − b alone wherever the rule reads only the difference.
+        self.weights.clear();
+        self.weights.resize(levels, 0.0);
+        let span = levels as i64 - 1;
+        let by_difference = law.reads_difference_only(st.lo);
+        if by_difference {
+            self.kernel.clear();
+            self.kernel
+                .extend((-span..=span).map(|d| law.first_wins_by(d) + 1.0 - law.first_wins_by(-d)));
+        }
+        for (j, &uj) in self.cells.iter().enumerate().filter(|(_, &u)| u > 0) {
+            let mut sum = 0.0;
+            for (b, &ub) in self.cells.iter().enumerate().filter(|(_, &u)| u > 0) {
+                let f = if by_difference {
+                    self.kernel[(j as i64 - b as i64 + span) as usize]
+                } else {
+                    law.first_wins(st.lo, j, b) + 1.0 - law.first_wins(st.lo, b, j)
+                };
+                sum += ub as f64 * f;
+            }
+            self.weights[j] = uj as f64 * sum;
+        }
+        let last = self.weights.iter().rposition(|&w| w > 0.0).expect("sure positions");
+        let mut rest: f64 = self.weights.iter().sum();
+        let mut left = balls;
+        for j in 0..=last {
+            let w = self.weights[j];
+            if left == 0 {
+                break;
+            }
+            if w <= 0.0 {
+                continue;
+            }
+            let x = if j == last { left } else { binomial(rng, left, (w / rest).min(1.0)) };
+            self.sure[j] = x;
+            left -= x;
+            rest -= w;
+        }
+    }
+
+    /// The `i`-th window position (the top `min(h_j, t)` positions of each level, levels
+    /// bottom up) with its level; `self.cells` holds the sure positions per level.
+    fn window_position(&self, st: &LevelLoads, mut i: u64) -> (u64, usize) {
+        let mut below = 0u64;
+        for (j, (&c, &u)) in st.cum.iter().zip(&self.cells).enumerate() {
+            let width = c - below - u;
+            if i < width {
+                return (c - width + i, j);
+            }
+            i -= width;
+            below = c;
+        }
+        unreachable!("a window position beyond the windows")
+    }
+
+    /// The `i`-th sure position (the bottom `u_j` positions of each level) with its level.
+    fn sure_position(&self, st: &LevelLoads, mut i: u64) -> (u64, usize) {
+        let mut below = 0u64;
+        for (j, (&c, &u)) in st.cum.iter().zip(&self.cells).enumerate() {
+            if i < u {
+                return (below + i, j);
+            }
+            i -= u;
+            below = c;
+        }
+        unreachable!("a sure position beyond the sure parts")
     }
 
     /// One chunk of `s >= 1` balls: the ball types `parts`, and the two-thinning balls
@@ -684,7 +1098,7 @@ impl Chunker {
         self.landed.clear();
         self.landed.resize(levels + self.amb.len() + 1, 0);
         if !self.amb.is_empty() {
-            self.resolve(st, s, rng);
+            self.resolve(st, s, None, rng);
         }
         for (l, &x) in self.landed.iter_mut().zip(&self.sure) {
             *l += x;
@@ -693,8 +1107,14 @@ impl Chunker {
     }
 
     /// Steps 3 and 4: the ambiguous balls in time order, with the sure balls of the relevant
-    /// levels that come before each.
-    fn resolve<R: RngCore + ?Sized>(&mut self, st: &LevelLoads, s: u64, rng: &mut R) {
+    /// levels that come before each (`pair`: the rule of [`Then::Pair`] balls).
+    fn resolve<R: RngCore + ?Sized>(
+        &mut self,
+        st: &LevelLoads,
+        s: u64,
+        mut pair: Option<&mut PairLaw>,
+        rng: &mut R,
+    ) {
         let levels = st.cum.len();
         let amb = self.amb.len();
         self.stats.ambiguous += amb as u64;
@@ -703,8 +1123,7 @@ impl Chunker {
         // are at most s wide, so the scan up from a cell stops once c_k − p > s.
         self.relevant.clear();
         for a in &self.amb {
-            let alt = (a.alt != NO_ALT).then_some((a.alt, a.alt_cell));
-            for (pos, cell) in std::iter::once((a.pos, a.cell)).chain(alt) {
+            for (pos, cell) in a.positions() {
                 for k in cell..levels {
                     let c = st.cum[k];
                     if c - pos > s {
@@ -717,6 +1136,13 @@ impl Chunker {
             }
         }
         let items: u64 = amb as u64 + self.relevant.iter().map(|&k| self.sure[k]).sum::<u64>();
+        self.leaf_of.clear();
+        self.leaf_of.resize(levels, NOT_RELEVANT);
+        for (i, &k) in self.relevant.iter().enumerate() {
+            self.leaf_of[k] = i;
+        }
+        let shape = if pair.is_some() { Shape::Balanced } else { Shape::Chain };
+        self.times.reset(self.relevant.iter().map(|&k| self.sure[k]), shape);
         // A uniform order of the ambiguous balls (Fisher–Yates) ...
         for i in (1..amb).rev() {
             let j = below_u64(rng, i as u64 + 1) as usize;
@@ -731,22 +1157,39 @@ impl Chunker {
         }
         self.ranks.sort_unstable();
         let mut prev = 0u64; // items before the current ambiguous ball's rank not yet placed
-        let mut pool: u64 = items - amb as u64; // sure relevant items not yet placed
         for i in 0..amb {
-            // Sure items between the previous ambiguous ball and this one.
-            let gap = self.ranks[i] - prev;
+            // Sure items between the previous ambiguous ball and this one: placed in time,
+            // and told apart by level at once (a chain) or where a ball reads a level
+            // (`level_now`).
+            self.times.place(self.ranks[i] - prev);
             prev = self.ranks[i] + 1;
-            self.place_sure(gap, &mut pool, rng);
-            // The ball's level with the boundaries as they stand now (a two-thinning ball
-            // whose first sample has reached the cut: its second sample's).
-            let a = self.amb[i];
-            let mut cell = a.cell;
-            let mut k = self.level_now(st, a.pos, cell);
-            if a.alt != NO_ALT && k as u64 >= a.cut {
-                self.seconds += 1;
-                cell = a.alt_cell;
-                k = self.level_now(st, a.alt, cell);
+            if shape == Shape::Chain {
+                for leaf in 0..self.relevant.len() {
+                    let k = self.relevant[leaf];
+                    let x = self.times.attribute(leaf, rng, &mut self.stats);
+                    self.sure[k] -= x;
+                    self.landed[k] += x;
+                }
             }
+            // The ball's level with the boundaries as they stand now (a two-thinning ball
+            // whose first sample has reached the cut: its second sample's; a pair rule's:
+            // the rule on both).
+            let a = self.amb[i];
+            let first = self.level_now(st, a.pos, a.cell, rng);
+            let (k, cell) = match a.then {
+                Then::Land => (first, a.cell),
+                Then::Thin { cut } if first as u64 >= cut => {
+                    self.seconds += 1;
+                    (self.level_now(st, a.alt, a.alt_cell, rng), a.alt_cell)
+                }
+                Then::Thin { .. } => (first, a.cell),
+                Then::Pair { coin } => {
+                    let second = self.level_now(st, a.alt, a.alt_cell, rng);
+                    let law = pair.as_deref_mut().expect("a pair rule's chunk");
+                    let k = law.choose_at(st.lo, first, second, coin);
+                    (k, if k == first { a.cell } else { a.alt_cell })
+                }
+            };
             self.landed[k] += 1;
             if k > cell {
                 self.stats.pushed_up += 1;
@@ -758,44 +1201,38 @@ impl Chunker {
     }
 
     /// The level of position `pos` (in level `cell` at the chunk start) with the boundaries
-    /// as they stand now.
+    /// as they stand now: walking up from its cell, the sure balls placed so far on each
+    /// relevant level it reads are told apart first ([`SureTimes::attribute`]).
     #[inline]
-    fn level_now(&self, st: &LevelLoads, pos: u64, cell: usize) -> usize {
+    fn level_now<R: RngCore + ?Sized>(
+        &mut self,
+        st: &LevelLoads,
+        pos: u64,
+        cell: usize,
+        rng: &mut R,
+    ) -> usize {
+        if self.flaw == Some(ChunkFlaw::StartLevels) {
+            return cell;
+        }
         let levels = st.cum.len();
         let mut k = cell;
         loop {
             let c = if k < levels { st.cum[k] } else { st.n };
+            // A relevant level's sure balls placed so far are told apart only when their
+            // number can decide (at most the items waiting on the leaf's path are its own).
+            if k < levels && self.leaf_of[k] != NOT_RELEVANT {
+                let leaf = self.leaf_of[k];
+                if self.landed[k] + self.times.waiting_above(leaf) >= c - pos {
+                    let x = self.times.attribute(leaf, rng, &mut self.stats);
+                    self.sure[k] -= x;
+                    self.landed[k] += x;
+                }
+            }
             if c - self.landed[k] > pos {
                 return k;
             }
             k += 1;
         }
-    }
-
-    /// `gap` sure items of the relevant levels, the next ones in time: split over the
-    /// levels by chained hypergeometric draws on the counts not yet placed.
-    fn place_sure<R: RngCore + ?Sized>(&mut self, gap: u64, pool: &mut u64, rng: &mut R) {
-        if gap == 0 {
-            return;
-        }
-        let mut g = gap;
-        let mut rest = *pool;
-        let last = self.relevant.len() - 1;
-        if last > 0 {
-            self.stats.multi_level_splits += 1;
-        }
-        for (i, &k) in self.relevant.iter().enumerate() {
-            if g == 0 {
-                break;
-            }
-            let x = if i == last { g } else { hypergeometric(rng, rest, self.sure[k], g) };
-            rest -= self.sure[k];
-            self.sure[k] -= x;
-            self.landed[k] += x;
-            g -= x;
-        }
-        debug_assert_eq!(g, 0);
-        *pool -= gap;
     }
 
     /// Step 5: boundaries `c_k − Λ_k`, new levels above the top, emptied levels below.
@@ -1026,6 +1463,53 @@ mod tests {
                 stats.pushed_up += s.pushed_up;
                 stats.above_top += s.above_top;
                 stats.multi_level_splits += s.multi_level_splits;
+            }
+        }
+        assert!(
+            stats.pushed_up > 0 && stats.above_top > 0 && stats.multi_level_splits > 0,
+            "{stats:?}"
+        );
+    }
+
+    #[test]
+    fn pair_chunks_take_every_path_and_conserve_balls() {
+        // The pair rules' chunks from tiny and wide histograms, with chunks from 1 to larger
+        // than n: balls pushed up and above the top, sure balls (levels wider than the
+        // chunk), lazy splits of the balanced tree; σ-Noisy-Load truncated near load 0 (the
+        // pair of loads decides, not the difference). Conservation of bins and balls, and
+        // every path taken at least once.
+        use crate::process::Noisy;
+        let rules = [
+            Noisy::GBounded { g: 1.0 },
+            Noisy::GMyopic { g: 0.0 },
+            Noisy::SigmaNoisyLoad { sigma: 0.7, truncate: true },
+        ];
+        let mut stats = ChunkStats::default();
+        for seed in 0..100 {
+            for rule in rules {
+                for start in [
+                    LevelLoads::new(3),
+                    LevelLoads::from_counts(0, &[4, 4, 4]),
+                    LevelLoads::from_counts(2, &[10, 0, 6, 10, 1]),
+                    LevelLoads::from_counts(0, &[40, 60, 50, 30, 20, 10, 5, 1]),
+                ] {
+                    let (n, w) = (start.bins(), start.balls());
+                    let mut st = start;
+                    let mut law = PairLaw::new(rule);
+                    let mut c = Chunker::default();
+                    let mut rng = crate::sim_rng(seed);
+                    let mut balls = 0;
+                    for (count, s) in [(n, n), (10, 3), (60, 6), (200, 40)] {
+                        assert_eq!(c.run_pair(&mut st, &mut law, count, s, &mut rng), 2 * count);
+                        balls += count;
+                    }
+                    assert_eq!(st.balls(), w + balls);
+                    assert_eq!(st.bins(), n);
+                    stats.ambiguous += c.stats.ambiguous;
+                    stats.pushed_up += c.stats.pushed_up;
+                    stats.above_top += c.stats.above_top;
+                    stats.multi_level_splits += c.stats.multi_level_splits;
+                }
             }
         }
         assert!(

@@ -129,14 +129,27 @@ use crate::{Engine, Error, Observer, ProcessSpec, RunSpec, Setting, TieBreak, We
 /// word per ball from the same child generator, and in chunks from
 /// [`chunked::CHUNK_MIN_N_THIN`] bins. Since 5 a bump changes only some runs, and
 /// only their keys carry the new number ([`values_version`]).
-pub const VALUES_VERSION: u32 = 7;
+/// 8: sequential g-Bounded, g-Myopic and σ-Noisy-Load in chunks from
+/// [`chunked::chunk_min_n_pair`] bins on (only runs with at least that many bins change).
+pub const VALUES_VERSION: u32 = 8;
 
 /// The version of the values `spec` gives on the level engine: the number of the last bump
-/// that changed its runs (7, 6, 5, or 4 for every run that none changed), so that stored
+/// that changed its runs (8, 7, 6, 5, or 4 for every run that none changed), so that stored
 /// checkpoints of the runs a bump left alone stay valid.
 pub fn values_version(spec: &RunSpec) -> u32 {
     if spec.setting != Setting::Sequential {
         return 4;
+    }
+    let pair = match spec.process {
+        ProcessSpec::GBounded { g } => Some(Noisy::GBounded { g }),
+        ProcessSpec::GMyopic { g } => Some(Noisy::GMyopic { g }),
+        ProcessSpec::SigmaNoisyLoad { sigma, truncate } => {
+            Some(Noisy::SigmaNoisyLoad { sigma, truncate })
+        }
+        _ => None,
+    };
+    if pair.is_some_and(|rule| spec.n >= chunked::chunk_min_n_pair(&rule)) {
+        return 8;
     }
     match spec.process {
         ProcessSpec::Threshold { .. }
@@ -683,10 +696,10 @@ fn sequential<R: RngCore + ?Sized, O: Observer>(
         ProcessSpec::RelativeThreshold { f } => {
             run_seq_thin(spec, s, Accept::BelowAveragePlus(f), r, o, chunking)
         }
-        ProcessSpec::GBounded { g } => run_seq_pair(spec, s, Noisy::GBounded { g }, r, o),
-        ProcessSpec::GMyopic { g } => run_seq_pair(spec, s, Noisy::GMyopic { g }, r, o),
+        ProcessSpec::GBounded { g } => run_seq_pair(spec, s, Noisy::GBounded { g }, r, o, chunking),
+        ProcessSpec::GMyopic { g } => run_seq_pair(spec, s, Noisy::GMyopic { g }, r, o, chunking),
         ProcessSpec::SigmaNoisyLoad { sigma, truncate } => {
-            run_seq_pair(spec, s, Noisy::SigmaNoisyLoad { sigma, truncate }, r, o)
+            run_seq_pair(spec, s, Noisy::SigmaNoisyLoad { sigma, truncate }, r, o, chunking)
         }
         ProcessSpec::Twinning => run_seq(spec, s, Filling::Twinning, r, o),
         ProcessSpec::Packing { offset } => run_seq(spec, s, Filling::Packing { offset }, r, o),
@@ -822,7 +835,8 @@ fn run_seq_law<R: RngCore + ?Sized, O: Observer>(
     chunking: Chunking,
 ) -> RunOutcome {
     let n = st.bins();
-    let chunks = chunk_plan::<O>(chunking, n, chunked::chunk_min_n_law(&law), law.supported(n));
+    let min_n = if law.supported(n) { chunked::chunk_min_n_law(&law) } else { u64::MAX };
+    let chunks = chunk_plan::<O>(chunking, n, min_n, chunked::chunk_size(n));
     let blocks = in_blocks::<O>(&Schedule::new(spec), chunking, chunks);
     let mut chunker = chunks.map(|(_, _, flaw)| chunked::Chunker::with_flaw(flaw));
     // Every word comes from a child generator seeded from the run's generator, in all the
@@ -862,9 +876,14 @@ fn run_seq_pair<R: RngCore + ?Sized, O: Observer>(
     rule: Noisy,
     rng: &mut R,
     observer: &mut O,
+    chunking: Chunking,
 ) -> RunOutcome {
+    let n = st.bins();
+    let min_n = chunked::chunk_min_n_pair(&rule);
+    let chunks = chunk_plan::<O>(chunking, n, min_n, chunked::chunk_size_pair(n));
     let mut law = pair::PairLaw::new(rule);
-    let blocks = in_blocks::<O>(&Schedule::new(spec), Chunking::Off, None);
+    let blocks = in_blocks::<O>(&Schedule::new(spec), chunking, chunks);
+    let mut chunker = chunks.map(|(_, _, flaw)| chunked::Chunker::with_flaw(flaw));
     run_stretches(
         spec,
         st,
@@ -872,9 +891,15 @@ fn run_seq_pair<R: RngCore + ?Sized, O: Observer>(
         blocks,
         &mut sequential::ChildRng::from_parent(rng),
         observer,
-        |law, st, balls, index, rng| {
-            sequential::pair_balls(st, law, balls, index, rng);
-            2 * balls
+        |law, st, balls, index, rng| match (&mut chunker, chunks) {
+            (Some(c), Some((s, min_stretch, _))) if balls >= min_stretch => {
+                index.invalidate();
+                c.run_pair(st, law, balls, s, rng)
+            }
+            _ => {
+                sequential::pair_balls(st, law, balls, index, rng);
+                2 * balls
+            }
         },
         |law, st, rng| (sequential::pair_level(law, st, rng), 2),
     )
@@ -899,7 +924,7 @@ fn run_seq_thin<R: RngCore + ?Sized, O: Observer>(
 ) -> RunOutcome {
     let n = st.bins();
     let mut cut = thinning::ThinCut::new(accept, n, st.total);
-    let chunks = chunk_plan::<O>(chunking, n, chunked::CHUNK_MIN_N_THIN, true);
+    let chunks = chunk_plan::<O>(chunking, n, chunked::CHUNK_MIN_N_THIN, chunked::chunk_size(n));
     let blocks = in_blocks::<O>(&Schedule::new(spec), chunking, chunks);
     let mut chunker = chunks.map(|(_, _, flaw)| chunked::Chunker::with_flaw(flaw));
     run_stretches(
@@ -921,21 +946,19 @@ fn run_seq_thin<R: RngCore + ?Sized, O: Observer>(
 }
 
 /// How a sequential run uses the chunk step: (largest chunk, shortest stretch that goes in
-/// chunks, flaw), or `None` for no chunks (per-ball observers, `Chunking::Off`, a law the
-/// chunks cannot hold, or `n` below `min_n` under `Chunking::Auto`).
+/// chunks, flaw), or `None` for no chunks (per-ball observers, `Chunking::Off`, or `n` below
+/// `min_n` under `Chunking::Auto`, where chunks hold `size` balls; `min_n = u64::MAX` for a
+/// law the chunks cannot hold).
 fn chunk_plan<O: Observer>(
     chunking: Chunking,
     n: u64,
     min_n: u64,
-    supported: bool,
+    size: u64,
 ) -> Option<(u64, u64, Option<chunked::ChunkFlaw>)> {
     match chunking {
-        _ if O::PER_BALL || !supported => None,
+        _ if O::PER_BALL || min_n == u64::MAX => None,
         Chunking::Off => None,
-        Chunking::Auto => (n >= min_n).then(|| {
-            let s = chunked::chunk_size(n);
-            (s, s, None)
-        }),
+        Chunking::Auto => (n >= min_n).then_some((size, size, None)),
         Chunking::Fixed { s, flaw } => Some((s.max(1), 1, flaw)),
     }
 }

@@ -65,6 +65,48 @@ impl PairLaw {
         matches!(self, PairLaw::Noisy(_))
     }
 
+    /// The level that gets the ball, given the levels `a` (first sample) and `b` above the
+    /// lowest load `lo` and the ball's coin word (unused without one): [`Self::choose`], and
+    /// for σ-Noisy-Load [`NoiseTable::choose_at`], which reads the pair of loads near load 0.
+    #[inline(always)]
+    pub(super) fn choose_at(&mut self, lo: u64, a: usize, b: usize, coin: u64) -> usize {
+        match self {
+            PairLaw::Noisy(t) => t.choose_at(lo, a, b, coin),
+            _ => self.choose(a, b, coin),
+        }
+    }
+
+    /// The probability that the first sample's level `a` gets the ball against the level `b`
+    /// (levels above the lowest load `lo`): 0 or 1 for the g rules (1 on equal levels).
+    pub(super) fn first_wins(&mut self, lo: u64, a: usize, b: usize) -> f64 {
+        match self {
+            PairLaw::Noisy(t) => t.first_wins(lo, a, b),
+            _ => f64::from(u8::from(self.choose(a, b, 0) == a)),
+        }
+    }
+
+    /// Whether, with the lowest load at `lo` or above, the first sample's winning
+    /// probability depends on the level difference only ([`Self::first_wins_by`]): always
+    /// for the g rules, from `exact_from` on for σ-Noisy-Load.
+    pub(super) fn reads_difference_only(&self, lo: u64) -> bool {
+        match self {
+            PairLaw::Noisy(t) => lo >= t.exact_from,
+            _ => true,
+        }
+    }
+
+    /// [`Self::first_wins`] by the level difference `delta = a − b`, where
+    /// [`Self::reads_difference_only`].
+    pub(super) fn first_wins_by(&self, delta: i64) -> f64 {
+        match self {
+            PairLaw::Noisy(t) => t.by_difference(delta),
+            _ => {
+                let (a, b) = (delta.max(0) as usize, (-delta).max(0) as usize);
+                f64::from(u8::from(self.choose(a, b, 0) == a))
+            }
+        }
+    }
+
     /// The level that gets the ball, given the levels `a` (first sample) and `b` and the
     /// ball's coin word (unused without one).
     #[inline(always)]
@@ -148,26 +190,32 @@ impl NoiseTable {
     /// the ball loop's line: only the first ~10σ·n balls of a run come here.
     #[inline(never)]
     fn choose_near(&mut self, lo: u64, a: usize, b: usize, coin: u64) -> usize {
+        let p = self.first_wins(lo, a, b);
+        std::hint::select_unpredictable(bernoulli_word(coin, p), a, b)
+    }
+
+    /// P(the first sample wins) for the levels `a`, `b` above the lowest load `lo` (loads
+    /// `lo + a`, `lo + b`): by their difference once the smaller load is at `exact_from` or
+    /// above, else the probability of the pair of loads, kept once computed.
+    pub(super) fn first_wins(&mut self, lo: u64, a: usize, b: usize) -> f64 {
         let (xa, xb) = (lo + a as u64, lo + b as u64);
         let low = xa.min(xb);
-        if low >= self.exact_from {
-            return self.choose(a, b, coin);
-        }
         let delta = a as i64 - b as i64;
-        let p = if delta.abs() <= TABLE_REACH {
-            let width = 2 * TABLE_REACH as usize + 1;
-            let cell = low as usize * width + (delta + TABLE_REACH) as usize;
-            if cell >= self.near.len() {
-                self.near.resize((low as usize + 1) * width, f64::NAN);
-            }
-            if self.near[cell].is_nan() {
-                self.near[cell] = self.pair_probability(xa, xb);
-            }
-            self.near[cell]
-        } else {
-            self.pair_probability(xa, xb)
-        };
-        std::hint::select_unpredictable(bernoulli_word(coin, p), a, b)
+        if low >= self.exact_from {
+            return self.by_difference(delta);
+        }
+        if delta.abs() > TABLE_REACH {
+            return self.pair_probability(xa, xb);
+        }
+        let width = 2 * TABLE_REACH as usize + 1;
+        let cell = low as usize * width + (delta + TABLE_REACH) as usize;
+        if cell >= self.near.len() {
+            self.near.resize((low as usize + 1) * width, f64::NAN);
+        }
+        if self.near[cell].is_nan() {
+            self.near[cell] = self.pair_probability(xa, xb);
+        }
+        self.near[cell]
     }
 
     /// P(T_a <= T_b), T_x = trunc(x + σZ) towards zero, on the noise's support: the first
@@ -195,12 +243,18 @@ impl NoiseTable {
     /// The first sample's level if the coin word says it wins, else the second's.
     #[inline(always)]
     pub(super) fn choose(&self, a: usize, b: usize, coin: u64) -> usize {
-        let delta = a as i64 - b as i64;
-        let p = match self.p.get((delta + TABLE_REACH) as usize) {
+        let p = self.by_difference(a as i64 - b as i64);
+        std::hint::select_unpredictable(bernoulli_word(coin, p), a, b)
+    }
+
+    /// P(the first sample wins) by the level difference `delta` alone (from `exact_from`
+    /// on): the table, or computed beyond its reach.
+    #[inline(always)]
+    fn by_difference(&self, delta: i64) -> f64 {
+        match self.p.get((delta + TABLE_REACH) as usize) {
             Some(&p) => p,
             None => self.compute(delta),
-        };
-        std::hint::select_unpredictable(bernoulli_word(coin, p), a, b)
+        }
     }
 
     /// P(the first sample wins) when its load exceeds the second's by `delta`; ties after

@@ -471,11 +471,7 @@ pub(super) fn pair_balls(
 pub(super) fn pair_level(law: &mut PairLaw, st: &LevelLoads, rng: &mut ChildRng) -> usize {
     let coin = if law.has_coin() { rng.next_u64() } else { 0 };
     let (a, b) = pair_positions(st.n, rng);
-    let (a, b) = (st.level_of(a), st.level_of(b));
-    match law {
-        PairLaw::Noisy(table) => table.choose_at(st.min_load(), a, b, coin),
-        _ => law.choose(a, b, coin),
-    }
+    law.choose_at(st.min_load(), st.level_of(a), st.level_of(b), coin)
 }
 
 /// Sequential two-thinning (Threshold, Mean-Thinning, Relative-Threshold; [`ThinCut`]) for
