@@ -1,4 +1,4 @@
-//! The chunk step of sequential d-Choice on the level engine (`level/chunked.rs`,
+//! The chunk step of sequential runs on the level engine (`level/chunked.rs`,
 //! `docs/chunked.md`) against exact laws and against the ball-by-ball loop, with forced chunk
 //! sizes; and deliberately wrong variants of the step that the same tests reject.
 //!
@@ -28,10 +28,15 @@
 //!   0.6 for s = 200 and 1000, so a difference of the size that rejection suggests is
 //!   excluded; the rejection was one of the 1-in-1000 false alarms the level allows.)
 //! - **Large chunks at large n** (`large_chunks_at_large_n_match_ball_by_ball`): n = 10⁶,
-//!   m = 10n, s = 4√n, max load and bins at the max against the ball loop, 200 runs per side.
+//!   m = 10n, s = 4√n, max load and bins at the max against the ball loop, 200 runs per side
+//!   (and g-Myopic, σ-Noisy-Load at n = 5·10⁵ with chunks of 2000).
 //! - **Mixtures** (`mixtures_*`): (1+β), Quantile and mixed Quantile, the exact joint law of
 //!   the sorted loads and the sample count at n = 4, two-sample tests at n = 1000 (with the
 //!   sample count) and routing at their threshold.
+//! - **Noisy comparisons** (`pair_rules_*`): g-Bounded, g-Myopic and σ-Noisy-Load in chunks
+//!   with every window at its widest, against their exact law at n = 4 and 6 (with and
+//!   without sure balls), against the ball loop at n = 1000 and (in the large-n test) at
+//!   5·10⁵, and routing at each rule's threshold; three wrong variants rejected.
 //! - **Work** (`ambiguous_balls_per_chunk_stay_near_s_squared_over_n`): about s²/n ambiguous
 //!   balls per chunk.
 //! - **Routing** (`auto_uses_chunks_from_the_threshold_on`): `simulate` at the thresholds
