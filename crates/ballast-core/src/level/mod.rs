@@ -836,24 +836,19 @@ fn run_seq_law<R: RngCore + ?Sized, O: Observer>(
 ) -> RunOutcome {
     let n = st.bins();
     let min_n = if law.supported(n) { chunked::chunk_min_n_law(&law) } else { u64::MAX };
-    let chunks = chunk_plan::<O>(chunking, n, min_n, chunked::chunk_size(n));
-    let blocks = in_blocks::<O>(&Schedule::new(spec), chunking, chunks);
-    let mut chunker = chunks.map(|(_, _, flaw)| chunked::Chunker::with_flaw(flaw));
+    let mut route = ChunkRoute::new::<O>(spec, chunking, n, min_n, chunked::chunk_size(n));
     // Every word comes from a child generator seeded from the run's generator, in all the
     // loops (the ball loops give the same result, see `sequential`).
     run_stretches(
         spec,
         st,
         &mut law,
-        blocks,
+        route.blocks,
         &mut sequential::ChildRng::from_parent(rng),
         observer,
-        |law, st, balls, index, rng| match (&mut chunker, chunks) {
-            (Some(c), Some((s, min_stretch, _))) if balls >= min_stretch => {
-                index.invalidate();
-                c.run(st, law, balls, s, rng)
-            }
-            _ => sequential::law_balls(st, law, balls, index, rng),
+        |law, st, balls, index, rng| match route.chunks_for(balls, index) {
+            Some((c, s)) => c.run(st, law, balls, s, rng),
+            None => sequential::law_balls(st, law, balls, index, rng),
         },
         |law, st, rng| {
             let (p, k) = sequential::law_position(law, st.bins(), rng);
@@ -864,12 +859,14 @@ fn run_seq_law<R: RngCore + ?Sized, O: Observer>(
 
 /// Sequential g-Bounded, g-Myopic and σ-Noisy-Load, whose rules compare the loads of two
 /// uniform samples ([`pair::PairLaw`]): two positions and two level lookups per ball. Without
-/// per-ball observers the stretches between observation points go through the ball loop of
-/// `level/sequential.rs` (which reads the pair of loads, not only their difference, while
-/// the lowest load is below [`pair::NoiseTable::exact_from`]: truncated σ-Noisy-Load near load
-/// 0); with them, or with observation points closer than 256 balls, ball by ball through its
-/// one-draw-at-a-time form, which takes the same words. Same observation points and
-/// counters as [`run_seq`]; two samples per ball.
+/// per-ball observers the stretches between observation points go through the chunk step
+/// (`chunked::Chunker::run_pair`) when `chunking` asks for it (`Auto`: `n >=`
+/// [`chunked::chunk_min_n_pair`] and a stretch of at least one chunk), else through the ball
+/// loop of `level/sequential.rs` (which reads the pair of loads, not only their difference,
+/// while the lowest load is below [`pair::NoiseTable::exact_from`]: truncated σ-Noisy-Load
+/// near load 0); with per-ball observers, or with observation points closer than 256 balls,
+/// ball by ball through its one-draw-at-a-time form, which takes the same words. Same
+/// observation points and counters as [`run_seq`]; two samples per ball.
 fn run_seq_pair<R: RngCore + ?Sized, O: Observer>(
     spec: &RunSpec,
     st: LevelLoads,
@@ -879,24 +876,19 @@ fn run_seq_pair<R: RngCore + ?Sized, O: Observer>(
     chunking: Chunking,
 ) -> RunOutcome {
     let n = st.bins();
-    let min_n = chunked::chunk_min_n_pair(&rule);
-    let chunks = chunk_plan::<O>(chunking, n, min_n, chunked::chunk_size_pair(n));
+    let (min_n, size) = (chunked::chunk_min_n_pair(&rule), chunked::chunk_size_pair(n));
+    let mut route = ChunkRoute::new::<O>(spec, chunking, n, min_n, size);
     let mut law = pair::PairLaw::new(rule);
-    let blocks = in_blocks::<O>(&Schedule::new(spec), chunking, chunks);
-    let mut chunker = chunks.map(|(_, _, flaw)| chunked::Chunker::with_flaw(flaw));
     run_stretches(
         spec,
         st,
         &mut law,
-        blocks,
+        route.blocks,
         &mut sequential::ChildRng::from_parent(rng),
         observer,
-        |law, st, balls, index, rng| match (&mut chunker, chunks) {
-            (Some(c), Some((s, min_stretch, _))) if balls >= min_stretch => {
-                index.invalidate();
-                c.run_pair(st, law, balls, s, rng)
-            }
-            _ => {
+        |law, st, balls, index, rng| match route.chunks_for(balls, index) {
+            Some((c, s)) => c.run_pair(st, law, balls, s, rng),
+            None => {
                 sequential::pair_balls(st, law, balls, index, rng);
                 2 * balls
             }
@@ -924,55 +916,68 @@ fn run_seq_thin<R: RngCore + ?Sized, O: Observer>(
 ) -> RunOutcome {
     let n = st.bins();
     let mut cut = thinning::ThinCut::new(accept, n, st.total);
-    let chunks = chunk_plan::<O>(chunking, n, chunked::CHUNK_MIN_N_THIN, chunked::chunk_size(n));
-    let blocks = in_blocks::<O>(&Schedule::new(spec), chunking, chunks);
-    let mut chunker = chunks.map(|(_, _, flaw)| chunked::Chunker::with_flaw(flaw));
+    let size = chunked::chunk_size(n);
+    let mut route = ChunkRoute::new::<O>(spec, chunking, n, chunked::CHUNK_MIN_N_THIN, size);
     run_stretches(
         spec,
         st,
         &mut cut,
-        blocks,
+        route.blocks,
         &mut sequential::ChildRng::from_parent(rng),
         observer,
-        |cut, st, balls, index, rng| match (&mut chunker, chunks) {
-            (Some(c), Some((s, min_stretch, _))) if balls >= min_stretch => {
-                index.invalidate();
-                c.run_thin(st, cut, balls, s, rng)
-            }
-            _ => sequential::thin_balls(st, cut, balls, index, rng),
+        |cut, st, balls, index, rng| match route.chunks_for(balls, index) {
+            Some((c, s)) => c.run_thin(st, cut, balls, s, rng),
+            None => sequential::thin_balls(st, cut, balls, index, rng),
         },
         sequential::thin_level,
     )
 }
 
-/// How a sequential run uses the chunk step: (largest chunk, shortest stretch that goes in
-/// chunks, flaw), or `None` for no chunks (per-ball observers, `Chunking::Off`, or `n` below
-/// `min_n` under `Chunking::Auto`, where chunks hold `size` balls; `min_n = u64::MAX` for a
-/// law the chunks cannot hold).
-fn chunk_plan<O: Observer>(
-    chunking: Chunking,
-    n: u64,
-    min_n: u64,
-    size: u64,
-) -> Option<(u64, u64, Option<chunked::ChunkFlaw>)> {
-    match chunking {
-        _ if O::PER_BALL || min_n == u64::MAX => None,
-        Chunking::Off => None,
-        Chunking::Auto => (n >= min_n).then_some((size, size, None)),
-        Chunking::Fixed { s, flaw } => Some((s.max(1), 1, flaw)),
-    }
+/// How a sequential run uses the chunk step: whether the balls between observation points
+/// go in stretches (`blocks`), and which stretches go in chunks of what size.
+struct ChunkRoute {
+    /// Stretches (block loops or chunks) rather than ball by ball: without per-ball
+    /// observers, when the observation points are at least 256 balls apart (a block loop's
+    /// set-up costs a few hundred instructions) or a chunk size is forced.
+    blocks: bool,
+    /// The chunk step, its largest chunk and the shortest stretch it takes; `None` for no
+    /// chunks (per-ball observers, `Chunking::Off`, `n` below `min_n` under
+    /// `Chunking::Auto`, or `min_n = u64::MAX`: a law the chunks cannot hold).
+    chunks: Option<(chunked::Chunker, u64, u64)>,
 }
 
-/// Whether the balls between observation points go in stretches (block loops or chunks):
-/// without per-ball observers, when the points are at least 256 balls apart (a block loop's
-/// set-up costs a few hundred instructions) or a chunk size is forced.
-fn in_blocks<O: Observer>(
-    points: &Schedule,
-    chunking: Chunking,
-    chunks: Option<(u64, u64, Option<chunked::ChunkFlaw>)>,
-) -> bool {
-    let forced = matches!(chunking, Chunking::Fixed { .. }) && chunks.is_some();
-    !O::PER_BALL && (points.every() >= 256 || forced)
+impl ChunkRoute {
+    /// The route of a run of `spec` on `n` bins whose law chunks from `min_n` bins on, in
+    /// chunks of `size` balls under `Chunking::Auto`.
+    fn new<O: Observer>(spec: &RunSpec, chunking: Chunking, n: u64, min_n: u64, size: u64) -> Self {
+        let plan = match chunking {
+            _ if O::PER_BALL || min_n == u64::MAX => None,
+            Chunking::Off => None,
+            Chunking::Auto => (n >= min_n).then_some((size, size, None)),
+            Chunking::Fixed { s, flaw } => Some((s.max(1), 1, flaw)),
+        };
+        let forced = matches!(chunking, Chunking::Fixed { .. }) && plan.is_some();
+        let blocks = !O::PER_BALL && (Schedule::new(spec).every() >= 256 || forced);
+        let chunks =
+            plan.map(|(s, min_stretch, flaw)| (chunked::Chunker::with_flaw(flaw), s, min_stretch));
+        Self { blocks, chunks }
+    }
+
+    /// The chunk step and its chunk size for a stretch of `balls` balls, if it goes in
+    /// chunks (then the ball loops' rank index no longer describes the state).
+    fn chunks_for(
+        &mut self,
+        balls: u64,
+        index: &mut sequential::RankIndex,
+    ) -> Option<(&mut chunked::Chunker, u64)> {
+        match &mut self.chunks {
+            Some((c, s, min_stretch)) if balls >= *min_stretch => {
+                index.invalidate();
+                Some((c, *s))
+            }
+            _ => None,
+        }
+    }
 }
 
 /// The observation loop of the sequential rules that run either in stretches between
