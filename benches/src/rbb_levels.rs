@@ -39,7 +39,7 @@ impl RbbOnLevels {
         let n = loads.len() as u64;
         // A start from given loads draws nothing; the generator is only the signature's.
         let start = Start::Loads(loads.iter().map(|&x| u64::from(x)).collect());
-        let state = start.levels(n, &mut sim_rng(0));
+        let state = LevelLoads::of_start(&start, n, &mut sim_rng(0));
         let spec = RunSpec::new(process, n, 0).batched(1);
         let engine =
             LevelEngine::with_state(&spec, state).expect("a batched process of the level engine");

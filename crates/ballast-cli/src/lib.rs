@@ -25,7 +25,6 @@ mod process;
 mod run;
 mod sampling;
 mod simulate;
-mod simulate_kinds;
 mod slurm;
 mod start;
 

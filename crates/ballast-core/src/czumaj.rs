@@ -8,69 +8,12 @@
 
 use rand::RngCore;
 
-use crate::level::LevelLoads;
+use crate::histogram::LevelLoads;
 use crate::loads::LoadState;
 use crate::process::{Ctx, Placement, Ranks, Rule};
 use crate::rng::below;
+pub use crate::spec::Tau;
 use crate::{Error, RunOutcome, RunSpec, Setting};
-
-/// The threshold sequence of an adaptive process: after `k` probes the process stops when the
-/// least loaded probed bin has load below `τ_k = base + per_probe·k + per_average·W/n`; for
-/// `k >= until` the threshold is −∞ (only the cap stops).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Tau {
-    /// Constant term (−∞ for Greedy).
-    pub base: f64,
-    /// Coefficient of the probe count `k`.
-    pub per_probe: f64,
-    /// Coefficient of the average load `W/n` (for the heavily loaded case).
-    pub per_average: f64,
-    /// Probe count from which the threshold is −∞ (`None`: never).
-    pub until: Option<u32>,
-}
-
-impl Tau {
-    /// τ = −∞: never stop before the cap (Greedy\[d\] with cap d).
-    pub const NEVER: Tau =
-        Tau { base: f64::NEG_INFINITY, per_probe: 0.0, per_average: 0.0, until: None };
-
-    /// τ_k = c for k < d (threshold-first: accept the first probe with load below c).
-    pub fn constant_until(c: f64, d: u32) -> Tau {
-        Tau { base: c, per_probe: 0.0, per_average: 0.0, until: Some(d) }
-    }
-
-    /// τ_k = k (probe-count rule: stop as soon as a probed bin has fewer balls than probes).
-    pub const PROBE_COUNT: Tau = Tau { base: 0.0, per_probe: 1.0, per_average: 0.0, until: None };
-
-    /// τ_k for the average load `average` (unused unless `per_average != 0`).
-    #[inline]
-    pub(crate) fn at(&self, k: u32, average: f64) -> f64 {
-        match self.until {
-            Some(u) if k >= u => f64::NEG_INFINITY,
-            _ => {
-                let mut t = self.base + self.per_probe * f64::from(k);
-                if self.per_average != 0.0 {
-                    t += self.per_average * average;
-                }
-                t
-            }
-        }
-    }
-
-    /// Checks that the sequence is usable (finite coefficients; base may be −∞).
-    pub fn validate(&self) -> Result<(), Error> {
-        if self.base.is_nan() || self.base == f64::INFINITY {
-            return Err(Error::invalid("tau.base", self.base, "a finite number or -inf"));
-        }
-        if !self.per_probe.is_finite() {
-            return Err(Error::invalid("tau.per_probe", self.per_probe, "a finite number"));
-        }
-        if !self.per_average.is_finite() {
-            return Err(Error::invalid("tau.per_average", self.per_average, "a finite number"));
-        }
-        Ok(())
-    }
-}
 
 /// Adaptive probing: probe uniform bins one at a time, keep the least loaded seen (ties
 /// uniformly at random), stop when its load is below τ_k or after `cap` probes.
@@ -736,7 +679,7 @@ struct EqualizeRecord {
     max_gap: f64,
     trajectory: Vec<f64>,
     observations: u64,
-    load_trajectories: Option<crate::engine::LoadTrajectories>,
+    load_trajectories: Option<crate::observe::LoadTrajectories>,
 }
 
 impl EqualizeRecord {
@@ -745,7 +688,7 @@ impl EqualizeRecord {
             max_gap: f64::NEG_INFINITY,
             trajectory: Vec::new(),
             observations: 0,
-            load_trajectories: crate::engine::LoadTrajectories::of(spec),
+            load_trajectories: crate::observe::LoadTrajectories::of(spec),
         }
     }
 
@@ -783,7 +726,7 @@ impl EqualizeRecord {
             moved,
             ..RunOutcome::default()
         };
-        crate::engine::LoadTrajectories::fill(self.load_trajectories, &mut out);
+        crate::observe::LoadTrajectories::fill(self.load_trajectories, &mut out);
         out
     }
 }

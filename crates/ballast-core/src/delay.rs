@@ -16,35 +16,8 @@ use rand::RngCore;
 
 use crate::process::Ctx;
 use crate::rng::below;
+pub use crate::spec::DelayMode;
 use crate::{loads::gap_unit, Error, ProcessSpec, RunOutcome, RunSpec};
-
-/// How a sampled bin's reported load is chosen from its window.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum DelayMode {
-    /// A uniformly random step of the last τ.
-    Random,
-    /// The step that reverses Two-Choice's decision where possible.
-    Adversarial,
-}
-
-impl DelayMode {
-    /// The snake_case name.
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Random => "random",
-            Self::Adversarial => "adversarial",
-        }
-    }
-
-    /// Parses `random` or `adversarial`.
-    pub fn from_name(s: &str) -> Result<Self, Error> {
-        match s {
-            "random" => Ok(Self::Random),
-            "adversarial" => Ok(Self::Adversarial),
-            _ => Err(Error::invalid("mode", s, "one of random, adversarial")),
-        }
-    }
-}
 
 const NONE: u64 = u64::MAX;
 
@@ -108,7 +81,7 @@ pub fn simulate_delay<R: RngCore + ?Sized>(
     let mut max = 0u32;
     let every = spec.observe_every.unwrap_or(spec.m).max(1);
     let (mut max_gap, mut observations, mut trajectory) = (f64::NEG_INFINITY, 0u64, Vec::new());
-    let mut loads = crate::engine::LoadTrajectories::of(spec);
+    let mut loads = crate::observe::LoadTrajectories::of(spec);
     for t in 0..spec.m {
         // Steps available in the window: the first balls see a shorter past.
         let window = tau.min(t + 1);
@@ -179,7 +152,7 @@ pub fn simulate_delay<R: RngCore + ?Sized>(
         steps: spec.m,
         ..RunOutcome::default()
     };
-    crate::engine::LoadTrajectories::fill(loads, &mut out);
+    crate::observe::LoadTrajectories::fill(loads, &mut out);
     Ok(out)
 }
 

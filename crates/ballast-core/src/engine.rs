@@ -12,6 +12,8 @@
 use rand::RngCore;
 
 use crate::loads::{LoadState, UnitLoads, WeightedLoads};
+pub use crate::observe::Observer;
+use crate::observe::{record_samples, GapTracker, Schedule};
 use crate::outcome::RunOutcome;
 use crate::process::{
     Accept, AlwaysGoLeft, CachePolicy, Ctx, DChoice, Filling, Memory, MemoryOne, MixedQuantile,
@@ -150,23 +152,24 @@ fn dispatch<S: LoadState, R: RngCore + ?Sized, O: Observer>(
             run_rule_impl(spec, state, rule, rng, observer, kernels)
         }
         ProcessSpec::KThresholdDistinct { ref f } => {
-            let rule = crate::distinct::DistinctPair(crate::k_threshold::KThreshold { f });
+            let rule = crate::process::distinct::DistinctPair(crate::k_threshold::KThreshold { f });
             run_rule_impl(spec, state, rule, rng, observer, kernels)
         }
         ProcessSpec::OnePlusBetaDistinct { beta } => {
-            let rule = crate::distinct::OnePlusBetaDistinct { beta, tie };
+            let rule = crate::process::distinct::OnePlusBetaDistinct { beta, tie };
             run_rule_impl(spec, state, rule, rng, observer, kernels)
         }
         ProcessSpec::GBoundedDistinct { g } => {
-            let rule = crate::distinct::DistinctPair(Noisy::GBounded { g });
+            let rule = crate::process::distinct::DistinctPair(Noisy::GBounded { g });
             run_rule_impl(spec, state, rule, rng, observer, kernels)
         }
         ProcessSpec::GMyopicDistinct { g } => {
-            let rule = crate::distinct::DistinctPair(Noisy::GMyopic { g });
+            let rule = crate::process::distinct::DistinctPair(Noisy::GMyopic { g });
             run_rule_impl(spec, state, rule, rng, observer, kernels)
         }
         ProcessSpec::SigmaNoisyLoadDistinct { sigma, truncate } => {
-            let rule = crate::distinct::DistinctPair(Noisy::SigmaNoisyLoad { sigma, truncate });
+            let rule =
+                crate::process::distinct::DistinctPair(Noisy::SigmaNoisyLoad { sigma, truncate });
             run_rule_impl(spec, state, rule, rng, observer, kernels)
         }
         ProcessSpec::FormulaThreshold { ref f } => {
@@ -178,11 +181,11 @@ fn dispatch<S: LoadState, R: RngCore + ?Sized, O: Observer>(
             run_rule_impl(spec, state, rule, rng, observer, kernels)
         }
         ProcessSpec::DChoiceDistinct { d } => {
-            let rule = crate::distinct::Distinct::new(d, false, tie);
+            let rule = crate::process::distinct::Distinct::new(d, false, tie);
             run_rule_impl(spec, state, rule, rng, observer, kernels)
         }
         ProcessSpec::UnfairDChoiceDistinct { d } => {
-            let rule = crate::distinct::Distinct::new(d, true, tie);
+            let rule = crate::process::distinct::Distinct::new(d, true, tie);
             run_rule_impl(spec, state, rule, rng, observer, kernels)
         }
         ProcessSpec::OnePlusBeta { beta } => {
@@ -278,177 +281,6 @@ fn dispatch<S: LoadState, R: RngCore + ?Sized, O: Observer>(
             observer,
             kernels,
         ),
-    }
-}
-
-/// Hooks called by the engines, for instrumentation such as potential functions.
-///
-/// All methods default to doing nothing; the engine is generic over the observer, so the
-/// unit observer `()` costs nothing in the hot loop. Methods are generic over the load state,
-/// so one observer works with unit and weighted balls.
-pub trait Observer {
-    /// Whether [`Observer::on_ball`] does anything. The level engine applies a batch ball by
-    /// ball (O(b)) only for observers that set this; otherwise a batch costs O(levels).
-    const PER_BALL: bool = true;
-    /// After one ball of weight `weight` was added to `bin` (its load in `state` includes the
-    /// ball). In the batched setting this is called while the batch is applied at its end.
-    #[inline]
-    fn on_ball<S: LoadState>(&mut self, _state: &S, _bin: usize, _weight: f64) {}
-    /// At every observation point (batch ends; `observe_every` points and the end of a
-    /// sequential run), after the gap was recorded.
-    #[inline]
-    fn on_observation<S: LoadState>(&mut self, _state: &S) {}
-    /// Once, before the first ball, with the state the run starts from (its start state,
-    /// [`crate::Start`]; empty bins by default).
-    #[inline]
-    fn on_start<S: LoadState>(&mut self, _state: &S) {}
-}
-
-impl Observer for () {
-    const PER_BALL: bool = false;
-}
-
-/// The observation points of a sequential run of `m` balls: every `observe_every` balls
-/// (default `m`), and at `m`.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Schedule {
-    every: u64,
-    next: u64,
-    m: u64,
-}
-
-impl Schedule {
-    /// The points of `spec`.
-    pub(crate) fn new(spec: &RunSpec) -> Self {
-        let m = spec.m;
-        let every = spec.observe_every.unwrap_or(m).max(1);
-        Self { every, next: every.min(m), m }
-    }
-
-    /// Balls between two points.
-    pub(crate) fn every(&self) -> u64 {
-        self.every
-    }
-
-    /// The next point.
-    pub(crate) fn next(&self) -> u64 {
-        self.next
-    }
-
-    /// After an observation at `done` balls: the next point is the first one past `done`
-    /// (or `m`).
-    pub(crate) fn advance(&mut self, done: u64) {
-        while self.next <= done && self.next < self.m {
-            self.next = (self.next + self.every).min(self.m);
-        }
-    }
-
-    /// Whether `done` balls reach the next point; if so, moves it past `done`.
-    pub(crate) fn reached(&mut self, done: u64) -> bool {
-        let reached = done >= self.next;
-        if reached {
-            self.advance(done);
-        }
-        reached
-    }
-}
-
-/// Gap bookkeeping at observation points.
-pub(crate) struct GapTracker {
-    record: bool,
-    max_gap: f64,
-    trajectory: Vec<f64>,
-    count: u64,
-    loads: Option<LoadTrajectories>,
-}
-
-/// The largest and the smallest load at every observation point
-/// ([`RunSpec::record_loads`]).
-#[derive(Default)]
-pub(crate) struct LoadTrajectories {
-    pub(crate) max: Vec<f64>,
-    pub(crate) min: Vec<f64>,
-}
-
-impl LoadTrajectories {
-    /// Empty trajectories when `spec` asks for them, else `None`.
-    pub(crate) fn of(spec: &RunSpec) -> Option<Self> {
-        spec.record_loads.then(Self::default)
-    }
-
-    /// Records one observation.
-    #[inline]
-    pub(crate) fn push(&mut self, max: f64, min: f64) {
-        self.max.push(max);
-        self.min.push(min);
-    }
-
-    /// Moves the trajectories into `out` (nothing when not recorded).
-    pub(crate) fn fill(this: Option<Self>, out: &mut RunOutcome) {
-        if let Some(t) = this {
-            out.max_trajectory = t.max;
-            out.min_trajectory = t.min;
-        }
-    }
-}
-
-impl GapTracker {
-    /// No observation yet; the spec's `record_trajectory` keeps the gap of every
-    /// observation, its `record_loads` the largest and smallest load.
-    pub(crate) fn new(spec: &RunSpec) -> Self {
-        Self {
-            record: spec.record_trajectory,
-            max_gap: 0.0,
-            trajectory: Vec::new(),
-            count: 0,
-            loads: LoadTrajectories::of(spec),
-        }
-    }
-
-    /// The run's outcome: the final state's loads and gap, the observations, and the
-    /// engine's counters (`moved` = 0: no process of the bin engine moves balls).
-    pub(crate) fn into_outcome<S: LoadState>(
-        self,
-        state: &S,
-        balls: u64,
-        samples: u64,
-        steps: u64,
-        samples_per_step: Vec<u64>,
-    ) -> RunOutcome {
-        let (max_load, min_load) = state.max_min();
-        let mut out = RunOutcome {
-            final_gap: state.gap(),
-            max_gap: self.max_gap,
-            trajectory: self.trajectory,
-            max_load,
-            min_load,
-            empty_bins: state.empty_bins(),
-            balls,
-            samples,
-            observations: self.count,
-            steps,
-            samples_per_step,
-            moved: 0,
-            ..RunOutcome::default()
-        };
-        LoadTrajectories::fill(self.loads, &mut out);
-        out
-    }
-
-    pub(crate) fn observe<S: LoadState, O: Observer>(&mut self, state: &S, observer: &mut O) {
-        let gap = state.gap();
-        if self.count == 0 || gap > self.max_gap {
-            self.max_gap = gap;
-        }
-        self.count += 1;
-        if self.record {
-            self.trajectory.push(gap);
-        }
-        if let Some(t) = &mut self.loads {
-            let (max, min) = state.max_min();
-            t.push(max, min);
-        }
-        observer.on_observation(state);
     }
 }
 
@@ -624,14 +456,4 @@ where
         gaps.observe(&state, observer);
     }
     gaps.into_outcome(&state, done, ctx.samples, steps, per_step)
-}
-
-/// Adds one step with `k` samples to the histogram.
-#[inline]
-pub(crate) fn record_samples(hist: &mut Vec<u64>, k: u64) {
-    let k = k as usize;
-    if k >= hist.len() {
-        hist.resize(k + 1, 0);
-    }
-    hist[k] += 1;
 }

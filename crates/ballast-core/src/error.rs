@@ -27,3 +27,25 @@ impl Error {
         Self::Invalid { field, value: value.to_string(), allowed }
     }
 }
+
+/// `"; did you mean `seed`?"` when one of `candidates` is close to `word`, else `""`: the
+/// nearest name by edit distance (adjacent transpositions count once), or by Jaro-Winkler
+/// similarity for long names.
+pub fn did_you_mean<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> String {
+    let w = word.to_lowercase();
+    let mut best: Option<(usize, f64, &str)> = None;
+    for c in candidates {
+        if c == word {
+            continue;
+        }
+        let cl = c.to_lowercase();
+        let d = strsim::damerau_levenshtein(&w, &cl);
+        let jw = strsim::jaro_winkler(&w, &cl);
+        let len = w.chars().count().min(cl.chars().count());
+        let close = d <= (len / 3).max(1) || jw >= 0.88;
+        if close && best.is_none_or(|(bd, bj, _)| (d, -jw) < (bd, -bj)) {
+            best = Some((d, jw, c));
+        }
+    }
+    best.map_or(String::new(), |(_, _, c)| format!("; did you mean `{c}`?"))
+}

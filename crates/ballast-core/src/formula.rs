@@ -312,7 +312,7 @@ impl Compiler<'_> {
                     return Err(self.refuse(format!(
                         "unknown variable `{id}`; known: {}, pi, e{}",
                         self.vars.join(", "),
-                        crate::registry::did_you_mean(id, self.vars.iter().copied())
+                        crate::error::did_you_mean(id, self.vars.iter().copied())
                     )));
                 }
                 return Ok(());

@@ -7,33 +7,14 @@
 //! "yes" when `x − W/n >= f_j` (`LoadState::normalized`, computed without cancellation).
 //! Decisions depend on the loads only, so the level engine runs the rule on its sorted view
 //! (sequential setting); its batch step has no law for it. With `replacement = false` the two
-//! samples are distinct bins ([`crate::distinct::DistinctPair`]).
+//! samples are distinct bins ([`crate::process::distinct::DistinctPair`]).
 
 use rand::RngCore;
 
-use crate::distinct::PairChoice;
 use crate::loads::LoadState;
+use crate::process::distinct::PairChoice;
 use crate::process::{Ctx, Placement, Ranks, Rule};
-
-/// Largest number of thresholds.
-pub const MAX_K: usize = 64;
-
-/// Checks the thresholds: 1 to [`MAX_K`] finite numbers in strictly increasing order.
-pub fn check_thresholds(f: &[f64]) -> Result<(), String> {
-    if f.is_empty() || f.len() > MAX_K {
-        return Err(format!("{} thresholds; expected 1 to {MAX_K}", f.len()));
-    }
-    if let Some(x) = f.iter().find(|x| !x.is_finite()) {
-        return Err(format!("threshold {x}; expected finite numbers"));
-    }
-    if let Some(w) = f.windows(2).find(|w| w[0] >= w[1]) {
-        return Err(format!(
-            "thresholds {} then {}; expected strictly increasing thresholds f_1 < ... < f_k",
-            w[0], w[1]
-        ));
-    }
-    Ok(())
-}
+pub use crate::spec::{check_thresholds, MAX_K};
 
 /// The rule: two samples, fewer "yes" answers wins, a coin between equal counts.
 #[derive(Clone, Debug)]

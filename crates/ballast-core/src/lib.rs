@@ -29,18 +29,20 @@
 #![forbid(unsafe_code)]
 
 pub mod binomial;
+mod choice;
 pub mod czumaj;
 pub mod delay;
-pub mod distinct;
 pub mod engine;
 mod error;
 pub mod formula;
 pub mod formula_threshold;
+mod histogram;
 pub mod k_threshold;
-mod kernel;
 pub mod level;
 pub mod loads;
+mod observe;
 mod outcome;
+mod params;
 pub mod process;
 pub mod rank_vector;
 pub mod recovery;
@@ -51,14 +53,14 @@ mod spec;
 pub mod start;
 pub mod weighted;
 
-pub use czumaj::Tau;
-pub use delay::DelayMode;
-pub use engine::{simulate, simulate_ball_by_ball, simulate_observed, simulate_seeded, Observer};
+pub use choice::{resolve_engine, supported_engines};
+pub use engine::{simulate, simulate_ball_by_ball, simulate_observed, simulate_seeded};
 pub use error::Error;
-pub use level::{resolve_engine, supported_engines};
 pub use loads::{gap_unit, LoadState, UnitLoads, WeightSampler, WeightedLoads};
+pub use observe::Observer;
 pub use outcome::RunOutcome;
+pub use process::distinct;
 pub use rng::{derive_seed, sim_rng, SimRng};
 pub use sampling::{AliasTable, Sampling};
-pub use spec::{Engine, ProcessSpec, RunSpec, Setting, Stop, TieBreak, Weights};
+pub use spec::{DelayMode, Engine, ProcessSpec, RunSpec, Setting, Stop, Tau, TieBreak, Weights};
 pub use start::Start;

@@ -17,8 +17,8 @@
 use rand::RngCore;
 
 use crate::loads::LoadState;
+use crate::params::ParamError;
 use crate::process::{Ctx, Placement, Ranks, Rule};
-use crate::registry::ParamError;
 use crate::rng::below;
 use crate::spec::{ProcessSpec, RunSpec};
 

@@ -16,8 +16,8 @@
 
 use rand::RngCore;
 
-use crate::engine::Observer;
 use crate::loads::LoadState;
+use crate::observe::Observer;
 use crate::{Error, RunOutcome, RunSpec, Setting};
 
 /// The observer behind [`simulate_recovery`]: `PER_BALL` true for sequential runs (the gap

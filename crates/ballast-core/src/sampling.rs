@@ -23,10 +23,9 @@ use std::sync::Arc;
 
 use rand::RngCore;
 
-use crate::registry::{
-    did_you_mean, Args, ParamDef, ParamDefault, ParamError, ParamList, ParamType, ParamValue,
-};
-use crate::{Error, RunSpec};
+use crate::error::did_you_mean;
+use crate::params::{Args, ParamDef, ParamDefault, ParamError, ParamList, ParamType, ParamValue};
+use crate::Error;
 
 /// The law of one bin sample.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -338,14 +337,6 @@ impl AliasTable {
     }
 }
 
-impl RunSpec {
-    /// Builder: the law of the bin samples.
-    pub fn sampling(mut self, s: Sampling) -> Self {
-        self.sampling = s;
-        self
-    }
-}
-
 /// One sampling law: what every front end accepts as `sampling = { kind = "…", … }` in a
 /// series and `--sampling KIND[:key=value,...]` on the command line.
 #[derive(Debug)]
@@ -495,37 +486,6 @@ pub fn parse_weights(text: &str) -> Result<Vec<f64>, (usize, String)> {
         return Err((0, "no weights (one number per line is expected)".into()));
     }
     Ok(w)
-}
-
-/// The registry's refusal of a non-uniform law for a process that does not support one, and
-/// the checks of the law against the run (for [`crate::registry::check_run`]).
-pub(crate) fn check_run_sampling(spec: &RunSpec) -> Result<Vec<String>, ParamError> {
-    if spec.sampling.is_uniform() {
-        return Ok(Vec::new());
-    }
-    let def = crate::registry::def_of(&spec.process);
-    if !def.settings.biased {
-        return Err(ParamError::at("sampling", unsupported_message(def.name, &spec.sampling)));
-    }
-    if let Err(e) = spec.sampling.validate(spec.n) {
-        let field = match &e {
-            Error::Invalid { field, .. } => field.to_string(),
-            _ => "sampling".into(),
-        };
-        return Err(ParamError::at(&field, e.to_string()));
-    }
-    Ok(spec.sampling.warnings(spec.n))
-}
-
-/// Memory of a non-uniform law on the bin engine, bytes, from above: while the alias table is
-/// built, the weights, their scaled copy, the table (12 bytes per bin) and the work lists
-/// (4), plus 8 per bin of explicit weights held by the spec; 0 for uniform sampling.
-pub(crate) fn table_bytes(spec: &RunSpec) -> u128 {
-    if spec.sampling.is_uniform() {
-        0
-    } else {
-        u128::from(spec.n) * 40
-    }
 }
 
 /// Why process `name` refuses a non-uniform law.

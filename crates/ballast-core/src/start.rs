@@ -17,7 +17,7 @@
 //! One-Choice law of `m₀` balls.
 //!
 //! Start states need unit weights (a start's loads are ball counts), and the delay setting
-//! and `equalize` (loops of their own) do not take them: [`Start::check`] refuses those.
+//! and `equalize` (loops of their own) do not take them: [`crate::RunSpec::validate`] refuses those.
 //!
 //! The registry ([`STARTS`], reached as `ballast_core::registry::STARTS`) declares the
 //! kinds for every front end; a `file` start is read by the front end (the core knows no
@@ -25,9 +25,7 @@
 
 use rand::RngCore;
 
-use crate::level::LevelLoads;
-use crate::registry::{Args, ParamDef, ParamDefault, ParamError, ParamList, ParamType, ParamValue};
-use crate::Error;
+use crate::params::{Args, ParamDef, ParamDefault, ParamError, ParamList, ParamType, ParamValue};
 
 /// The loads a run starts from.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -56,7 +54,7 @@ pub enum Start {
 }
 
 /// The largest load a start may give a bin (the bin engine's loads are 32-bit, and the
-/// process adds its `m` balls on top: [`Start::check`] also checks the sum).
+/// process adds its `m` balls on top: [`crate::RunSpec::validate`] also checks the sum).
 pub const MAX_START_LOAD: u64 = u32::MAX as u64;
 
 /// The most load levels (`max − min + 1`) of a start that the level engine takes: its state
@@ -117,59 +115,8 @@ impl Start {
         }
     }
 
-    /// Checks the start against the rest of a run: the loads of a `file` start must be one
-    /// per bin; every load must fit 32 bits, and on the bin engine also plus the `m` balls
-    /// of the process; the weights must be unit, and the run must not be a delay run or
-    /// `equalize`.
-    pub fn check(&self, spec: &crate::RunSpec) -> Result<(), Error> {
-        if self.is_empty() {
-            return Ok(());
-        }
-        if let Self::Loads(v) = self {
-            if v.len() as u64 != spec.n {
-                return Err(Error::invalid(
-                    "start",
-                    format!("{} loads", v.len()),
-                    "one load per bin (as many loads as n)",
-                ));
-            }
-        }
-        let max = self.max_load_bound();
-        let levels = crate::level::resolve_engine(spec).is_ok_and(|e| e == crate::Engine::Levels);
-        if max > MAX_START_LOAD || (!levels && max.saturating_add(spec.m) > MAX_START_LOAD) {
-            return Err(Error::invalid(
-                "start",
-                format!("a largest start load of {max} plus m = {} balls", spec.m),
-                "a largest start load plus m of at most 4294967295 on the bin engine (32-bit \
-                 loads)",
-            ));
-        }
-        if !matches!(spec.weights, crate::Weights::Unit) {
-            return Err(Error::invalid(
-                "start",
-                self.name(),
-                "the empty start with weighted balls (a start holds whole unit balls)",
-            ));
-        }
-        if matches!(spec.setting, crate::Setting::Delay { .. }) {
-            return Err(Error::invalid(
-                "start",
-                self.name(),
-                "the empty start in the delay setting (its loop keeps no start state)",
-            ));
-        }
-        if matches!(spec.process, crate::ProcessSpec::Equalize { .. }) {
-            return Err(Error::invalid(
-                "start",
-                self.name(),
-                "the empty start for equalize (its loop keeps no start state)",
-            ));
-        }
-        Ok(())
-    }
-
     /// The start as 32-bit loads of `n` bins, for the bin engine (a checked start:
-    /// [`Start::check`]). Draws from `rng` for [`Start::Random`] only.
+    /// [`crate::RunSpec::validate`]). Draws from `rng` for [`Start::Random`] only.
     pub fn unit_loads<R: RngCore + ?Sized>(&self, n: usize, rng: &mut R) -> Vec<u32> {
         let mut loads = vec![0u32; n];
         match self {
@@ -188,40 +135,6 @@ impl Start {
             }
         }
         loads
-    }
-
-    /// The start as a level histogram of `n` bins, for the level engine (a checked start).
-    /// Draws from `rng` for [`Start::Random`] only, the same number of draws as
-    /// [`Start::unit_loads`].
-    pub fn levels<R: RngCore + ?Sized>(&self, n: u64, rng: &mut R) -> LevelLoads {
-        match self {
-            Self::Empty => LevelLoads::new(n),
-            Self::Uniform { k } => LevelLoads::from_counts(*k, &[n]),
-            Self::OneBin { balls: 0 } => LevelLoads::new(n),
-            Self::OneBin { balls } => {
-                let mut counts = vec![0u64; *balls as usize + 1];
-                counts[0] = n - 1;
-                counts[*balls as usize] += 1;
-                LevelLoads::from_counts(0, &counts)
-            }
-            Self::Random { balls } => {
-                let mut st = LevelLoads::new(n);
-                for _ in 0..*balls {
-                    let p = crate::rng::below(rng, n);
-                    st.bump(st.level_of(p));
-                }
-                st
-            }
-            Self::Loads(v) => {
-                let min = v.iter().copied().min().unwrap_or(0);
-                let max = v.iter().copied().max().unwrap_or(0);
-                let mut counts = vec![0u64; (max - min) as usize + 1];
-                for &x in v {
-                    counts[(x - min) as usize] += 1;
-                }
-                LevelLoads::from_counts(min, &counts)
-            }
-        }
     }
 }
 
@@ -344,7 +257,7 @@ pub fn find_start(name: &str) -> Result<&'static StartDef, ParamError> {
         param: None,
         message: format!(
             "unknown start `{name}`{}; valid starts: {}",
-            crate::registry::did_you_mean(name, STARTS.iter().map(|s| s.name)),
+            crate::error::did_you_mean(name, STARTS.iter().map(|s| s.name)),
             STARTS.iter().map(|s| s.name).collect::<Vec<_>>().join(", ")
         ),
     })
@@ -367,7 +280,7 @@ mod tests {
         ] {
             let mut loads: Vec<u64> =
                 start.unit_loads(n as usize, &mut rng).iter().map(|&x| u64::from(x)).collect();
-            let lv = start.levels(n, &mut rng);
+            let lv = crate::histogram::LevelLoads::of_start(&start, n, &mut rng);
             let mut from_levels: Vec<u64> = (0..n).map(|p| lv.load_at(p)).collect();
             loads.sort_unstable();
             from_levels.sort_unstable();
@@ -378,7 +291,7 @@ mod tests {
         let r = Start::Random { balls: 50 };
         let a = r.unit_loads(7, &mut crate::sim_rng(1));
         assert_eq!(a.iter().map(|&x| u64::from(x)).sum::<u64>(), 50);
-        let lv = r.levels(7, &mut crate::sim_rng(1));
+        let lv = crate::histogram::LevelLoads::of_start(&r, 7, &mut crate::sim_rng(1));
         assert_eq!(lv.balls(), 50);
         assert_eq!(lv.total(), 50.0);
     }

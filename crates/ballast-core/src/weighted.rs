@@ -36,9 +36,9 @@ use rand::RngCore;
 use rand_distr::{Distribution, Exp1, Gamma};
 
 use crate::binomial::binomial;
-use crate::engine::{GapTracker, Observer};
 use crate::level::sequential::{min_positions, ChildRng};
 use crate::loads::{LoadState, WeightedLoads};
+use crate::observe::{GapTracker, Observer};
 use crate::outcome::RunOutcome;
 use crate::rng::below;
 use crate::{Error, ProcessSpec, RunSpec, Setting, TieBreak, Weights};

@@ -86,7 +86,7 @@ fn a_start_is_what_the_run_begins_with_on_both_engines() {
                 Start::Random { .. } if engine == Engine::Levels => {
                     // The same draws, as positions of the sorted view (a different
                     // multiset than the bin engine's, the same law).
-                    let lv = start.levels(n, &mut sim_rng(5));
+                    let lv = ballast_core::level::LevelLoads::of_start(&start, n, &mut sim_rng(5));
                     (0..n).map(|p| lv.load_at(p)).collect()
                 }
                 Start::Random { .. } => {

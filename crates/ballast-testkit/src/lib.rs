@@ -1,10 +1,13 @@
 //! # ballast-testkit
 //!
 //! Helpers of the seeded statistical tests in the ballast crates: chi-square statistics and
-//! critical values at one named significance level. A dev-dependency only; one copy for
+//! critical values at one named significance level; and the module-layer check of every
+//! crate's `tests/module_layers.rs` ([`layers`]). A dev-dependency only; one copy for
 //! every crate's tests.
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
+
+pub mod layers;
 
 use statrs::distribution::{ChiSquared, ContinuousCDF};
 

@@ -31,23 +31,12 @@
 use rand::RngCore;
 
 use super::sequential::{ChildRng, QUEUE_WORDS};
-use super::state::LevelLoads;
 use super::{chunked::ChunkLaw, run_seq, run_seq_law, Chunking, Gaps};
 use crate::czumaj::{Adaptive, Tau};
-use crate::engine::record_samples;
+use crate::histogram::LevelLoads;
+use crate::observe::record_samples;
+use crate::spec::greedy_d;
 use crate::{Error, Observer, ProcessSpec, RunOutcome, RunSpec};
-
-/// The largest cap that Greedy\[d\] takes to the d-Choice loop (d-Choice's own range).
-const GREEDY_MAX_D: u32 = 1024;
-
-/// `Some(d)` when `(tau, cap)` always probes exactly `d` bins, `2 <= d <` [`GREEDY_MAX_D`]:
-/// τ_k = −∞ for every k >= 1 (the stop test `load >= τ_k` never fails; [`Tau::at`] is −∞
-/// when `base` is −∞, whatever the finite coefficients, and from `until` on) and a finite
-/// cap `d`.
-pub(crate) fn greedy_d(tau: &Tau, cap: Option<u32>) -> Option<u32> {
-    let never = tau.base == f64::NEG_INFINITY || tau.until.is_some_and(|u| u <= 1);
-    cap.filter(|&d| never && (2..=GREEDY_MAX_D).contains(&d))
-}
 
 /// Sequential adaptive probing on the level engine (see the module docs for the paths).
 pub(super) fn run_seq_adaptive<R: RngCore + ?Sized, O: Observer>(
@@ -101,7 +90,7 @@ pub fn simulate_adaptive_levels_flawed<R: RngCore + ?Sized>(
         return Err(Error::Unsupported("an adaptive process only".to_string()));
     };
     let rule = Adaptive { tau, cap: cap.unwrap_or(u32::MAX) };
-    let st = spec.start.levels(spec.n, rng);
+    let st = LevelLoads::of_start(&spec.start, spec.n, rng);
     Ok(match flaw {
         AdaptiveFlaw::StopAtThreshold => {
             run_kernel::<1, _, _>(spec, st, &rule, rng, &mut (), false)
@@ -126,7 +115,7 @@ fn run_kernel<const FLAW: u8, R: RngCore + ?Sized, O: Observer>(
 ) -> RunOutcome {
     let m = spec.m;
     let mut gaps = Gaps::new(spec);
-    let mut points = crate::engine::Schedule::new(spec);
+    let mut points = crate::observe::Schedule::new(spec);
     let (mut done, mut samples) = (0u64, 0u64);
     let mut per_step = Vec::new();
     let words = &mut Words::new(ChildRng::from_parent(rng));

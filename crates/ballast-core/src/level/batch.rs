@@ -28,7 +28,7 @@ use rand::RngCore;
 use statrs::function::erf::erfc;
 
 use super::occupancy::{multinomial_conditional, multinomial_weights, OccupancySampler};
-use super::state::LevelLoads;
+use crate::histogram::LevelLoads;
 use crate::loads::gap_unit;
 use crate::{Observer, ProcessSpec};
 

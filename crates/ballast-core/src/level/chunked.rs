@@ -45,9 +45,9 @@
 use rand::RngCore;
 
 use super::pair::PairLaw;
-use super::state::LevelLoads;
 use super::thinning::ThinCut;
 use crate::binomial::binomial;
+use crate::histogram::LevelLoads;
 
 /// Sequential Two-Choice on the level engine uses chunks from this many bins on; below, the
 /// ball-by-ball loop of `level/sequential.rs` is as fast or faster. From the

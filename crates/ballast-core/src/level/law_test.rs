@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use ballast_testkit::{chi2_critical, chi2_two_sample};
 
 use super::sequential::{ChildRng, RankIndex};
-use super::state::LevelLoads;
+use crate::histogram::LevelLoads;
 use crate::{derive_seed, simulate_observed, Engine, LoadState, Observer, ProcessSpec, RunSpec};
 
 /// Sorted final loads.

@@ -99,22 +99,32 @@ pub mod occupancy;
 mod pair;
 mod position;
 pub(crate) mod sequential;
-mod state;
+
 mod thinning;
 
+pub use crate::choice::{
+    auto_sequential_min_n, level_settings, level_support, resolve_engine, supported_engines,
+    LevelSettings, AUTO_BATCH_MIN_BALLS, AUTO_BATCH_MIN_BALLS_ONE_CHOICE,
+    AUTO_POSITION_MAX_BINS_PER_BALL, AUTO_SEQUENTIAL_MIN_N, AUTO_SEQUENTIAL_MIN_N_ADAPTIVE,
+    AUTO_SEQUENTIAL_MIN_N_G_BOUNDED, AUTO_SEQUENTIAL_MIN_N_G_MYOPIC,
+    AUTO_SEQUENTIAL_MIN_N_MANY_CHOICE, AUTO_SEQUENTIAL_MIN_N_ONE_PLUS_BETA,
+    AUTO_SEQUENTIAL_MIN_N_SIGMA_NOISY, AUTO_SEQUENTIAL_MIN_N_THINNING,
+    AUTO_SEQUENTIAL_MIN_N_THRESHOLD, AUTO_SEQUENTIAL_MIN_N_TWO_CHOICE, LEVEL_MAX_BALLS,
+    LEVEL_MAX_BATCH_PER_BIN,
+};
+pub use crate::histogram::LevelLoads;
 pub use adaptive::{simulate_adaptive_levels_flawed, AdaptiveFlaw};
-pub use state::LevelLoads;
 
 use rand::RngCore;
 
-use crate::distinct::DistinctPair;
-use crate::engine::{LoadTrajectories, Schedule};
 use crate::loads::LoadState;
+use crate::observe::{LoadTrajectories, Schedule};
 use crate::outcome::RunOutcome;
+use crate::process::distinct::DistinctPair;
 use crate::process::{
     Accept, Ctx, Filling, Noisy, OneChoice, Ranks, Rule, TightCount, TightPacking, UnfairDChoice,
 };
-use crate::{Engine, Error, Observer, ProcessSpec, RunSpec, Setting, TieBreak, Weights};
+use crate::{Error, Observer, ProcessSpec, RunSpec, Setting, TieBreak};
 
 /// Version of the level engine's values for a given seed: bumped by every value-breaking
 /// change (recorded in CHANGELOG.md) and part of the runner's checkpoint keys. 2: binomials
@@ -165,414 +175,6 @@ pub fn values_version(spec: &RunSpec) -> u32 {
     }
 }
 
-/// Sequential runs with at least this many bins go to the level engine under `auto`, for
-/// the processes without a crossover of their own ([`auto_sequential_min_n`]): the rules that
-/// run through the generic loop on the level engine (k-Threshold, the filling rules) cost
-/// 30–47 ns per ball there against 5–14 on the bin engine at n ≤ 10⁶, so they stay on bins
-/// up to here.
-pub const AUTO_SEQUENTIAL_MIN_N: u64 = 1 << 20;
-
-/// Sequential Mean-Thinning and Relative-Threshold go to the level engine under `auto` from
-/// this many bins (the cut loop, `level/thinning.rs`, and from [`chunked::CHUNK_MIN_N_THIN`]
-/// its chunks). Measured (m = 1000n, `floor --n 1024,10000,32768,131072,1048576 --only
-/// threshold,mean_thinning,relative_threshold --engine both --reps 3 --m-per-n 1000`, then
-/// `--n 131072,262144,1048576` with chunks, 2026-12-04, `results/bench/floor_thinning_v7.md`),
-/// bins / levels in ns per ball: Mean-Thinning 8.0 / 11.5 at 10⁴, 8.2 / 10.8 at 2¹⁵,
-/// 9.2 / 7.3 at 2¹⁷, 10.0 / 5.7 at 2¹⁸, 11.4 / 2.8 at 2²⁰; Relative-Threshold (f = 1) 8.2 /
-/// 8.2, 8.3 / 9.0, 9.8 / 8.3, 10.3 / 7.0, 12.0 / 3.8; at n = 10⁷ (m = 10n) about 30 / 0.6.
-/// Below 2¹⁷ the level engine ties or loses.
-pub const AUTO_SEQUENTIAL_MIN_N_THINNING: u64 = 1 << 17;
-
-/// Sequential Threshold goes to the level engine under `auto` from this many bins. Its
-/// histogram is One-Choice's once most bins are past the threshold, so the level engine's
-/// cost grows with m/n: measured as for [`AUTO_SEQUENTIAL_MIN_N_THINNING`] (f = 1), bins /
-/// levels 3.4 / 25.7 at 2¹⁷ and 6.6 / 12.3 at 2²⁰ with m = 1000n (some 300 levels: the
-/// block loop's fixed array does not hold them, and a chunk pays a binomial per level), but
-/// 5.5 / 1.4 at 2²⁰ with m = 10n and 34 / 0.5 at 10⁷ with m = 10n. From 2²⁰ the level
-/// engine wins unless m/n is in the hundreds; below, the bin engine is at its floor.
-pub const AUTO_SEQUENTIAL_MIN_N_THRESHOLD: u64 = 1 << 20;
-
-/// Sequential Two-Choice (`d = 2`) goes to the level engine under `auto` from this many bins.
-/// Measured (`floor --n 8192,32768,131072,262144 --only choice`, one run, 2026-12-03): bins
-/// 3.43 / 3.74 / 4.00 / 4.04 ns per ball, levels 4.02 / 2.92 / 2.00 / 1.43. The level engine
-/// already wins from 2¹⁵; the crossover sits at 2¹⁷, where the chunk step starts
-/// ([`chunked::CHUNK_MIN_N`]), so that the committed `filling22` items (Two-Choice at
-/// n = 5·10⁴ and 10⁵ on `auto`) keep their values (CHANGELOG).
-pub const AUTO_SEQUENTIAL_MIN_N_TWO_CHOICE: u64 = 1 << 17;
-
-/// Sequential d-Choice with `d >= 3` goes to the level engine under `auto` from this many
-/// bins. Measured as above, Three-Choice: bins 11.1 / 10.9 / 11.8 / 13.0 ns per ball at
-/// n = 2¹⁰ / 2¹³ / 2¹⁵ / 2¹⁷, levels 5.9 / 4.6 / 2.5 / 1.35 (at n = 10³ in
-/// `results/bench/floor_after.md`: 15.2 against 8.1).
-pub const AUTO_SEQUENTIAL_MIN_N_MANY_CHOICE: u64 = 1 << 10;
-
-/// Sequential (1+β) goes to the level engine under `auto` from this many bins: always, since
-/// its ball loop takes whole words per ball (value version 5). Measured (β = 0.5,
-/// `floor --only one_plus_beta --engine both --reps 3`, 2026-12-04), bins / levels in ns
-/// per ball: 11.9 / 10.9 at n = 16, 11.3 / 8.8 at 100, 11.8 / 8.1 at 300, 14.5 / 11.9 at
-/// 2¹⁰, 15.3 / 12.7 at 2¹³, 12.1 / 7.4 at 2¹⁵ and 2¹⁶, 17.9 / 9.5 at 2¹⁷ (chunks). Until
-/// version 5 the level engine ran the generic rule here (14.1 ns at 2¹⁰ against 9.4 on
-/// bins), and the crossover was 2¹⁷.
-pub const AUTO_SEQUENTIAL_MIN_N_ONE_PLUS_BETA: u64 = 0;
-
-/// Sequential g-Bounded goes to the level engine under `auto` from this many bins (the pair
-/// loop, `level/pair.rs`). Measured (g = 4, m = 1000n, `floor --n 1024,4096,10000,16384,
-/// 32768,50000,100000,131072 --only g_bounded,g_myopic,sigma --engine both --reps 3
-/// --m-per-n 1000`, 2026-12-04), bins / levels in ns per ball: 5.3 / 6.5 at 10⁴, 6.1 / 6.8
-/// at 2¹⁴, 5.7 / 6.0 at 5·10⁴, 6.1 / 5.9 at 10⁵, 6.9 / 5.5 at 2¹⁷: a tie at 10⁵, a win
-/// from 2¹⁷. Results: `results/bench/floor_noisy_v6.md`.
-pub const AUTO_SEQUENTIAL_MIN_N_G_BOUNDED: u64 = 1 << 17;
-
-/// Sequential g-Myopic goes to the level engine under `auto` from this many bins. Measured
-/// as for [`AUTO_SEQUENTIAL_MIN_N_G_BOUNDED`] (g = 4): 5.8 / 6.5 at 10⁴, 6.6 / 6.3 at 2¹⁴,
-/// 8.1 / 7.0 at 2¹⁵, 6.7 / 5.9 at 5·10⁴, 7.3 / 6.6 at 10⁵, 7.6 / 5.4 at 2¹⁷; and over g
-/// (`ballast simulate --process g_myopic --param g=G --n N --m 1000N --runs 2 --engine E`,
-/// user time): at 2¹⁴ g = 20 runs 5.9 / 6.7 (the wider histogram costs the level loop
-/// more lookups), at 5·10⁴ 5.8–6.0 / 5.4–5.9 for g = 4, 10, 20, at 10⁵ 6.2–6.7 / 5.2–6.3.
-/// So the level engine wins for every g from about 5·10⁴; 2¹⁵ is the power of two below.
-pub const AUTO_SEQUENTIAL_MIN_N_G_MYOPIC: u64 = 1 << 15;
-
-/// Sequential σ-Noisy-Load goes to the level engine under `auto` from this many bins.
-/// Measured as for [`AUTO_SEQUENTIAL_MIN_N_G_BOUNDED`] (σ = 4, truncated): 16.1 / 15.0 at
-/// 2¹⁰, 17.2 / 17.8 at 2¹², 17.9 / 15.9 at 10⁴, 16.5 / 12.0 at 10⁵; and over σ (truncated,
-/// `ballast simulate --process sigma_noisy_load --param sigma=S --param truncate=true
-/// --n N --m 1000N --runs 5 --engine E`, user time): at 2¹² σ = 1, 4, 20 run 15.1 / 15.1,
-/// 14.6 / 15.1, 14.6 / 16.6; at 2¹³ 14.9 / 12.7, 14.9 / 12.9, 15.1 / 14.6; at 10⁴ (3 runs)
-/// σ = 1, 4, 10, 20: 15.3 / 11.3, 14.3 / 13.0, 15.0 / 12.3, 14.3 / 13.3. A large σ costs
-/// the level engine a fixed amount per run (the pairs' probabilities below `exact_from`,
-/// about 10σ), which small n does not amortise.
-pub const AUTO_SEQUENTIAL_MIN_N_SIGMA_NOISY: u64 = 1 << 13;
-
-/// Sequential adaptive probing (`adaptive`) other than Greedy\[d\] goes to the level engine
-/// under `auto` from this many bins (Greedy\[d\] runs as d-Choice there and takes d-Choice's
-/// crossover). Measured (`floor --only threshold_first,probe_count --m-per-n 100`, m = 100n,
-/// one run of 3 repetitions, 2026-12-03): threshold-first (d = 2, c = 2, relative) bins 10.1 /
-/// 9.9 / 10.1 / 10.9 / 17.7 ns per ball at n = 2¹⁰ / 2¹³ / 2¹⁵ / 2¹⁷ / 2²⁰, levels 9.6 / 10.2 /
-/// 9.3 / 9.0 / 10.5; probe-count (relative) bins 12.5 / 12.4 / 16.1 / 14.2 / 22.6, levels 12.3
-/// / 12.1 / 13.2 / 11.1 / 16.3. A tie up to 2¹³, a win from 2¹⁵; at n = 10⁷ 87 / 17 and
-/// 112 / 19 (`docs/level-engine.md#engine-selection`).
-pub const AUTO_SEQUENTIAL_MIN_N_ADAPTIVE: u64 = 1 << 15;
-
-/// The smallest `n` from which `auto` runs a sequential `process` on the level engine (when
-/// the level engine can run it exactly). Quantile and mixed Quantile: always (the bin engine
-/// keeps live ranks, 29–40 ns per ball at n = 2¹⁰ … 2¹⁷ against 6.5–21 on levels).
-/// One-Choice, whose sequential stretches are one batched step each on the level engine (see
-/// `run_seq_one_choice`): from [`AUTO_SEQUENTIAL_MIN_N`] as before, when the stretches between
-/// observation points hold at least [`AUTO_BATCH_MIN_BALLS_ONE_CHOICE`] balls. The level
-/// engine wins at every n measured, but the bin engine is already at its floor (its kernel
-/// runs 1.3 ns per ball at n = 10⁴, 0.37× the two-index floor loop), so below 2²⁰ there is
-/// little to gain, and a lower crossover would change the values that existing sequential
-/// One-Choice runs give for a seed. Adaptive probing:
-/// Greedy\[d\] as d-Choice, other thresholds from [`AUTO_SEQUENTIAL_MIN_N_ADAPTIVE`].
-pub fn auto_sequential_min_n(spec: &RunSpec) -> u64 {
-    match spec.process {
-        ProcessSpec::OneChoice | ProcessSpec::DChoice { d: 1 } => {
-            let stretch = spec.observe_every.unwrap_or(spec.m);
-            if stretch >= AUTO_BATCH_MIN_BALLS_ONE_CHOICE {
-                AUTO_SEQUENTIAL_MIN_N
-            } else {
-                u64::MAX
-            }
-        }
-        ProcessSpec::DChoice { d: 2 } => AUTO_SEQUENTIAL_MIN_N_TWO_CHOICE,
-        ProcessSpec::DChoice { .. } => AUTO_SEQUENTIAL_MIN_N_MANY_CHOICE,
-        ProcessSpec::OnePlusBeta { .. } => AUTO_SEQUENTIAL_MIN_N_ONE_PLUS_BETA,
-        ProcessSpec::Quantile { .. } | ProcessSpec::MixedQuantile { .. } => 0,
-        ProcessSpec::GBounded { .. } => AUTO_SEQUENTIAL_MIN_N_G_BOUNDED,
-        ProcessSpec::GMyopic { .. } => AUTO_SEQUENTIAL_MIN_N_G_MYOPIC,
-        ProcessSpec::SigmaNoisyLoad { .. } => AUTO_SEQUENTIAL_MIN_N_SIGMA_NOISY,
-        ProcessSpec::Threshold { .. } => AUTO_SEQUENTIAL_MIN_N_THRESHOLD,
-        ProcessSpec::MeanThinning { .. } | ProcessSpec::RelativeThreshold { .. } => {
-            AUTO_SEQUENTIAL_MIN_N_THINNING
-        }
-        // Greedy[d] runs as d-Choice on levels (`level/adaptive.rs`).
-        ProcessSpec::Adaptive { tau, cap } => match adaptive::greedy_d(&tau, cap) {
-            Some(2) => AUTO_SEQUENTIAL_MIN_N_TWO_CHOICE,
-            Some(_) => AUTO_SEQUENTIAL_MIN_N_MANY_CHOICE,
-            None => AUTO_SEQUENTIAL_MIN_N_ADAPTIVE,
-        },
-        _ => AUTO_SEQUENTIAL_MIN_N,
-    }
-}
-
-/// Batched runs with at least this many balls per batch go to the level engine under `auto`.
-pub const AUTO_BATCH_MIN_BALLS: u64 = 1 << 11;
-
-/// As [`AUTO_BATCH_MIN_BALLS`], for One-Choice.
-pub const AUTO_BATCH_MIN_BALLS_ONE_CHOICE: u64 = 1 << 15;
-
-/// Batched runs with positional ties go to the level engine under `auto` when, besides
-/// [`AUTO_BATCH_MIN_BALLS`], there are at most this many bins per ball of a batch
-/// (`b >= n / 2`): a positional batch scans all n positions, so smaller batches are
-/// cheaper on the bin engine.
-pub const AUTO_POSITION_MAX_BINS_PER_BALL: u64 = 2;
-
-/// Largest batch size per bin (`b / n`) of the level engine.
-pub const LEVEL_MAX_BATCH_PER_BIN: u64 = 1 << 16;
-
-/// Largest `m` of the level engine: loads stay exactly representable as `f64` in the
-/// [`LoadState`] view.
-pub const LEVEL_MAX_BALLS: u64 = 1 << 53;
-
-/// Whether the level engine can simulate `spec` exactly; the error says why not and names
-/// the alternative.
-pub fn level_support(spec: &RunSpec) -> Result<(), Error> {
-    if spec.record_probes && !matches!(spec.process, ProcessSpec::Adaptive { .. }) {
-        return Err(Error::Unsupported(
-            "the level engine does not record probes per step (record_probes); use engine = \
-             \"bins\""
-                .to_string(),
-        ));
-    }
-    if !spec.sampling.is_uniform() {
-        return Err(Error::Unsupported(format!(
-            "the level engine needs uniform bin sampling (got sampling = \"{}\": bins of one \
-             level are no longer exchangeable); use engine = \"bins\"",
-            spec.sampling.name()
-        )));
-    }
-    if !matches!(spec.weights, Weights::Unit) {
-        return Err(Error::Unsupported(format!(
-            "the level engine needs unit weights (got weights = \"{}\"); use engine = \"bins\"",
-            spec.weights.name()
-        )));
-    }
-    if let Setting::Batched { b } = spec.setting {
-        // The histogram is dense between the smallest and largest load, and a batch can
-        // spread loads by about b/n levels (Two-Choice on 2 bins alternates which one gets
-        // most of a batch): keep that span bounded.
-        if b / spec.n > LEVEL_MAX_BATCH_PER_BIN {
-            return Err(Error::Unsupported(format!(
-                "the level engine keeps one count per load level, and batches of b = {b} on \
-                 n = {} bins (more than {LEVEL_MAX_BATCH_PER_BIN} balls per bin) could spread \
-                 the loads over as many levels; use engine = \"bins\"",
-                spec.n
-            )));
-        }
-        if spec.process.compares() && spec.tie_break == TieBreak::LowestIndex {
-            return Err(Error::Unsupported(format!(
-                "the level engine cannot break ties by \"{}\" within a batch (the same bins \
-                 win every tie, so bins of a level are not exchangeable); use engine = \
-                 \"bins\", or tie_break = \"random\"",
-                spec.tie_break.name()
-            )));
-        }
-    }
-    if spec.m > LEVEL_MAX_BALLS {
-        return Err(Error::invalid("m", spec.m, "at most 2^53 for the level engine"));
-    }
-    if spec.start.levels_bound(spec.n) > crate::start::MAX_START_LEVELS {
-        return Err(Error::Unsupported(format!(
-            "the level engine keeps one count per load level, and start `{}` may span {} \
-             levels (at most {} are taken); use engine = \"bins\"",
-            spec.start.name(),
-            spec.start.levels_bound(spec.n),
-            crate::start::MAX_START_LEVELS
-        )));
-    }
-    if matches!(spec.setting, Setting::Delay { .. }) {
-        return Err(Error::Unsupported(
-            "the delay setting needs each bin's arrival history: use engine = \"bins\"".into(),
-        ));
-    }
-    let batched = matches!(spec.setting, Setting::Batched { .. });
-    match spec.process {
-        // Decisions depend only on the loads (and ranks) of uniform samples.
-        ProcessSpec::OneChoice
-        | ProcessSpec::DChoice { .. }
-        | ProcessSpec::OnePlusBeta { .. }
-        | ProcessSpec::Quantile { .. }
-        | ProcessSpec::MixedQuantile { .. }
-        | ProcessSpec::Threshold { .. }
-        | ProcessSpec::MeanThinning { .. }
-        | ProcessSpec::RelativeThreshold { .. }
-        | ProcessSpec::GBounded { .. }
-        | ProcessSpec::GMyopic { .. }
-        | ProcessSpec::SigmaNoisyLoad { .. } => Ok(()),
-        // The heaviest of d samples: the generic sequential rule on the sorted view is exact;
-        // the batch step has no law for it yet.
-        ProcessSpec::UnfairDChoice { .. } => {
-            if batched {
-                Err(Error::Unsupported(
-                    "the level engine simulates unfair_d_choice sequentially only (no batch \
-                     law yet); use engine = \"bins\""
-                        .to_string(),
-                ))
-            } else {
-                Ok(())
-            }
-        }
-        // Ranks are positions of the sorted view; the batch step has no law for a vector
-        // (nor for k-Threshold's questions, which depend on the loads only).
-        // formula_threshold: its sequential rule reads loads, t and W only; the batch step
-        // has no law for a threshold that is not a constant.
-        ProcessSpec::RankVector { .. }
-        | ProcessSpec::KThreshold { .. }
-        | ProcessSpec::FormulaThreshold { .. } => {
-            if batched {
-                Err(Error::Unsupported(format!(
-                    "the level engine simulates {} sequentially only (no batch law for it \
-                     yet); use engine = \"bins\"",
-                    spec.process.kind()
-                )))
-            } else {
-                Ok(())
-            }
-        }
-        // Distinct samples: the generic rule on the sorted view (distinct positions are
-        // distinct bins); the batch step has no law for them.
-        ProcessSpec::DChoiceDistinct { .. }
-        | ProcessSpec::UnfairDChoiceDistinct { .. }
-        | ProcessSpec::KThresholdDistinct { .. }
-        | ProcessSpec::OnePlusBetaDistinct { .. }
-        | ProcessSpec::GBoundedDistinct { .. }
-        | ProcessSpec::GMyopicDistinct { .. }
-        | ProcessSpec::SigmaNoisyLoadDistinct { .. } => {
-            if batched {
-                Err(Error::Unsupported(format!(
-                    "the level engine simulates {} with replacement = false sequentially only \
-                     (no batch law for distinct samples); use engine = \"bins\"",
-                    spec.process.kind()
-                )))
-            } else {
-                Ok(())
-            }
-        }
-        // Multi-ball steps: exact sequentially; inside a batch the number of steps is random
-        // (a step may be cut at the batch end), which the batch step does not model.
-        ProcessSpec::Twinning | ProcessSpec::Packing { .. } | ProcessSpec::TightPacking { .. } => {
-            if batched {
-                Err(Error::Unsupported(format!(
-                    "the level engine simulates {} sequentially only (multi-ball steps inside \
-                     a batch are not modelled); use engine = \"bins\"",
-                    spec.process.kind()
-                )))
-            } else {
-                Ok(())
-            }
-        }
-        // Bin identity: a cache of bins, or bins split into groups by index.
-        ProcessSpec::Memory { .. }
-        | ProcessSpec::Caching { .. }
-        | ProcessSpec::AlwaysGoLeft { .. } => Err(Error::Unsupported(format!(
-            "{} remembers or groups particular bins, which the level engine's histogram does \
-                 not know; use engine = \"bins\"",
-            spec.process.kind()
-        ))),
-        // Reallocation reads and sets the loads of the distinct sampled bins only: distinct
-        // positions of the sorted view, moved between levels (`czumaj::simulate_equalize_levels`).
-        ProcessSpec::Equalize { .. } => Ok(()),
-        // Adaptive probing: decisions read the loads of uniform bins and W/n only; sequential
-        // only (`level/adaptive.rs`), with the probe histogram of the bin engine's loop.
-        ProcessSpec::Adaptive { .. } => {
-            if batched {
-                Err(Error::Unsupported(
-                    "the level engine simulates adaptive probing sequentially only (no batch \
-                     law for a probe count that varies); use engine = \"bins\""
-                        .to_string(),
-                ))
-            } else {
-                Ok(())
-            }
-        }
-    }
-}
-
-/// Which settings the level engine supports for `process` (unit weights, random ties), for
-/// listings such as `ballast list`. The bin engine supports every process and setting.
-/// Other weights or tie rules may narrow it: see [`supported_engines`].
-pub fn level_settings(process: &ProcessSpec) -> LevelSettings {
-    let seq = RunSpec::new(process.clone(), 1, 0);
-    let bat = seq.clone().batched(1);
-    match (level_support(&seq).is_ok(), level_support(&bat).is_ok()) {
-        (true, true) => LevelSettings::SequentialAndBatched,
-        (true, false) => LevelSettings::SequentialOnly,
-        _ => LevelSettings::None,
-    }
-}
-
-/// Answer of [`level_settings`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum LevelSettings {
-    /// Sequential and batched.
-    SequentialAndBatched,
-    /// Sequential only (multi-ball steps).
-    SequentialOnly,
-    /// Not at all (bin identity).
-    None,
-}
-
-impl LevelSettings {
-    /// Short text for listings: `"bins, levels"`, `"bins, levels (sequential)"` or `"bins"`.
-    pub fn engines_text(self) -> &'static str {
-        match self {
-            Self::SequentialAndBatched => "bins, levels",
-            Self::SequentialOnly => "bins, levels (sequential only)",
-            Self::None => "bins",
-        }
-    }
-}
-
-/// The concrete engines ([`Engine::Bins`], [`Engine::Levels`]) that can run `spec` exactly.
-pub fn supported_engines(spec: &RunSpec) -> Vec<Engine> {
-    let mut v = Vec::with_capacity(2);
-    let unit = matches!(spec.weights, Weights::Unit);
-    if !(unit && spec.m > u64::from(u32::MAX)) {
-        v.push(Engine::Bins);
-    }
-    if level_support(spec).is_ok() {
-        v.push(Engine::Levels);
-    }
-    v
-}
-
-/// The engine that runs `spec`: [`Engine::Bins`] or [`Engine::Levels`]. `auto` picks the
-/// level engine when it is exact and either batched with at least [`AUTO_BATCH_MIN_BALLS`]
-/// balls per batch ([`AUTO_BATCH_MIN_BALLS_ONE_CHOICE`] for One-Choice; with `position`
-/// ties also `b >= n /` [`AUTO_POSITION_MAX_BINS_PER_BALL`]), sequential with
-/// `n >=` [`auto_sequential_min_n`] (per process, from measurements), or `m` beyond the bin engine's 32-bit loads; an
-/// explicit `levels` that cannot be exact is an [`Error::Unsupported`]. Measurements behind
-/// the positional rule: the table in the [module docs](self) (at n = 10⁴, Three-Choice with
-/// position ties: 16.3 → 8.4 ns/ball at b = n, 16.6 → 2.8 at b = 50n; 12.3 → 16.3 at b = n/10,
-/// which stays on the bin engine).
-pub fn resolve_engine(spec: &RunSpec) -> Result<Engine, Error> {
-    match spec.engine {
-        Engine::Bins => Ok(Engine::Bins),
-        Engine::Levels => level_support(spec).map(|()| Engine::Levels),
-        Engine::Auto => {
-            if level_support(spec).is_err() {
-                return Ok(Engine::Bins);
-            }
-            let big_m = matches!(spec.weights, Weights::Unit) && spec.m > u64::from(u32::MAX);
-            let prefer = match spec.setting {
-                Setting::Batched { b } => {
-                    let one_choice = matches!(
-                        spec.process,
-                        ProcessSpec::OneChoice | ProcessSpec::DChoice { d: 1 }
-                    );
-                    let positional =
-                        spec.process.compares() && spec.tie_break == TieBreak::Position;
-                    if one_choice {
-                        b >= AUTO_BATCH_MIN_BALLS_ONE_CHOICE
-                    } else if positional {
-                        b >= AUTO_BATCH_MIN_BALLS
-                            && b.saturating_mul(AUTO_POSITION_MAX_BINS_PER_BALL) >= spec.n
-                    } else {
-                        b >= AUTO_BATCH_MIN_BALLS
-                    }
-                }
-                // The bin engine pays O(n) per ball for a rank vector.
-                Setting::Sequential if matches!(spec.process, ProcessSpec::RankVector { .. }) => {
-                    true
-                }
-                Setting::Sequential => spec.n >= auto_sequential_min_n(spec),
-                Setting::Delay { .. } => unreachable!("refused by level_support"),
-            };
-            Ok(if prefer || big_m { Engine::Levels } else { Engine::Bins })
-        }
-    }
-}
-
 /// How sequential d-Choice, (1+β), Quantile, mixed Quantile and two-thinning on the level
 /// engine use the chunk step ([`chunked`]).
 #[doc(hidden)]
@@ -620,7 +222,7 @@ pub(crate) fn simulate_levels<R: RngCore + ?Sized, O: Observer>(
         // A loop of its own, as on the bin engine (no observers, empty start).
         return crate::czumaj::simulate_equalize_levels(spec, d, rng);
     }
-    let state = spec.start.levels(spec.n, rng);
+    let state = LevelLoads::of_start(&spec.start, spec.n, rng);
     observer.on_start(&state);
     Ok(match spec.setting {
         Setting::Sequential => sequential(spec, state, rng, observer, chunking),
@@ -656,14 +258,18 @@ fn sequential<R: RngCore + ?Sized, O: Observer>(
         ProcessSpec::KThreshold { ref f } => {
             run_seq(spec, s, crate::k_threshold::KThreshold { f }, r, o)
         }
-        ProcessSpec::DChoiceDistinct { d } => {
-            run_seq(spec, s, crate::distinct::Distinct::new(d, false, spec.tie_break), r, o)
-        }
+        ProcessSpec::DChoiceDistinct { d } => run_seq(
+            spec,
+            s,
+            crate::process::distinct::Distinct::new(d, false, spec.tie_break),
+            r,
+            o,
+        ),
         ProcessSpec::KThresholdDistinct { ref f } => {
             run_seq(spec, s, DistinctPair(crate::k_threshold::KThreshold { f }), r, o)
         }
         ProcessSpec::OnePlusBetaDistinct { beta } => {
-            let rule = crate::distinct::OnePlusBetaDistinct { beta, tie: spec.tie_break };
+            let rule = crate::process::distinct::OnePlusBetaDistinct { beta, tie: spec.tie_break };
             run_seq(spec, s, rule, r, o)
         }
         ProcessSpec::GBoundedDistinct { g } => {
@@ -679,7 +285,7 @@ fn sequential<R: RngCore + ?Sized, O: Observer>(
             run_seq(spec, s, crate::formula_threshold::FormulaThreshold::new(f), r, o)
         }
         ProcessSpec::UnfairDChoiceDistinct { d } => {
-            run_seq(spec, s, crate::distinct::Distinct::new(d, true, spec.tie_break), r, o)
+            run_seq(spec, s, crate::process::distinct::Distinct::new(d, true, spec.tie_break), r, o)
         }
         ProcessSpec::Quantile { delta } => {
             let law = chunked::ChunkLaw::Quantile { heavy: heavy_count(delta, n), eta: 1.0 };
@@ -753,7 +359,7 @@ fn run_seq<P: Rule, R: RngCore + ?Sized, O: Observer>(
         let p = rule.place(&st, &ranks, rng, &mut ctx);
         if P::TRACK_SAMPLES {
             steps += u64::from(!continuing);
-            crate::engine::record_samples(&mut per_step, ctx.samples - before);
+            crate::observe::record_samples(&mut per_step, ctx.samples - before);
         }
         let k = if finish { u64::from(p.balls) } else { u64::from(p.balls).min(m - done) };
         let x = st.load_at(p.bin as u64);

@@ -384,7 +384,7 @@ mod tests {
     fn pair_loop_has_the_law_of_the_bin_engine() {
         use super::super::law_test::{chi2, on_bins, on_levels, runs_of};
         use super::super::sequential::pair_balls;
-        use super::super::state::LevelLoads;
+        use crate::histogram::LevelLoads;
         use crate::{Engine, ProcessSpec, RunSpec};
         const M: u64 = 10;
         const RUNS: u64 = 20_000;

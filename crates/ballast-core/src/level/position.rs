@@ -45,7 +45,7 @@ use rand::RngCore;
 
 use super::occupancy::binomial;
 use super::sequential::{min_positions, ChildRng};
-use super::state::LevelLoads;
+use crate::histogram::LevelLoads;
 use crate::rng::below;
 use crate::Observer;
 

@@ -29,8 +29,8 @@ use rand::RngCore;
 
 use super::chunked::ChunkLaw;
 use super::pair::{self, PairLaw};
-use super::state::LevelLoads;
 use super::thinning::ThinCut;
+use crate::histogram::LevelLoads;
 use crate::rng::{below_from_word, bernoulli, bernoulli_word};
 
 /// Levels of the fixed array: room for [`FAST_LEVELS`] plus one new level per ball of a

@@ -20,10 +20,11 @@
 use rand::RngCore;
 
 use crate::loads::LoadState;
+use crate::params::ParamError;
 use crate::process::{Ctx, Placement, Ranks, Rule};
-use crate::registry::ParamError;
 use crate::rng::{below, bernoulli};
-use crate::spec::{ProcessSpec, RunSpec, Setting, TieBreak};
+pub use crate::spec::{distinct_d, is_distinct_pair};
+use crate::spec::{RunSpec, Setting, TieBreak};
 
 /// The name of the option in configs and on the command line.
 pub const OPTION: &str = "replacement";
@@ -207,27 +208,6 @@ impl Rule for OnePlusBetaDistinct {
             LeastOfPair { tie: self.tie }.choose(s, a, b, rng, ctx)
         })
     }
-}
-
-/// Whether `spec` samples without replacement, and its `d`, for the d-sample family
-/// (`d_choice`, `unfair_d_choice`).
-pub fn distinct_d(process: &ProcessSpec) -> Option<u32> {
-    match *process {
-        ProcessSpec::DChoiceDistinct { d } | ProcessSpec::UnfairDChoiceDistinct { d } => Some(d),
-        _ => None,
-    }
-}
-
-/// Whether `spec` is a two-sample process with `replacement = false`.
-pub fn is_distinct_pair(process: &ProcessSpec) -> bool {
-    matches!(
-        process,
-        ProcessSpec::OnePlusBetaDistinct { .. }
-            | ProcessSpec::GBoundedDistinct { .. }
-            | ProcessSpec::GMyopicDistinct { .. }
-            | ProcessSpec::SigmaNoisyLoadDistinct { .. }
-            | ProcessSpec::KThresholdDistinct { .. }
-    )
 }
 
 /// The front ends' refusals for sampling without replacement (part of

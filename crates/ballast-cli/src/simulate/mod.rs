@@ -9,8 +9,10 @@
 //! `--potential SPEC` (repeatable) tracks potential functions along every run and reports
 //! their final values over runs: the series' `potentials` of the one-point config, through
 //! the same pipeline. `--graph TOPOLOGY` runs the graphical version of the process: the
-//! one-point `kind = "graph"` config of `crate::simulate_kinds`, whose topology is built once
+//! one-point `kind = "graph"` config of `kinds`, whose topology is built once
 //! from `derive_seed(seed, [hash_str("simulate"), 0, GRAPH_STREAM])`.
+
+mod kinds;
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -290,7 +292,7 @@ pub struct SimulateReport {
     pub potential_trajectories: BTreeMap<String, Vec<TrajectoryPoint>>,
     /// The distribution of probes per step (`--probes`, and adaptive probing): per probe
     /// count the fraction of steps, mean over runs; empty otherwise.
-    pub probes_distribution: Vec<crate::simulate_kinds::HistogramBin>,
+    pub probes_distribution: Vec<kinds::HistogramBin>,
     /// Bin samples per ball over all runs.
     pub samples_per_ball: f64,
     /// Balls per bin sample over all runs (its inverse: above 1 for Packing and Twinning).
@@ -746,7 +748,7 @@ pub fn report(args: &SimulateArgs) -> anyhow::Result<SimulateReport> {
             .rows
             .iter()
             .filter(|r| r.statistic == Statistic::ProbesDistribution)
-            .map(|r| crate::simulate_kinds::HistogramBin { value: r.x, fraction: r.summary.mean })
+            .map(|r| kinds::HistogramBin { value: r.x, fraction: r.summary.mean })
             .collect(),
         // Pooled over runs (every run places m balls, or a step more with `stop = finish`):
         // the mean of the per-run ratios, and its inverse.
@@ -901,9 +903,9 @@ pub enum Outcome {
     /// An allocation process (graphical and with potentials included).
     Allocation(Box<SimulateReport>),
     /// A round-based model (rbb, leaky_bins, infinite_azar).
-    Dynamic(crate::simulate_kinds::DynamicReport),
+    Dynamic(kinds::DynamicReport),
     /// `--offline D`: the off-line d-choice optimum and Greedy\[D\].
-    Offline(crate::simulate_kinds::OfflineReport),
+    Offline(kinds::OfflineReport),
 }
 
 impl Outcome {
@@ -933,7 +935,7 @@ impl Outcome {
         match self {
             Self::Config(c) => c.clone(),
             Self::Allocation(r) => render_human(r),
-            Self::Dynamic(r) => crate::simulate_kinds::render_human(r),
+            Self::Dynamic(r) => kinds::render_human(r),
             Self::Offline(r) => r.render_human(),
         }
     }
@@ -943,10 +945,10 @@ impl Outcome {
 /// caller decides; [`ballast_runner::request_interrupt`] stops the runs).
 pub fn outcome(args: &SimulateArgs) -> anyhow::Result<Outcome> {
     if args.offline.is_some() || ballast_dynamic::registry::find(&args.process).is_ok() {
-        return crate::simulate_kinds::outcome(args);
+        return kinds::outcome(args);
     }
     if args.graph.is_some() {
-        return crate::simulate_kinds::graph_outcome(args);
+        return kinds::graph_outcome(args);
     }
     if args.print_config {
         let (spec, proc_) = build_spec(args)?;

@@ -6,6 +6,15 @@
 
 use crate::Error;
 
+mod adaptive;
+mod checks;
+mod delay;
+
+pub(crate) use adaptive::greedy_d;
+pub use adaptive::Tau;
+pub use checks::{check_thresholds, distinct_d, is_distinct_pair, MAX_K};
+pub use delay::DelayMode;
+
 /// An allocation process (`docs/processes.md`). Every comparing process also takes a [`TieBreak`].
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
@@ -169,7 +178,7 @@ pub enum ProcessSpec {
     /// loaded, stop when its load is below `tau` at the current probe count or at `cap` probes.
     Adaptive {
         /// Threshold sequence.
-        tau: crate::czumaj::Tau,
+        tau: Tau,
         /// Probe cap (`None`: unbounded; then `tau` must eventually stop the probing).
         cap: Option<u32>,
     },
@@ -244,7 +253,7 @@ impl ProcessSpec {
             };
         }
         if let Self::KThreshold { f } | Self::KThresholdDistinct { f } = self {
-            return crate::k_threshold::check_thresholds(f)
+            return check_thresholds(f)
                 .map_err(|_| Error::invalid("f", "…", "1 to 64 finite increasing thresholds"));
         }
         match *self {
@@ -360,7 +369,7 @@ impl ProcessSpec {
     /// Whether the process compares loads of several samples, so that a [`TieBreak`] applies.
     pub fn compares(&self) -> bool {
         matches!(self, Self::DChoice { d } | Self::UnfairDChoice { d } if *d > 1)
-            || matches!(crate::distinct::distinct_d(self), Some(d) if d > 1)
+            || matches!(distinct_d(self), Some(d) if d > 1)
             || matches!(self, Self::OnePlusBeta { .. } | Self::OnePlusBetaDistinct { .. })
     }
 }
@@ -424,7 +433,7 @@ pub enum Setting {
         /// Window length in steps, at least 1 (1 = current loads).
         tau: u64,
         /// How the step is chosen.
-        mode: crate::delay::DelayMode,
+        mode: DelayMode,
     },
 }
 
@@ -782,92 +791,15 @@ impl RunSpec {
         self
     }
 
+    /// Builder: the law of the bin samples.
+    pub fn sampling(mut self, s: crate::Sampling) -> Self {
+        self.sampling = s;
+        self
+    }
+
     /// Builder: weights.
     pub fn weights(mut self, w: Weights) -> Self {
         self.weights = w;
         self
-    }
-
-    /// Checks every parameter; the engines assume a validated spec.
-    pub fn validate(&self) -> Result<(), Error> {
-        if self.n == 0 || self.n > u64::from(u32::MAX) {
-            return Err(Error::invalid("n", self.n, "an integer in 1..=4294967295"));
-        }
-        if matches!(self.weights, Weights::Unit)
-            && self.m > u64::from(u32::MAX)
-            && crate::level::resolve_engine(self)? != Engine::Levels
-        {
-            return Err(Error::invalid(
-                "m",
-                self.m,
-                "at most 4294967295 for unit weights on the bin engine (loads are 32-bit; the \
-                 level engine allows up to 2^53)",
-            ));
-        }
-        if let Setting::Batched { b } = self.setting {
-            if b == 0 {
-                return Err(Error::invalid("b", b, "an integer >= 1"));
-            }
-        }
-        if let Setting::Delay { tau, .. } = self.setting {
-            if !(1..=1 << 32).contains(&tau) {
-                return Err(Error::invalid("tau", tau, "an integer in 1..=4294967296"));
-            }
-            if !matches!(self.weights, Weights::Unit) {
-                return Err(Error::invalid(
-                    "weights",
-                    self.weights.name(),
-                    "unit in the delay setting",
-                ));
-            }
-        }
-        self.weights.validate()?;
-        if self.process.unit_weights_only() && !matches!(self.weights, Weights::Unit) {
-            return Err(Error::invalid(
-                "weights",
-                self.weights.name(),
-                "unit for this process (it places whole balls to fill bins or caches by load)",
-            ));
-        }
-        if let ProcessSpec::AlwaysGoLeft { d } = self.process {
-            if u64::from(d) > self.n {
-                return Err(Error::invalid(
-                    "d",
-                    d,
-                    "at most n for always_go_left (one group per sample)",
-                ));
-            }
-        }
-        if let Some(d) = crate::distinct::distinct_d(&self.process) {
-            if u64::from(d) > self.n {
-                return Err(Error::invalid(
-                    "d",
-                    d,
-                    "at most n when sampling without replacement (d distinct bins)",
-                ));
-            }
-        }
-        if crate::distinct::is_distinct_pair(&self.process) && self.n < 2 {
-            return Err(Error::invalid(
-                "n",
-                self.n,
-                "at least 2 when two samples are distinct bins (replacement = false)",
-            ));
-        }
-        if let ProcessSpec::RankVector { cum } = &self.process {
-            if cum.len() as u64 != self.n {
-                return Err(Error::invalid(
-                    "p",
-                    format!("of {} entries for n = {} bins", cum.len(), self.n),
-                    "one entry per bin (a list of length n)",
-                ));
-            }
-        }
-        if self.observe_every == Some(0) {
-            return Err(Error::invalid("observe_every", 0, "an integer >= 1"));
-        }
-        self.sampling.validate(self.n)?;
-        self.start.check(self)?;
-        self.process.validate()
     }
 }

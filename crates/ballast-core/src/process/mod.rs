@@ -5,6 +5,9 @@
 //! never owns randomness: the engine passes `rng` and a [`Ctx`] with the bit buffer and the
 //! sample counter.
 
+pub mod distinct;
+pub(crate) mod kernel;
+
 use rand::RngCore;
 use rand_distr::{Distribution, StandardNormal};
 
@@ -501,7 +504,7 @@ impl Rule for OneChoice {
     ) -> bool {
         match s.plain_unit() {
             Some(u) => {
-                crate::kernel::one_choice(u, balls, rng, ctx);
+                crate::process::kernel::one_choice(u, balls, rng, ctx);
                 true
             }
             None => false,
@@ -539,7 +542,7 @@ impl Rule for DChoice {
     ) -> bool {
         match s.plain_unit() {
             Some(u) if self.d == 3 && self.tie == TieBreak::Random => {
-                crate::kernel::three_choice(u, balls, rng, ctx);
+                crate::process::kernel::three_choice(u, balls, rng, ctx);
                 true
             }
             _ => false,
@@ -611,7 +614,7 @@ impl Rule for TwoChoice {
     ) -> bool {
         match s.plain_unit() {
             Some(u) if self.tie == TieBreak::Random => {
-                crate::kernel::two_choice(u, balls, rng, ctx);
+                crate::process::kernel::two_choice(u, balls, rng, ctx);
                 true
             }
             _ => false,
@@ -671,7 +674,7 @@ impl Rule for OnePlusBeta {
     ) -> bool {
         match s.plain_unit() {
             Some(u) if self.tie == TieBreak::Random => {
-                crate::kernel::one_plus_beta(u, self.beta, balls, rng, ctx);
+                crate::process::kernel::one_plus_beta(u, self.beta, balls, rng, ctx);
                 true
             }
             _ => false,
@@ -761,7 +764,7 @@ impl Rule for Thinning {
     ) -> bool {
         match s.plain_unit() {
             Some(u) => {
-                crate::kernel::thinning(u, self.accept, balls, rng, ctx);
+                crate::process::kernel::thinning(u, self.accept, balls, rng, ctx);
                 true
             }
             None => false,
@@ -810,7 +813,7 @@ impl Rule for Noisy {
     ) -> Placement {
         let i1 = ctx.sample(rng);
         let i2 = ctx.sample(rng);
-        Placement::one(crate::distinct::PairChoice::choose(self, s, i1, i2, rng, ctx))
+        Placement::one(crate::process::distinct::PairChoice::choose(self, s, i1, i2, rng, ctx))
     }
     #[inline(always)]
     fn run_kernel<S: LoadState, R: RngCore + ?Sized>(
@@ -822,7 +825,7 @@ impl Rule for Noisy {
     ) -> bool {
         match s.plain_unit() {
             Some(u) => {
-                crate::kernel::noisy(u, *self, balls, rng, ctx);
+                crate::process::kernel::noisy(u, *self, balls, rng, ctx);
                 true
             }
             None => false,
@@ -830,7 +833,7 @@ impl Rule for Noisy {
     }
 }
 
-impl crate::distinct::PairChoice for Noisy {
+impl crate::process::distinct::PairChoice for Noisy {
     #[inline(always)]
     fn choose<S: LoadState, R: RngCore + ?Sized>(
         &mut self,
@@ -942,7 +945,7 @@ impl Rule for Filling {
         ctx: &mut Ctx,
     ) -> Option<KernelRun> {
         let u = s.plain_unit()?;
-        Some(crate::kernel::filling(u, *self, balls, cap, rng, ctx))
+        Some(crate::process::kernel::filling(u, *self, balls, cap, rng, ctx))
     }
 }
 
@@ -1017,7 +1020,15 @@ impl Rule for TightPacking {
         ctx: &mut Ctx,
     ) -> Option<KernelRun> {
         let u = s.unit_with_min_set()?;
-        crate::kernel::tight_packing(u, self.count, &mut self.remaining, balls, cap, rng, ctx)
+        crate::process::kernel::tight_packing(
+            u,
+            self.count,
+            &mut self.remaining,
+            balls,
+            cap,
+            rng,
+            ctx,
+        )
     }
 }
 
@@ -1174,7 +1185,7 @@ impl<const LEAST: bool> Rule for MemoryOne<LEAST> {
     ) -> bool {
         match s.plain_unit() {
             Some(u) => {
-                crate::kernel::memory_one::<LEAST, R>(u, &mut self.cache, balls, rng, ctx);
+                crate::process::kernel::memory_one::<LEAST, R>(u, &mut self.cache, balls, rng, ctx);
                 true
             }
             None => false,

@@ -12,6 +12,7 @@
 use rand::RngCore;
 
 use crate::loads::{gap_unit, LoadState};
+use crate::start::Start;
 
 /// Level histogram of `n` bins: `cum[j]` = number of bins with load `<= lo + j`.
 ///
@@ -28,6 +29,40 @@ pub struct LevelLoads {
 }
 
 impl LevelLoads {
+    /// The start state `start` as a level histogram of `n` bins, for the level engine (a checked start).
+    /// Draws from `rng` for [`Start::Random`] only, the same number of draws as
+    /// [`Start::unit_loads`].
+    pub fn of_start<R: RngCore + ?Sized>(start: &Start, n: u64, rng: &mut R) -> LevelLoads {
+        match start {
+            Start::Empty => LevelLoads::new(n),
+            Start::Uniform { k } => LevelLoads::from_counts(*k, &[n]),
+            Start::OneBin { balls: 0 } => LevelLoads::new(n),
+            Start::OneBin { balls } => {
+                let mut counts = vec![0u64; *balls as usize + 1];
+                counts[0] = n - 1;
+                counts[*balls as usize] += 1;
+                LevelLoads::from_counts(0, &counts)
+            }
+            Start::Random { balls } => {
+                let mut st = LevelLoads::new(n);
+                for _ in 0..*balls {
+                    let p = crate::rng::below(rng, n);
+                    st.bump(st.level_of(p));
+                }
+                st
+            }
+            Start::Loads(v) => {
+                let min = v.iter().copied().min().unwrap_or(0);
+                let max = v.iter().copied().max().unwrap_or(0);
+                let mut counts = vec![0u64; (max - min) as usize + 1];
+                for &x in v {
+                    counts[(x - min) as usize] += 1;
+                }
+                LevelLoads::from_counts(min, &counts)
+            }
+        }
+    }
+
     /// `n >= 1` empty bins.
     pub fn new(n: u64) -> Self {
         assert!(n >= 1, "at least one bin");

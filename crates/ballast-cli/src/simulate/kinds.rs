@@ -22,8 +22,8 @@ use ballast_runner::{Measure, Statistic};
 use serde::Serialize;
 use toml::{Table, Value};
 
+use super::{Outcome, SimulateArgs, StatSummary, SIMULATE_ITEM};
 use crate::error::BadInput;
-use crate::simulate::{Outcome, SimulateArgs, StatSummary, SIMULATE_ITEM};
 
 /// The statistics of a model, in output order.
 fn measures(def: &ModelDef) -> Vec<Measure> {
@@ -173,7 +173,7 @@ pub fn one_point_config(args: &SimulateArgs, def: &ModelDef) -> Result<String, B
             let mut t = Table::new();
             t.insert("kind".into(), Value::String(r.kind.into()));
             for (k, v) in &r.given {
-                t.insert((*k).to_owned(), crate::simulate::toml_value(v));
+                t.insert((*k).to_owned(), super::toml_value(v));
             }
             Some(t)
         }
@@ -300,7 +300,7 @@ type ConfigRun = (std::collections::BTreeMap<String, StatSummary>, Vec<(f64, f64
 
 /// Runs a one-point config of another item kind and returns its rows' statistics.
 fn run_config(args: &SimulateArgs, config: &str) -> anyhow::Result<ConfigRun> {
-    let result = crate::simulate::run_one_point(args, config)?;
+    let result = super::run_one_point(args, config)?;
     let statistics = result
         .rows
         .iter()
@@ -452,7 +452,7 @@ pub fn graph_config(
     let mut process = Table::new();
     process.insert("kind".into(), Value::String(proc_.name().to_owned()));
     for (k, v) in &proc_.given {
-        process.insert((*k).to_owned(), crate::simulate::toml_value(v));
+        process.insert((*k).to_owned(), super::toml_value(v));
     }
     let mut series = Table::new();
     series.insert("name".into(), Value::String(proc_.name().to_owned()));
@@ -494,16 +494,16 @@ pub fn graph_config(
 /// `--graph TOPOLOGY`: the one-point graph config through the runner's pipeline (or the
 /// config, with `--print-config`).
 pub fn graph_outcome(args: &SimulateArgs) -> anyhow::Result<Outcome> {
-    use crate::simulate::{GraphReport, RunDescription, SimulateReport};
+    use super::{GraphReport, RunDescription, SimulateReport};
     use ballast_runner::Row;
-    let (mut spec, proc_) = crate::simulate::build_spec(args)?;
+    let (mut spec, proc_) = super::build_spec(args)?;
     let config = graph_config(args, &spec, &proc_)?;
     if args.print_config {
         return Ok(Outcome::Config(config));
     }
     // Checked here too, so that a bad spec names the flag.
-    let potentials = crate::simulate::parse_potentials(&args.potentials)?;
-    let result = crate::simulate::run_one_point(args, &config)?;
+    let potentials = super::parse_potentials(&args.potentials)?;
+    let result = super::run_one_point(args, &config)?;
     let main = |r: &&Row| !r.also && r.series == proc_.name();
     let row = |m: Measure| {
         result
@@ -538,7 +538,7 @@ pub fn graph_outcome(args: &SimulateArgs) -> anyhow::Result<Outcome> {
             vertices: info.n_vertices,
             edges: info.n_edges,
         }),
-        potentials: crate::simulate::potential_summaries(&result, proc_.name(), &potentials),
+        potentials: super::potential_summaries(&result, proc_.name(), &potentials),
         // Graph items record no trajectories or probe counts.
         potential_trajectories: std::collections::BTreeMap::new(),
         probes_distribution: Vec::new(),
