@@ -15,8 +15,25 @@ use crate::{Engine, Error, ProcessSpec, RunSpec, Setting, TieBreak, Weights};
 /// up to here.
 pub const AUTO_SEQUENTIAL_MIN_N: u64 = 1 << 20;
 
+/// Sequential One-Choice goes to the level engine under `auto` from this many bins (when the
+/// stretches between observation points hold at least [`AUTO_BATCH_MIN_BALLS_ONE_CHOICE`]
+/// balls; each stretch is one batched step there, `run_seq_one_choice`), chosen from speed
+/// alone. The level engine's cost is per stretch, so the shortest stretch `auto` admits
+/// decides: measured (`simulate` of m = 100·max(n, 2¹⁷) balls, best of 3, 2026-12-05, machine
+/// shared), bins / levels in ns per ball with stretches of 2¹⁵ balls: 4.2 / 7.0 at n = 2¹⁰,
+/// 3.7–5.3 / 19–22 at 2¹⁴, 4.4 / 10.0 at 2¹⁵, 3.8 / 6.1 at 2¹⁶, 4.8–5.8 / 3.5–4.5 at 2¹⁷,
+/// 17.8 / 3.0 at 2²⁰; with stretches of 2¹⁷ balls 4.3 / 10.0 at 2¹⁴, 3.8 / 5.6 at 2¹⁵,
+/// 3.8 / 3.3 at 2¹⁶, 5.1 / 1.9 at 2¹⁷; with one stretch per run (`floor --n
+/// 1024,16384,131072,1048576 --only one_choice --engine both --reps 3`) 3.3 / 0.01,
+/// 3.3 / <0.01, 4.9 / <0.01, 18.2 / <0.01. So from 2¹⁷ the level engine wins for every
+/// admitted stretch. (Until 2026-12-05 the crossover was [`AUTO_SEQUENTIAL_MIN_N`], 2²⁰.)
+/// A run with a per-ball observer (tracked potentials) goes ball by ball on the level
+/// engine, which `auto` cannot see: at 2¹⁷ with a quadratic tracker 54 ns per ball against
+/// 33 on bins, at 2²⁰ 57 against 77.
+pub const AUTO_SEQUENTIAL_MIN_N_ONE_CHOICE: u64 = 1 << 17;
+
 /// Sequential Mean-Thinning and Relative-Threshold go to the level engine under `auto` from
-/// this many bins (the cut loop, `level/thinning.rs`, and from [`chunked::CHUNK_MIN_N_THIN`]
+/// this many bins (the cut loop, `level/thinning.rs`, and from [`crate::level::chunked::CHUNK_MIN_N_THIN`]
 /// its chunks). Measured (m = 1000n, `floor --n 1024,10000,32768,131072,1048576 --only
 /// threshold,mean_thinning,relative_threshold --engine both --reps 3 --m-per-n 1000`, then
 /// `--n 131072,262144,1048576` with chunks, 2026-12-04, `results/bench/floor_thinning_v7.md`),
@@ -39,7 +56,7 @@ pub const AUTO_SEQUENTIAL_MIN_N_THRESHOLD: u64 = 1 << 20;
 /// Measured (`floor --n 8192,32768,131072,262144 --only choice`, one run, 2026-12-03): bins
 /// 3.43 / 3.74 / 4.00 / 4.04 ns per ball, levels 4.02 / 2.92 / 2.00 / 1.43. The level engine
 /// already wins from 2¹⁵; the crossover sits at 2¹⁷, where the chunk step starts
-/// ([`chunked::CHUNK_MIN_N`]), so that the committed `filling22` items (Two-Choice at
+/// ([`crate::level::chunked::CHUNK_MIN_N`]), so that the committed `filling22` items (Two-Choice at
 /// n = 5·10⁴ and 10⁵ on `auto`) keep their values (CHANGELOG).
 pub const AUTO_SEQUENTIAL_MIN_N_TWO_CHOICE: u64 = 1 << 17;
 
@@ -100,19 +117,15 @@ pub const AUTO_SEQUENTIAL_MIN_N_ADAPTIVE: u64 = 1 << 15;
 /// the level engine can run it exactly). Quantile and mixed Quantile: always (the bin engine
 /// keeps live ranks, 29–40 ns per ball at n = 2¹⁰ … 2¹⁷ against 6.5–21 on levels).
 /// One-Choice, whose sequential stretches are one batched step each on the level engine (see
-/// `run_seq_one_choice`): from [`AUTO_SEQUENTIAL_MIN_N`] as before, when the stretches between
-/// observation points hold at least [`AUTO_BATCH_MIN_BALLS_ONE_CHOICE`] balls. The level
-/// engine wins at every n measured, but the bin engine is already at its floor (its kernel
-/// runs 1.3 ns per ball at n = 10⁴, 0.37× the two-index floor loop), so below 2²⁰ there is
-/// little to gain, and a lower crossover would change the values that existing sequential
-/// One-Choice runs give for a seed. Adaptive probing:
+/// `run_seq_one_choice`): from [`AUTO_SEQUENTIAL_MIN_N_ONE_CHOICE`], when the stretches between
+/// observation points hold at least [`AUTO_BATCH_MIN_BALLS_ONE_CHOICE`] balls. Adaptive probing:
 /// Greedy\[d\] as d-Choice, other thresholds from [`AUTO_SEQUENTIAL_MIN_N_ADAPTIVE`].
 pub fn auto_sequential_min_n(spec: &RunSpec) -> u64 {
     match spec.process {
         ProcessSpec::OneChoice | ProcessSpec::DChoice { d: 1 } => {
             let stretch = spec.observe_every.unwrap_or(spec.m);
             if stretch >= AUTO_BATCH_MIN_BALLS_ONE_CHOICE {
-                AUTO_SEQUENTIAL_MIN_N
+                AUTO_SEQUENTIAL_MIN_N_ONE_CHOICE
             } else {
                 u64::MAX
             }
@@ -154,7 +167,7 @@ pub const AUTO_POSITION_MAX_BINS_PER_BALL: u64 = 2;
 pub const LEVEL_MAX_BATCH_PER_BIN: u64 = 1 << 16;
 
 /// Largest `m` of the level engine: loads stay exactly representable as `f64` in the
-/// [`LoadState`] view.
+/// [`crate::LoadState`] view.
 pub const LEVEL_MAX_BALLS: u64 = 1 << 53;
 
 /// Whether the level engine can simulate `spec` exactly; the error says why not and names
@@ -375,7 +388,7 @@ pub fn supported_engines(spec: &RunSpec) -> Vec<Engine> {
 /// ties also `b >= n /` [`AUTO_POSITION_MAX_BINS_PER_BALL`]), sequential with
 /// `n >=` [`auto_sequential_min_n`] (per process, from measurements), or `m` beyond the bin engine's 32-bit loads; an
 /// explicit `levels` that cannot be exact is an [`Error::Unsupported`]. Measurements behind
-/// the positional rule: the table in the [module docs](self) (at n = 10⁴, Three-Choice with
+/// the positional rule: the table in the [module docs](crate::level) (at n = 10⁴, Three-Choice with
 /// position ties: 16.3 → 8.4 ns/ball at b = n, 16.6 → 2.8 at b = 50n; 12.3 → 16.3 at b = n/10,
 /// which stays on the bin engine).
 pub fn resolve_engine(spec: &RunSpec) -> Result<Engine, Error> {

@@ -34,8 +34,8 @@ use ballast_core::level::{
     auto_sequential_min_n, simulate_levels_chunked, Chunking, LevelEngine,
     AUTO_BATCH_MIN_BALLS_ONE_CHOICE, AUTO_SEQUENTIAL_MIN_N, AUTO_SEQUENTIAL_MIN_N_G_BOUNDED,
     AUTO_SEQUENTIAL_MIN_N_G_MYOPIC, AUTO_SEQUENTIAL_MIN_N_MANY_CHOICE,
-    AUTO_SEQUENTIAL_MIN_N_ONE_PLUS_BETA, AUTO_SEQUENTIAL_MIN_N_SIGMA_NOISY,
-    AUTO_SEQUENTIAL_MIN_N_TWO_CHOICE, LEVEL_MAX_BATCH_PER_BIN,
+    AUTO_SEQUENTIAL_MIN_N_ONE_CHOICE, AUTO_SEQUENTIAL_MIN_N_ONE_PLUS_BETA,
+    AUTO_SEQUENTIAL_MIN_N_SIGMA_NOISY, AUTO_SEQUENTIAL_MIN_N_TWO_CHOICE, LEVEL_MAX_BATCH_PER_BIN,
 };
 use ballast_core::{derive_seed, resolve_engine, sim_rng, Engine, ProcessSpec, RunSpec};
 use common::{chi2_critical, chi2_gof, exact_sorted_law, fit_law, FinalState};
@@ -190,8 +190,12 @@ fn auto_routes_sequential_runs_per_process() {
     let engine =
         |p: ProcessSpec, n: u64, m: u64| resolve_engine(&RunSpec::new(p, n, m)).expect("resolves");
     let big = 1 << 25;
-    // One-Choice: by the stretch between observation points.
-    let (oc, min) = (AUTO_BATCH_MIN_BALLS_ONE_CHOICE, AUTO_SEQUENTIAL_MIN_N);
+    // One-Choice: by the stretch between observation points, from 2¹⁷ bins (where the level
+    // engine is faster for every admitted stretch, `AUTO_SEQUENTIAL_MIN_N_ONE_CHOICE`).
+    let (oc, min) = (AUTO_BATCH_MIN_BALLS_ONE_CHOICE, AUTO_SEQUENTIAL_MIN_N_ONE_CHOICE);
+    assert_eq!(engine(ProcessSpec::OneChoice, 1 << 17, big), Engine::Levels);
+    assert_eq!(engine(ProcessSpec::DChoice { d: 1 }, 1 << 17, big), Engine::Levels);
+    assert_eq!(engine(ProcessSpec::OneChoice, (1 << 17) - 1, big), Engine::Bins);
     assert_eq!(engine(ProcessSpec::OneChoice, min, oc), Engine::Levels);
     assert_eq!(engine(ProcessSpec::OneChoice, min - 1, big), Engine::Bins);
     assert_eq!(engine(ProcessSpec::OneChoice, min, oc - 1), Engine::Bins);
