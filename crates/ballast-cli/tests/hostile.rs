@@ -461,3 +461,48 @@ fn held_threads_and_resumed_runs_are_byte_identical() {
     assert_eq!(one, resumed, "resumed run differs");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+// Classes 9 and 12 of the third battery: meaningless input accepted, and messages.
+
+#[test]
+fn i_formula_thresholds_nan_or_infinite_at_a_probe_are_refused() {
+    for (f, needle) in [("0/0", "NaN at t = 0, n = 50, avg = 0"), ("1/0", "inf at t = 0")] {
+        refused_config(
+            "ft-nan",
+            &BASE.replace(
+                "kind = \"two_choice\"",
+                &format!("kind = \"formula_threshold\", f = \"{f}\""),
+            ),
+            &["configs/demo/bad.toml:10:45:", needle, "a finite value at every ball"],
+        );
+    }
+    // Finite at t = 0 but not at the last ball of m = 100.
+    refused_command(
+        "ft-late",
+        &["simulate", "--process", "formula_threshold", "--param", "f=1/(t - 99)"]
+            .into_iter()
+            .chain(["--n", "10", "--m", "100"])
+            .collect::<Vec<_>>(),
+        &["inf at t = 99, n = 10"],
+    );
+}
+
+#[test]
+fn i_formulas_outside_the_documented_language_are_refused() {
+    for (b, needle) in [
+        ("k; 100", "operator `;` is not accepted"),
+        ("k += 1", "operator `+=` is not accepted"),
+        ("(k, n)", "operator `,` is not accepted"),
+        ("k > 1", "operator `>` is not accepted"),
+        ("\\\"k\\\"", "is not a number"),
+        ("if(true, k, n)", "unknown function `if`"),
+        ("math::sin(k)", "unknown function `math::sin`"),
+    ] {
+        refused_config(
+            "formula-grammar",
+            &BASE.replace("b = \"k*n\"", &format!("b = \"{b}\"")),
+            &["configs/demo/bad.toml:6:23:", needle],
+        );
+    }
+}
+

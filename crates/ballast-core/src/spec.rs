@@ -868,6 +868,9 @@ impl RunSpec {
         }
         self.sampling.validate(self.n)?;
         self.start.check(self)?;
+        if let ProcessSpec::FormulaThreshold { f } = &self.process {
+            crate::formula_threshold::check_probes(f, self.n, self.m, self.weights.mean())?;
+        }
         self.process.validate()
     }
 }

@@ -6,6 +6,12 @@
 //! `log10`, `exp`, `sqrt`, `abs`, `pow(x, y)`, `min(a, b, …)`, `max(a, b, …)`, `floor`,
 //! `ceil`, `round`; `^` is exponentiation; `pi` and `e` are predefined. Variables are the grid
 //! variables of the experiment and, once computed, `n`, `b`, `batches` and `m`.
+//!
+//! The language is the per-ball formulas' ([`ballast_core::formula`]): every formula is
+//! checked by [`ballast_core::formula::check_syntax`] before `evalexpr` evaluates it, so the
+//! parser's other features (the chaining operator `;`, which would make `k; 100` mean 100,
+//! assignments, strings, booleans, comparisons, tuples, its other built-in functions) are
+//! refused with the reason.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -139,9 +145,11 @@ fn check_size(expr: &str) -> Result<(), String> {
 }
 
 /// Evaluates `expr` with real arithmetic and the given variables. Formulas longer than
-/// [`MAX_FORMULA_LEN`] bytes or nested deeper than [`MAX_FORMULA_DEPTH`] are refused.
+/// [`MAX_FORMULA_LEN`] bytes or nested deeper than [`MAX_FORMULA_DEPTH`], and anything
+/// outside the formula language ([`ballast_core::formula::check_syntax`]), are refused.
 pub fn eval(expr: &str, vars: &[(&str, f64)]) -> Result<f64, String> {
     check_size(expr)?;
+    ballast_core::formula::check_syntax(expr)?;
     let mut tree = evalexpr::build_operator_tree::<DefaultNumericTypes>(expr)
         .map_err(|e| format!("cannot parse formula \"{expr}\": {e}"))?;
     floatify(&mut tree);
