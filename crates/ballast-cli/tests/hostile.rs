@@ -506,3 +506,17 @@ fn i_formulas_outside_the_documented_language_are_refused() {
     }
 }
 
+#[test]
+fn i_repeated_grid_values_are_refused_at_the_repeat() {
+    refused_config(
+        "grid-repeat",
+        &BASE.replace("k = [1, 2]", "k = [1, 2, 1]"),
+        &["configs/demo/bad.toml:5:21:", "entry 3 (1) repeats entry 1 (1)"],
+    );
+    refused_config(
+        "grid-zero",
+        &BASE.replace("k = [1, 2]", "k = [0.0, -0.0]").replace("b = \"k*n\"", "b = \"(k+1)*n\""),
+        &["configs/demo/bad.toml:5:20:", "entry 2 (-0) repeats entry 1 (0)"],
+    );
+}
+
