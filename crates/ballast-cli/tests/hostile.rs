@@ -520,3 +520,25 @@ fn i_repeated_grid_values_are_refused_at_the_repeat() {
     );
 }
 
+#[test]
+fn i_ball_by_ball_work_is_bounded() {
+    let huge = u64::MAX.to_string();
+    refused_command(
+        "exp-2^64",
+        &["simulate", "--process", "two_choice", "--weights", "exp", "--n", "100", "--m", &huge],
+        &["m = 18446744073709551615 balls one at a time", "584.5 years", "m <= 10000000000000"],
+    );
+    // Each run within the bound, the item beyond it: runs × points × balls.
+    refused_config(
+        "work-item",
+        &BASE
+            .replace("runs = 3", "runs = 3000")
+            .replace("n = 50, b = \"k*n\", batches = 4", "n = 50, m = \"k*10^12\"")
+            .replace(
+                "process = { kind = \"two_choice\" }",
+                "process = { kind = \"two_choice\" }\nweights = { kind = \"exp\" }",
+            ),
+        &["configs/demo/bad.toml:3:8:", "9000000000000000 balls one at a time", "at most 1000"],
+    );
+}
+

@@ -925,7 +925,8 @@ fn warn_log_x(raw: &RawConfig, plan: &mut Plan) {
     }
 }
 
-/// At most [`MAX_UNITS`] (point, run) units.
+/// At most [`MAX_UNITS`] (point, run) units, and at most
+/// [`ballast_core::registry::MAX_ITEM_BALL_BY_BALL`] balls placed one at a time in all.
 fn check_units(plan: &Plan, runs_sp: &Spanned<u64>, problems: &mut Problems<'_>) {
     let runs = plan.runs;
     let units = (plan.points.len() as u128) * u128::from(runs);
@@ -937,6 +938,28 @@ fn check_units(plan: &Plan, runs_sp: &Spanned<u64>, problems: &mut Problems<'_>)
                  an item are allowed (their outcomes are held in memory until the item is \
                  aggregated): use fewer runs, or split the grid into several items",
                 plan.points.len()
+            ),
+        );
+        return;
+    }
+    // Balls placed one at a time in all (the per-run bound is `check_run`'s).
+    let balls: u128 = plan
+        .points
+        .iter()
+        .map(|p| u128::from(ballast_core::registry::ball_by_ball_balls(&p.spec)))
+        .sum::<u128>()
+        * u128::from(runs);
+    let most = ballast_core::registry::MAX_ITEM_BALL_BY_BALL;
+    if balls > most {
+        problems.at(
+            Some(runs_sp.span()),
+            format!(
+                "`runs` = {runs} at {} points place {balls} balls one at a time in all (runs × \
+                 points × balls, on the bin engine or the level engine's rules without chunks): \
+                 at 1 ns a ball that is {} of one core; at most {most} are allowed per item: use \
+                 fewer runs or balls, or split the grid into several items",
+                plan.points.len(),
+                ballast_core::registry::duration_words(balls as f64 * 1e-9)
             ),
         );
     }
