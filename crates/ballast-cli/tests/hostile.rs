@@ -542,3 +542,47 @@ fn i_ball_by_ball_work_is_bounded() {
     );
 }
 
+#[test]
+fn l_an_empty_series_list_has_a_place() {
+    let config = BASE.split("[[series]]").next().unwrap().to_string() + "series = []\n";
+    refused_config("series-empty", &config, &["configs/demo/bad.toml:8:1: no [[series]]"]);
+}
+
+#[test]
+fn l_integer_formulas_from_2_53_on_are_refused() {
+    refused_config(
+        "int-2^60",
+        &BASE.replace("b = \"k*n\", batches = 4", "m = \"2^60 + 1\""),
+        &["configs/demo/bad.toml:6:", "1152921504606846976 is not below 2^53"],
+    );
+}
+
+#[test]
+fn l_log_axes_warn_of_the_points_they_leave_out() {
+    let dir = scratch("hostile", "log-drop");
+    let config = BASE
+        .replace("grid = { k = [1, 2] }", "grid = { k = [0, 1, 2] }")
+        .replace("n = 50, b = \"k*n\", batches = 4", "n = 50, m = \"k*n + 10\"");
+    std::fs::write(dir.join("configs/demo/ok.toml"), config).unwrap();
+    ok(&run_in(&dir, &["run", "configs/demo/ok.toml", "--out", "out"]));
+    let o = run_in(&dir, &["plot", "out/demo/ok.csv", "--log-x", "-o", "x.svg"]);
+    ok(&o);
+    let needle = "1 point(s) of `Two-Choice` left out (1 with x <= 0 on the logarithmic x axis)";
+    assert!(stderr(&o).contains(needle), "{}", stderr(&o));
+    // The smallest load is 0 at the first observation points of One-Choice.
+    let config = BASE
+        .replace("x = { variable = \"k\", label = \"b/n\" }", "x = { variable = \"n\" }")
+        .replace("grid = { k = [1, 2] }", "grid = { n = [50] }")
+        .replace("point = { n = 50, b = \"k*n\", batches = 4 }", "point = { m = 100 }")
+        .replace("process = { kind = \"two_choice\" }", "statistic = \"min_trajectory\"\nobserve_every = 10\nprocess = { kind = \"one_choice\" }");
+    std::fs::write(dir.join("configs/demo/min.toml"), config).unwrap();
+    ok(&run_in(&dir, &["run", "configs/demo/min.toml", "--out", "out"]));
+    let csv = std::fs::read_to_string(dir.join("out/demo/min.csv")).unwrap();
+    let zeros = csv.lines().skip(1).filter(|l| l.split(',').nth(6) == Some("0")).count();
+    assert!(zeros > 0, "{csv}");
+    let o = run_in(&dir, &["plot", "out/demo/min.csv", "--log-y", "-o", "y.svg"]);
+    ok(&o);
+    let needle = format!("{zeros} point(s) of `Two-Choice, n=50` left out ({zeros} with y <= 0");
+    assert!(stderr(&o).contains(&needle), "{needle}\n{}", stderr(&o));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -196,6 +196,36 @@ pub fn eval(expr: &str, vars: &[(&str, f64)]) -> Result<f64, String> {
     Ok(v)
 }
 
+/// Where a formula must give an integer (counts such as `n`, `m`, `b`), its value must be
+/// below this bound, 2^53: from 2^53 on consecutive doubles are 2 or more apart, so `2^60 + 1`
+/// is rounded to another integer, and `2^53 + 1` to 2^53 itself (so 2^53 is refused too: it
+/// may be a rounded value).
+pub const MAX_EXACT_INT: f64 = 9_007_199_254_740_992.0;
+
+/// Refuses an integer value of [`MAX_EXACT_INT`] or more, which a formula may not have computed
+/// exactly (the one check of every integer-valued parameter given by a formula; what is not
+/// finite is left to the callers' own checks).
+///
+/// ```
+/// use ballast_runner::formula::{eval, exact_integer};
+/// assert!(exact_integer(eval("2^53 - 1", &[]).unwrap()).is_ok());
+/// let e = exact_integer(eval("2^60 + 1", &[]).unwrap()).unwrap_err();
+/// assert!(e.contains("1152921504606846976 is not below 2^53 = 9007199254740992"), "{e}");
+/// assert!(exact_integer(eval("2^53 + 1", &[]).unwrap()).is_err());
+/// ```
+pub fn exact_integer(v: f64) -> Result<(), String> {
+    if !v.is_finite() || v.abs() < MAX_EXACT_INT {
+        return Ok(());
+    }
+    // Every double of this size is an integer: write it out exactly.
+    let shown = if v.abs() < 1e38 { format!("{}", v as i128) } else { format!("{v:e}") };
+    Err(format!(
+        "{shown} is not below 2^53 = {MAX_EXACT_INT}: from there on doubles are 2 or more \
+         apart, so a formula's value may be a rounded one, not the integer written (2^53 + 1 \
+         gives 2^53); expected an integer below 2^53"
+    ))
+}
+
 /// Evaluates named formulas in dependency order (each may use the grid variables and the
 /// parameters already evaluated).
 pub(crate) fn eval_named(

@@ -56,7 +56,9 @@ pub(crate) fn build_plan(raw: &RawConfig, scale: Scale, problems: &mut Problems<
     let point = scaled_point(raw, q);
     let common = Common { engine: read_engine(raw, problems), sampling: sampling_sp, raw };
     if raw.series.is_empty() {
-        problems.at(None, "no [[series]]: expected at least one");
+        // At the `series` key when the file has one (`series = []`), else the file.
+        let key = [crate::config::schema::Seg::Key("series".into())];
+        problems.at_path(&key, true, "no [[series]]: expected at least one");
     }
     let mut names = HashSet::new();
     for (si, s_sp) in raw.series.iter().enumerate() {
@@ -230,6 +232,7 @@ fn span_of(f: Option<&SFormula>) -> Option<Range<usize>> {
 
 /// A non-negative integer from a formula value.
 fn count(v: f64, field: &str) -> Result<u64, String> {
+    crate::formula::exact_integer(v).map_err(|e| format!("the value {e}"))?;
     let r = v.round();
     if v.is_finite() && r >= 0.0 && (v - r).abs() <= 1e-9 * r.max(1.0) && r < 1.8e19 {
         Ok(r as u64)
