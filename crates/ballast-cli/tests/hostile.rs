@@ -461,3 +461,128 @@ fn held_threads_and_resumed_runs_are_byte_identical() {
     assert_eq!(one, resumed, "resumed run differs");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+// Classes 9 and 12 of the third battery: meaningless input accepted, and messages.
+
+#[test]
+fn i_formula_thresholds_nan_or_infinite_at_a_probe_are_refused() {
+    for (f, needle) in [("0/0", "NaN at t = 0, n = 50, avg = 0"), ("1/0", "inf at t = 0")] {
+        refused_config(
+            "ft-nan",
+            &BASE.replace(
+                "kind = \"two_choice\"",
+                &format!("kind = \"formula_threshold\", f = \"{f}\""),
+            ),
+            &["configs/demo/bad.toml:10:45:", needle, "a finite value at every ball"],
+        );
+    }
+    // Finite at t = 0 but not at the last ball of m = 100.
+    refused_command(
+        "ft-late",
+        &["simulate", "--process", "formula_threshold", "--param", "f=1/(t - 99)"]
+            .into_iter()
+            .chain(["--n", "10", "--m", "100"])
+            .collect::<Vec<_>>(),
+        &["inf at t = 99, n = 10"],
+    );
+}
+
+#[test]
+fn i_formulas_outside_the_documented_language_are_refused() {
+    for (b, needle) in [
+        ("k; 100", "operator `;` is not accepted"),
+        ("k += 1", "operator `+=` is not accepted"),
+        ("(k, n)", "operator `,` is not accepted"),
+        ("k > 1", "operator `>` is not accepted"),
+        ("\\\"k\\\"", "is not a number"),
+        ("if(true, k, n)", "unknown function `if`"),
+        ("math::sin(k)", "unknown function `math::sin`"),
+    ] {
+        refused_config(
+            "formula-grammar",
+            &BASE.replace("b = \"k*n\"", &format!("b = \"{b}\"")),
+            &["configs/demo/bad.toml:6:23:", needle],
+        );
+    }
+}
+
+#[test]
+fn i_repeated_grid_values_are_refused_at_the_repeat() {
+    refused_config(
+        "grid-repeat",
+        &BASE.replace("k = [1, 2]", "k = [1, 2, 1]"),
+        &["configs/demo/bad.toml:5:21:", "entry 3 (1) repeats entry 1 (1)"],
+    );
+    refused_config(
+        "grid-zero",
+        &BASE.replace("k = [1, 2]", "k = [0.0, -0.0]").replace("b = \"k*n\"", "b = \"(k+1)*n\""),
+        &["configs/demo/bad.toml:5:20:", "entry 2 (-0) repeats entry 1 (0)"],
+    );
+}
+
+#[test]
+fn i_ball_by_ball_work_is_bounded() {
+    let huge = u64::MAX.to_string();
+    refused_command(
+        "exp-2^64",
+        &["simulate", "--process", "two_choice", "--weights", "exp", "--n", "100", "--m", &huge],
+        &["m = 18446744073709551615 balls one at a time", "584.5 years", "m <= 10000000000000"],
+    );
+    // Each run within the bound, the item beyond it: runs × points × balls.
+    refused_config(
+        "work-item",
+        &BASE
+            .replace("runs = 3", "runs = 3000")
+            .replace("n = 50, b = \"k*n\", batches = 4", "n = 50, m = \"k*10^12\"")
+            .replace(
+                "process = { kind = \"two_choice\" }",
+                "process = { kind = \"two_choice\" }\nweights = { kind = \"exp\" }",
+            ),
+        &["configs/demo/bad.toml:3:8:", "9000000000000000 balls one at a time", "at most 1000"],
+    );
+}
+
+#[test]
+fn l_an_empty_series_list_has_a_place() {
+    let config = BASE.split("[[series]]").next().unwrap().to_string() + "series = []\n";
+    refused_config("series-empty", &config, &["configs/demo/bad.toml:8:1: no [[series]]"]);
+}
+
+#[test]
+fn l_integer_formulas_from_2_53_on_are_refused() {
+    refused_config(
+        "int-2^60",
+        &BASE.replace("b = \"k*n\", batches = 4", "m = \"2^60 + 1\""),
+        &["configs/demo/bad.toml:6:", "1152921504606846976 is not below 2^53"],
+    );
+}
+
+#[test]
+fn l_log_axes_warn_of_the_points_they_leave_out() {
+    let dir = scratch("hostile", "log-drop");
+    let config = BASE
+        .replace("grid = { k = [1, 2] }", "grid = { k = [0, 1, 2] }")
+        .replace("n = 50, b = \"k*n\", batches = 4", "n = 50, m = \"k*n + 10\"");
+    std::fs::write(dir.join("configs/demo/ok.toml"), config).unwrap();
+    ok(&run_in(&dir, &["run", "configs/demo/ok.toml", "--out", "out"]));
+    let o = run_in(&dir, &["plot", "out/demo/ok.csv", "--log-x", "-o", "x.svg"]);
+    ok(&o);
+    let needle = "1 point(s) of `Two-Choice` left out (1 with x <= 0 on the logarithmic x axis)";
+    assert!(stderr(&o).contains(needle), "{}", stderr(&o));
+    // The smallest load is 0 at the first observation points of One-Choice.
+    let config = BASE
+        .replace("x = { variable = \"k\", label = \"b/n\" }", "x = { variable = \"n\" }")
+        .replace("grid = { k = [1, 2] }", "grid = { n = [50] }")
+        .replace("point = { n = 50, b = \"k*n\", batches = 4 }", "point = { m = 100 }")
+        .replace("process = { kind = \"two_choice\" }", "statistic = \"min_trajectory\"\nobserve_every = 10\nprocess = { kind = \"one_choice\" }");
+    std::fs::write(dir.join("configs/demo/min.toml"), config).unwrap();
+    ok(&run_in(&dir, &["run", "configs/demo/min.toml", "--out", "out"]));
+    let csv = std::fs::read_to_string(dir.join("out/demo/min.csv")).unwrap();
+    let zeros = csv.lines().skip(1).filter(|l| l.split(',').nth(6) == Some("0")).count();
+    assert!(zeros > 0, "{csv}");
+    let o = run_in(&dir, &["plot", "out/demo/min.csv", "--log-y", "-o", "y.svg"]);
+    ok(&o);
+    let needle = format!("{zeros} point(s) of `Two-Choice, n=50` left out ({zeros} with y <= 0");
+    assert!(stderr(&o).contains(&needle), "{needle}\n{}", stderr(&o));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

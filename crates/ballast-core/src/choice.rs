@@ -513,6 +513,9 @@ impl RunSpec {
         self.sampling.validate(self.n)?;
         let on_levels = resolve_engine(self).is_ok_and(|e| e == Engine::Levels);
         check_start(&self.start, self, on_levels)?;
+        if let ProcessSpec::FormulaThreshold { f } = &self.process {
+            crate::formula_threshold::check_probes(f, self.n, self.m, self.weights.mean())?;
+        }
         self.process.validate()
     }
 }

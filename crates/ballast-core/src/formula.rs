@@ -14,7 +14,11 @@
 //! Accepted: numbers, the process's variables, `pi`, `e`, parentheses, unary `-`, `+ - * / %
 //! ^`, and the functions `ln`, `log2`, `log10`, `exp`, `sqrt`, `abs`, `floor`, `ceil`,
 //! `round`, `pow(x, y)`, `min(a, b, …)`, `max(a, b, …)`. Anything else (comparisons, strings,
-//! assignments, unknown names) is refused when the formula is read, with the reason.
+//! booleans, tuples outside a function's arguments, assignments `=` `+=` …, the chaining
+//! operator `;`, other functions, unknown names) is refused when the formula is read, with
+//! the reason. [`check_syntax`] applies the same grammar to the runner's parameter formulas
+//! (`ballast_runner::formula`), whose variables are the point's: one grammar for every
+//! formula of the project.
 
 use std::fmt;
 
@@ -82,16 +86,9 @@ impl Formula {
     /// assert!(e.contains("unknown variable `q`"), "{e}");
     /// ```
     pub fn parse(src: &str, vars: &'static [&'static str]) -> Result<Self, String> {
-        check_size(src)?;
-        let tree = evalexpr::build_operator_tree::<DefaultNumericTypes>(src)
-            .map_err(|e| format!("cannot parse formula \"{src}\": {e}"))?;
-        let mut c = Compiler { vars, code: Vec::new(), uses: 0, src };
-        c.node(&tree)?;
-        if c.code.is_empty() {
-            return Err(format!("formula \"{src}\" is empty"));
-        }
-        let depth = stack_depth(&c.code);
-        Ok(Self { src: src.to_owned(), code: c.code, depth, vars, uses: c.uses })
+        let (code, uses) = compile(src, Some(vars))?;
+        let depth = stack_depth(&code);
+        Ok(Self { src: src.to_owned(), code, depth, vars, uses })
     }
 
     /// The source text.
@@ -215,6 +212,37 @@ impl Formula {
     }
 }
 
+/// Reads `src` with the grammar of the module docs, its identifiers the variables `vars`
+/// (`None`: any identifier, the caller checks the names), and compiles it.
+fn compile(src: &str, vars: Option<&'static [&'static str]>) -> Result<(Vec<Op>, u32), String> {
+    check_size(src)?;
+    let tree = evalexpr::build_operator_tree::<DefaultNumericTypes>(src)
+        .map_err(|e| format!("cannot parse formula \"{src}\": {e}"))?;
+    let mut c = Compiler { vars, code: Vec::new(), uses: 0, src };
+    c.node(&tree)?;
+    if c.code.is_empty() {
+        return Err(format!("formula \"{src}\" is empty"));
+    }
+    Ok((c.code, c.uses))
+}
+
+/// Checks that `src` is a formula of the language of the module docs (size, syntax,
+/// operators, functions and their arities), whatever its variable names: the check every
+/// formula goes through, here and in the runner's parameter formulas, which then evaluate
+/// the text with `evalexpr` on their own variables. Refuses, among others, `k; 100` (the
+/// parser's chaining operator would make it mean 100), `k = 1`, `k += 1`, strings, booleans,
+/// comparisons and tuples outside a function's arguments.
+///
+/// ```
+/// use ballast_core::formula::check_syntax;
+/// assert!(check_syntax("min(1, 0.7*sqrt(n/b*ln(n)))").is_ok());
+/// let e = check_syntax("k; 100").unwrap_err();
+/// assert!(e.contains("operator `;` is not accepted"), "{e}");
+/// ```
+pub fn check_syntax(src: &str) -> Result<(), String> {
+    compile(src, None).map(|_| ())
+}
+
 /// The largest stack a program needs.
 fn stack_depth(code: &[Op]) -> usize {
     let (mut d, mut most) = (0usize, 0usize);
@@ -262,7 +290,8 @@ fn check_size(src: &str) -> Result<(), String> {
 }
 
 struct Compiler<'a> {
-    vars: &'static [&'static str],
+    /// The variables, or `None` for any identifier ([`check_syntax`]).
+    vars: Option<&'static [&'static str]>,
     code: Vec<Op>,
     uses: u32,
     src: &'a str,
@@ -301,7 +330,12 @@ impl Compiler<'_> {
             }
             Operator::VariableIdentifierRead { identifier } => {
                 let id = identifier.as_str();
-                if let Some(i) = self.vars.iter().position(|v| *v == id) {
+                let Some(vars) = self.vars else {
+                    // Any name: only the shape is checked, the code is not evaluated.
+                    self.code.push(Op::Const(0.0));
+                    return Ok(());
+                };
+                if let Some(i) = vars.iter().position(|v| *v == id) {
                     self.uses |= 1 << i;
                     self.code.push(Op::Var(i as u8));
                 } else if id == "pi" {
@@ -311,8 +345,8 @@ impl Compiler<'_> {
                 } else {
                     return Err(self.refuse(format!(
                         "unknown variable `{id}`; known: {}, pi, e{}",
-                        self.vars.join(", "),
-                        crate::error::did_you_mean(id, self.vars.iter().copied())
+                        vars.join(", "),
+                        crate::error::did_you_mean(id, vars.iter().copied())
                     )));
                 }
                 return Ok(());
@@ -329,9 +363,10 @@ impl Compiler<'_> {
             Operator::Neg => (Op::Neg, 1),
             other => {
                 return Err(self.refuse(format!(
-                    "operator `{other}` is not accepted (numbers, variables, + - * / % ^ and \
-                     the functions ln, log2, log10, exp, sqrt, abs, floor, ceil, round, pow, \
-                     min, max)"
+                    "operator `{}` is not accepted (numbers, variables, parentheses, + - * / % \
+                     ^ and the functions ln, log2, log10, exp, sqrt, abs, floor, ceil, round, \
+                     pow, min, max)",
+                    other.to_string().trim()
                 )))
             }
         };

@@ -35,6 +35,41 @@ pub fn parse(src: &str) -> Result<Formula, String> {
     Formula::parse(src, VARS)
 }
 
+/// Refuses a formula whose value is NaN or infinite at a probe of its domain for a run of
+/// `m` balls into `n` bins of mean weight `mean`: `t` at the first ball, the second, the
+/// middle one and the last (`0`, `1`, `⌊(m − 1)/2⌋`, `m − 1`), each with `avg = 0` and with
+/// the average the balls before it bring on average, `t·mean/n`. The values are the rule's
+/// own ([`Formula::eval`]). The error names the value and the probe.
+///
+/// ```
+/// use ballast_core::formula_threshold::{check_probes, parse};
+/// assert!(check_probes(&parse("avg + sqrt(ln(n))").unwrap(), 100, 1000, 1.0).is_ok());
+/// let e = check_probes(&parse("1/0").unwrap(), 100, 1000, 1.0).unwrap_err();
+/// assert!(e.to_string().contains("inf at t = 0, n = 100, avg = 0"), "{e}");
+/// ```
+pub fn check_probes(f: &Formula, n: u64, m: u64, mean: f64) -> Result<(), crate::Error> {
+    let last = m.saturating_sub(1);
+    let mut ts = vec![0, 1.min(last), last / 2, last];
+    ts.dedup();
+    let nf = n as f64;
+    let mut stack = Vec::new();
+    for t in ts {
+        let tf = t as f64;
+        for avg in [0.0, tf * mean / nf] {
+            let v = f.eval(&[tf, nf, avg], &mut stack);
+            if !v.is_finite() {
+                return Err(crate::Error::invalid(
+                    "f",
+                    format!("\"{}\" ({v} at t = {t}, n = {n}, avg = {avg})", f.source()),
+                    "a formula with a finite value at every ball (probed at t = 0, 1, (m - 1)/2 \
+                     and m - 1, with avg = 0 and avg = t·mean/n)",
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// The rule: accept the first sample when its load is at most the formula's value.
 #[derive(Clone, Debug)]
 pub struct FormulaThreshold<'a> {

@@ -792,6 +792,75 @@ pub fn run_memory_bytes(spec: &RunSpec) -> u128 {
     bins + buffer + trajectory + sampling_table_bytes(spec)
 }
 
+/// The most balls one run may place one at a time ([`ball_by_ball_balls`]): 10¹³, about
+/// three hours of one core at 1 ns a ball and days at the 10–30 ns a weighted or
+/// thinning ball costs. [`check_run`] refuses more; the runner bounds the sum over an
+/// item's runs by [`MAX_ITEM_BALL_BY_BALL`].
+pub const MAX_RUN_BALL_BY_BALL: u64 = 10_000_000_000_000;
+
+/// The most balls an item's runs may place one at a time in all (runs × points × balls,
+/// [`ball_by_ball_balls`]): 10¹⁵, weeks of one core at 1 ns a ball (shards spread it over
+/// a cluster).
+pub const MAX_ITEM_BALL_BY_BALL: u128 = 1_000_000_000_000_000;
+
+/// The balls a run of `spec` places one at a time, each with work of its own: `m` on the
+/// bin engine (every ball drawn and placed, weighted batches sorted ball by ball) and in the
+/// level engine's sequential rules without a chunk step; `0` for the level engine's batches
+/// (one step per batch) and chunked sequential laws (One-Choice, d-Choice, (1+β), Quantile,
+/// two-thinning, the noisy pairs, adaptive probing).
+pub fn ball_by_ball_balls(spec: &RunSpec) -> u64 {
+    if crate::resolve_engine(spec).is_ok_and(|e| e == Engine::Levels) {
+        let chunked = matches!(
+            spec.process,
+            ProcessSpec::OneChoice
+                | ProcessSpec::DChoice { .. }
+                | ProcessSpec::OnePlusBeta { .. }
+                | ProcessSpec::Quantile { .. }
+                | ProcessSpec::MixedQuantile { .. }
+                | ProcessSpec::Threshold { .. }
+                | ProcessSpec::MeanThinning { .. }
+                | ProcessSpec::RelativeThreshold { .. }
+                | ProcessSpec::GBounded { .. }
+                | ProcessSpec::GMyopic { .. }
+                | ProcessSpec::SigmaNoisyLoad { .. }
+                | ProcessSpec::Adaptive { .. }
+        );
+        if chunked || matches!(spec.setting, Setting::Batched { .. }) {
+            return 0;
+        }
+    }
+    spec.m
+}
+
+/// Why a run of `spec` places its balls one at a time ([`ball_by_ball_balls`]), for messages.
+fn ball_by_ball_reason(spec: &RunSpec) -> String {
+    if crate::resolve_engine(spec).is_ok_and(|e| e == Engine::Levels) {
+        return format!("the level engine has no chunk step for `{}`", def_of(&spec.process).name);
+    }
+    let levels = RunSpec { engine: Engine::Levels, ..spec.clone() };
+    match (&spec.weights, crate::level::level_support(&levels)) {
+        (Weights::Unit, Ok(())) => "the bin engine places every ball".to_owned(),
+        (Weights::Unit, Err(_)) => {
+            "the bin engine places every ball, and this run cannot use the level engine".to_owned()
+        }
+        (w, _) => {
+            format!("weights \"{}\" run on the bin engine only, which places every ball", w.name())
+        }
+    }
+}
+
+/// `3.2 hours`, `5845 years`: a duration of `secs` seconds in its largest unit.
+pub fn duration_words(secs: f64) -> String {
+    let units =
+        [(365.25 * 86400.0, "years"), (86400.0, "days"), (3600.0, "hours"), (60.0, "minutes")];
+    for (size, name) in units {
+        if secs >= size {
+            return format!("{:.1} {name}", secs / size);
+        }
+    }
+    format!("{secs:.1} seconds")
+}
+
 /// `12.3 GiB` (or MiB below one GiB).
 fn gib(bytes: u128) -> String {
     let b = bytes as f64;
@@ -843,8 +912,10 @@ fn memory_driver(spec: &RunSpec, engine: Engine) -> (&'static str, String, Strin
 /// The front ends' strictness rule for a whole run, on top of [`RunSpec::validate`]: what
 /// the user wrote must change the run. Refused (the message of every front end): a tie rule
 /// the process does not take, a setting or weights it cannot run, an explicit `levels`
-/// engine that cannot run it exactly, `m = 0`, and a batch
-/// larger than the run (`b > m`: the "batched" run would be one partial batch). Returns
+/// engine that cannot run it exactly, `m = 0`, a batch larger than the run (`b > m`: the
+/// "batched" run would be one partial batch), a total weight beyond [`MAX_WEIGHT_TOTAL`], and
+/// a run too large ([`MAX_RUN_BYTES`] of memory, [`MAX_RUN_BALL_BY_BALL`] balls placed one
+/// at a time). Returns
 /// the warnings of legal but degenerate combinations (batched Memory, Caching or
 /// Tight-Packing send a whole batch to the bin that was least loaded at its start).
 pub fn check_run(spec: &RunSpec) -> Result<Vec<String>, ParamError> {
@@ -923,20 +994,7 @@ pub fn check_run(spec: &RunSpec) -> Result<Vec<String>, ParamError> {
             );
         }
     }
-    let need = run_memory_bytes(spec);
-    if need > MAX_RUN_BYTES {
-        let engine = crate::resolve_engine(spec).unwrap_or(Engine::Bins);
-        let (param, why, way_out) = memory_driver(spec, engine);
-        return refuse(
-            param,
-            format!(
-                "this run would hold about {} in memory ({why}), above the limit of {} per run \
-                 (every worker thread holds one run at a time); {way_out}",
-                gib(need),
-                gib(MAX_RUN_BYTES)
-            ),
-        );
-    }
+    check_run_size(spec)?;
     let mut warnings = sampling_warnings;
     let frozen = matches!(
         spec.process,
@@ -958,6 +1016,41 @@ pub fn check_run(spec: &RunSpec) -> Result<Vec<String>, ParamError> {
         ));
     }
     Ok(warnings)
+}
+
+/// The bounds of one run's size ([`check_run`]): its memory ([`MAX_RUN_BYTES`]) and the
+/// balls it places one at a time ([`MAX_RUN_BALL_BY_BALL`]), with the numbers and the way
+/// out.
+fn check_run_size(spec: &RunSpec) -> Result<(), ParamError> {
+    let refuse = |param: &str, message: String| Err(ParamError::at(param, message));
+    let need = run_memory_bytes(spec);
+    if need > MAX_RUN_BYTES {
+        let engine = crate::resolve_engine(spec).unwrap_or(Engine::Bins);
+        let (param, why, way_out) = memory_driver(spec, engine);
+        return refuse(
+            param,
+            format!(
+                "this run would hold about {} in memory ({why}), above the limit of {} per run \
+                 (every worker thread holds one run at a time); {way_out}",
+                gib(need),
+                gib(MAX_RUN_BYTES)
+            ),
+        );
+    }
+    let balls = ball_by_ball_balls(spec);
+    if balls > MAX_RUN_BALL_BY_BALL {
+        let why = ball_by_ball_reason(spec);
+        return refuse(
+            "m",
+            format!(
+                "this run would place m = {balls} balls one at a time ({why}): at 1 ns a ball \
+                 that is {} of one core; at most {MAX_RUN_BALL_BY_BALL} balls are allowed per \
+                 run: place fewer balls (m <= {MAX_RUN_BALL_BY_BALL})",
+                duration_words(balls as f64 * 1e-9)
+            ),
+        );
+    }
+    Ok(())
 }
 
 /// The entry of kind `name`, or the registry's "unknown process" message (with the nearest

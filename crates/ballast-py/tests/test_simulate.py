@@ -144,3 +144,28 @@ def test_the_gil_is_released_during_a_run():
         time.sleep(0.001)
     t.join()
     assert ticks > 10
+
+
+def test_list_parameters_are_python_lists(cli):
+    """`p=[0.5, 0.5]` (a list, tuple or numpy array of numbers) is `--param p=0.5,0.5`."""
+    argv = ballast._argv({"process": "rank_vector"}, {"p": [0.5, 0.5]})
+    assert argv == ["--process", "rank_vector", "--param", "p=0.5,0.5"]
+    assert ballast._argv({}, {"f": (1, 2.5)}) == ["--param", "f=1,2.5"]
+    assert ballast._argv({}, {"f": np.array([1.0, 3.0])}) == ["--param", "f=1.0,3.0"]
+    code, out, err = cli("simulate", "--json", "--process", "rank_vector", "--n", "2", "--m", "100", "--runs", "3", "--param", "p=0.5,0.5")
+    assert code == 0, err
+    for p in ([0.5, 0.5], (0.5, 0.5), np.array([0.5, 0.5])):
+        got = ballast.simulate("rank_vector", 2, 100, runs=3, p=p)
+        assert untimed(got.raw) == untimed(json.loads(out))
+    got = ballast.simulate("k_threshold", 50, 500, runs=2, f=[0, 1.5])
+    assert got.runs == 2
+
+
+@pytest.mark.parametrize(
+    "value,needle",
+    [([], "non-empty list"), ([0.5, "a"], "list of numbers"), ([[0.5], [0.5]], "list of numbers"), (np.zeros((2, 2)), "2-d array")],
+)
+def test_bad_list_parameters_raise_value_error(value, needle):
+    with pytest.raises(ValueError) as e:
+        ballast.simulate("rank_vector", 2, 100, p=value)
+    assert needle in str(e.value)

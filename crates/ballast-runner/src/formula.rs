@@ -6,6 +6,12 @@
 //! `log10`, `exp`, `sqrt`, `abs`, `pow(x, y)`, `min(a, b, …)`, `max(a, b, …)`, `floor`,
 //! `ceil`, `round`; `^` is exponentiation; `pi` and `e` are predefined. Variables are the grid
 //! variables of the experiment and, once computed, `n`, `b`, `batches` and `m`.
+//!
+//! The language is the per-ball formulas' ([`ballast_core::formula`]): every formula is
+//! checked by [`ballast_core::formula::check_syntax`] before `evalexpr` evaluates it, so the
+//! parser's other features (the chaining operator `;`, which would make `k; 100` mean 100,
+//! assignments, strings, booleans, comparisons, tuples, its other built-in functions) are
+//! refused with the reason.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -139,9 +145,11 @@ fn check_size(expr: &str) -> Result<(), String> {
 }
 
 /// Evaluates `expr` with real arithmetic and the given variables. Formulas longer than
-/// [`MAX_FORMULA_LEN`] bytes or nested deeper than [`MAX_FORMULA_DEPTH`] are refused.
+/// [`MAX_FORMULA_LEN`] bytes or nested deeper than [`MAX_FORMULA_DEPTH`], and anything
+/// outside the formula language ([`ballast_core::formula::check_syntax`]), are refused.
 pub fn eval(expr: &str, vars: &[(&str, f64)]) -> Result<f64, String> {
     check_size(expr)?;
+    ballast_core::formula::check_syntax(expr)?;
     let mut tree = evalexpr::build_operator_tree::<DefaultNumericTypes>(expr)
         .map_err(|e| format!("cannot parse formula \"{expr}\": {e}"))?;
     floatify(&mut tree);
@@ -186,6 +194,36 @@ pub fn eval(expr: &str, vars: &[(&str, f64)]) -> Result<f64, String> {
         return Err(format!("formula \"{expr}\" evaluates to NaN"));
     }
     Ok(v)
+}
+
+/// Where a formula must give an integer (counts such as `n`, `m`, `b`), its value must be
+/// below this bound, 2^53: from 2^53 on consecutive doubles are 2 or more apart, so `2^60 + 1`
+/// is rounded to another integer, and `2^53 + 1` to 2^53 itself (so 2^53 is refused too: it
+/// may be a rounded value).
+pub const MAX_EXACT_INT: f64 = 9_007_199_254_740_992.0;
+
+/// Refuses an integer value of [`MAX_EXACT_INT`] or more, which a formula may not have computed
+/// exactly (the one check of every integer-valued parameter given by a formula; what is not
+/// finite is left to the callers' own checks).
+///
+/// ```
+/// use ballast_runner::formula::{eval, exact_integer};
+/// assert!(exact_integer(eval("2^53 - 1", &[]).unwrap()).is_ok());
+/// let e = exact_integer(eval("2^60 + 1", &[]).unwrap()).unwrap_err();
+/// assert!(e.contains("1152921504606846976 is not below 2^53 = 9007199254740992"), "{e}");
+/// assert!(exact_integer(eval("2^53 + 1", &[]).unwrap()).is_err());
+/// ```
+pub fn exact_integer(v: f64) -> Result<(), String> {
+    if !v.is_finite() || v.abs() < MAX_EXACT_INT {
+        return Ok(());
+    }
+    // Every double of this size is an integer: write it out exactly.
+    let shown = if v.abs() < 1e38 { format!("{}", v as i128) } else { format!("{v:e}") };
+    Err(format!(
+        "{shown} is not below 2^53 = {MAX_EXACT_INT}: from there on doubles are 2 or more \
+         apart, so a formula's value may be a rounded one, not the integer written (2^53 + 1 \
+         gives 2^53); expected an integer below 2^53"
+    ))
 }
 
 /// Evaluates named formulas in dependency order (each may use the grid variables and the

@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 
 use toml::Spanned;
 
+use crate::config::schema::Seg;
 use crate::config::Problems;
 
 /// At most this many points (series × grid values) per scale: validation expands them all.
@@ -61,6 +62,41 @@ pub(crate) fn values_of(v: &toml::Value) -> Result<Vec<f64>, String> {
     }
 }
 
+/// The first value of `vals` equal to an earlier one (`0.0` and `-0.0` are equal: one x):
+/// the indices of the earlier value and of its repeat.
+fn first_repeat(vals: &[f64]) -> Option<(usize, usize)> {
+    let mut seen = std::collections::HashMap::with_capacity(vals.len());
+    for (i, v) in vals.iter().enumerate() {
+        // `+ 0.0` turns -0.0 into 0.0; the values are finite (checked by `values_of`).
+        if let Some(&first) = seen.get(&(v + 0.0).to_bits()) {
+            return Some((first, i));
+        }
+        seen.insert((v + 0.0).to_bits(), i);
+    }
+    None
+}
+
+/// Why a repeated value is refused: two points at one x (or one combination twice).
+fn repeat_message(vals: &[f64], first: usize, again: usize, list: bool) -> String {
+    let shown = |v: f64| {
+        if v == 0.0 && v.is_sign_negative() {
+            "-0".to_string()
+        } else {
+            crate::numbers::num(v)
+        }
+    };
+    let (a, b) = (shown(vals[first]), shown(vals[again]));
+    let what = if list {
+        format!("entry {} ({b}) repeats entry {} ({a})", again + 1, first + 1)
+    } else {
+        format!("the range's values {} and {} are both {a} in floating point", first + 1, again + 1)
+    };
+    format!(
+        "{what}: the grid would have two points at one value; expected distinct values (0 and \
+         -0 are one value)"
+    )
+}
+
 /// The grid of one scale: every variable's values, the scale's table overriding the base.
 pub(crate) struct Grid {
     pub values: BTreeMap<String, Vec<f64>>,
@@ -109,6 +145,28 @@ impl Grid {
     ) {
         match values_of(v.get_ref()) {
             Ok(vals) => {
+                if let Some((first, again)) = first_repeat(&vals) {
+                    self.ok = false;
+                    let msg = format!(
+                        "{prefix}grid variable `{name}`: {}",
+                        repeat_message(&vals, first, again, v.get_ref().is_array())
+                    );
+                    if v.get_ref().is_array() {
+                        let mut path: Vec<Seg> = Vec::new();
+                        if let Some(table) = prefix.strip_suffix('.') {
+                            path.push(Seg::Key(table.to_string()));
+                        }
+                        path.extend([
+                            Seg::Key("grid".into()),
+                            Seg::Key(name.to_string()),
+                            Seg::Index(again),
+                        ]);
+                        problems.at_path(&path, false, msg);
+                    } else {
+                        problems.at(Some(v.span()), msg);
+                    }
+                    return;
+                }
                 self.values.insert(name.to_string(), vals);
             }
             Err(e) => {
@@ -191,6 +249,20 @@ mod tests {
         assert!(v("v = []").is_err());
         assert!(v("v = { from = 1, to = 3, stp = 1 }").unwrap_err().contains("`step`"));
         assert!(v("v = { from = 3, to = 1 }").is_err());
+    }
+
+    #[test]
+    fn repeated_values_are_found() {
+        assert_eq!(first_repeat(&[1.0, 2.0, 3.0]), None);
+        assert_eq!(first_repeat(&[1.0, 2.0, 1.0, 2.0]), Some((0, 2)));
+        assert_eq!(first_repeat(&[0.0, -0.0]), Some((0, 1)));
+        // A range whose steps are below the spacing of doubles repeats a value.
+        let v = values_of(
+            &"v = { from = 1e16, to = 1.0000000000000004e16 }".parse::<toml::Table>().unwrap()["v"],
+        )
+        .unwrap();
+        let (a, b) = first_repeat(&v).unwrap();
+        assert!(repeat_message(&v, a, b, false).contains("are both 1000000000000000"));
     }
 
     #[test]

@@ -234,6 +234,53 @@ fn finite<'a>(
     })
 }
 
+/// The finite points of `pts` a logarithmic axis cannot show: how many, how many of them
+/// have x <= 0 on a log x axis, how many y <= 0 on a log y axis.
+fn not_positive<'a>(
+    pts: impl Iterator<Item = &'a (f64, f64)>,
+    x_log: bool,
+    y_log: bool,
+) -> [usize; 3] {
+    let finite = pts.filter(|(x, y)| x.is_finite() && y.is_finite());
+    finite.fold([0; 3], |[all, bx, by], &(x, y)| {
+        let (ox, oy) = (x_log && x <= 0.0, y_log && y <= 0.0);
+        [all + usize::from(ox || oy), bx + usize::from(ox), by + usize::from(oy)]
+    })
+}
+
+/// Warns, per line, of the points a logarithmic axis leaves out of the figure (`ballast plot
+/// --log-x`/`--log-y`, `x.log`, `y_log`): how many, with x <= 0 and with y <= 0.
+fn warn_log_dropped(r: &Figure) {
+    let (x_log, y_log) = (r.frame.x_log, r.frame.y_log);
+    if !x_log && !y_log {
+        return;
+    }
+    for l in &r.lines {
+        let [all, bx, by] =
+            not_positive(l.ours.iter().chain(l.refs.iter().flatten()), x_log, y_log);
+        let [z, _, _] = not_positive(l.zs.iter(), x_log, false);
+        let mut parts = Vec::new();
+        if bx > 0 {
+            parts.push(format!("{bx} with x <= 0 on the logarithmic x axis"));
+        }
+        if by > 0 {
+            parts.push(format!("{by} with y <= 0 on the logarithmic y axis"));
+        }
+        if z > 0 {
+            parts.push(format!("{z} z value(s) with x <= 0"));
+        }
+        if !parts.is_empty() {
+            tracing::warn!(
+                "{}: figure: {} point(s) of `{}` left out ({})",
+                r.caption.split(':').next().unwrap_or_default(),
+                all + z,
+                l.label,
+                parts.join(", ")
+            );
+        }
+    }
+}
+
 /// Renders the figure to an SVG string. Points that cannot be drawn (non-finite, or not
 /// positive on a log axis) are left out.
 pub fn render_svg(r: &Figure) -> Result<String, String> {
@@ -249,6 +296,7 @@ pub fn render_svg(r: &Figure) -> Result<String, String> {
             );
         }
     }
+    warn_log_dropped(r);
     let lines: Vec<Line> = r
         .lines
         .iter()

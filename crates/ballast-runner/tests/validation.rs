@@ -256,7 +256,12 @@ fn out_of_range_values() {
         ("n = 100", "n = \"1/0\"", &["`n`", "inf", "non-negative integer"]),
         ("b = \"k * n\"", "b = 0", &["item.toml:10:5:", "`b`", ">= 1"]),
         ("runs = 3", "runs = 0", &["item.toml:4:8:", "`runs`", ">= 1"]),
-        ("floor(12/k)", "1e19", &["`batches`", "64 bits"]),
+        ("floor(12/k)", "1e19", &["`batches`", "10000000000000000000 is not below 2^53"]),
+        (
+            "b = \"k * n\"\nbatches = \"floor(12/k)\"",
+            "b = \"2^40\"\nbatches = \"2^30\"",
+            &["`batches`", "64 bits"],
+        ),
         ("k = [1, 2, 3]", "k = { from = 1, to = inf }", &["`k`", "finite"]),
         ("k = [1, 2, 3]", "k = { from = 1, to = 3, step = 0 }", &["`k`", "step > 0"]),
     ];

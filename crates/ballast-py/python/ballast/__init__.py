@@ -87,6 +87,24 @@ def _text(value: Any) -> str:
     return str(value)
 
 
+def _param_text(key: str, value: Any) -> str:
+    """A process parameter as ``--param`` text: a list, tuple or 1-d numpy array of numbers
+    (``p=[0.5, 0.5]``) becomes ``0.5,0.5``, the command line's list; anything else as
+    :func:`_text`."""
+    if isinstance(value, np.ndarray):
+        if value.ndim != 1:
+            raise ValueError(f"`{key}`: expected a flat list of numbers, got a {value.ndim}-d array")
+        value = value.tolist()
+    if not isinstance(value, (builtins.list, tuple)):
+        return _text(value)
+    if not value:
+        raise ValueError(f"`{key}` = []: expected a non-empty list of numbers")
+    for v in value:
+        if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
+            raise ValueError(f"`{key}`: expected a list of numbers, got the entry {v!r}")
+    return ",".join(_text(v) for v in value)
+
+
 def _items(value: Any) -> Iterable[Any]:
     """A list option's values: one value, or any iterable of them."""
     if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
@@ -110,14 +128,14 @@ def _argv(options: Mapping[str, Any], params: Mapping[str, Any]) -> builtins.lis
                 argv.append(flag)
         elif spec["takes"] == "list":
             if spec["id"] == "params" and isinstance(value, Mapping):
-                value = [f"{k}={_text(v)}" for k, v in value.items()]
+                value = [f"{k}={_param_text(k, v)}" for k, v in value.items()]
             for v in _items(value):
                 argv += [flag, _text(v)]
         else:
             argv += [flag, _text(value)]
     for key, value in params.items():
         if value is not None:
-            argv += ["--param", f"{key}={_text(value)}"]
+            argv += ["--param", f"{key}={_param_text(key, value)}"]
     return argv
 
 
@@ -215,8 +233,9 @@ def simulate(
     ``graph="cycle"``, ``potentials=["quadratic"]``, ``stop="finish"``, ``lambda_=0.9`` for
     ``--lambda``, ``rounds=100``, ``burn_in=10``, ``threads=2``, ``print_config=True``; see
     :func:`simulate_options`). ``None`` leaves an option out; a list repeats a repeatable
-    one. Every other keyword is a process parameter (``d=3`` is ``--param d=3``), and
-    ``params={"d": 3}`` passes parameters whatever their names.
+    one. Every other keyword is a process parameter (``d=3`` is ``--param d=3``; a list,
+    tuple or numpy array of numbers is a list parameter, ``p=[0.5, 0.5]`` is
+    ``--param p=0.5,0.5``), and ``params={"d": 3}`` passes parameters whatever their names.
 
     Runs ``r`` use ``derive_seed(seed, [hash_str("simulate"), 0, r])``, as the command line:
     the same arguments give the same numbers as ``ballast simulate --json``.

@@ -366,6 +366,7 @@ impl KPoint {
     /// A non-negative integer parameter.
     pub fn count(&self, k: &str) -> Result<u64, String> {
         let v = self.get(k).ok_or_else(|| format!("parameter `{k}` is required"))?;
+        crate::formula::exact_integer(v).map_err(|e| format!("`{k}` = {e}"))?;
         if !(v.is_finite() && v >= 0.0) || (v - v.round()).abs() > 1e-6 {
             return Err(format!("`{k}` = {v}: expected a non-negative integer"));
         }

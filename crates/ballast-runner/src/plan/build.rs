@@ -56,7 +56,9 @@ pub(crate) fn build_plan(raw: &RawConfig, scale: Scale, problems: &mut Problems<
     let point = scaled_point(raw, q);
     let common = Common { engine: read_engine(raw, problems), sampling: sampling_sp, raw };
     if raw.series.is_empty() {
-        problems.at(None, "no [[series]]: expected at least one");
+        // At the `series` key when the file has one (`series = []`), else the file.
+        let key = [crate::config::schema::Seg::Key("series".into())];
+        problems.at_path(&key, true, "no [[series]]: expected at least one");
     }
     let mut names = HashSet::new();
     for (si, s_sp) in raw.series.iter().enumerate() {
@@ -230,6 +232,7 @@ fn span_of(f: Option<&SFormula>) -> Option<Range<usize>> {
 
 /// A non-negative integer from a formula value.
 fn count(v: f64, field: &str) -> Result<u64, String> {
+    crate::formula::exact_integer(v).map_err(|e| format!("the value {e}"))?;
     let r = v.round();
     if v.is_finite() && r >= 0.0 && (v - r).abs() <= 1e-9 * r.max(1.0) && r < 1.8e19 {
         Ok(r as u64)
@@ -925,7 +928,8 @@ fn warn_log_x(raw: &RawConfig, plan: &mut Plan) {
     }
 }
 
-/// At most [`MAX_UNITS`] (point, run) units.
+/// At most [`MAX_UNITS`] (point, run) units, and at most
+/// [`ballast_core::registry::MAX_ITEM_BALL_BY_BALL`] balls placed one at a time in all.
 fn check_units(plan: &Plan, runs_sp: &Spanned<u64>, problems: &mut Problems<'_>) {
     let runs = plan.runs;
     let units = (plan.points.len() as u128) * u128::from(runs);
@@ -937,6 +941,28 @@ fn check_units(plan: &Plan, runs_sp: &Spanned<u64>, problems: &mut Problems<'_>)
                  an item are allowed (their outcomes are held in memory until the item is \
                  aggregated): use fewer runs, or split the grid into several items",
                 plan.points.len()
+            ),
+        );
+        return;
+    }
+    // Balls placed one at a time in all (the per-run bound is `check_run`'s).
+    let balls: u128 = plan
+        .points
+        .iter()
+        .map(|p| u128::from(ballast_core::registry::ball_by_ball_balls(&p.spec)))
+        .sum::<u128>()
+        * u128::from(runs);
+    let most = ballast_core::registry::MAX_ITEM_BALL_BY_BALL;
+    if balls > most {
+        problems.at(
+            Some(runs_sp.span()),
+            format!(
+                "`runs` = {runs} at {} points place {balls} balls one at a time in all (runs × \
+                 points × balls, on the bin engine or the level engine's rules without chunks): \
+                 at 1 ns a ball that is {} of one core; at most {most} are allowed per item: use \
+                 fewer runs or balls, or split the grid into several items",
+                plan.points.len(),
+                ballast_core::registry::duration_words(balls as f64 * 1e-9)
             ),
         );
     }
