@@ -2,7 +2,8 @@
 //!
 //! Anything the user can fix by changing the command line or a config is a [`BadInput`] and
 //! ends the program with exit code 2 (clap's own usage errors use 2 as well); any other
-//! failure exits with 1.
+//! failure exits with 1. Standard output closed by its reader (a broken pipe) ends the
+//! program quietly with 141, as a shell reports a program killed by SIGPIPE.
 
 use std::fmt;
 
@@ -12,6 +13,23 @@ pub const EXIT_BAD_INPUT: i32 = 2;
 pub const EXIT_FAILURE: i32 = 1;
 /// Exit code after an interrupt (Ctrl-C), as shells report SIGINT.
 pub const EXIT_INTERRUPTED: i32 = 130;
+
+/// Exit code when standard output is a pipe whose reader has gone (128 + SIGPIPE, as a
+/// shell reports a program killed by that signal).
+pub const EXIT_BROKEN_PIPE: i32 = 141;
+
+/// Standard output is a pipe whose reader has gone: the output cannot be delivered, and
+/// there is no one to tell; the binary exits with [`EXIT_BROKEN_PIPE`] without a message.
+#[derive(Debug)]
+pub struct StdoutClosed;
+
+impl fmt::Display for StdoutClosed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("standard output was closed by its reader (broken pipe)")
+    }
+}
+
+impl std::error::Error for StdoutClosed {}
 
 /// The run stopped on Ctrl-C; its message says where the finished runs are.
 #[derive(Debug)]
@@ -80,10 +98,12 @@ pub fn from_core(e: ballast_core::Error) -> BadInput {
 }
 
 /// The exit code for an error: 2 when it is (or wraps) bad input, 130 after an interrupt,
-/// else 1.
+/// 141 when standard output was closed by its reader, else 1.
 pub fn exit_code(e: &anyhow::Error) -> i32 {
     if e.chain().any(|c| c.is::<BadInput>()) {
         EXIT_BAD_INPUT
+    } else if e.chain().any(|c| c.is::<StdoutClosed>()) {
+        EXIT_BROKEN_PIPE
     } else if e.chain().any(|c| c.is::<Interrupted>()) {
         EXIT_INTERRUPTED
     } else {

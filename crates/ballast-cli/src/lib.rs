@@ -7,6 +7,12 @@
 //!   are not a terminal. Errors keep their kind ([`ErrorKind`]): bad input, interrupt or
 //!   failure, as the exit codes 2, 130 and 1 of the binary.
 //!
+//! Everything the binary prints on standard output goes through one writer (`stdout.rs`):
+//! a failed write is an error (exit 1), a pipe whose reader has gone exits quietly with 141
+//! ([`StdoutClosed`]). The environment variables that change a run are checked like options
+//! before `simulate` and `run` start: `RAYON_NUM_THREADS` (when `--threads` is not given)
+//! within the bounds of `--threads`, `BALLAST_PROGRESS_SECS` a whole number of seconds.
+//!
 //! Nothing here installs a Ctrl-C handler or a log subscriber: the binary does
 //! ([`ballast_runner::install_ctrl_c_handler`], [`ballast_runner::install_logging`]),
 //! an embedding program decides for itself.
@@ -20,6 +26,7 @@
 pub mod embed;
 mod error;
 mod list;
+mod paths;
 mod plot;
 mod process;
 mod run;
@@ -27,15 +34,24 @@ mod sampling;
 mod simulate;
 mod slurm;
 mod start;
+mod stdout;
 
 use clap::{Parser, Subcommand};
 
 pub use embed::ErrorKind;
-pub use error::{exit_code, BadInput, Interrupted, EXIT_BAD_INPUT, EXIT_FAILURE, EXIT_INTERRUPTED};
+pub use error::{
+    exit_code, BadInput, Interrupted, StdoutClosed, EXIT_BAD_INPUT, EXIT_BROKEN_PIPE, EXIT_FAILURE,
+    EXIT_INTERRUPTED,
+};
 pub use plot::PlotArgs;
 pub use run::{MergeArgs, RunArgs};
 pub use simulate::{EngineArg, SimulateArgs, StopArg};
 pub use slurm::SlurmArgs;
+// The Slurm script as a pure function of its values, for the fuzz target and the tests.
+#[doc(hidden)]
+pub use slurm::{directive as slurm_directive, job_name as slurm_job_name, quote as shell_quote};
+#[doc(hidden)]
+pub use slurm::{render as render_slurm_script, ScriptSpec as SlurmScriptSpec};
 
 /// Balls-into-bins laboratory: simulate allocation processes and reproduce published results.
 #[derive(Debug, Parser)]
@@ -72,14 +88,50 @@ pub enum Command {
 /// runner's handler where it simulates).
 pub fn run_cli(cli: &Cli) -> anyhow::Result<()> {
     match &cli.command {
-        Command::Simulate(args) => simulate::main(args),
-        Command::Run(args) => run::main(args),
+        Command::Simulate(args) => {
+            check_env(args.threads.is_some())?;
+            simulate::main(args)
+        }
+        Command::Run(args) => {
+            check_env(args.threads.is_some())?;
+            run::main(args)
+        }
         Command::Merge(args) => run::merge(args),
         Command::Slurm(args) => slurm::main(args),
         Command::Plot(args) => plot::main(args),
-        Command::List => {
-            print!("{}", list::render());
-            Ok(())
+        Command::List => stdout::print(&list::render()),
+    }
+}
+
+/// The most worker threads `--threads` accepts, and so `RAYON_NUM_THREADS`.
+const MAX_THREADS: u64 = 1024;
+
+/// Checks the environment variables that change a run, as options are checked (exit 2):
+/// `RAYON_NUM_THREADS` (read by rayon when `--threads` is not given) must be a whole number
+/// up to [`MAX_THREADS`] (0: rayon's default, one thread per CPU), and
+/// `BALLAST_PROGRESS_SECS` a whole number of seconds. Unset or empty: the defaults.
+fn check_env(threads_given: bool) -> Result<(), BadInput> {
+    let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
+    if let (false, Some(v)) = (threads_given, var("RAYON_NUM_THREADS")) {
+        let n = v.to_str().and_then(|t| t.trim().parse::<u64>().ok());
+        if n.is_none_or(|n| n > MAX_THREADS) {
+            return Err(BadInput::new(format!(
+                "RAYON_NUM_THREADS={:?}: expected a whole number of worker threads from 1 to \
+                 {MAX_THREADS}, as --threads accepts (0 or unset: one per CPU)",
+                v
+            )));
         }
     }
+    if let Some(v) = var("BALLAST_PROGRESS_SECS") {
+        if v.to_str().and_then(|t| t.trim().parse::<u64>().ok()).is_none() {
+            return Err(BadInput::new(format!(
+                "BALLAST_PROGRESS_SECS={:?}: expected a whole number of seconds between the \
+                 progress lines written when standard error is not a terminal (0: after every \
+                 run; unset: {})",
+                v,
+                ballast_runner::units::PROGRESS_LOG_SECS
+            )));
+        }
+    }
+    Ok(())
 }

@@ -14,7 +14,10 @@
 //! - `ballast list`: processes, parameters, tie-breaking rules, settings, weights, items.
 //!
 //! Bad input exits with code 2 and a message naming the field and the allowed values; an
-//! interrupted run (Ctrl-C) exits with code 130 after saving its finished runs.
+//! interrupted run (Ctrl-C) exits with code 130 after saving its finished runs. Standard
+//! output that cannot be written is an error (exit 1, "cannot write to standard output: …"),
+//! except a pipe whose reader has gone: then the program exits quietly with 141, the status
+//! of a program killed by SIGPIPE.
 //!
 //! The subcommands live in the library `ballast_cli`, which the Python package shares.
 
@@ -27,7 +30,10 @@ fn main() {
     let cli = ballast_cli::Cli::parse();
     ballast_runner::install_logging(cli.log.options());
     if let Err(e) = ballast_cli::run_cli(&cli) {
-        tracing::error!("{e:#}");
-        std::process::exit(ballast_cli::exit_code(&e));
+        let code = ballast_cli::exit_code(&e);
+        if code != ballast_cli::EXIT_BROKEN_PIPE {
+            tracing::error!("{e:#}");
+        }
+        std::process::exit(code);
     }
 }

@@ -6,6 +6,11 @@
 //! the config the JSON names). One input with no option gives the SVG its run wrote, byte for
 //! byte. Several inputs are overlaid, each line labelled by its input (`--label`); `--series`
 //! keeps some series; `--log-x`, `--linear-x` and `--log-y` choose the scales.
+//!
+//! The SVG is written atomically (a temporary beside it, then a rename), and never over a
+//! file of the results it reads: `-o` naming an input or any of its result's files (its
+//! `.csv`, `.json`, `.svg` or `.md`, under any name of the same file) is refused with exit 2
+//! before anything is read or written.
 
 use std::path::PathBuf;
 
@@ -107,14 +112,30 @@ pub fn figure(args: &PlotArgs) -> anyhow::Result<Figure> {
     Ok(fig)
 }
 
+/// Refuses an `-o` that names an input or a file of an input's result.
+fn check_out(args: &PlotArgs) -> Result<(), BadInput> {
+    let mut inputs: Vec<(String, PathBuf)> = Vec::new();
+    for p in &args.inputs {
+        inputs.push(("RESULT".into(), p.clone()));
+        for ext in ["csv", "json", "svg", "md"] {
+            let role = format!("the result of `{}`", p.display());
+            inputs.push((role, p.with_extension(ext)));
+        }
+    }
+    let named: Vec<(&str, &std::path::Path)> =
+        inputs.iter().map(|(r, p)| (r.as_str(), p.as_path())).collect();
+    crate::paths::distinct(&named, &[("-o", &args.out)])
+}
+
 /// Entry point of `ballast plot`: writes the SVG and prints its path.
 pub fn main(args: &PlotArgs) -> anyhow::Result<()> {
+    check_out(args)?;
     let fig = figure(args)?;
     let svg = ballast_runner::render_svg(&fig).map_err(anyhow::Error::msg)?;
     if let Some(dir) = args.out.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     }
-    std::fs::write(&args.out, svg).with_context(|| format!("writing {}", args.out.display()))?;
-    println!("{}", args.out.display());
-    Ok(())
+    crate::paths::write_atomic(&args.out, svg.as_bytes())
+        .with_context(|| format!("writing {}", args.out.display()))?;
+    crate::stdout::println(&args.out.display().to_string())
 }

@@ -186,6 +186,7 @@ fn run_loaded(exp: &Experiment, args: &RunArgs) -> anyhow::Result<ballast_runner
 pub fn main(args: &RunArgs) -> anyhow::Result<()> {
     let exp = load(&args.config)?;
     out_dir_ok(&args.out, "--out")?;
+    crate::paths::item_outputs(&exp, &args.out, &[("the config", &args.config)])?;
     if let Some(c) = &args.checkpoint {
         out_dir_ok(c, "--checkpoint")?;
     }
@@ -209,8 +210,7 @@ pub fn main(args: &RunArgs) -> anyhow::Result<()> {
         shard.total_units,
         shard.wall_time_s
     );
-    println!("{}", path.display());
-    Ok(())
+    crate::stdout::println(&path.display().to_string())
 }
 
 /// Writes the outputs and prints their paths.
@@ -230,16 +230,17 @@ fn finish(
         result.meta.balls_simulated,
         result.meta.wall_time_s
     );
-    for p in written {
-        println!("{}", p.display());
-    }
-    Ok(())
+    let listing: String = written.iter().map(|p| format!("{}\n", p.display())).collect();
+    crate::stdout::print(&listing)
 }
 
 /// Entry point of `ballast merge`.
 pub fn merge(args: &MergeArgs) -> anyhow::Result<()> {
     let exp = load(&args.config)?;
     out_dir_ok(&args.out, "--out")?;
+    let mut inputs = vec![("the config", args.config.as_path())];
+    inputs.extend(args.shards.iter().map(|p| ("a shard file", p.as_path())));
+    crate::paths::item_outputs(&exp, &args.out, &inputs)?;
     let mut opts =
         RunOptions::new(args.reference.clone().unwrap_or_else(|| find_reference_dir(&args.config)));
     opts.quick = args.quick;

@@ -584,5 +584,412 @@ fn l_log_axes_warn_of_the_points_they_leave_out() {
     ok(&o);
     let needle = format!("{zeros} point(s) of `Two-Choice, n=50` left out ({zeros} with y <= 0");
     assert!(stderr(&o).contains(&needle), "{needle}\n{}", stderr(&o));
+// Classes 1, 4 and 11 of the third battery: names that would run as commands in the Slurm
+// script, outputs over inputs, standard output and environment variables.
+
+#[path = "../../../fuzz/common/slurm_words.rs"]
+mod slurm_words;
+
+/// A stand-in for `sbatch` and `ballast` that runs nothing: each call writes its arguments,
+/// each followed by a NUL, to a new file `$FAKE_DIR/<name>-<n>`; `sbatch` prints a job id.
+const FAKE_RECORDER: &str = r#"#!/bin/sh
+name="$(basename "$0")"
+n="$(ls "$FAKE_DIR" | wc -l)"
+for a in "$@"; do printf '%s\0' "$a"; done > "$FAKE_DIR/$name-$n"
+[ "$name" = sbatch ] && echo 4242
+exit 0
+"#;
+
+/// The calls the fake commands recorded, in order: (name, arguments).
+fn recorded_calls(dir: &Path) -> Vec<(String, Vec<String>)> {
+    let mut files: Vec<(usize, String, PathBuf)> = std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| {
+            let f = e.file_name().into_string().unwrap();
+            let (name, n) = f.rsplit_once('-').unwrap();
+            (n.parse().unwrap(), name.to_string(), e.path())
+        })
+        .collect();
+    files.sort();
+    files
+        .into_iter()
+        .map(|(_, name, p)| {
+            let text = String::from_utf8(std::fs::read(p).unwrap()).unwrap();
+            let args = text.split_terminator('\0').map(str::to_string).collect();
+            (name, args)
+        })
+        .collect()
+}
+
+/// `bash script args…` in `dir` with the fake commands first on PATH, HOME in `dir/home`,
+/// no BALLAST in the environment, and `extra` variables.
+fn run_script(dir: &Path, script: &Path, args: &[&str], extra: &[(&str, &str)]) -> Output {
+    let path = format!("{}:{}", dir.join("bin").display(), std::env::var("PATH").unwrap());
+    let mut cmd = std::process::Command::new("bash");
+    cmd.arg(script).args(args).current_dir(dir).env("PATH", path).env_remove("BALLAST");
+    cmd.env("HOME", dir.join("home")).env("FAKE_DIR", dir.join("calls"));
+    cmd.env_remove("SLURM_ARRAY_TASK_ID").env_remove("SLURM_CPUS_PER_TASK");
+    for (k, v) in extra {
+        cmd.env(k, v);
+    }
+    cmd.output().unwrap()
+}
+
+/// The words `sh` makes of `command` (what Slurm does with a `--wrap` command), found by
+/// `eval` in `dir`: quoting that fails here runs the injected command, which the caller sees.
+fn sh_words(dir: &Path, command: &str) -> Vec<String> {
+    let o = std::process::Command::new("sh")
+        .args(["-c", r#"eval "set -- $1"; for a in "$@"; do printf '%s\0' "$a"; done"#, "sh"])
+        .arg(command)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    ok(&o);
+    String::from_utf8(o.stdout).unwrap().split_terminator('\0').map(str::to_string).collect()
+}
+
+/// The hostile parts of names: commands in every form a shell would run, quotes, `%` (which
+/// `sbatch` expands in file names), a variable, white space and a newline.
+const HOSTILE_NAMES: [&str; 13] = [
+    "$(touch PWNED1)",
+    "`touch PWNED2`",
+    ";touch PWNED3;",
+    "&touch PWNED4&",
+    ">PWNED5",
+    "\"$(touch PWNED6)\"",
+    "'$(touch PWNED7)'",
+    "%x%j%A%%",
+    "$HOME",
+    " a  b ",
+    "\ntouch PWNED8\n",
+    "\t\\n\\",
+    "'\"; touch PWNED9 #",
+];
+
+/// One hostile name `h` in the config's folder, file and the script's folder: the script
+/// must submit, run the shard and merge with exactly those paths, and run nothing else.
+fn slurm_script_runs_only_sbatch(i: usize, h: &str) {
+    let dir = scratch("hostile", &format!("slurm-quote-{i}"));
+    let (paper, item) = (format!("p{h}q"), format!("i{h}j"));
+    let config = format!("configs/{paper}/{item}.toml");
+    std::fs::create_dir_all(dir.join("configs").join(&paper)).unwrap();
+    std::fs::write(dir.join(&config), BASE).unwrap();
+    for d in ["bin", "home", "calls"] {
+        std::fs::create_dir_all(dir.join(d)).unwrap();
+    }
+    for name in ["sbatch", "ballast"] {
+        std::fs::write(dir.join("bin").join(name), FAKE_RECORDER).unwrap();
+        let chmod = std::process::Command::new("chmod")
+            .arg("+x")
+            .arg(dir.join("bin").join(name))
+            .status()
+            .unwrap();
+        assert!(chmod.success());
+    }
+    let script = format!("s{h}t/run.sh");
+    std::fs::create_dir_all(dir.join(format!("s{h}t"))).unwrap();
+    let o = run_in(
+        &dir,
+        &[
+            "slurm",
+            &config,
+            "--shards",
+            "2",
+            "--out",
+            "out",
+            "--cpus",
+            "3",
+            "--ballast",
+            "bin/ballast",
+            "-o",
+            &script,
+        ],
+    );
+    ok(&o);
+    let script_abs = dir.join(&script);
+    // Login node: the array, then the merge.
+    let o = run_script(&dir, &script_abs, &[], &[]);
+    ok(&o);
+    let id = format!("{paper}/{item}");
+    let out = String::from_utf8(o.stdout).unwrap();
+    assert!(out.contains(&format!("submitted {id}: shards as job array 4242, merge as job 4242")));
+    assert!(out.contains(&format!("outputs: out/{id}.{{csv,json,svg,md}}")), "{out}");
+    let calls = recorded_calls(&dir.join("calls"));
+    assert_eq!(calls.len(), 2, "{h:?}: {calls:?}");
+    assert_eq!(calls[0], ("sbatch".into(), vec!["--parsable".into(), path_text(&script_abs)]));
+    let merge = &calls[1].1;
+    let logs = dir.join("out/slurm-logs");
+    assert!(merge.contains(&format!("--output={}/%x-%j.out", logs.display())), "{merge:?}");
+    let name = merge.iter().find_map(|a| a.strip_prefix("--job-name=")).unwrap();
+    assert!(name.starts_with("ballast-p") && name.ends_with("-merge"), "{name:?}");
+    assert!(name.chars().all(|c| c.is_ascii_alphanumeric() || "._-".contains(c)), "{name:?}");
+    let wrap = merge.iter().find_map(|a| a.strip_prefix("--wrap=")).unwrap();
+    assert_eq!(sh_words(&dir, wrap), ["bash", &path_text(&script_abs), "merge"], "{h:?}");
+    // An array task, then the merge job with its two shard files there.
+    ok(&run_script(&dir, &script_abs, &[], &[("SLURM_ARRAY_TASK_ID", "2")]));
+    std::fs::create_dir_all(dir.join("out").join(&paper)).unwrap();
+    for s in 1..=2 {
+        std::fs::write(dir.join(format!("out/{id}.shard-{s}-of-2.bin")), "").unwrap();
+    }
+    ok(&run_script(&dir, &script_abs, &["merge"], &[]));
+    let calls = recorded_calls(&dir.join("calls"));
+    let ballast: Vec<&Vec<String>> =
+        calls.iter().filter(|(n, _)| n == "ballast").map(|(_, a)| a).collect();
+    let run: Vec<String> = ["run", &config, "--out", "out", "--threads", "3", "--shard", "2/2"]
+        .iter()
+        .chain(&["--checkpoint", "out/.checkpoint"])
+        .map(|s| s.to_string())
+        .collect();
+    assert_eq!(ballast[0], &run, "{h:?}");
+    let shard = |s: u32| format!("out/{id}.shard-{s}-of-2.bin");
+    let merge =
+        vec!["merge".into(), config.clone(), "--out".into(), "out".into(), shard(1), shard(2)];
+    assert_eq!(ballast[1], &merge, "{h:?}");
+    assert_eq!(calls.len(), 4, "{h:?}: {calls:?}");
+    let ran: Vec<PathBuf> = tree(&dir)
+        .into_iter()
+        .filter(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("PWNED")))
+        .collect();
+    assert!(ran.is_empty(), "{h:?}: the script ran a command: {ran:?}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+fn path_text(p: &Path) -> String {
+    p.to_str().unwrap().to_string()
+}
+
+#[test]
+fn c1_hostile_names_in_the_slurm_script_run_nothing_but_sbatch() {
+    for (i, h) in HOSTILE_NAMES.iter().enumerate() {
+        slurm_script_runs_only_sbatch(i, h);
+    }
+}
+
+#[test]
+fn c1_slurm_paths_that_sbatch_lines_cannot_hold_are_refused() {
+    let dir = scratch("hostile", "slurm-refused");
+    std::fs::write(dir.join("configs/demo/ok.toml"), BASE).unwrap();
+    let before = tree(&dir);
+    for out in ["o ut", "o%ut", "o$ut", "o\"ut", "o\nut"] {
+        let o = run_in(&dir, &["slurm", "configs/demo/ok.toml", "--shards", "2", "--out", out]);
+        assert_eq!(o.status.code(), Some(2), "{out:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains("(from --out)"), "{out:?}: {}", stderr(&o));
+        assert!(!stderr(&o).contains("o\nut"), "a raw newline in the message");
+    }
+    assert_eq!(tree(&dir), before, "slurm wrote files despite the error");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A small fixed-seed generator (splitmix64) for the random names below.
+struct Mix(u64);
+
+impl Mix {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// A name of 0 to 11 characters, most of them ones a shell or `sbatch` would read.
+    fn name(&mut self) -> String {
+        const CHARS: &[char] = &[
+            '$',
+            '(',
+            ')',
+            '`',
+            ';',
+            '&',
+            '>',
+            '<',
+            '|',
+            '"',
+            '\'',
+            '%',
+            '\\',
+            ' ',
+            '\t',
+            '\n',
+            '\r',
+            '!',
+            '*',
+            '?',
+            '[',
+            ']',
+            '{',
+            '}',
+            '~',
+            '#',
+            '=',
+            '/',
+            '-',
+            '.',
+            'a',
+            'Z',
+            '0',
+            'é',
+            '\u{85}',
+            '\u{2028}',
+            '\u{1f600}',
+            '\u{7f}',
+            '\u{1b}',
+            '\0',
+            'x',
+            'q',
+        ];
+        let len = self.next() % 12;
+        (0..len).map(|_| CHARS[(self.next() % CHARS.len() as u64) as usize]).collect()
+    }
+}
+
+/// The stand-in for the fuzz target `slurm_script` (same check): random names, fixed seed.
+#[test]
+fn c1_slurm_script_words_round_trip_for_random_names() {
+    let cases = if cfg!(debug_assertions) { 20_000 } else { 300_000 };
+    let mut rng = Mix(39);
+    for _ in 0..cases {
+        let flags = rng.next();
+        let plain = |s: String, keep: bool| if keep { Some(s) } else { None };
+        let spec = ballast_cli::SlurmScriptSpec {
+            id: format!("{}/{}", rng.name(), rng.name()),
+            config: rng.name(),
+            out: rng.name(),
+            logs: if flags & 4 == 0 { format!("/abs/{}", rng.name()) } else { "/abs/logs".into() },
+            workdir: if flags & 8 == 0 { rng.name() } else { "/work/dir".into() },
+            ballast: rng.name(),
+            shards: 3,
+            cpus: 2,
+            mem: "4G".into(),
+            time: "04:00:00".into(),
+            partition: plain(rng.name(), flags & 1 != 0),
+            account: plain(rng.name(), flags & 2 != 0),
+            scale: [None, Some("--quick"), Some("--reduced")][(flags >> 4) as usize % 3],
+        };
+        if let Err(e) = slurm_words::check(&spec) {
+            panic!("{e}\nspec: {spec:?}");
+        }
+    }
+}
+
+/// Asserts exit 2 with every needle in stderr.
+fn refused(o: &Output, what: &str, needles: &[&str]) {
+    let err = stderr(o);
+    assert_eq!(o.status.code(), Some(2), "{what}: {err}");
+    for n in needles {
+        assert!(err.contains(n), "{what}: `{n}` not in stderr:\n{err}");
+    }
+}
+
+#[test]
+fn c4_outputs_never_replace_inputs() {
+    let dir = scratch("hostile", "over-inputs");
+    std::fs::write(dir.join("configs/demo/ok.toml"), BASE).unwrap();
+    ok(&run_in(&dir, &["run", "configs/demo/ok.toml", "--out", "out", "--no-checkpoint"]));
+    std::fs::hard_link(dir.join("out/demo/ok.csv"), dir.join("linked.csv")).unwrap();
+    let entries = tree(&dir);
+    let before: Vec<(PathBuf, Vec<u8>)> = tree(&dir)
+        .into_iter()
+        .filter(|p| dir.join(p).is_file())
+        .map(|p| (p.clone(), std::fs::read(dir.join(p)).unwrap()))
+        .collect();
+    for (input, out) in [
+        ("out/demo/ok.csv", "out/demo/ok.csv"),
+        ("out/demo/ok.csv", "out/demo/ok.json"),
+        ("out/demo/ok.svg", "./out/demo/../demo/ok.csv"),
+        ("out/demo/ok.json", "linked.csv"),
+    ] {
+        let o = run_in(&dir, &["plot", input, "-o", out]);
+        refused(&o, &format!("plot {input} -o {out}"), &[out, "(-o)", "same file"]);
+    }
+    let o = run_in(
+        &dir,
+        &["slurm", "configs/demo/ok.toml", "--shards", "2", "-o", "configs/demo/ok.toml"],
+    );
+    refused(&o, "slurm -o config", &["configs/demo/ok.toml", "(the config)"]);
+    // A config whose outputs would land on itself, and a "shard" that is an output.
+    std::fs::write(dir.join("configs/demo/x.csv"), BASE).unwrap();
+    let o = run_in(&dir, &["run", "configs/demo/x.csv", "--out", "configs", "--no-checkpoint"]);
+    refused(&o, "run over its config", &["configs/demo/x.csv", "(the config)"]);
+    std::fs::remove_file(dir.join("configs/demo/x.csv")).unwrap();
+    let o = run_in(&dir, &["merge", "configs/demo/ok.toml", "out/demo/ok.md", "--out", "out"]);
+    refused(&o, "merge over a shard", &["out/demo/ok.md", "(a shard file)"]);
+    for (p, bytes) in &before {
+        assert_eq!(&std::fs::read(dir.join(p)).unwrap(), bytes, "{} changed", p.display());
+    }
+    assert_eq!(tree(&dir), entries, "files written despite the errors");
+    // A plot elsewhere is written, atomically: no temporary is left beside it.
+    ok(&run_in(&dir, &["plot", "out/demo/ok.csv", "-o", "figs/a.svg"]));
+    let figs: Vec<_> = std::fs::read_dir(dir.join("figs")).unwrap().flatten().collect();
+    assert_eq!(figs.len(), 1, "{figs:?}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `ballast args…` in `dir` with standard output going to `out`.
+fn run_to(dir: &Path, args: &[&str], out: impl Into<std::process::Stdio>) -> Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_ballast"))
+        .args(args)
+        .current_dir(dir)
+        .stdout(out)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn c11_standard_output_failures_are_reported_not_panics() {
+    let dir = scratch("hostile", "stdout");
+    std::fs::write(dir.join("configs/demo/ok.toml"), BASE).unwrap();
+    let simulate = ["simulate", "--process", "two_choice", "--n", "10", "--m", "100", "--json"];
+    let commands: [&[&str]; 3] =
+        [&simulate, &["list"], &["slurm", "configs/demo/ok.toml", "--shards", "2"]];
+    for args in commands {
+        let full = std::fs::OpenOptions::new().write(true).open("/dev/full").unwrap();
+        let o = run_to(&dir, args, full);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(1), "{args:?} > /dev/full: {err}");
+        assert!(err.contains("cannot write to standard output"), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        // A pipe whose reader is gone: quiet, with the status of SIGPIPE.
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let o = run_to(&dir, args, writer);
+        assert_eq!(o.status.code(), Some(141), "{args:?} | (closed): {}", stderr(&o));
+        assert!(!stderr(&o).contains("panicked"), "{args:?}: {}", stderr(&o));
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn c11_thread_and_progress_variables_are_checked_like_options() {
+    let dir = scratch("hostile", "env");
+    std::fs::write(dir.join("configs/demo/ok.toml"), BASE).unwrap();
+    let before = tree(&dir);
+    let with_env = |args: &[&str], k: &str, v: &str| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_ballast"))
+            .args(args)
+            .current_dir(&dir)
+            .env(k, v)
+            .output()
+            .unwrap()
+    };
+    let simulate = ["simulate", "--process", "two_choice", "--n", "10", "--m", "100"];
+    let run = ["run", "configs/demo/ok.toml", "--out", "out"];
+    for v in ["100000", "abc", "-1"] {
+        let o = with_env(&simulate, "RAYON_NUM_THREADS", v);
+        refused(&o, v, &["RAYON_NUM_THREADS", v, "1 to 1024"]);
+        refused(&with_env(&run, "RAYON_NUM_THREADS", v), v, &["RAYON_NUM_THREADS"]);
+    }
+    for v in ["abc", "-5", "1.5"] {
+        let o = with_env(&run, "BALLAST_PROGRESS_SECS", v);
+        refused(&o, v, &["BALLAST_PROGRESS_SECS", v, "whole number of seconds"]);
+    }
+    assert_eq!(tree(&dir), before, "files written despite the errors");
+    // --threads wins over the variable (rayon does not read it then); good values run.
+    let mut threads = simulate.to_vec();
+    threads.extend(["--threads", "2"]);
+    ok(&with_env(&threads, "RAYON_NUM_THREADS", "100000"));
+    ok(&with_env(&simulate, "RAYON_NUM_THREADS", "2"));
+    ok(&with_env(&simulate, "BALLAST_PROGRESS_SECS", "0"));
     std::fs::remove_dir_all(&dir).unwrap();
 }

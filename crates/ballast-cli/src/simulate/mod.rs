@@ -964,9 +964,8 @@ pub fn main(args: &SimulateArgs) -> anyhow::Result<()> {
     }
     let out = outcome(args)?;
     match &out {
-        Outcome::Config(c) => print!("{c}"),
-        _ if args.json => println!("{}", out.json_text()?),
-        _ => print!("{}", out.render_human()),
+        Outcome::Config(c) => crate::stdout::print(c),
+        _ if args.json => crate::stdout::println(&out.json_text()?),
+        _ => crate::stdout::print(&out.render_human()),
     }
-    Ok(())
 }
