@@ -36,6 +36,7 @@ pub mod engine;
 mod error;
 pub mod formula;
 pub mod formula_threshold;
+pub mod input;
 pub mod k_threshold;
 mod kernel;
 pub mod level;
