@@ -197,9 +197,9 @@ fn c_bad_graphs_are_validation_errors() {
 #[test]
 fn d_non_finite_and_repeated_reference_values_are_refused() {
     for (name, rows, needle) in [
-        ("ref-inf", "Two-Choice,50,1,inf,10\n", "`value` = inf is not a finite number"),
-        ("ref-nan", "Two-Choice,50,1,NaN,10\n", "`value` = NaN is not a finite number"),
-        ("ref-dup", "Two-Choice,50,1,3,10\nTwo-Choice,50,1,4,10\n", "row 3: a second row"),
+        ("ref-inf", "Two-Choice,50,1,inf,10\n", "field 4 (`value`): not a finite number"),
+        ("ref-nan", "Two-Choice,50,1,NaN,10\n", "field 4 (`value`): not a finite number"),
+        ("ref-dup", "Two-Choice,50,1,3,10\nTwo-Choice,50,1,4,10\n", "line 3: a second row"),
     ] {
         let dir = scratch("hostile", name);
         let config = BASE.replace(
@@ -584,6 +584,9 @@ fn l_log_axes_warn_of_the_points_they_leave_out() {
     ok(&o);
     let needle = format!("{zeros} point(s) of `Two-Choice, n=50` left out ({zeros} with y <= 0");
     assert!(stderr(&o).contains(&needle), "{needle}\n{}", stderr(&o));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 // Classes 1, 4 and 11 of the third battery: names that would run as commands in the Slurm
 // script, outputs over inputs, standard output and environment variables.
 
@@ -991,5 +994,220 @@ fn c11_thread_and_progress_variables_are_checked_like_options() {
     ok(&with_env(&threads, "RAYON_NUM_THREADS", "100000"));
     ok(&with_env(&simulate, "RAYON_NUM_THREADS", "2"));
     ok(&with_env(&simulate, "BALLAST_PROGRESS_SECS", "0"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+// Classes 5, 7, 8 and 10 of the third battery: input files (never quoted, bounded, checked
+// at validation) and time linear in the number of series.
+
+/// A value set in the environment of the `ballast` processes below, which must never appear
+/// in their messages (a config naming `/proc/self/environ` used to print it).
+const SECRET: &str = "ballast-hostile-secret-7f3a9c";
+
+/// `ballast args…` in `dir` with [`SECRET`] in its environment.
+fn run_secret(dir: &Path, args: &[&str]) -> Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_ballast"))
+        .args(args)
+        .current_dir(dir)
+        .env("BALLAST_HOSTILE_SECRET", SECRET)
+        .output()
+        .expect("spawning ballast")
+}
+
+/// `config` with `from` replaced by `to` (which must occur).
+fn with(config: &str, from: &str, to: &str) -> String {
+    assert!(config.contains(from), "`{from}` not in the config");
+    config.replacen(from, to, 1)
+}
+
+/// `text` as a TOML basic string.
+fn toml_str(text: &str) -> String {
+    toml::Value::String(text.to_owned()).to_string()
+}
+
+/// An allocation config whose series (or reference) names the file `path`: `start`,
+/// `sampling` or `reference`.
+fn alloc_naming(kind: &str, path: &str) -> String {
+    let p = toml_str(path);
+    match kind {
+        "start" => format!("{BASE}start = {{ kind = \"file\", path = {p} }}\n"),
+        "sampling" => format!("{BASE}sampling = {{ kind = \"file\", path = {p} }}\n"),
+        _ => with(
+            BASE,
+            "[[series]]",
+            &format!("[[reference]]\nfile = {p}\nlabel = \"published\"\n\n[[series]]"),
+        ),
+    }
+}
+
+/// A graph config whose topology is the edge list `path` (a table, or the shorthand).
+fn graph_naming(path: &str, table: bool) -> String {
+    let graph = if table {
+        format!("{{ kind = \"file\", path = {} }}", toml_str(path))
+    } else {
+        toml_str(&format!("file:{path}"))
+    };
+    format!(
+        "kind = \"graph\"\ntitle = \"t\"\nseed = 1\nruns = 2\nx = {{ variable = \"n\" }}\n\
+         grid = {{ n = [4] }}\n\n[point]\nm = \"10 * n\"\n\n[[series]]\nname = \"s\"\n\
+         graph = {graph}\nstatistic = \"final_gap\"\nprocess = {{ kind = \"two_choice\" }}\n"
+    )
+}
+
+/// `bad.toml:line:column` of the first occurrence of `needle` in `config`.
+fn place(config: &str, needle: &str) -> String {
+    let at = config.find(needle).expect("needle in config");
+    let line = config[..at].matches('\n').count() + 1;
+    let col = config[..at].rsplit('\n').next().unwrap().chars().count() + 1;
+    format!("configs/demo/bad.toml:{line}:{col}: ")
+}
+
+/// The kinds of input file [`refused_input`] tries.
+const ALL_INPUTS: [&str; 5] = ["start", "sampling", "reference", "graph-table", "graph-shorthand"];
+
+/// Every config naming `path` as each of `kinds` of input file is refused at validation: exit
+/// 2, the config's place of the path, each needle, nothing written, and neither [`SECRET`]
+/// nor any longer value of the environment in stderr.
+fn refused_input(name: &str, path: &str, kinds: &[&str], needles: &[&str]) {
+    let quoted = toml_str(path);
+    let configs = [
+        ("start", alloc_naming("start", path), quoted.clone()),
+        ("sampling", alloc_naming("sampling", path), quoted.clone()),
+        ("reference", alloc_naming("reference", path), quoted.clone()),
+        ("graph-table", graph_naming(path, true), quoted.clone()),
+        ("graph-shorthand", graph_naming(path, false), toml_str(&format!("file:{path}"))),
+    ];
+    for (kind, config, value) in configs.into_iter().filter(|(k, _, _)| kinds.contains(k)) {
+        let dir = scratch("hostile", &format!("{name}-{kind}"));
+        std::fs::write(dir.join("configs/demo/bad.toml"), &config).unwrap();
+        std::fs::write(dir.join("configs/demo/edges.txt"), "0 1\n1 2\n2 3\n3 0\n").unwrap();
+        let before = tree(&dir);
+        let o = run_secret(&dir, &["run", "configs/demo/bad.toml", "--out", "out"]);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{name} as {kind}: {err}");
+        let mut all = vec![place(&config, &value)];
+        all.extend(needles.iter().map(|n| n.to_string()));
+        for n in all {
+            assert!(err.contains(&n), "{name} as {kind}: `{n}` not in stderr:\n{err}");
+        }
+        assert!(!err.contains(SECRET), "{name} as {kind}: the environment leaked:\n{err}");
+        for (k, v) in std::env::vars() {
+            assert!(v.len() < 16 || !err.contains(&v), "{name} as {kind}: ${k} in:\n{err}");
+        }
+        assert_eq!(tree(&dir), before, "{name} as {kind}: files written");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
+
+#[test]
+fn inputs_environ_is_named_never_quoted_as_any_input_file() {
+    let environ = "/proc/self/environ";
+    if !Path::new(environ).exists() {
+        return;
+    }
+    refused_input("environ", environ, &ALL_INPUTS, &["`/proc/self/environ`"]);
+    // The same through the command line's flags.
+    let dir = scratch("hostile", "environ-flags");
+    let sim = ["simulate", "--process", "two_choice", "--n", "4", "--m", "8"];
+    for flag in [
+        ["--start", "file:path=/proc/self/environ"],
+        ["--sampling", "file:path=/proc/self/environ"],
+        ["--graph", "file:/proc/self/environ"],
+    ] {
+        let args: Vec<&str> = sim.iter().chain(&flag).copied().collect();
+        let o = run_secret(&dir, &args);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{flag:?}: {err}");
+        assert!(err.contains("`/proc/self/environ`: line 1, column 1"), "{flag:?}: {err}");
+        assert!(!err.contains(SECRET), "{flag:?}: the environment leaked:\n{err}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn inputs_special_and_oversized_files_are_refused_before_reading() {
+    if Path::new("/dev/zero").exists() {
+        // Read until memory ran out (abort) as a reference table.
+        refused_input("zero", "/dev/zero", &ALL_INPUTS, &["`/dev/zero`: is not a regular file"]);
+    }
+    let dir = scratch("hostile", "inputs-big");
+    // Sparse files one byte over each limit: refused by their size, not read.
+    let big = |name: &str, len: u64| {
+        let p = dir.join(name);
+        std::fs::File::create(&p).unwrap().set_len(len).unwrap();
+        p.display().to_string()
+    };
+    let small = big("small.bin", (64 << 20) + 1);
+    let kinds = ["start", "sampling", "reference"];
+    refused_input("big", &small, &kinds, &["is larger than 64 MiB, the limit for this kind"]);
+    let huge = big("huge.bin", (256 << 20) + 1);
+    let graphs = ["graph-table", "graph-shorthand"];
+    refused_input("huge", &huge, &graphs, &["is larger than 256 MiB, the limit for this kind"]);
+    // A FIFO with no writer: opening it would wait for ever.
+    let fifo = dir.join("fifo");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    if made.is_ok_and(|s| s.success()) {
+        refused_input("fifo", &fifo.display().to_string(), &ALL_INPUTS, &["not a regular file"]);
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn inputs_file_problems_are_validation_errors_at_the_key() {
+    let dir = scratch("hostile", "inputs-dirs");
+    let d = dir.display().to_string();
+    refused_input("dir", &d, &ALL_INPUTS, &["is a directory, expected a regular file"]);
+    let missing = format!("{d}/nowhere.txt");
+    refused_input("missing", &missing, &ALL_INPUTS, &["nowhere.txt`: no such file"]);
+    refused_input("nul", "a\0b", &ALL_INPUTS, &["a\\0b`: the path contains a NUL byte"]);
+    std::fs::remove_dir_all(&dir).unwrap();
+    // A malformed edge list: the config's place, then the line and column in the file
+    // (relative paths of graph files are read from the working directory).
+    for (name, edges, needles) in [
+        ("bad-id", "0 1\n1 2\n2 x3\n", &["line 3, column 3: a field of 2 characters"][..]),
+        ("loop", "0 1\n1 1\n", &["line 2, column 1: a loop"][..]),
+        ("wrong-n", "0 1\n1 2\n2 0\n", &["n = 4 but graph file `e.txt` has 3 vertices"][..]),
+    ] {
+        for table in [true, false] {
+            let config = graph_naming("e.txt", table);
+            let value = if table { "\"e.txt\"" } else { "\"file:e.txt\"" };
+            let dir = scratch("hostile", &format!("graph-{name}-{table}"));
+            std::fs::write(dir.join("e.txt"), edges).unwrap();
+            std::fs::write(dir.join("configs/demo/bad.toml"), &config).unwrap();
+            let before = tree(&dir);
+            let o = run_in(&dir, &["run", "configs/demo/bad.toml", "--out", "out"]);
+            let err = stderr(&o);
+            assert_eq!(o.status.code(), Some(2), "{name}: {err}");
+            for n in [place(&config, value).as_str(), "graph file `e.txt`"].iter().chain(needles) {
+                assert!(err.contains(n), "{name}: `{n}` not in stderr:\n{err}");
+            }
+            assert!(!err.contains("x3"), "{name}: the file's text in:\n{err}");
+            assert_eq!(tree(&dir), before, "{name}: files written");
+            std::fs::remove_dir_all(&dir).unwrap();
+        }
+    }
+}
+
+#[test]
+fn inputs_two_thousand_one_point_series_run() {
+    // Validation parsed the whole config once per series (quadratic: 1000 series took 12 s,
+    // 2000 over a minute); `validation_parses_the_config_a_bounded_number_of_times` in the
+    // runner counts the parses, this runs such an item end to end.
+    let mut config = String::from(
+        "title = \"many\"\nseed = 1\nruns = 1\nx = { variable = \"k\" }\ngrid = { k = [1] }\n\
+         point = { n = 20, m = 200 }\n",
+    );
+    for i in 0..2000 {
+        config.push_str(&format!(
+            "\n[[series]]\nname = \"s{i}\"\nprocess = {{ kind = \"two_choice\" }}\n"
+        ));
+    }
+    let dir = scratch("hostile", "many-series");
+    std::fs::write(dir.join("configs/demo/many.toml"), config).unwrap();
+    let o = run_in(&dir, &["run", "configs/demo/many.toml", "--out", "out", "--no-checkpoint"]);
+    ok(&o);
+    let csv = std::fs::read_to_string(dir.join("out/demo/many.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 2001, "one row per series and a header");
+    assert!(csv.lines().any(|l| l.starts_with("s1999,20,,200,")));
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -125,7 +125,7 @@ fn bad_laws_and_parameters_exit_2_at_their_place() {
         "file_line",
         CONFIG,
         &w.replacen("1 # light", "one", 1),
-        &["configs/demo/bad.toml:17:", "w.txt`, line 22", "`one` is not a number"],
+        &["configs/demo/bad.toml:17:", "w.txt`: line 22, column 1", "that is not a number"],
     );
     rejected("file_length", CONFIG, "1\n2\n", &["2 weights for n = 40 bins", "one weight per bin"]);
     rejected(

@@ -101,7 +101,7 @@ fn file_starts_and_the_one_point_config() {
     std::fs::write(&file, "4\nx\n0\n").unwrap();
     assert_bad_input(
         &["simulate", "--process", "two_choice", "--n", "3", "--m", "2", "--start", &start],
-        &["loads.txt:2", "is not a load"],
+        &["loads.txt`: line 2, column 1", "that is not a load"],
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -37,6 +37,7 @@ mod error;
 pub mod formula;
 pub mod formula_threshold;
 mod histogram;
+pub mod input;
 pub mod k_threshold;
 pub mod level;
 pub mod loads;

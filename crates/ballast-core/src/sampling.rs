@@ -9,8 +9,8 @@
 //! replaced by its alias `alias[i]`. Uniform sampling builds no table and draws exactly as
 //! before, so no existing value changes.
 //!
-//! The laws are plain data: the core never reads files. A weight file is read by the front
-//! ends (the runner's `sampling = { kind = "file", path = … }`, `ballast simulate
+//! The laws are plain data: the core never opens a weight file itself. The front ends read
+//! it through [`crate::input::read_text`] (bounded; errors never quote it) (the runner's `sampling = { kind = "file", path = … }`, `ballast simulate
 //! --sampling file:path=…`) and handed over as [`Sampling::Explicit`].
 //!
 //! The registry declares the laws once ([`SAMPLINGS`], [`find_sampling`]), the same way as
@@ -24,6 +24,7 @@ use std::sync::Arc;
 use rand::RngCore;
 
 use crate::error::did_you_mean;
+use crate::input::{column_of, token, TextError};
 use crate::params::{Args, ParamDef, ParamDefault, ParamError, ParamList, ParamType, ParamValue};
 use crate::Error;
 
@@ -465,25 +466,27 @@ pub fn find_sampling(name: &str) -> Result<&'static SamplingDef, ParamError> {
 }
 
 /// Reads a weight file's text: one number per line, blank lines and `#` comments (to the end
-/// of a line) ignored. An error names the 1-based line. The front ends read the file and call
-/// this on its text (the core reads no files).
-pub fn parse_weights(text: &str) -> Result<Vec<f64>, (usize, String)> {
+/// of a line) ignored. An error gives the 1-based line and column and what was expected,
+/// never the text found there ([`crate::input`]). The front ends read the file (through
+/// [`crate::input::read_text`]) and call this on its text.
+pub fn parse_weights(text: &str) -> Result<Vec<f64>, TextError> {
     let mut w = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let body = line.split('#').next().unwrap_or("").trim();
         if body.is_empty() {
             continue;
         }
-        let x: f64 = body
-            .parse()
-            .map_err(|_| (i + 1, format!("`{body}` is not a number (one weight per line)")))?;
+        let at = |m: String| TextError::at(i + 1, column_of(line, body), m);
+        let x: f64 = body.parse().map_err(|_| {
+            at(format!("{} that is not a number: expected one weight per line", token(body)))
+        })?;
         if !(x.is_finite() && x > 0.0) {
-            return Err((i + 1, format!("weight {body}: expected a finite number > 0")));
+            return Err(at("a weight that is not a finite number > 0".to_string()));
         }
         w.push(x);
     }
     if w.is_empty() {
-        return Err((0, "no weights (one number per line is expected)".into()));
+        return Err(TextError::whole("no weights (one number per line is expected)"));
     }
     Ok(w)
 }

@@ -20,11 +20,13 @@
 //! and `equalize` (loops of their own) do not take them: [`crate::RunSpec::validate`] refuses those.
 //!
 //! The registry ([`STARTS`], reached as `ballast_core::registry::STARTS`) declares the
-//! kinds for every front end; a `file` start is read by the front end (the core knows no
-//! files) into [`Start::Loads`], with [`parse_loads`] giving errors by line.
+//! kinds for every front end; a `file` start is read by the front end (through
+//! [`crate::input::read_text`], bounded) into [`Start::Loads`], with [`parse_loads`] giving
+//! errors by line and column.
 
 use rand::RngCore;
 
+use crate::input::{column_of, token, TextError};
 use crate::params::{Args, ParamDef, ParamDefault, ParamError, ParamList, ParamType, ParamValue};
 
 /// The loads a run starts from.
@@ -139,30 +141,32 @@ impl Start {
 }
 
 /// Reads the loads of a `file` start: one non-negative integer per line (surrounding
-/// spaces ignored; empty lines and lines starting with `#` skipped). An error names the
-/// 1-based line and what it holds.
-pub fn parse_loads(text: &str) -> Result<Vec<u64>, (usize, String)> {
+/// spaces ignored; empty lines and lines starting with `#` skipped). An error gives the
+/// 1-based line and column and what was expected, never the text found there
+/// ([`crate::input`]).
+pub fn parse_loads(text: &str) -> Result<Vec<u64>, TextError> {
     let mut loads = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let t = line.trim();
         if t.is_empty() || t.starts_with('#') {
             continue;
         }
+        let at = |m: String| TextError::at(i + 1, column_of(line, t), m);
         match t.parse::<u64>() {
             Ok(x) if x <= MAX_START_LOAD => loads.push(x),
-            Ok(x) => {
-                return Err((i + 1, format!("load {x} is above {MAX_START_LOAD} (32-bit loads)")))
+            Ok(_) => {
+                return Err(at(format!("a load above {MAX_START_LOAD} (loads are 32-bit)")));
             }
             Err(_) => {
-                return Err((
-                    i + 1,
-                    format!("`{t}` is not a load (expected one non-negative integer per line)"),
-                ))
+                return Err(at(format!(
+                    "{} that is not a load: expected one non-negative integer per line",
+                    token(t)
+                )));
             }
         }
     }
     if loads.is_empty() {
-        return Err((0, "no loads (expected one non-negative integer per line)".to_string()));
+        return Err(TextError::whole("no loads (expected one non-negative integer per line)"));
     }
     Ok(loads)
 }
@@ -299,9 +303,13 @@ mod tests {
     #[test]
     fn file_lines_are_read_with_their_line_numbers() {
         assert_eq!(parse_loads("3\n 0 \n# comment\n\n12\n"), Ok(vec![3, 0, 12]));
-        assert_eq!(parse_loads("1\nx\n").unwrap_err().0, 2);
-        assert_eq!(parse_loads("1\n-2\n").unwrap_err().0, 2);
-        assert_eq!(parse_loads("9999999999\n").unwrap_err().0, 1);
+        let e = parse_loads("1\n  secret\n").unwrap_err();
+        assert_eq!((e.line, e.column), (2, 3));
+        assert!(!e.message.contains("secret"), "{e}");
+        assert_eq!(parse_loads("1\n-2\n").unwrap_err().line, 2);
+        let e = parse_loads("9999999999\n").unwrap_err();
+        assert_eq!(e.line, 1);
+        assert!(!e.message.contains("9999999999"), "{e}");
         assert!(parse_loads("\n").is_err());
     }
 

@@ -421,9 +421,13 @@ fn the_registry_declares_the_laws() {
 fn weight_files_parse_with_comments_and_name_the_line() {
     let w = parse_weights("# weights\n1\n\n2.5  # the second\n  3e0\n").unwrap();
     assert_eq!(w, [1.0, 2.5, 3.0]);
-    assert_eq!(parse_weights("1\nx\n").unwrap_err().0, 2);
-    assert_eq!(parse_weights("1\n-2\n").unwrap_err().0, 2);
-    assert_eq!(parse_weights("1\n2\ninf\n").unwrap_err().0, 3);
+    let e = parse_weights("1\n  secret # c\n").unwrap_err();
+    assert_eq!((e.line, e.column), (2, 3));
+    assert!(!e.message.contains("secret"), "{e}");
+    assert_eq!(parse_weights("1\n-2\n").unwrap_err().line, 2);
+    let e = parse_weights("1\n2\n1e999\n").unwrap_err();
+    assert_eq!(e.line, 3);
+    assert!(!e.message.contains("1e999"), "{e}");
     assert!(parse_weights("# nothing\n").is_err());
 }
 

@@ -1,7 +1,6 @@
 //! The error type of `ballast-graph`.
 
 use std::fmt::Display;
-use std::path::PathBuf;
 
 /// Errors from building graphs, reading edge lists, and running graphical processes.
 #[derive(Debug, thiserror::Error)]
@@ -54,22 +53,24 @@ pub enum Error {
         /// ln(n)/n, the sharp connectivity threshold.
         threshold: f64,
     },
-    /// An edge-list file could not be read.
-    #[error("{}: {source}", path.display())]
-    Io {
-        /// The file.
-        path: PathBuf,
-        /// The underlying error.
-        source: std::io::Error,
-    },
-    /// An edge-list file is malformed. `line` is 1-based; 0 means the problem concerns the
-    /// whole file.
-    #[error("{}{}: {problem}", origin, if *line > 0 { format!(":{line}") } else { String::new() })]
+    /// An edge-list file could not be used: missing, not a regular file, too large, not
+    /// UTF-8, or malformed (the line and column; never the file's text).
+    #[error(transparent)]
+    Input(#[from] ballast_core::input::InputError),
+    /// Edge-list text is malformed. `line` and `column` are 1-based; line 0 means the problem
+    /// concerns the whole text. The problem never quotes the text.
+    #[error("{}{}: {problem}", origin, match (*line, *column) {
+        (0, _) => String::new(),
+        (l, 0) => format!(":{l}"),
+        (l, c) => format!(":{l}:{c}"),
+    })]
     Parse {
-        /// The file (or a name for in-memory text).
+        /// A name for the text (a file name, `<stdin>`).
         origin: String,
-        /// 1-based line number, 0 for the whole file.
+        /// 1-based line number, 0 for the whole text.
         line: usize,
+        /// 1-based column in characters, 0 when none applies.
+        column: usize,
         /// What is wrong.
         problem: String,
     },
@@ -92,10 +93,5 @@ impl Error {
     /// Shorthand for [`Error::Invalid`].
     pub fn invalid(field: &'static str, value: impl Display, allowed: impl Into<String>) -> Self {
         Self::Invalid { field, value: value.to_string(), allowed: allowed.into() }
-    }
-
-    /// Shorthand for [`Error::Parse`].
-    pub(crate) fn parse(origin: &str, line: usize, problem: impl Into<String>) -> Self {
-        Self::Parse { origin: origin.to_owned(), line, problem: problem.into() }
     }
 }

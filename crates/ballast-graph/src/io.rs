@@ -13,16 +13,22 @@
 //! 3 0
 //! ```
 //!
-//! Every problem is reported as `file:line: what is wrong` ([`crate::Error::Parse`]).
+//! Every problem is reported as the file, the line and column, and what was expected there
+//! ([`crate::Error::Input`] for files, [`crate::Error::Parse`] for text), never the text
+//! itself: a config may name any readable file. Files are read through
+//! [`ballast_core::input::read_text`]: regular files of at most [`MAX_GRAPH_BYTES`].
 
 use std::collections::HashMap;
 use std::path::Path;
+
+pub use ballast_core::input::MAX_GRAPH_BYTES;
+use ballast_core::input::{column_of, read_text, token, InputError, TextError};
 
 use crate::graph::Csr;
 use crate::Error;
 
 /// What to do with a loop `u u`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Loops {
     /// A loop is an error (the default).
     #[default]
@@ -32,7 +38,7 @@ pub enum Loops {
 }
 
 /// What to do with an edge listed more than once (in either orientation).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Duplicates {
     /// A repeated edge is an error naming both lines (the default).
     #[default]
@@ -44,7 +50,7 @@ pub enum Duplicates {
 }
 
 /// Options of [`read_edge_list`].
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct EdgeListOptions {
     /// Loop policy.
     pub loops: Loops,
@@ -52,15 +58,40 @@ pub struct EdgeListOptions {
     pub duplicates: Duplicates,
 }
 
-/// Reads an edge-list file (see the module docs).
+/// Reads an edge-list file (see the module docs) through [`ballast_core::input::read_text`]:
+/// a regular file of at most [`MAX_GRAPH_BYTES`]; every problem is an [`Error::Input`] naming
+/// the file, the line and column, and what was expected, never the file's text.
 pub fn read_edge_list(path: &Path, opts: &EdgeListOptions) -> Result<Csr, Error> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|source| Error::Io { path: path.to_owned(), source })?;
-    parse_edge_list(&text, &path.display().to_string(), opts)
+    let text = read_text(path, WHAT, MAX_GRAPH_BYTES)?;
+    let (n, edges) = edges(&text, opts).map_err(|e| InputError::content(WHAT, path, e))?;
+    Csr::from_edges(n, &edges)
 }
 
-/// Parses edge-list text; `origin` names it in errors (a file name, `<stdin>`, …).
+/// What an edge-list file is called in messages.
+const WHAT: &str = "graph file";
+
+/// Checks the edge-list file `path` without building the graph: its vertex count, or the
+/// problem (for the validation of configs, which reads every input file before anything
+/// runs).
+pub fn check_edge_list(path: &Path, opts: &EdgeListOptions) -> Result<usize, InputError> {
+    let text = read_text(path, WHAT, MAX_GRAPH_BYTES)?;
+    edges(&text, opts).map(|(n, _)| n).map_err(|e| InputError::content(WHAT, path, e))
+}
+
+/// Parses edge-list text; `origin` names it in errors (a file name, `<stdin>`, …), which
+/// give the line and column of the problem ([`Error::Parse`]) but never the text.
 pub fn parse_edge_list(text: &str, origin: &str, opts: &EdgeListOptions) -> Result<Csr, Error> {
+    let (n, edges) = edges(text, opts).map_err(|e| Error::Parse {
+        origin: origin.to_owned(),
+        line: e.line,
+        column: e.column,
+        problem: e.message,
+    })?;
+    Csr::from_edges(n, &edges)
+}
+
+/// The vertex count and the edges of edge-list text, or the first problem.
+fn edges(text: &str, opts: &EdgeListOptions) -> Result<(usize, Vec<(u32, u32)>), TextError> {
     let mut edges: Vec<(u32, u32)> = Vec::new();
     let mut seen: HashMap<(u32, u32), usize> = HashMap::new();
     let mut max_id: Option<u32> = None;
@@ -68,42 +99,37 @@ pub fn parse_edge_list(text: &str, origin: &str, opts: &EdgeListOptions) -> Resu
         let line = i + 1;
         let content = raw.split('#').next().unwrap_or("");
         let fields: Vec<&str> = content.split_whitespace().collect();
+        let at = |f: &str, m: String| TextError::at(line, column_of(raw, f), m);
         match fields.len() {
             0 => continue,
             2 => {}
             k => {
-                return Err(Error::parse(
-                    origin,
-                    line,
+                return Err(at(
+                    fields[0],
                     format!(
-                        "expected two vertex ids separated by whitespace, found {k} field{}: `{}`",
+                        "expected two vertex ids separated by whitespace, found {k} field{}",
                         if k == 1 { "" } else { "s" },
-                        content.trim()
                     ),
                 ))
             }
         }
         let mut ids = [0u32; 2];
         for (slot, f) in ids.iter_mut().zip(&fields) {
-            *slot = parse_id(f).map_err(|problem| Error::parse(origin, line, problem))?;
+            *slot = parse_id(f).map_err(|problem| at(f, problem))?;
         }
         let [u, v] = ids;
         if u == v && opts.loops == Loops::Reject {
-            return Err(Error::parse(
-                origin,
-                line,
-                format!("loop `{u} {v}` (loops are rejected; allow them with loops = keep)"),
-            ));
+            let msg = "a loop (both ids equal; loops are rejected, allow them with loops = keep)";
+            return Err(at(fields[0], msg.to_string()));
         }
         let key = (u.min(v), u.max(v));
         match (opts.duplicates, seen.get(&key)) {
             (Duplicates::Reject, Some(&first)) => {
-                return Err(Error::parse(
-                    origin,
-                    line,
+                return Err(at(
+                    fields[0],
                     format!(
-                        "edge {{{u}, {v}}} repeats line {first} (use duplicates = merge to \
-                         ignore repeats, or keep for parallel edges)"
+                        "the edge of line {first} again (use duplicates = merge to ignore \
+                         repeats, or keep for parallel edges)"
                     ),
                 ))
             }
@@ -117,11 +143,7 @@ pub fn parse_edge_list(text: &str, origin: &str, opts: &EdgeListOptions) -> Resu
         edges.push((u, v));
     }
     let Some(max_id) = max_id else {
-        return Err(Error::parse(
-            origin,
-            0,
-            "no edges (an edge list needs at least one `u v` line)",
-        ));
+        return Err(TextError::whole("no edges (an edge list needs at least one `u v` line)"));
     };
     let n = max_id as usize + 1;
     let mut touched = vec![false; n];
@@ -131,22 +153,18 @@ pub fn parse_edge_list(text: &str, origin: &str, opts: &EdgeListOptions) -> Resu
     }
     if let Some(v) = touched.iter().position(|&t| !t) {
         let hint = if v == 0 { " (are the ids 1-based? number vertices from 0)" } else { "" };
-        return Err(Error::parse(
-            origin,
-            0,
-            format!(
-                "vertex {v} occurs in no edge, but ids must cover 0..{max_id} without gaps \
-                 (n = largest id + 1 = {n}){hint}"
-            ),
-        ));
+        return Err(TextError::whole(format!(
+            "vertex {v} occurs in no edge, but ids must cover 0..{max_id} without gaps \
+             (n = largest id + 1 = {n}){hint}"
+        )));
     }
-    Csr::from_edges(n, &edges)
+    Ok((n, edges))
 }
 
 fn parse_id(field: &str) -> Result<u32, String> {
     match field.parse::<u64>() {
         Ok(v) if v < u64::from(u32::MAX) => Ok(v as u32),
-        Ok(v) => Err(format!("vertex id {v} is too large (at most {})", u32::MAX - 1)),
-        Err(_) => Err(format!("`{field}` is not a vertex id (a non-negative integer)")),
+        Ok(_) => Err(format!("a vertex id above {} (the largest allowed)", u32::MAX - 1)),
+        Err(_) => Err(format!("{} that is not a vertex id (a non-negative integer)", token(field))),
     }
 }

@@ -707,6 +707,8 @@ pub(crate) struct Problems<'a> {
     skip: BTreeSet<usize>,
     /// (series, field, span start) already reported, across scales.
     reported: HashSet<(usize, String, usize)>,
+    /// `src` parsed once for the span lookups.
+    spans: schema::SpanCache,
 }
 
 impl<'a> Problems<'a> {
@@ -719,6 +721,7 @@ impl<'a> Problems<'a> {
             remap: None,
             skip: BTreeSet::new(),
             reported: HashSet::new(),
+            spans: schema::SpanCache::default(),
         }
     }
 
@@ -748,7 +751,7 @@ impl<'a> Problems<'a> {
     /// The spans of series `si`'s process parameters and weights, by name (`beta`,
     /// `tau.base`, `weights.mean`), in the coordinates [`Problems::at`] expects.
     pub(crate) fn param_spans(&self, si: usize) -> std::collections::HashMap<String, Range<usize>> {
-        schema::param_spans(self.remap, self.src, si)
+        self.spans.param_spans(self.remap, self.src, si)
     }
 
     /// Skips the value checks of series `si` from now on (its entry has an error that would
@@ -780,7 +783,7 @@ impl<'a> Problems<'a> {
     pub(crate) fn at_path(&mut self, path: &[schema::Seg], key: bool, msg: impl AsRef<str>) {
         let span = match self.remap {
             Some(r) => r.original_span(path, key),
-            None => schema::span_in(self.src, path, key),
+            None => self.spans.span_in(self.src, path, key),
         };
         self.push(span, msg.as_ref());
     }

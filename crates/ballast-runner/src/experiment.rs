@@ -3,7 +3,9 @@
 
 use std::path::Path;
 
-use crate::config::{line_col, schema, ConfigFile, Problems, RawConfig, Scale};
+use ballast_core::input::{read_text, InputProblem, MAX_INPUT_BYTES};
+
+use crate::config::{schema, ConfigFile, Problems, RawConfig, Scale};
 use crate::kinds::{self, KindExperiment};
 use crate::plan::{build_plan, Plan};
 use crate::Error;
@@ -33,38 +35,34 @@ impl Experiment {
     /// quick plan with `RunSpec::validate`, so a returned experiment can be run.
     ///
     /// A missing file is an [`Error::Io`]; a file that exists but cannot be read as text (a
-    /// directory, no permission, not UTF-8) is an [`Error::Config`] naming the reason (and,
-    /// for bad UTF-8, the line and column of the first bad byte).
+    /// directory, a FIFO or device, no permission, over [`MAX_INPUT_BYTES`], not UTF-8) is an
+    /// [`Error::Config`] naming the reason (and, for bad UTF-8, the line and column of the
+    /// first bad byte). The config is read like every input file
+    /// ([`ballast_core::input::read_text`]).
     pub fn from_path(path: &Path) -> Result<Self, Error> {
-        let config_err = |msg: String| Error::Config {
-            path: path.to_path_buf(),
-            errors: vec![format!("{}: {msg}", path.display())],
-        };
-        let bytes = match std::fs::read(path) {
-            Ok(b) => b,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(Error::io(path, e)),
-            Err(e) if path.is_dir() => {
-                return Err(config_err(format!(
-                    "cannot read the config: it is a directory ({e}); expected a TOML file such \
-                     as configs/<paper>/<item>.toml"
-                )))
-            }
-            Err(e) => return Err(config_err(format!("cannot read the config: {e}"))),
-        };
-        let source = match String::from_utf8(bytes) {
+        let source = match read_text(path, "config", MAX_INPUT_BYTES) {
             Ok(s) => s,
             Err(e) => {
-                let good = e.utf8_error().valid_up_to();
-                let bytes = e.as_bytes();
-                let prefix = std::str::from_utf8(&bytes[..good]).unwrap_or_default();
-                let (l, c) = line_col(prefix, good);
+                let at = match e.problem {
+                    InputProblem::Missing => {
+                        let e = std::io::Error::from(std::io::ErrorKind::NotFound);
+                        return Err(Error::io(path, e));
+                    }
+                    InputProblem::NotUtf8 { line, column } => format!(":{line}:{column}"),
+                    _ => String::new(),
+                };
+                let why = match e.problem {
+                    InputProblem::Directory => "it is a directory; expected a TOML file such as \
+                                                configs/<paper>/<item>.toml"
+                        .to_string(),
+                    InputProblem::NotUtf8 { .. } => {
+                        "invalid UTF-8: a config must be UTF-8 text".to_string()
+                    }
+                    p => p.to_string(),
+                };
                 return Err(Error::Config {
                     path: path.to_path_buf(),
-                    errors: vec![format!(
-                        "{}:{l}:{c}: invalid UTF-8 (byte 0x{:02x}): a config must be UTF-8 text",
-                        path.display(),
-                        bytes[good]
-                    )],
+                    errors: vec![format!("{}{at}: cannot read the config: {why}", path.display())],
                 });
             }
         };

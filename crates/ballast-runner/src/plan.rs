@@ -163,6 +163,31 @@ mod tests {
         assert_ne!(a, Plan::unit_seed(7, "tower23/table6_5", 3, 4));
     }
 
+    /// Validation looks up the spans of every series' parameters; each lookup used to parse
+    /// the whole config, which made validation quadratic in the number of series (1000
+    /// one-point series: 12 s). The config is now parsed once per set of problems, whatever
+    /// the number of series.
+    #[test]
+    fn validation_parses_the_config_a_bounded_number_of_times() {
+        use crate::config::schema::SPAN_PARSES;
+        let mut src = String::from(
+            "title = \"t\"\nseed = 1\nruns = 1\nx = { variable = \"k\" }\n\
+             grid = { k = [1] }\npoint = { n = 20, m = 200 }\n\n[quick]\nruns = 1\n",
+        );
+        for i in 0..2000 {
+            src.push_str(&format!(
+                "\n[[series]]\nname = \"s{i}\"\nprocess = {{ kind = \"two_choice\" }}\n"
+            ));
+        }
+        let before = SPAN_PARSES.with(std::cell::Cell::get);
+        let exp =
+            crate::Experiment::parse("t/many", std::path::Path::new("many.toml"), &src).unwrap();
+        let plan = exp.plan(false).unwrap();
+        assert_eq!(plan.points.len(), 2000);
+        let parses = SPAN_PARSES.with(std::cell::Cell::get) - before;
+        assert!(parses <= 4, "{parses} parses of the config for 2000 series");
+    }
+
     #[test]
     fn grid_ranges() {
         let v = toml::from_str::<toml::Table>("a = { from = 1, to = 50 }\nb = [1, 2.5]").unwrap();

@@ -1,9 +1,14 @@
 //! Published reference numbers (`reference/*.csv`, see `reference/README.md`) and their lookup
-//! by (series, n, x).
+//! by (series, n, x). The tables are read through [`ballast_core::input::read_text`]
+//! (regular files of at most 64 MiB); an error names the file, the line and field and what
+//! was expected there, never the file's text.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
+use ballast_core::input::{read_text, MAX_INPUT_BYTES};
+
+use crate::config::{ConfigFile, Problems};
 use crate::Error;
 
 /// One published value.
@@ -46,7 +51,8 @@ pub(crate) struct ColumnTable {
 }
 
 impl ColumnTable {
-    /// Loads `dir/file`, reading n, x and the value from the named columns.
+    /// Loads `dir/file`, reading n, x and the value from the named columns (through
+    /// [`read_reference`]: bounded, errors without the file's text).
     pub(crate) fn load(
         dir: &Path,
         file: &str,
@@ -56,7 +62,8 @@ impl ColumnTable {
     ) -> Result<Self, Error> {
         let path = dir.join(file);
         let err = |message: String| Error::Reference { path: path.clone(), message };
-        let mut rdr = csv::Reader::from_path(&path).map_err(|e| err(e.to_string()))?;
+        let text = read_reference(&path)?;
+        let mut rdr = csv::Reader::from_reader(text.as_bytes());
         let headers = rdr.headers().map_err(|e| err(e.to_string()))?.clone();
         let col = |name: &str| {
             headers
@@ -66,13 +73,13 @@ impl ColumnTable {
         };
         let (cn, cx, cv) = (col(n)?, col(x)?, col(value)?);
         let mut values = BTreeMap::new();
-        for (i, rec) in rdr.records().enumerate() {
+        for rec in rdr.records() {
             let rec = rec.map_err(|e| err(e.to_string()))?;
-            let get = |c: usize| -> Result<f64, Error> {
+            let get = |c: usize, name: &str| -> Result<f64, Error> {
                 let f = rec.get(c).unwrap_or("").trim();
-                f.parse::<f64>().map_err(|_| err(format!("row {}: {f:?} is not a number", i + 2)))
+                f.parse::<f64>().map_err(|_| err(format!("{}: not a number", place(&rec, c, name))))
             };
-            values.insert((get(cn)? as u64, x_key(get(cx)?)), get(cv)?);
+            values.insert((get(cn, n)? as u64, x_key(get(cx, x)?)), get(cv, value)?);
         }
         Ok(Self { values })
     }
@@ -88,15 +95,45 @@ fn low_priority(source: &str) -> bool {
     source.contains("extra_vertex")
 }
 
+/// A problem of the table of the config's `[[reference]]` entry `index`, placed at that
+/// entry's `file` key (`config:line:column`, a config error: exit 2 in the CLI); other errors
+/// unchanged. The tables are loaded before anything is simulated.
+pub(crate) fn at_config_key(config: &ConfigFile, index: usize, e: Error) -> Error {
+    use crate::config::schema::Seg;
+    let Error::Reference { path, message } = e else { return e };
+    let mut p = Problems::new(&config.path, &config.source);
+    let key = [Seg::Key("reference".into()), Seg::Index(index), Seg::Key("file".into())];
+    p.at_path(&key, false, format!("{WHAT} `{}`: {message}", ballast_core::input::shown(&path)));
+    p.into_error()
+}
+
+/// What a reference table is called in messages.
+const WHAT: &str = "reference table";
+
+/// The text of the reference table `path` ([`read_text`]: a regular file of at most
+/// [`MAX_INPUT_BYTES`]); an error names the file and the problem, never its text.
+fn read_reference(path: &Path) -> Result<String, Error> {
+    read_text(path, WHAT, MAX_INPUT_BYTES)
+        .map_err(|e| Error::Reference { path: path.to_owned(), message: e.problem.to_string() })
+}
+
+/// The place of field `c` (column `name`) of a record, in words: `line 3, field 2 (`n`)`.
+fn place(rec: &csv::StringRecord, c: usize, name: &str) -> String {
+    let line = rec.position().map_or(0, csv::Position::line);
+    format!("line {line}, field {} (`{name}`)", c + 1)
+}
+
 impl ReferenceTable {
-    /// Loads `dir/file`. Needs the columns `series, n, x, value, runs` (and uses `source`,
-    /// `statistic` when present). Where two rows share (series, n, x) (and `b`), a row whose
-    /// source is an extra SVG vertex loses to the other; any other repeated row, and a value
-    /// or x that is not finite (`inf`, `NaN`), is refused.
+    /// Loads `dir/file` (through [`read_reference`]: bounded, errors without the file's
+    /// text). Needs the columns `series, n, x, value, runs` (and uses `source`, `statistic`
+    /// when present). Where two rows share (series, n, x) (and `b`), a row whose source is an
+    /// extra SVG vertex loses to the other; any other repeated row, and a value or x that is
+    /// not finite (`inf`, `NaN`), is refused.
     pub fn load(dir: &Path, file: &str, label: &str) -> Result<Self, Error> {
         let path = dir.join(file);
         let err = |message: String| Error::Reference { path: path.clone(), message };
-        let mut rdr = csv::Reader::from_path(&path).map_err(|e| err(e.to_string()))?;
+        let text = read_reference(&path)?;
+        let mut rdr = csv::Reader::from_reader(text.as_bytes());
         let headers = rdr.headers().map_err(|e| err(e.to_string()))?.clone();
         let col = |name: &str| headers.iter().position(|h| h == name);
         let need = |name: &str| col(name).ok_or_else(|| err(format!("missing column `{name}`")));
@@ -104,23 +141,26 @@ impl ReferenceTable {
             (need("series")?, need("n")?, need("x")?, need("value")?, need("runs")?);
         let (c_source, c_stat, c_b) = (col("source"), col("statistic"), col("b"));
         let mut rows: HashMap<(String, u64, i64), Vec<RefPoint>> = HashMap::new();
-        for (i, rec) in rdr.records().enumerate() {
+        // The line of each (series, n, x, b) first seen, for the message about a repeat.
+        let mut first_line: HashMap<(String, u64, i64, Option<u64>), u64> = HashMap::new();
+        for rec in rdr.records() {
             let rec = rec.map_err(|e| err(e.to_string()))?;
+            let line = rec.position().map_or(0, csv::Position::line);
             let field = |c: usize| rec.get(c).unwrap_or("").trim();
             let parse = |c: usize, what: &str| -> Result<f64, Error> {
-                field(c).parse::<f64>().map_err(|_| {
-                    err(format!("row {}: `{what}` = {:?} is not a number", i + 2, field(c)))
-                })
+                field(c)
+                    .parse::<f64>()
+                    .map_err(|_| err(format!("{}: not a number", place(&rec, c, what))))
             };
             let n = parse(c_n, "n")? as u64;
             let x = parse(c_x, "x")?;
             let value = parse(c_value, "value")?;
-            for (what, v) in [("x", x), ("value", value)] {
+            for (c, what, v) in [(c_x, "x", x), (c_value, "value", value)] {
                 if !v.is_finite() {
                     return Err(err(format!(
-                        "row {}: `{what}` = {v} is not a finite number (a published value is \
-                         finite; leave the row out)",
-                        i + 2
+                        "{}: not a finite number (a published value is finite; leave the row \
+                         out)",
+                        place(&rec, c, what)
                     )));
                 }
             }
@@ -132,18 +172,17 @@ impl ReferenceTable {
                 b: c_b.and_then(|c| field(c).parse::<u64>().ok()),
             };
             let key = (field(c_series).to_string(), n, x_key(x));
+            let first = *first_line.entry((key.0.clone(), n, key.2, p.b)).or_insert(line);
             let list = rows.entry(key).or_default();
             match list.iter().position(|old| old.b == p.b) {
                 // Two rows of one point that the extra-vertex rule does not order: which one
                 // is meant is unknown.
                 Some(j) if low_priority(&list[j].source) == low_priority(&p.source) => {
                     return Err(err(format!(
-                        "row {}: a second row for series `{}`, n = {n}, x = {x}{}: each point \
-                         has one published value (only a row whose source is an extra SVG \
-                         vertex may repeat one); remove one of them",
-                        i + 2,
-                        field(c_series),
-                        p.b.map(|b| format!(", b = {b}")).unwrap_or_default()
+                        "line {line}: a second row for the series, n and x{} of line {first}: \
+                         each point has one published value (only a row whose source is an \
+                         extra SVG vertex may repeat one); remove one of them",
+                        if p.b.is_some() { " (and b)" } else { "" }
                     )));
                 }
                 Some(i) if !low_priority(&list[i].source) || low_priority(&p.source) => {}
@@ -233,9 +272,10 @@ mod tests {
         std::fs::create_dir_all(&tmp).unwrap();
         let head = "series,n,x,value,runs\n";
         for (body, needle) in [
-            ("s,10,1,inf,5\n", "`value` = inf is not a finite number"),
-            ("s,10,1,NaN,5\n", "`value` = NaN is not a finite number"),
-            ("s,10,1,2,5\ns,10,1,3,5\n", "row 3: a second row for series `s`, n = 10, x = 1"),
+            ("s,10,1,inf,5\n", "line 2, field 4 (`value`): not a finite number"),
+            ("s,10,1,NaN,5\n", "line 2, field 4 (`value`): not a finite number"),
+            ("s,10,x1,2,5\n", "line 2, field 3 (`x`): not a number"),
+            ("s,10,1,2,5\ns,10,1,3,5\n", "line 3: a second row for the series, n and x of line 2"),
         ] {
             std::fs::write(tmp.join("t.csv"), format!("{head}{body}")).unwrap();
             let e = ReferenceTable::load(&tmp, "t.csv", "r").unwrap_err().to_string();

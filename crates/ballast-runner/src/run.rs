@@ -359,7 +359,11 @@ fn run_with(
         .raw
         .references
         .iter()
-        .map(|r| ReferenceTable::load(&opts.reference_dir, &r.file, &r.label))
+        .enumerate()
+        .map(|(i, r)| {
+            ReferenceTable::load(&opts.reference_dir, &r.file, &r.label)
+                .map_err(|e| crate::reference::at_config_key(&exp.file, i, e))
+        })
         .collect::<Result<Vec<_>, _>>()?;
     let shifts: Vec<f64> = exp.raw.references.iter().map(|r| r.x_shift).collect();
     // A `reference = "…"` written in a series that names no series of any reference table

@@ -6,6 +6,7 @@
 
 use std::path::Path;
 
+use ballast_core::input::{read_text, InputError, MAX_INPUT_BYTES};
 use ballast_core::registry;
 use ballast_core::start::{parse_loads, StartSource};
 use ballast_core::Start;
@@ -48,15 +49,13 @@ pub(crate) fn resolve_start(
     }
 }
 
-/// The loads of a `file` start: one load per line ([`parse_loads`]); errors name the file
-/// and, for a bad line, `file:line`.
+/// The loads of a `file` start: one load per line ([`parse_loads`]), read through
+/// [`read_text`] (a regular file of at most [`MAX_INPUT_BYTES`]); errors name the file and,
+/// for a bad line, its line and column and what was expected, never the file's text.
 pub fn read_start_file(file: &Path) -> Result<Vec<u64>, String> {
-    let text = std::fs::read_to_string(file)
-        .map_err(|e| format!("start file `{}` cannot be read: {e}", file.display()))?;
-    parse_loads(&text).map_err(|(line, msg)| match line {
-        0 => format!("start file `{}`: {msg}", file.display()),
-        l => format!("start file `{}:{l}`: {msg}", file.display()),
-    })
+    const WHAT: &str = "start file";
+    let text = read_text(file, WHAT, MAX_INPUT_BYTES).map_err(|e| e.to_string())?;
+    parse_loads(&text).map_err(|e| InputError::content(WHAT, file, e).to_string())
 }
 
 /// Checks the pair `recovery_target` / `recovery_time` of a series: each needs the other

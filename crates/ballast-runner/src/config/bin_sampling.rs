@@ -6,6 +6,7 @@
 
 use std::path::Path;
 
+use ballast_core::input::{read_text, InputError, MAX_INPUT_BYTES};
 use ballast_core::registry;
 use ballast_core::Sampling;
 use serde::Deserialize;
@@ -79,15 +80,12 @@ pub(crate) fn resolve_sampling(
     def.build(&given, weights).map_err(|e| (at(e.param.clone()), format!("{ctx}: {e}")))
 }
 
-/// Reads a weight file: one number per line, `#` comments. Errors name the file and the line.
+/// Reads a weight file: one number per line, `#` comments, through [`read_text`] (a regular
+/// file of at most [`MAX_INPUT_BYTES`]). Errors name the file and, for a bad line, its line
+/// and column and what was expected, never the file's text.
 pub fn read_weight_file(file: &Path) -> Result<Vec<f64>, String> {
-    let text = std::fs::read_to_string(file)
-        .map_err(|e| format!("sampling weights `{}`: {e}", file.display()))?;
-    ballast_core::sampling::parse_weights(&text).map_err(|(line, m)| {
-        if line == 0 {
-            format!("sampling weights `{}`: {m}", file.display())
-        } else {
-            format!("sampling weights `{}`, line {line}: {m}", file.display())
-        }
-    })
+    const WHAT: &str = "sampling weight file";
+    let text = read_text(file, WHAT, MAX_INPUT_BYTES).map_err(|e| e.to_string())?;
+    ballast_core::sampling::parse_weights(&text)
+        .map_err(|e| InputError::content(WHAT, file, e).to_string())
 }

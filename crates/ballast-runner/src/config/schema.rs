@@ -262,26 +262,48 @@ fn param_spans_in(doc: &Item, si: usize) -> HashMap<String, Range<usize>> {
     out
 }
 
-/// [`param_spans_in`] of the text a value was deserialized from: the repaired copy when
-/// there is one, else `source`.
-pub(crate) fn param_spans(
-    remap: Option<&Remap>,
-    source: &str,
-    si: usize,
-) -> HashMap<String, Range<usize>> {
-    match remap {
-        Some(r) => param_spans_in(r.repaired.as_item(), si),
-        None => match ImDocument::parse(source.to_string()) {
-            Ok(d) => param_spans_in(d.as_item(), si),
-            Err(_) => HashMap::new(),
-        },
-    }
+#[cfg(test)]
+thread_local! {
+    /// Parses of whole configs for span lookups on this thread ([`SpanCache`]), for the test
+    /// that validation does not parse once per series.
+    pub(crate) static SPAN_PARSES: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
-/// The span of the value (or key) at `path` in `source`, if it parses.
-pub(crate) fn span_in(source: &str, path: &[Seg], key: bool) -> Option<Range<usize>> {
-    let doc = ImDocument::parse(source.to_string()).ok()?;
-    span_at(doc.as_item(), path, if key { Part::Key } else { Part::Value })
+/// The original text of a config parsed once, on first use, for the spans of its problems:
+/// validation looks up spans once per series (and per problem), and parsing the whole file
+/// for each lookup made it quadratic in the number of series.
+#[derive(Default)]
+pub(crate) struct SpanCache(std::cell::OnceCell<Option<ImDocument<String>>>);
+
+impl SpanCache {
+    /// The parsed `source` (parsed on the first call; `None` if it is not TOML).
+    fn doc(&self, source: &str) -> Option<&Item> {
+        let parse = || {
+            #[cfg(test)]
+            SPAN_PARSES.with(|c| c.set(c.get() + 1));
+            ImDocument::parse(source.to_string()).ok()
+        };
+        self.0.get_or_init(parse).as_ref().map(|d| d.as_item())
+    }
+
+    /// [`param_spans_in`] of the text a value was deserialized from: the repaired copy when
+    /// there is one, else `source`.
+    pub(crate) fn param_spans(
+        &self,
+        remap: Option<&Remap>,
+        source: &str,
+        si: usize,
+    ) -> HashMap<String, Range<usize>> {
+        match remap {
+            Some(r) => param_spans_in(r.repaired.as_item(), si),
+            None => self.doc(source).map(|d| param_spans_in(d, si)).unwrap_or_default(),
+        }
+    }
+
+    /// The span of the value (or key) at `path` in `source`, if it parses.
+    pub(crate) fn span_in(&self, source: &str, path: &[Seg], key: bool) -> Option<Range<usize>> {
+        span_at(self.doc(source)?, path, if key { Part::Key } else { Part::Value })
+    }
 }
 
 /// What the repairs of a file touched, for deciding which value checks may still run.

@@ -271,12 +271,52 @@ fn validate(s: &KindSeries, m: Measure, p: &KPoint) -> Result<(), Problem> {
     }
     also(s, m)?;
     let n_vertices = usize::try_from(n).map_err(|_| format!("n = {n}: too large for a graph"))?;
-    topology(s, p)?
-        .check(Some(n_vertices))
-        .map_err(|e| at(&["graph"], false, format!("`graph`: {e}")))?;
+    let kind = topology(s, p)?;
+    kind.check(Some(n_vertices)).map_err(|e| at(&["graph"], false, format!("`graph`: {e}")))?;
+    if let GraphKind::File { path, options } = &kind {
+        check_graph_file(s, path, options, n_vertices)?;
+    }
     ballast_graph::check_graph_spec(&spec(s, p, n)?).map_err(|e| e.to_string())?;
     potentials(s, p)?;
     Ok(())
+}
+
+/// The edge-list file of a series' `graph`, read and parsed at validation (once per path
+/// and options: the series' [`super::GraphFiles`] keeps the outcome) so that a missing,
+/// special, oversized or malformed file, or one whose vertex count is not the point's `n`,
+/// is a config error at the key naming the file, before anything runs.
+fn check_graph_file(
+    s: &KindSeries,
+    path: &std::path::Path,
+    options: &ballast_graph::io::EdgeListOptions,
+    n: usize,
+) -> Result<(), Problem> {
+    let checked = {
+        let mut seen = s.graph_files.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        seen.entry((path.to_owned(), *options))
+            .or_insert_with(|| {
+                ballast_graph::io::check_edge_list(path, options).map_err(|e| e.to_string())
+            })
+            .clone()
+    };
+    let field: &[&str] = if matches!(s.graph, Some(toml::Value::Table(_))) {
+        &["graph", "path"]
+    } else {
+        &["graph"]
+    };
+    match checked {
+        Err(e) => Err(at(field, false, format!("`graph`: {e}"))),
+        Ok(v) if v != n => Err(at(
+            field,
+            false,
+            format!(
+                "`graph`: n = {n} but graph file `{}` has {v} vertices (n of a file graph is \
+                 its largest vertex id + 1)",
+                ballast_core::input::shown(path)
+            ),
+        )),
+        Ok(_) => Ok(()),
+    }
 }
 
 /// What one run records (the checkpoints' layout, `graph units v2`): the off-line value or

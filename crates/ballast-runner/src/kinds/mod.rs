@@ -302,7 +302,23 @@ pub(crate) struct KindSeries {
     /// the config's directory).
     #[serde(skip)]
     pub start_state: Option<ballast_core::Start>,
+    /// Graph kinds: the edge-list files of `graph` checked at validation, by path and
+    /// options (their vertex count or the message), so that a file shared by many points is
+    /// read once.
+    #[serde(skip)]
+    pub graph_files: GraphFiles,
 }
+
+/// The edge-list files a graph series' validation has read: (path, options) → vertex count
+/// or the message.
+pub(crate) type GraphFiles = std::sync::Arc<
+    std::sync::Mutex<
+        std::collections::HashMap<
+            (std::path::PathBuf, ballast_graph::io::EdgeListOptions),
+            Result<usize, String>,
+        >,
+    >,
+>;
 
 /// Column names of a reference CSV in another layout than the runner's.
 #[derive(Clone, Debug, Deserialize)]
@@ -440,8 +456,11 @@ impl KindExperiment {
             }
             match crate::start::resolve_start(Some(raw), dir, &ctx) {
                 Ok(start) => series.start_state = Some(start),
-                Err((_, msg)) => {
-                    problems.at(Some(span), msg);
+                Err((field, msg)) => {
+                    // At the key the problem is about (`start.path` for a file).
+                    let mut at = vec![Seg::Key("series".into()), Seg::Index(si)];
+                    at.extend(field.iter().flat_map(|f| f.split('.')).map(|f| Seg::Key(f.into())));
+                    problems.at_path(&at, false, msg);
                     problems.skip_series(si);
                 }
             }
@@ -780,18 +799,16 @@ impl<'a> Driver<'a> {
         };
         let plan = kexp.plan(&exp.path, &exp.source, scale)?;
         let mut refs = Vec::new();
-        for r in &kexp.cfg.references {
+        for (i, r) in kexp.cfg.references.iter().enumerate() {
             let r = r.get_ref().clone();
+            let dir = &opts.reference_dir;
+            let located = |e| crate::reference::at_config_key(exp, i, e);
             let loaded = match (&r.file, &r.theory, &r.columns) {
-                (Some(f), _, Some(c)) => LoadedRef::Columns(ColumnTable::load(
-                    &opts.reference_dir,
-                    f,
-                    &c.n,
-                    &c.x,
-                    &c.value,
-                )?),
+                (Some(f), _, Some(c)) => LoadedRef::Columns(
+                    ColumnTable::load(dir, f, &c.n, &c.x, &c.value).map_err(located)?,
+                ),
                 (Some(f), _, None) => {
-                    LoadedRef::Table(ReferenceTable::load(&opts.reference_dir, f, &r.label)?)
+                    LoadedRef::Table(ReferenceTable::load(dir, f, &r.label).map_err(located)?)
                 }
                 (None, Some(t), _) => LoadedRef::Theory(t.clone()),
                 (None, None, _) => unreachable!("validated: file or theory"),
