@@ -185,6 +185,7 @@ mod config;
 mod error;
 mod experiment;
 pub mod figure;
+pub mod files;
 pub mod formula;
 mod grid;
 mod kinds;

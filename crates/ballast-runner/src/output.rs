@@ -802,9 +802,11 @@ impl ItemResult {
     }
 
     /// Writes `<out_dir>/<paper>/<item>.{csv,json,svg,md}` and returns the paths. Everything
-    /// is rendered before the first file is written; all four go to temporary names, then
-    /// are renamed, so no half-written file is ever visible and a failure while writing leaves
-    /// the previous set. Temporaries of this item left by a crashed run are removed first.
+    /// is rendered before the first file is written, and the four are committed as one set
+    /// ([`crate::files::commit_set`]): each name must be a regular file or absent, the new
+    /// files go to exclusive temporaries and are renamed in turn, and a failed rename puts
+    /// back the files renamed before it. Temporaries of these four names left by a crashed
+    /// run are removed first ([`crate::files::remove_stale_temporaries`]).
     pub fn write(&self, out_dir: &Path) -> Result<Vec<PathBuf>, Error> {
         let (paper, item) = self.parts();
         let dir = out_dir.join(paper);
@@ -817,33 +819,11 @@ impl ItemResult {
         let files =
             [("csv", self.to_csv()), ("json", json), ("svg", svg), ("md", self.to_report())];
         std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
-        crate::units::remove_stale_temporaries(&dir, item);
-        // All four to temporaries first, then the renames: a failure before the renames
-        // leaves none of the new files (and removes the temporaries).
-        let mut staged: Vec<(PathBuf, PathBuf)> = Vec::new();
-        for (ext, content) in files {
-            let path = dir.join(format!("{item}.{ext}"));
-            let tmp = crate::units::temporary_path(&path);
-            if let Err(e) = std::fs::write(&tmp, content.as_bytes()) {
-                for (t, _) in &staged {
-                    let _ = std::fs::remove_file(t);
-                }
-                let _ = std::fs::remove_file(&tmp);
-                return Err(Error::io(&tmp, e));
-            }
-            staged.push((tmp, path));
-        }
-        let mut written = Vec::new();
-        for (i, (tmp, path)) in staged.iter().enumerate() {
-            if let Err(e) = std::fs::rename(tmp, path) {
-                for (t, _) in &staged[i..] {
-                    let _ = std::fs::remove_file(t);
-                }
-                return Err(Error::io(path, e));
-            }
-            written.push(path.clone());
-        }
-        Ok(written)
+        let names: Vec<String> = files.iter().map(|(ext, _)| format!("{item}.{ext}")).collect();
+        crate::files::remove_stale_temporaries(&dir, &names);
+        let set: Vec<(PathBuf, &[u8])> =
+            names.iter().zip(&files).map(|(n, (_, text))| (dir.join(n), text.as_bytes())).collect();
+        crate::files::commit_set(&set)
     }
 }
 
