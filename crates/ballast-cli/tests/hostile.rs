@@ -584,3 +584,18 @@ fn c6_a_directory_at_an_output_name_leaves_the_previous_set() {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
+
+#[test]
+fn c12_config_texts_cannot_change_the_report_structure() {
+    let dir = scratch("hostile", "report-md");
+    let config = BASE
+        .replace("hostile (test)", "T\\n# injected heading")
+        .replace("name = \"Two-Choice\"", "name = \"a|b <!-- hidden\"");
+    std::fs::write(dir.join("configs/demo/ok.toml"), config).unwrap();
+    ok(&run_in(&dir, &["run", "configs/demo/ok.toml", "--out", "out"]));
+    let md = std::fs::read_to_string(dir.join("out/demo/ok.md")).unwrap();
+    assert!(md.starts_with("# demo/ok: T \\# injected heading\n"), "{md}");
+    assert!(!md.lines().any(|l| l.starts_with("# injected")), "{md}");
+    assert!(md.contains("### a\\|b \\<!-- hidden\n") && !md.contains(" <!--"), "{md}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
