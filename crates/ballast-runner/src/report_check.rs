@@ -60,7 +60,8 @@ impl ReportTexts {
             },
             labels: (0..self.labels.len()).map(|i| n("l", i)).collect(),
             x_label: "x".into(),
-            group: "g".into(),
+            // A grid variable `n` is shown in the `n` column, not one of its own.
+            group: if self.group == "n" { "n".into() } else { "g".into() },
             notes: String::new(),
             warning: "w".into(),
             command: "c".into(),
@@ -384,6 +385,10 @@ mod tests {
         // prevents).
         let t = ReportTexts { series: vec!["a\n# b".into()], ..ReportTexts::default() };
         assert_eq!(check_report(&t), Ok(()));
+        // Found by the fuzz target: a grid variable named `n` has no column of its own.
+        let n =
+            ReportTexts { group: "n".into(), series: vec!["a".into()], ..ReportTexts::default() };
+        assert_eq!(check_report(&n), Ok(()));
         let report = sample_report(&t.plain());
         let broken = report.replacen("| x |", "| x | y |", 1);
         assert_ne!(report, broken);
