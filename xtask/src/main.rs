@@ -437,9 +437,8 @@ fn write_index(out: &Path) -> Result<PathBuf> {
     }
     s.push_str(&cost_table(&entries));
     let path = out.join("README.md");
-    let tmp = out.join(".README.md.tmp");
-    std::fs::write(&tmp, s).with_context(|| format!("writing {}", tmp.display()))?;
-    std::fs::rename(&tmp, &path).with_context(|| format!("writing {}", path.display()))?;
+    ballast_runner::files::write_atomically(&path, s.as_bytes())
+        .with_context(|| format!("writing {}", path.display()))?;
     Ok(path)
 }
 

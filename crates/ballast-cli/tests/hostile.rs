@@ -319,9 +319,9 @@ fn f_stale_temporaries_of_a_crashed_run_are_removed() {
     std::fs::write(dir.join("configs/demo/ok.toml"), BASE).unwrap();
     std::fs::create_dir_all(dir.join("out/demo")).unwrap();
     std::fs::create_dir_all(dir.join("out/.checkpoint")).unwrap();
-    let stale = dir.join("out/demo/.ok.csv.4000000000.tmp");
+    let stale = dir.join("out/demo/.ok.csv.ballast-tmp-4000000000-00000000000000aa.tmp");
     std::fs::write(&stale, "half").unwrap();
-    let other = dir.join("out/demo/.other.csv.4000000000.tmp");
+    let other = dir.join("out/demo/.other.csv.ballast-tmp-4000000000-00000000000000aa.tmp");
     std::fs::write(&other, "another item's").unwrap();
     ok(&run_in(&dir, &["run", "configs/demo/ok.toml", "--out", "out"]));
     assert!(!stale.exists(), "stale temporary kept");
@@ -1209,5 +1209,143 @@ fn inputs_two_thousand_one_point_series_run() {
     let csv = std::fs::read_to_string(dir.join("out/demo/many.csv")).unwrap();
     assert_eq!(csv.lines().count(), 2001, "one row per series and a header");
     assert!(csv.lines().any(|l| l.starts_with("s1999,20,,200,")));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+// Classes 2, 3, 6 and 12 (issue 39): temporaries, their clean-up, output sets, the report.
+
+/// Names of the entries of `dir` (hidden ones included), sorted.
+fn entries(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+/// Runs `ballast args...` in `dir` through `sh`, which first makes a symbolic link to
+/// `victim` at each of `names` (relative to `dir`, `$$` standing for the pid ballast will
+/// have: `exec` keeps it).
+#[cfg(unix)]
+fn run_with_links(dir: &Path, victim: &Path, names: &[String], args: &[&str]) -> Output {
+    let links: Vec<String> =
+        names.iter().map(|n| format!("ln -s '{}' \"{n}\" || exit 99;", victim.display())).collect();
+    std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!("{} exec \"$0\" \"$@\"", links.join(" ")))
+        .arg(env!("CARGO_BIN_EXE_ballast"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap()
+}
+
+#[cfg(unix)]
+#[test]
+fn c2_links_at_the_temporary_names_are_never_followed() {
+    let dir = scratch("hostile", "tmp-links");
+    std::fs::write(dir.join("configs/demo/ok.toml"), BASE).unwrap();
+    let victim = dir.join("victim");
+    std::fs::write(&victim, "precious").unwrap();
+    // A first run gives the checkpoint names; they are then removed so they are written again.
+    ok(&run_in(&dir, &["run", "configs/demo/ok.toml", "--out", "out"]));
+    let ckpt = dir.join("out/.checkpoint");
+    let mut names: Vec<String> = Vec::new();
+    for n in entries(&ckpt).into_iter().filter(|n| n.ends_with(".bin")) {
+        std::fs::remove_file(ckpt.join(&n)).unwrap();
+        names.push(format!("out/.checkpoint/.{n}.$$.tmp"));
+    }
+    assert!(!names.is_empty());
+    for ext in ["csv", "json", "svg", "md"] {
+        names.push(format!("out/demo/.ok.{ext}.$$.tmp"));
+        names.push(format!("out/demo/.ok.{ext}.tmp"));
+    }
+    let o = run_with_links(&dir, &victim, &names, &["run", "configs/demo/ok.toml", "--out", "out"]);
+    ok(&o);
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious", "a link was followed");
+    let written = std::fs::read_to_string(dir.join("out/demo/ok.md")).unwrap();
+    assert!(written.starts_with("# demo/ok"), "{written}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn c3_clean_up_spares_other_items_user_files_and_live_writers() {
+    let dir = scratch("hostile", "tmp-cleanup");
+    std::fs::write(dir.join("configs/demo/a.toml"), BASE).unwrap();
+    std::fs::write(dir.join("configs/demo/a.b.toml"), BASE).unwrap();
+    let out = dir.join("out/demo");
+    std::fs::create_dir_all(&out).unwrap();
+    let dead = 4_000_000_000u32;
+    let user = out.join(".a.x.tmp");
+    let user2 = out.join(".a.csv.12.tmp");
+    let other_item = out.join(format!(".a.b.csv.ballast-tmp-{dead}-00000000000000aa.tmp"));
+    let stale = out.join(format!(".a.csv.ballast-tmp-{dead}-00000000000000bb.tmp"));
+    // A live writer of item a.b (this test process, holding the lock as ballast does), and
+    // one that claims item a but is still locked.
+    let live = out.join(format!(".a.b.md.ballast-tmp-{}-00000000000000cc.tmp", std::process::id()));
+    let live_a = out.join(format!(".a.md.ballast-tmp-{}-00000000000000dd.tmp", std::process::id()));
+    for p in [&user, &user2, &other_item, &stale] {
+        std::fs::write(p, "not yours").unwrap();
+    }
+    let hold = std::fs::File::create(&live).unwrap();
+    hold.try_lock().unwrap();
+    let hold_a = std::fs::File::create(&live_a).unwrap();
+    hold_a.try_lock().unwrap();
+    ok(&run_in(&dir, &["run", "configs/demo/a.toml", "--out", "out"]));
+    assert!(!stale.exists(), "a's own stale temporary kept");
+    for p in [&user, &user2, &other_item, &live, &live_a] {
+        assert!(p.exists(), "{} removed", p.display());
+    }
+    drop((hold, hold_a));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn c6_a_directory_at_an_output_name_leaves_the_previous_set() {
+    for ext in ["svg", "md"] {
+        let dir = scratch("hostile", &format!("set-{ext}"));
+        std::fs::write(dir.join("configs/demo/ok.toml"), BASE).unwrap();
+        ok(&run_in(&dir, &["run", "configs/demo/ok.toml", "--out", "out"]));
+        let out = dir.join("out/demo");
+        std::fs::remove_file(out.join(format!("ok.{ext}"))).unwrap();
+        std::fs::create_dir_all(out.join(format!("ok.{ext}/inside"))).unwrap();
+        let before: Vec<(String, Vec<u8>)> = entries(&out)
+            .into_iter()
+            .filter(|n| out.join(n).is_file())
+            .map(|n| (n.clone(), std::fs::read(out.join(&n)).unwrap()))
+            .collect();
+        assert_eq!(before.len(), 3);
+        std::fs::write(dir.join("configs/demo/ok.toml"), BASE.replace("seed = 7", "seed = 8"))
+            .unwrap();
+        let o = run_in(&dir, &["run", "configs/demo/ok.toml", "--out", "out"]);
+        assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+        assert!(
+            stderr(&o).contains(&format!("ok.{ext}: exists and is a directory")),
+            "{}",
+            stderr(&o)
+        );
+        for (n, bytes) in &before {
+            assert_eq!(&std::fs::read(out.join(n)).unwrap(), bytes, "{n} changed");
+        }
+        let names = entries(&out);
+        assert_eq!(names.len(), 4, "temporaries left: {names:?}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
+
+#[test]
+fn c12_config_texts_cannot_change_the_report_structure() {
+    let dir = scratch("hostile", "report-md");
+    let config = BASE
+        .replace("hostile (test)", "T\\n# injected heading")
+        .replace("name = \"Two-Choice\"", "name = \"a|b <!-- hidden\"");
+    std::fs::write(dir.join("configs/demo/ok.toml"), config).unwrap();
+    ok(&run_in(&dir, &["run", "configs/demo/ok.toml", "--out", "out"]));
+    let md = std::fs::read_to_string(dir.join("out/demo/ok.md")).unwrap();
+    assert!(md.starts_with("# demo/ok: T \\# injected heading\n"), "{md}");
+    assert!(!md.lines().any(|l| l.starts_with("# injected")), "{md}");
+    assert!(md.contains("### a\\|b \\<!-- hidden\n") && !md.contains(" <!--"), "{md}");
     std::fs::remove_dir_all(&dir).unwrap();
 }

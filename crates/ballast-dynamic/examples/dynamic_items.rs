@@ -539,14 +539,34 @@ fn elapsed(wall0: Instant, cpu0: Option<f64>) -> (f64, f64) {
     (wall, cpu)
 }
 
+/// Writes `text` to `path` through a temporary beside it and a rename. The temporary has a
+/// random name and is created with `create_new`, so a file or symbolic link planted at a
+/// guessed name is never written through (the runner's `ballast_runner::files` does the same
+/// for the `ballast` outputs; this example does not depend on the runner).
 fn write_atomic(path: &Path, text: &str) -> Result<()> {
-    if let Some(dir) = path.parent() {
-        if !dir.as_os_str().is_empty() {
-            std::fs::create_dir_all(dir)?;
+    use std::io::Write as _;
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    std::fs::create_dir_all(dir)?;
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    for _ in 0..32 {
+        let nonce = getrandom::u64().map_err(|e| anyhow::anyhow!("no random name: {e}"))?;
+        let tmp = dir.join(format!(".{name}.ballast-tmp-{}-{nonce:016x}.tmp", std::process::id()));
+        let mut file = match std::fs::OpenOptions::new().write(true).create_new(true).open(&tmp) {
+            Ok(f) => f,
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e).with_context(|| format!("creating {}", tmp.display())),
+        };
+        let written = file
+            .write_all(text.as_bytes())
+            .map_err(anyhow::Error::from)
+            .and_then(|()| std::fs::rename(&tmp, path).map_err(anyhow::Error::from));
+        if written.is_err() {
+            let _ = std::fs::remove_file(&tmp);
         }
+        return written.with_context(|| format!("writing {}", path.display()));
     }
-    let tmp = path.with_extension("csv.tmp");
-    std::fs::write(&tmp, text).with_context(|| format!("writing {}", tmp.display()))?;
-    std::fs::rename(&tmp, path)?;
-    Ok(())
+    anyhow::bail!("no free temporary name beside {}", path.display())
 }

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
+use crate::markdown::{code, text};
 use crate::numbers::{csv_number, num};
 use crate::result::{ItemResult, Row};
 use crate::tolerance::{allowed_outliers, Z_MEAN_OFFSET, Z_OUTLIER};
@@ -265,26 +266,28 @@ impl ItemResult {
     /// The Markdown report.
     pub fn to_report(&self) -> String {
         let (_, item) = self.parts();
+        let (name, link) = (crate::markdown::link_text(item), crate::markdown::link(item));
         let m = &self.meta;
         let mut s = String::new();
-        let _ = writeln!(s, "# {}: {}\n", m.item, m.title);
+        let _ = writeln!(s, "# {}: {}\n", text(&m.item), text(&m.title));
         let scale = match m.scale {
             Scale::Full => String::new(),
             Scale::Quick => {
                 " (**quick** variant: scaled down, not comparable with the paper)".to_string()
             }
             Scale::Reduced => format!(
-                " (**reduced scale**, not the paper's: {}; `cargo xtask reproduce {}` without \
-                 `--reduced` runs the full scale)",
-                m.scale_changes, m.item
+                " (**reduced scale**, not the paper's: {}; {} without `--reduced` runs the full \
+                 scale)",
+                text(&m.scale_changes),
+                code(&format!("cargo xtask reproduce {}", m.item))
             ),
         };
         let _ = writeln!(
             s,
-            "Config `{}` (sha256 `{}`), seed {}, {} runs per point, {} points, {} balls{}. \
-             Figure: [{item}.svg]({item}.svg), data: [{item}.csv]({item}.csv), metadata: \
-             [{item}.json]({item}.json); how it ran: [below](#run).\n",
-            m.config_path,
+            "Config {} (sha256 `{}`), seed {}, {} runs per point, {} points, {} balls{}. \
+             Figure: [{name}.svg]({link}.svg), data: [{name}.csv]({link}.csv), metadata: \
+             [{name}.json]({link}.json); how it ran: [below](#run).\n",
+            code(&m.config_path),
             &m.config_sha256[..m.config_sha256.len().min(12)],
             m.seed,
             m.runs,
@@ -315,23 +318,23 @@ impl ItemResult {
                 "no reference points matched (the quick variant usually has none)".to_string()
             } else if bad == 0 {
                 format!(
-                    "**agrees** with `{}` in all {} compared series",
-                    self.ref_labels[0],
+                    "**agrees** with {} in all {} compared series",
+                    code(&self.ref_labels[0]),
                     compared.len()
                 )
             } else {
                 format!(
-                    "**disagrees** with `{}` in {bad} of {} compared series",
-                    self.ref_labels[0],
+                    "**disagrees** with {} in {bad} of {} compared series",
+                    code(&self.ref_labels[0]),
                     compared.len()
                 )
             };
             let _ = writeln!(s, "Overall: {overall}.\n");
             for name in &self.series {
-                let _ = writeln!(s, "- {name}:");
+                let _ = writeln!(s, "- {}:", text(name));
                 for (ri, l) in self.ref_labels.iter().enumerate() {
-                    let _ =
-                        writeln!(s, "  - vs `{l}`: {}", Verdict::of(&self.rows, name, ri).line());
+                    let verdict = Verdict::of(&self.rows, name, ri).line();
+                    let _ = writeln!(s, "  - vs {}: {verdict}", code(l));
                 }
             }
             // The caveat on two runs of the same experiment concerns the batched and noisy
@@ -357,12 +360,12 @@ impl ItemResult {
         if !self.warnings.is_empty() {
             let _ = writeln!(s, "## Warnings\n");
             for w in &self.warnings {
-                let _ = writeln!(s, "- {w}");
+                let _ = writeln!(s, "- {}", crate::markdown::line(w));
             }
             let _ = writeln!(s);
         }
         if !self.notes.trim().is_empty() {
-            let _ = writeln!(s, "## Notes\n\n{}\n", self.notes.trim());
+            let _ = writeln!(s, "## Notes\n\n{}\n", crate::markdown::notes(self.notes.trim()));
         }
         if self.layout == Layout::Table {
             self.wide_table(&mut s);
@@ -381,16 +384,20 @@ impl ItemResult {
             let rows: Vec<&Row> =
                 self.rows.iter().filter(|r| r.series == name && r.statistic == statistic).collect();
             let Some(first) = rows.first() else { continue };
-            let title = if first.also { format!("{name}: {}", statistic.name()) } else { name };
+            let title = if first.also {
+                format!("{}: {}", text(&name), statistic.name())
+            } else {
+                text(&name)
+            };
             let _ = writeln!(s, "### {title}\n\nstatistic: `{}`\n", statistic.name());
             let theory = rows.iter().any(|r| r.theory.is_some()) && !statistic.is_distribution();
             let mut head = String::from("| n | b | batches | ");
-            let _ = write!(head, "{} | ours ± se |", self.x_label);
+            let _ = write!(head, "{} | ours ± se |", text(&self.x_label));
             if theory {
                 let _ = write!(head, " theory |");
             }
             for l in &self.ref_labels {
-                let _ = write!(head, " {l} | z |");
+                let _ = write!(head, " {} | z |", text(l));
             }
             let _ = writeln!(s, "{head}");
             let _ = writeln!(
@@ -447,12 +454,12 @@ impl ItemResult {
         let cpu = m.cpu_time_s.map(|c| format!(" ({c:.1} s of CPU time)")).unwrap_or_default();
         let _ = writeln!(
             s,
-            "## Run\n\nProduced by `{}` in {:.1} s on {} thread{}{cpu}, git `{}`.",
-            m.command,
+            "## Run\n\nProduced by {} in {:.1} s on {} thread{}{cpu}, git {}.",
+            code(&m.command),
             m.wall_time_s,
             m.threads,
             if m.threads == 1 { "" } else { "s" },
-            m.git_revision
+            code(&m.git_revision)
         );
         if let Some(k) = m.shards {
             let _ = writeln!(
@@ -527,14 +534,14 @@ impl ItemResult {
             let _ = writeln!(s, "## Table: {} ({})\n", st.name(), st.describe());
             let mut head = String::from("|");
             for g in &groups {
-                let _ = write!(head, " {g} |");
+                let _ = write!(head, " {} |", text(g));
             }
             let _ = write!(head, " n |");
             if !x_is_n {
-                let _ = write!(head, " {} |", self.x_label);
+                let _ = write!(head, " {} |", text(&self.x_label));
             }
             for name in &series {
-                let _ = write!(head, " {name} |");
+                let _ = write!(head, " {} |", text(name));
             }
             let cols = groups.len() + 2 - usize::from(x_is_n) + series.len();
             let _ = writeln!(s, "{head}\n|{}", "---|".repeat(cols));
@@ -586,11 +593,12 @@ impl ItemResult {
     /// value, each cell "ours (reference)" in percent; the last columns give the means the two
     /// distributions imply.
     fn distribution_tables(&self, s: &mut String) {
-        let refl = self.ref_labels.first().map_or("reference", String::as_str);
+        let refl = text(self.ref_labels.first().map_or("reference", String::as_str));
         for (name, statistic) in self.series_statistics() {
             if !statistic.is_distribution() {
                 continue;
             }
+            let shown = text(&name);
             let rows: Vec<&Row> =
                 self.rows.iter().filter(|r| r.series == name && r.statistic == statistic).collect();
             let Some(first) = rows.first() else { continue };
@@ -607,14 +615,14 @@ impl ItemResult {
             if statistic == Statistic::MaxLoadDistribution {
                 let _ = writeln!(
                     s,
-                    "## Max-load distribution: {name}\n\nPercent of runs whose largest load at \
+                    "## Max-load distribution: {shown}\n\nPercent of runs whose largest load at \
                      the end = column (an integer: no rounding). \"mean\" is the mean max load \
                      the distribution implies.\n"
                 );
             } else {
                 let _ = writeln!(
                     s,
-                    "## Distribution: {name}\n\nPercent of samples with gap (rounded {}) = \
+                    "## Distribution: {shown}\n\nPercent of samples with gap (rounded {}) = \
                      column: ours ({refl}); **!** marks |z| > {Z_OUTLIER} (binomial, pooled). \
                      \"mean\" is the mean of the rounded gap each distribution implies.\n",
                     if rounding == "floor" { "down" } else { "up" }
@@ -626,7 +634,7 @@ impl ItemResult {
                 .unwrap_or_default();
             let mut head = String::from("|");
             for k in &gcols {
-                let _ = write!(head, " {k} |");
+                let _ = write!(head, " {} |", text(k));
             }
             let _ = write!(head, " samples |");
             for g in &gaps {
@@ -680,7 +688,7 @@ impl ItemResult {
     /// For each line (series and grid values other than x): where our curve and the first
     /// reference reach their minimum.
     fn minima(&self, s: &mut String) {
-        let refl = self.ref_labels.first().map_or("reference", String::as_str);
+        let refl = text(self.ref_labels.first().map_or("reference", String::as_str));
         let _ = writeln!(
             s,
             "## Minima\n\nThe x of each curve's smallest value (ours: mean ± se there; a flat \
@@ -690,7 +698,7 @@ impl ItemResult {
         let _ = writeln!(
             s,
             "| series | {x} at our min | ours | {x} at {refl} min | {refl} | {x} within 2 se |\n|---|---|---|---|---|---|",
-            x = self.x_label
+            x = text(&self.x_label)
         );
         let mut keys: Vec<(String, Vec<(String, u64)>)> = Vec::new();
         for r in self.rows.iter().filter(|r| !r.also) {
@@ -728,11 +736,11 @@ impl ItemResult {
                 .map(|r| num(r.x))
                 .collect();
             let label = if best.group.is_empty() {
-                series.clone()
+                text(&series)
             } else {
                 let gs: Vec<String> =
-                    best.group.iter().map(|(k, v)| format!("{k}={}", num(*v))).collect();
-                format!("{series}, {}", gs.join(", "))
+                    best.group.iter().map(|(k, v)| format!("{}={}", text(k), num(*v))).collect();
+                format!("{}, {}", text(&series), gs.join(", "))
             };
             let _ = writeln!(
                 s,
@@ -751,7 +759,8 @@ impl ItemResult {
     /// Rows = (group, x), two columns per series: ours and the first reference.
     fn wide_table(&self, s: &mut String) {
         let refl = self.ref_labels.first().map_or("reference", String::as_str);
-        let _ = writeln!(s, "## Table: ours (mean ± se) beside `{refl}`\n");
+        let _ = writeln!(s, "## Table: ours (mean ± se) beside {}\n", code(refl));
+        let refl = text(refl);
         let mut keys: Vec<CellKey> = Vec::new();
         let mut cells: BTreeMap<(usize, String), &Row> = BTreeMap::new();
         for r in self.rows.iter().filter(|r| !r.also) {
@@ -767,9 +776,9 @@ impl ItemResult {
             };
             cells.insert((idx, r.series.clone()), r);
         }
-        let mut head = format!("| n | {} |", self.x_label);
+        let mut head = format!("| n | {} |", text(&self.x_label));
         for name in &self.series {
-            let _ = write!(head, " {name}: ours | {refl} |");
+            let _ = write!(head, " {}: ours | {refl} |", text(name));
         }
         let _ = writeln!(s, "{head}");
         let _ = writeln!(s, "|{}", "---|".repeat(2 + 2 * self.series.len()));
@@ -802,9 +811,11 @@ impl ItemResult {
     }
 
     /// Writes `<out_dir>/<paper>/<item>.{csv,json,svg,md}` and returns the paths. Everything
-    /// is rendered before the first file is written; all four go to temporary names, then
-    /// are renamed, so no half-written file is ever visible and a failure while writing leaves
-    /// the previous set. Temporaries of this item left by a crashed run are removed first.
+    /// is rendered before the first file is written, and the four are committed as one set
+    /// ([`crate::files::commit_set`]): each name must be a regular file or absent, the new
+    /// files go to exclusive temporaries and are renamed in turn, and a failed rename puts
+    /// back the files renamed before it. Temporaries of these four names left by a crashed
+    /// run are removed first ([`crate::files::remove_stale_temporaries`]).
     pub fn write(&self, out_dir: &Path) -> Result<Vec<PathBuf>, Error> {
         let (paper, item) = self.parts();
         let dir = out_dir.join(paper);
@@ -817,33 +828,11 @@ impl ItemResult {
         let files =
             [("csv", self.to_csv()), ("json", json), ("svg", svg), ("md", self.to_report())];
         std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
-        crate::units::remove_stale_temporaries(&dir, item);
-        // All four to temporaries first, then the renames: a failure before the renames
-        // leaves none of the new files (and removes the temporaries).
-        let mut staged: Vec<(PathBuf, PathBuf)> = Vec::new();
-        for (ext, content) in files {
-            let path = dir.join(format!("{item}.{ext}"));
-            let tmp = crate::units::temporary_path(&path);
-            if let Err(e) = std::fs::write(&tmp, content.as_bytes()) {
-                for (t, _) in &staged {
-                    let _ = std::fs::remove_file(t);
-                }
-                let _ = std::fs::remove_file(&tmp);
-                return Err(Error::io(&tmp, e));
-            }
-            staged.push((tmp, path));
-        }
-        let mut written = Vec::new();
-        for (i, (tmp, path)) in staged.iter().enumerate() {
-            if let Err(e) = std::fs::rename(tmp, path) {
-                for (t, _) in &staged[i..] {
-                    let _ = std::fs::remove_file(t);
-                }
-                return Err(Error::io(path, e));
-            }
-            written.push(path.clone());
-        }
-        Ok(written)
+        let names: Vec<String> = files.iter().map(|(ext, _)| format!("{item}.{ext}")).collect();
+        crate::files::remove_stale_temporaries(&dir, &names);
+        let set: Vec<(PathBuf, &[u8])> =
+            names.iter().zip(&files).map(|(n, (_, text))| (dir.join(n), text.as_bytes())).collect();
+        crate::files::commit_set(&set)
     }
 }
 

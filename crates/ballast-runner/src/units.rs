@@ -5,8 +5,9 @@
 //! module runs the units on a local thread pool and keeps their outcomes in three places:
 //!
 //! - **Checkpoints** ([`RunOptions::cache_dir`]): per point, the file `<key>.bin` holds the
-//!   runs finished so far, written to a temporary name and renamed. An interrupted or failed
-//!   item resumes from them; an item that finished re-renders without simulating.
+//!   runs finished so far, written to an exclusive temporary and renamed ([`crate::files`]).
+//!   An interrupted or failed item resumes from them; an item that finished re-renders
+//!   without simulating.
 //! - **Shards** ([`RunOptions::shard`], `--shard i/k`): unit `u` (units numbered point-major,
 //!   then run) belongs to shard `u mod k + 1`. A shard runs its units only and writes them to
 //!   a shard file ([`ShardFile`]); the aggregation waits for [`merge_shards`](crate::merge_shards).
@@ -170,12 +171,12 @@ impl ShardFile {
             .join(format!("{item}.shard-{}-of-{}.bin", self.shard.index, self.shard.count))
     }
 
-    /// Writes the file (temporary name, then rename) and returns its path.
+    /// Writes the file (exclusive temporary, then rename) and returns its path.
     pub fn write(&self, out_dir: &Path) -> Result<PathBuf, Error> {
         let path = self.path_in(out_dir);
         let bytes = postcard::to_allocvec(self)
             .map_err(|e| Error::Output { path: path.clone(), message: e.to_string() })?;
-        atomic_write(&path, &seal(&bytes))?;
+        crate::files::write_atomically(&path, &seal(&bytes))?;
         Ok(path)
     }
 
@@ -294,41 +295,6 @@ fn short(h: &str) -> &str {
     &h[..h.len().min(12)]
 }
 
-/// `<dir>/.<name>.<pid>.tmp`: the temporary a file of this process is written to.
-pub(crate) fn temporary_path(path: &Path) -> PathBuf {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    dir.join(format!(".{name}.{}.tmp", std::process::id()))
-}
-
-/// Removes the temporaries `.<prefix>.*.tmp` in `dir` of other processes (a crashed run's;
-/// the caller holds the item, so no live process writes them), logging each.
-pub(crate) fn remove_stale_temporaries(dir: &Path, prefix: &str) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
-    let own = format!(".{}.tmp", std::process::id());
-    let start = format!(".{prefix}.");
-    for e in entries.flatten() {
-        let name = e.file_name().to_string_lossy().into_owned();
-        if name.starts_with(&start) && name.ends_with(".tmp") && !name.ends_with(&own) {
-            match std::fs::remove_file(e.path()) {
-                Ok(()) => {
-                    tracing::info!("removed {} (left by an interrupted run)", e.path().display())
-                }
-                Err(err) => tracing::warn!("cannot remove {}: {err}", e.path().display()),
-            }
-        }
-    }
-}
-
-/// Writes `bytes` to `path` through a temporary file in the same directory and a rename.
-pub(crate) fn atomic_write(path: &Path, bytes: &[u8]) -> Result<(), Error> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
-    let tmp = temporary_path(path);
-    std::fs::write(&tmp, bytes).map_err(|e| Error::io(&tmp, e))?;
-    std::fs::rename(&tmp, path).map_err(|e| Error::io(path, e))
-}
-
 /// One point of an item as the unit runner sees it.
 pub(crate) struct PointUnits {
     /// The caller's point index (passed to the unit function).
@@ -373,6 +339,10 @@ fn decode<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, String> {
         Ok((_, rest)) => Err(format!("{} bytes left over", rest.len())),
         Err(e) => Err(e.to_string()),
     }
+}
+
+fn file_name_text(name: &std::ffi::OsStr) -> String {
+    name.to_string_lossy().into_owned()
 }
 
 fn checkpoint_path(dir: &Path, key: &str, shard: Option<Shard>) -> PathBuf {
@@ -423,7 +393,8 @@ fn store_checkpoint(dir: &Path, shard: Option<Shard>, point: &Stored) {
     // Checkpoints are an optimisation: a failure to write one is reported, not fatal.
     let c = Checkpoint { format: UNIT_FORMAT, point: point.clone() };
     let written = postcard::to_allocvec(&c).map_err(|e| e.to_string()).and_then(|b| {
-        atomic_write(&checkpoint_path(dir, &point.key, shard), &seal(&b)).map_err(|e| e.to_string())
+        crate::files::write_atomically(&checkpoint_path(dir, &point.key, shard), &seal(&b))
+            .map_err(|e| e.to_string())
     });
     match written {
         Ok(()) => {
@@ -561,9 +532,11 @@ where
         _ => None,
     };
     if let (Some(d), Some(_)) = (&opts.cache_dir, &_lock) {
-        for p in points {
-            remove_stale_temporaries(d, &p.key);
-        }
+        let names: Vec<String> = points
+            .iter()
+            .filter_map(|p| checkpoint_path(d, &p.key, shard).file_name().map(file_name_text))
+            .collect();
+        crate::files::remove_stale_temporaries(d, &names);
     }
     let read_cache = opts.cache_dir.as_deref().filter(|_| !opts.refresh_cache);
     // What is stored already, per point.

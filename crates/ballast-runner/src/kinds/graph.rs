@@ -482,8 +482,8 @@ fn run(d: &mut Driver<'_>) -> Result<(), Error> {
             let _ = writeln!(
                 table,
                 "| {} | {} | {n} | {} | {:.2} | {} | {} | {:.2} ± {:.2} |",
-                s.name,
-                topology_label(s, p, kind),
+                crate::markdown::text(&s.name),
+                crate::markdown::text(&topology_label(s, p, kind)),
                 info.n_edges,
                 info.degree.mean,
                 sig(info.spectral_gap),

@@ -1076,7 +1076,8 @@ impl<'a> Driver<'a> {
                  | series | point | drift z | lag-1 |\n|---|---|---|---|\n",
             );
             for (s, g, dz, l1) in &self.diagnostics {
-                let _ = writeln!(t, "| {s} | {} | {dz:+.2} | {l1:+.2} |", grid::describe(g));
+                let (s, g) = (crate::markdown::text(s), crate::markdown::text(&grid::describe(g)));
+                let _ = writeln!(t, "| {s} | {g} | {dz:+.2} | {l1:+.2} |");
             }
             notes = format!("{notes}\n\n{t}");
         }
