@@ -144,25 +144,29 @@ pub fn find_cycle(graph: &Graph) -> Option<Vec<String>> {
 }
 
 /// The edges of `graph` that point up: from a module of layer `i` to one of a layer above
-/// `i` (`layers[0]` is the bottom). Every module of `graph` must be in exactly one layer;
-/// a module missing from `layers` is reported as `("?", module)`.
+/// `i` (`layers[0]` is the bottom), sorted. Every module of `graph` must be in exactly one
+/// layer; a module missing from `layers` is reported once, as `("?", module)`.
 pub fn upward_edges(graph: &Graph, layers: &[&[&str]]) -> Vec<(String, String)> {
     let layer_of = |m: &str| layers.iter().position(|l| l.contains(&m));
-    let mut out = Vec::new();
+    let mut out = BTreeSet::new();
     for (from, deps) in graph {
         let Some(lf) = layer_of(from) else {
-            out.push(("?".to_string(), from.clone()));
+            out.insert(("?".to_string(), from.clone()));
             continue;
         };
         for to in deps {
             match layer_of(to) {
                 Some(lt) if lt <= lf => {}
-                Some(_) => out.push((from.clone(), to.clone())),
-                None => out.push(("?".to_string(), to.clone())),
+                Some(_) => {
+                    out.insert((from.clone(), to.clone()));
+                }
+                None => {
+                    out.insert(("?".to_string(), to.clone()));
+                }
             }
         }
     }
-    out
+    out.into_iter().collect()
 }
 
 /// Asserts that the crate whose sources are in `src` has no import cycle among its top-level
