@@ -1,6 +1,6 @@
 //! Files the command line writes where the user said: the one check that no output names an
-//! input or another output ([`distinct`]), and the atomic write of one file
-//! ([`write_atomic`]).
+//! input or another output ([`distinct`]). The files themselves are written by
+//! `ballast_runner::files` (exclusive temporaries, atomic renames).
 //!
 //! Two paths name the same file when their canonical forms are equal (so `./x`, `x`,
 //! `dir/../x` and a symbolic link to `x` are one file; for a path that does not exist yet
@@ -8,7 +8,6 @@
 //! are on the same device with the same inode (so a hard link is caught too). A clash is bad
 //! input (exit 2) naming both paths and their roles, found before anything is written.
 
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use crate::error::BadInput;
@@ -90,51 +89,6 @@ pub fn item_outputs(
     distinct(inputs, &outputs)
 }
 
-/// A name no one can guess for a temporary beside a file: the process id and 64 bits from
-/// the standard library's per-process random hash keys, the time and a counter.
-fn unguessable() -> String {
-    use std::hash::{BuildHasher as _, Hasher as _};
-    static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos());
-    h.write_u128(nanos);
-    h.write_u64(COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
-    format!("{}.{:016x}", std::process::id(), h.finish())
-}
-
-/// Writes `bytes` to `path` so that no reader ever sees a partial file: a new temporary
-/// beside it, created exclusively (`create_new`: it fails rather than open an existing file
-/// or follow a symbolic link planted at that name) under an unguessable name, written,
-/// synced, then renamed over `path`. On failure the temporary is removed and `path` is
-/// untouched.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let name = path.file_name().ok_or_else(|| {
-        std::io::Error::new(std::io::ErrorKind::InvalidInput, "the path names no file")
-    })?;
-    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let mut attempts = 0;
-    let (tmp, mut file) = loop {
-        let tmp = dir.join(format!(".{}.{}.tmp", name.to_string_lossy(), unguessable()));
-        match std::fs::OpenOptions::new().write(true).create_new(true).open(&tmp) {
-            Ok(f) => break (tmp, f),
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && attempts < 8 => {
-                attempts += 1;
-            }
-            Err(e) => return Err(e),
-        }
-    };
-    let written = file
-        .write_all(bytes)
-        .and_then(|()| file.sync_all())
-        .and_then(|()| std::fs::rename(&tmp, path));
-    if written.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    written
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -163,28 +117,6 @@ mod tests {
         assert!(distinct(&[("RESULT", &x)], &[("-o", &new)]).is_ok());
         let again = d.join("sub/../y.svg");
         assert!(distinct(&[], &[("a", &new), ("b", &again)]).is_err());
-        std::fs::remove_dir_all(&d).unwrap();
-    }
-
-    #[test]
-    fn an_atomic_write_replaces_a_planted_link_not_its_target() {
-        let d = scratch("atomic");
-        let target = d.join("target");
-        std::fs::write(&target, "keep").unwrap();
-        let out = d.join("out.sh");
-        #[cfg(unix)]
-        std::os::unix::fs::symlink(&target, &out).unwrap();
-        write_atomic(&out, b"new").unwrap();
-        assert_eq!(std::fs::read_to_string(&target).unwrap(), "keep");
-        assert_eq!(std::fs::read_to_string(&out).unwrap(), "new");
-        let left: Vec<_> =
-            std::fs::read_dir(&d).unwrap().flatten().map(|e| e.file_name()).collect();
-        assert_eq!(left.len(), 2, "a temporary was left: {left:?}");
-        // A directory in the way: an error, and no temporary left.
-        std::fs::create_dir_all(d.join("dir")).unwrap();
-        assert!(write_atomic(&d.join("dir"), b"x").is_err());
-        let left = std::fs::read_dir(&d).unwrap().count();
-        assert_eq!(left, 3);
         std::fs::remove_dir_all(&d).unwrap();
     }
 }

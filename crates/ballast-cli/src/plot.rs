@@ -135,7 +135,7 @@ pub fn main(args: &PlotArgs) -> anyhow::Result<()> {
     if let Some(dir) = args.out.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     }
-    crate::paths::write_atomic(&args.out, svg.as_bytes())
+    ballast_runner::files::write_atomically(&args.out, svg.as_bytes())
         .with_context(|| format!("writing {}", args.out.display()))?;
     crate::stdout::println(&args.out.display().to_string())
 }

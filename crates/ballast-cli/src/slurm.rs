@@ -433,7 +433,7 @@ pub fn main(args: &SlurmArgs) -> anyhow::Result<()> {
                 &[("the config", &args.config), ("the ballast binary (--ballast)", &ballast)],
                 &[("-o", path)],
             )?;
-            crate::paths::write_atomic(path, text.as_bytes())
+            ballast_runner::files::write_atomically(path, text.as_bytes())
                 .with_context(|| format!("writing {}", path.display()))?;
             tracing::info!("wrote {}: submit it with `bash {}`", path.display(), path.display());
         }

@@ -12,8 +12,8 @@ use ballast_testkit::layers::{assert_layered, module_graph};
 
 /// Bottom first. A new module goes into the lowest layer whose modules it needs.
 const LAYERS: &[&[&str]] = &[
-    // 0. Randomness, errors, outcomes.
-    &["rng", "error", "outcome", "binomial"],
+    // 0. Randomness, errors, outcomes, the bounded reader of user-named input files.
+    &["rng", "error", "outcome", "binomial", "input"],
     // 1. Plain data: parameters, formulas, specs, sampling laws, start states; the bins'
     //    load store (it draws weights of the spec's law).
     &["params", "formula", "spec", "sampling", "start", "loads"],
