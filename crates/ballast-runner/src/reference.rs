@@ -124,7 +124,7 @@ fn place(rec: &csv::StringRecord, c: usize, name: &str) -> String {
 }
 
 impl ReferenceTable {
-    /// Loads `dir/file` (through [`read_reference`]: bounded, errors without the file's
+    /// Loads `dir/file` (through `read_reference`: bounded, errors without the file's
     /// text). Needs the columns `series, n, x, value, runs` (and uses `source`, `statistic`
     /// when present). Where two rows share (series, n, x) (and `b`), a row whose source is an
     /// extra SVG vertex loses to the other; any other repeated row, and a value or x that is
