@@ -25,19 +25,37 @@
 //! let out = simulate(&spec, &mut sim_rng(7)).unwrap();
 //! assert!(out.max_gap >= out.final_gap);
 //! ```
+//!
+//! # What is stable
+//!
+//! The root of the crate is its API: the specs ([`RunSpec`], [`ProcessSpec`], [`Setting`],
+//! [`Weights`], [`Start`], [`Sampling`], …), the runs ([`simulate`] and its variants,
+//! [`Observer`], [`RunOutcome`], [`LoadState`]), the engine choice ([`resolve_engine`]),
+//! seeds ([`sim_rng`], [`derive_seed`]), and the modules [`registry`] (the declarations every
+//! front end reads), [`process`] (the [`process::Rule`] trait, to write a rule of one's own and
+//! run it with [`engine::run_rule`]), [`level`] (the level engine's entry points), [`start`],
+//! [`sampling`], [`loads`], [`formula`], [`recovery`], [`input`] and [`rng`]. Modules and
+//! items hidden from these docs (the rule implementations of the catalogue, the level
+//! engine's chunk and occupancy steps, the `AUTO_*` and `CHUNK_*` tuning constants) are public
+//! for the workspace's other crates, tests and benches only and change without notice.
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+#[doc(hidden)]
 pub mod binomial;
 mod choice;
+#[doc(hidden)]
 pub mod czumaj;
+#[doc(hidden)]
 pub mod delay;
 pub mod engine;
 mod error;
 pub mod formula;
+#[doc(hidden)]
 pub mod formula_threshold;
 mod histogram;
 pub mod input;
+#[doc(hidden)]
 pub mod k_threshold;
 pub mod level;
 pub mod loads;
@@ -45,6 +63,7 @@ mod observe;
 mod outcome;
 mod params;
 pub mod process;
+#[doc(hidden)]
 pub mod rank_vector;
 pub mod recovery;
 pub mod registry;
@@ -52,6 +71,7 @@ pub mod rng;
 pub mod sampling;
 mod spec;
 pub mod start;
+#[doc(hidden)]
 pub mod weighted;
 
 pub use choice::{resolve_engine, supported_engines};
@@ -60,6 +80,7 @@ pub use error::Error;
 pub use loads::{gap_unit, LoadState, UnitLoads, WeightSampler, WeightedLoads};
 pub use observe::Observer;
 pub use outcome::RunOutcome;
+#[doc(hidden)]
 pub use process::distinct;
 pub use rng::{derive_seed, sim_rng, SimRng};
 pub use sampling::{AliasTable, Sampling};
