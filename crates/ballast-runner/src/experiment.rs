@@ -17,9 +17,21 @@ pub struct Experiment {
     pub(crate) raw: RawConfig,
     /// A graph, dynamic or potential item (`kind = …`); `None`: the allocation path.
     pub(crate) kind: Option<Box<KindExperiment>>,
+    /// The validated plans of an allocation config, built once at parse time: full, quick
+    /// and reduced scale (`None` for a scale the config lacks, and for the other item kinds).
+    plans: [Option<Plan>; 3],
 }
 
 /// The item id `<paper>/<item>` of `configs/<paper>/<item>.toml`.
+/// The slot of `scale` in [`Experiment`]'s plans.
+fn scale_index(scale: Scale) -> usize {
+    match scale {
+        Scale::Full => 0,
+        Scale::Quick => 1,
+        Scale::Reduced => 2,
+    }
+}
+
 pub(crate) fn id_from_path(path: &Path) -> String {
     let item = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
     match path.parent().and_then(|p| p.file_name()) {
@@ -104,6 +116,7 @@ impl Experiment {
                 file: ConfigFile::new(id, path, source),
                 raw: k.stub_raw(),
                 kind: Some(Box::new(k)),
+                plans: [None, None, None],
             });
         }
         let parsed = schema::deserialize::<RawConfig>(source).map_err(|errors| {
@@ -117,6 +130,7 @@ impl Experiment {
         // touched (they would only report consequences of them).
         let (raw, schema) = parsed.split();
         let mut problems = Problems::with_schema(path, source, &schema);
+        let mut plans: [Option<Plan>; 3] = [None, None, None];
         if !schema.taint.global {
             validate_raw(&raw, path, &mut problems);
             for scale in [Scale::Full, Scale::Quick, Scale::Reduced] {
@@ -126,12 +140,12 @@ impl Experiment {
                     Scale::Reduced => raw.reduced.is_some(),
                 };
                 if present {
-                    build_plan(&raw, scale, &mut problems);
+                    plans[scale_index(scale)] = Some(build_plan(&raw, scale, &mut problems));
                 }
             }
         }
         problems.into_result()?;
-        Ok(Self { file: ConfigFile::new(id, path, source), raw, kind: None })
+        Ok(Self { file: ConfigFile::new(id, path, source), raw, kind: None, plans })
     }
 
     /// The item id, `<paper>/<item>`.
@@ -180,8 +194,12 @@ impl Experiment {
         self.plan_at(if quick { Scale::Quick } else { Scale::Full })
     }
 
-    /// Expands the grid at the given scale, validating every point.
+    /// The plan at the given scale: the one built and validated when the config was parsed
+    /// (a scale the config lacks falls back to the full table, as `build_plan` does).
     pub fn plan_at(&self, scale: Scale) -> Result<Plan, Error> {
+        if let Some(plan) = &self.plans[scale_index(scale)] {
+            return Ok(plan.clone());
+        }
         let mut problems = Problems::new(&self.file.path, &self.file.source);
         let plan = build_plan(&self.raw, scale, &mut problems);
         problems.into_result()?;
