@@ -32,7 +32,7 @@ pub fn refresh(results: &Path, ids: &[String]) -> Result<usize> {
         for (ext, text) in [("csv", csv), ("svg", svg)] {
             let path = results.join(format!("{id}.{ext}"));
             if std::fs::read_to_string(&path).ok().as_deref() != Some(text.as_str()) {
-                std::fs::write(&path, text)
+                ballast_runner::files::write_atomically(&path, text.as_bytes())
                     .with_context(|| format!("writing {}", path.display()))?;
                 tracing::info!("{} rewritten", path.display());
                 changed += 1;
