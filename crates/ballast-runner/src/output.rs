@@ -305,7 +305,37 @@ impl ItemResult {
                 m.runs * sm.blocks
             );
         }
-        // Verdicts.
+        self.verdict_section(&mut s);
+        if !self.warnings.is_empty() {
+            let _ = writeln!(s, "## Warnings\n");
+            for w in &self.warnings {
+                let _ = writeln!(s, "- {}", crate::markdown::line(w));
+            }
+            let _ = writeln!(s);
+        }
+        if !self.notes.trim().is_empty() {
+            let _ = writeln!(s, "## Notes\n\n{}\n", crate::markdown::notes(self.notes.trim()));
+        }
+        if self.layout == Layout::Table {
+            self.wide_table(&mut s);
+        }
+        if self.rows.iter().any(|r| r.also) {
+            self.statistic_tables(&mut s);
+        }
+        if self.rows.iter().any(|r| r.statistic.is_distribution()) {
+            self.distribution_tables(&mut s);
+        }
+        if self.mark_minima {
+            self.minima(&mut s);
+        }
+        self.values_section(&mut s);
+        self.run_section(&mut s);
+        s
+    }
+
+    /// The "## Verdict" section: the overall verdict against the first reference, each
+    /// series against each reference, and how z is computed.
+    fn verdict_section(&self, s: &mut String) {
         let _ = writeln!(s, "## Verdict\n");
         if self.ref_labels.is_empty() {
             let _ = writeln!(s, "No reference values configured.\n");
@@ -357,28 +387,11 @@ impl ItemResult {
                  uses the binomial standard error of the pooled proportion.\n"
             );
         }
-        if !self.warnings.is_empty() {
-            let _ = writeln!(s, "## Warnings\n");
-            for w in &self.warnings {
-                let _ = writeln!(s, "- {}", crate::markdown::line(w));
-            }
-            let _ = writeln!(s);
-        }
-        if !self.notes.trim().is_empty() {
-            let _ = writeln!(s, "## Notes\n\n{}\n", crate::markdown::notes(self.notes.trim()));
-        }
-        if self.layout == Layout::Table {
-            self.wide_table(&mut s);
-        }
-        if self.rows.iter().any(|r| r.also) {
-            self.statistic_tables(&mut s);
-        }
-        if self.rows.iter().any(|r| r.statistic.is_distribution()) {
-            self.distribution_tables(&mut s);
-        }
-        if self.mark_minima {
-            self.minima(&mut s);
-        }
+    }
+
+    /// The "## Values" section: per series and statistic, a table of every point with its
+    /// theory, reference values and z.
+    fn values_section(&self, s: &mut String) {
         let _ = writeln!(s, "## Values\n");
         for (name, statistic) in self.series_statistics() {
             let rows: Vec<&Row> =
@@ -442,8 +455,6 @@ impl ItemResult {
             }
             let _ = writeln!(s);
         }
-        self.run_section(&mut s);
-        s
     }
 
     /// The last section of the report: how this result was executed (the only part that differs
