@@ -411,6 +411,116 @@ pub(crate) struct KPlan {
     pub scale: Scale,
 }
 
+/// The series' start states of a non-allocation config, resolved once (a `file` relative to
+/// the config's directory) and refused for the kinds that take none.
+fn resolve_starts(
+    kind: &'static dyn ItemKind,
+    cfg: &mut KindConfig,
+    path: &Path,
+    problems: &mut Problems<'_>,
+) {
+    // Start states: resolved once (a `file` relative to the config's directory); only
+    // for the kinds that take them.
+    let dir = path.parent().unwrap_or(Path::new("."));
+    for (si, s) in cfg.series.iter_mut().enumerate() {
+        let span = s.span();
+        let series = s.get_mut();
+        let Some(raw) = &series.start else { continue };
+        let ctx = format!("series `{}`", series.name);
+        if !kind.takes_start() {
+            problems.at(
+                Some(span),
+                format!(
+                    "{ctx}: `start` applies to allocation series and dynamic items (rbb, \
+                     leaky_bins, infinite_azar), not to {} items",
+                    kind.name()
+                ),
+            );
+            problems.skip_series(si);
+            continue;
+        }
+        match crate::start::resolve_start(Some(raw), dir, &ctx) {
+            Ok(start) => series.start_state = Some(start),
+            Err((field, msg)) => {
+                // At the key the problem is about (`start.path` for a file).
+                let mut at = vec![Seg::Key("series".into()), Seg::Index(si)];
+                at.extend(field.iter().flat_map(|f| f.split('.')).map(|f| Seg::Key(f.into())));
+                problems.at_path(&at, false, msg);
+                problems.skip_series(si);
+            }
+        }
+    }
+}
+
+/// Each series' measure (the first of the kind where the name is refused) and the checks of
+/// its kind-specific fields and parameters.
+fn check_series(
+    kind: &'static dyn ItemKind,
+    cfg: &KindConfig,
+    problems: &mut Problems<'_>,
+) -> Vec<Measure> {
+    let params = kind.params();
+    let hint = |k: &str| ballast_core::registry::did_you_mean(k, params.iter().copied());
+    let mut measures = Vec::new();
+    for (si, s) in cfg.series.iter().enumerate() {
+        let skipped = problems.skips_series(si);
+        match Measure::from_name(&s.get_ref().statistic, kind.measures()) {
+            Ok(m) => measures.push(m),
+            Err(e) => {
+                if !skipped {
+                    problems.at(Some(s.span()), format!("series `{}`: {e}", s.get_ref().name));
+                    problems.skip_series(si);
+                }
+                measures.push(kind.measures()[0]);
+            }
+        }
+        let given = {
+            let v = s.get_ref();
+            [
+                v.graph.is_some(),
+                v.potential.is_some(),
+                v.potentials.is_some(),
+                v.also.is_some(),
+                v.tie_break.is_some(),
+                v.weights.is_some(),
+            ]
+        };
+        for (field, _) in SERIES_FIELDS.iter().zip(given).filter(|(_, g)| *g) {
+            if !kind.series_fields().contains(field) && !skipped {
+                let takes = kind.series_fields();
+                let takes = if takes.is_empty() { "none".into() } else { takes.join(", ") };
+                problems.at_path(
+                    &[Seg::Key("series".into()), Seg::Index(si), Seg::Key((*field).into())],
+                    true,
+                    format!(
+                        "series `{}`: `{field}` is not read by {} items (of the \
+                         kind-specific series fields they take: {takes})",
+                        s.get_ref().name,
+                        kind.name()
+                    ),
+                );
+                problems.skip_series(si);
+            }
+        }
+        for k in s.get_ref().params.keys() {
+            if !params.contains(&k.as_str()) && !skipped {
+                problems.at(
+                    Some(s.span()),
+                    format!(
+                        "series `{}`: unknown parameter `{k}`: {} items take {}{}",
+                        s.get_ref().name,
+                        kind.name(),
+                        params.join(", "),
+                        hint(k)
+                    ),
+                );
+                problems.skip_series(si);
+            }
+        }
+    }
+    measures
+}
+
 impl KindExperiment {
     /// Parses and validates (every point of every scale) a non-allocation config.
     pub(crate) fn parse(
@@ -434,96 +544,10 @@ impl KindExperiment {
         if schema.taint.global {
             return Err(problems.into_error());
         }
-        // Start states: resolved once (a `file` relative to the config's directory); only
-        // for the kinds that take them.
-        let dir = path.parent().unwrap_or(Path::new("."));
-        for (si, s) in cfg.series.iter_mut().enumerate() {
-            let span = s.span();
-            let series = s.get_mut();
-            let Some(raw) = &series.start else { continue };
-            let ctx = format!("series `{}`", series.name);
-            if !kind.takes_start() {
-                problems.at(
-                    Some(span),
-                    format!(
-                        "{ctx}: `start` applies to allocation series and dynamic items (rbb, \
-                         leaky_bins, infinite_azar), not to {} items",
-                        kind.name()
-                    ),
-                );
-                problems.skip_series(si);
-                continue;
-            }
-            match crate::start::resolve_start(Some(raw), dir, &ctx) {
-                Ok(start) => series.start_state = Some(start),
-                Err((field, msg)) => {
-                    // At the key the problem is about (`start.path` for a file).
-                    let mut at = vec![Seg::Key("series".into()), Seg::Index(si)];
-                    at.extend(field.iter().flat_map(|f| f.split('.')).map(|f| Seg::Key(f.into())));
-                    problems.at_path(&at, false, msg);
-                    problems.skip_series(si);
-                }
-            }
-        }
+        resolve_starts(kind, &mut cfg, path, &mut problems);
+        let measures = check_series(kind, &cfg, &mut problems);
         let params = kind.params();
         let hint = |k: &str| ballast_core::registry::did_you_mean(k, params.iter().copied());
-        let mut measures = Vec::new();
-        for (si, s) in cfg.series.iter().enumerate() {
-            let skipped = problems.skips_series(si);
-            match Measure::from_name(&s.get_ref().statistic, kind.measures()) {
-                Ok(m) => measures.push(m),
-                Err(e) => {
-                    if !skipped {
-                        problems.at(Some(s.span()), format!("series `{}`: {e}", s.get_ref().name));
-                        problems.skip_series(si);
-                    }
-                    measures.push(kind.measures()[0]);
-                }
-            }
-            let given = {
-                let v = s.get_ref();
-                [
-                    v.graph.is_some(),
-                    v.potential.is_some(),
-                    v.potentials.is_some(),
-                    v.also.is_some(),
-                    v.tie_break.is_some(),
-                    v.weights.is_some(),
-                ]
-            };
-            for (field, _) in SERIES_FIELDS.iter().zip(given).filter(|(_, g)| *g) {
-                if !kind.series_fields().contains(field) && !skipped {
-                    let takes = kind.series_fields();
-                    let takes = if takes.is_empty() { "none".into() } else { takes.join(", ") };
-                    problems.at_path(
-                        &[Seg::Key("series".into()), Seg::Index(si), Seg::Key((*field).into())],
-                        true,
-                        format!(
-                            "series `{}`: `{field}` is not read by {} items (of the \
-                             kind-specific series fields they take: {takes})",
-                            s.get_ref().name,
-                            kind.name()
-                        ),
-                    );
-                    problems.skip_series(si);
-                }
-            }
-            for k in s.get_ref().params.keys() {
-                if !params.contains(&k.as_str()) && !skipped {
-                    problems.at(
-                        Some(s.span()),
-                        format!(
-                            "series `{}`: unknown parameter `{k}`: {} items take {}{}",
-                            s.get_ref().name,
-                            kind.name(),
-                            params.join(", "),
-                            hint(k)
-                        ),
-                    );
-                    problems.skip_series(si);
-                }
-            }
-        }
         let point_maps = std::iter::once(&cfg.point)
             .chain(cfg.quick.iter().map(|q| &q.point))
             .chain(cfg.reduced.iter().map(|q| &q.point));
