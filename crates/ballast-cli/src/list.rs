@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use ballast_core::{Engine, TieBreak};
 
 use ballast_core::level::level_settings;
-use ballast_core::registry::{ProcessDef, PROCESSES};
+use ballast_core::registry::{self, ProcessDef};
 
 /// One-line meaning of a tie-breaking rule.
 fn tie_break_doc(t: TieBreak) -> &'static str {
@@ -79,7 +79,7 @@ fn engine_doc(e: Engine) -> &'static str {
 pub fn render() -> String {
     let mut s = String::new();
     let _ = writeln!(s, "Processes (--process KIND [--param key=value]...):");
-    for k in PROCESSES {
+    for k in registry::processes() {
         let _ = writeln!(s, "  {:<19} {}", k.name, k.doc);
         for p in k.params {
             let default = p.default.describe();
@@ -185,8 +185,8 @@ pub fn render() -> String {
 pub fn structured() -> serde_json::Value {
     use serde_json::{json, Value};
     let param = |name: &str, doc: &str, ty: String, default: String| json!({ "name": name, "doc": doc, "type": ty, "default": default });
-    let processes: Vec<Value> = PROCESSES
-        .iter()
+    let processes: Vec<Value> = registry::processes()
+        .into_iter()
         .map(|k| {
             let params: Vec<Value> = k
                 .params
@@ -310,7 +310,7 @@ mod tests {
     #[test]
     fn listing_shows_every_kind_with_its_engines() {
         let text = super::render();
-        for def in ballast_core::registry::PROCESSES {
+        for def in ballast_core::registry::processes() {
             assert!(text.contains(&format!("  {:<19} {}", def.name, def.doc)), "{}", def.name);
         }
         assert!(text.contains("engines:"), "{text}");

@@ -315,6 +315,18 @@ pub fn level_support(spec: &RunSpec) -> Result<(), Error> {
                  not know; use engine = \"bins\"",
             spec.process.kind()
         ))),
+        // An item outside the catalogue: its own declaration, sequential balls only (its
+        // rule runs on the sorted view; no batch law).
+        ProcessSpec::Custom(ref c) => {
+            c.item().levels().map_err(Error::Unsupported)?;
+            if batched {
+                return Err(Error::Unsupported(format!(
+                    "the level engine simulates {} sequentially only (no batch law for a rule                      declared as an item); use engine = \"bins\"",
+                    c.item().name()
+                )));
+            }
+            Ok(())
+        }
         // Reallocation reads and sets the loads of the distinct sampled bins only: distinct
         // positions of the sorted view, moved between levels (`czumaj::simulate_equalize_levels`).
         ProcessSpec::Equalize { .. } => Ok(()),

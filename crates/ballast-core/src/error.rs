@@ -19,6 +19,10 @@ pub enum Error {
     /// The engine cannot simulate this combination exactly.
     #[error("unsupported combination: {0}")]
     Unsupported(String),
+    /// A process item's own check ([`crate::item::ProcessItem::check`]) refused its
+    /// parameters.
+    #[error("{0}")]
+    Refused(String),
 }
 
 impl Error {

@@ -55,6 +55,7 @@ pub mod formula;
 pub mod formula_threshold;
 mod histogram;
 pub mod input;
+pub mod item;
 #[doc(hidden)]
 pub mod k_threshold;
 pub mod level;

@@ -353,13 +353,19 @@ impl ParamList {
 }
 
 /// The parameters of one build, checked and completed with defaults.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Args {
     list: ParamList,
     values: Vec<(&'static str, Option<ParamValue>)>,
 }
 
 impl Args {
+    /// Every parameter of the entry in declaration order, with its value (`None`: an
+    /// optional parameter not given).
+    pub fn values(&self) -> &[(&'static str, Option<ParamValue>)] {
+        &self.values
+    }
+
     fn get(&self, name: &str) -> Option<&ParamValue> {
         self.values.iter().find(|(n, _)| *n == name).and_then(|(_, v)| v.as_ref())
     }

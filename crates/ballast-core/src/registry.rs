@@ -8,9 +8,10 @@
 //! unknown names, wrong types, values out of range and missing parameters are refused here,
 //! with one message for every front end ([`ParamError`]).
 //!
-//! Adding a process: its rule (in [`crate::process`]), a [`ProcessSpec`] variant, one entry
-//! in [`PROCESSES`], its level law if it has one ([`crate::level`]) and its tests. Nothing
-//! outside this crate changes.
+//! The built-in kinds are [`PROCESSES`]; a kind declared elsewhere (another crate, a test,
+//! a user's program) is one [`crate::item::ProcessItem`] with its [`ProcessDef`], added by
+//! [`register`]. Front ends read [`Registry::current`] (through [`find`], [`names`] and
+//! [`processes`]), so a registered kind reaches them as a built-in does.
 //!
 //! ```
 //! use ballast_core::registry::{find, ParamValue};
@@ -111,33 +112,34 @@ impl ProcessDef {
     /// A spec built from defaults and the smallest legal value of each required parameter:
     /// what listings ask "which engines run it?" of.
     pub fn example(&self) -> ProcessSpec {
-        let mut given: Vec<(&str, ParamValue)> = self
-            .example
-            .split_whitespace()
-            .map(|kv| {
-                let (k, v) = kv.split_once('=').expect("example is key=value");
-                let def = self.param(k).expect("example names a parameter");
-                (def.name, self.parse_value(def, v).expect("example value parses"))
-            })
-            .collect();
-        let extra: Vec<(&str, ParamValue)> = self
-            .params
-            .iter()
-            .filter(|p| p.default == ParamDefault::Required)
-            .map(|p| {
-                let v = match p.ty {
-                    ParamType::Int { lo, hi } => ParamValue::Num(f64::from(lo.max(2).min(hi))),
-                    ParamType::Bool => ParamValue::Bool(false),
-                    ParamType::Choice(names) => ParamValue::Text(names[0].to_owned()),
-                    ParamType::List => ParamValue::List(vec![0.5]),
-                    ParamType::Formula(_) => ParamValue::Text("0.5".to_owned()),
-                    _ => ParamValue::Num(0.5),
-                };
-                (p.name, v)
-            })
-            .collect();
+        self.try_example().unwrap_or_else(|e| panic!("example of {}: {e}", self.name))
+    }
+
+    /// [`ProcessDef::example`], or why the entry's example does not build.
+    pub fn try_example(&self) -> Result<ProcessSpec, ParamError> {
+        let mut given: Vec<(&str, ParamValue)> = Vec::new();
+        for kv in self.example.split_whitespace() {
+            let bad = || ParamError {
+                param: None,
+                message: format!("example `{kv}` is not key=value of a parameter"),
+            };
+            let (k, v) = kv.split_once('=').ok_or_else(bad)?;
+            let def = self.param(k)?;
+            given.push((def.name, self.parse_value(def, v)?));
+        }
+        let extra = self.params.iter().filter(|p| p.default == ParamDefault::Required).map(|p| {
+            let v = match p.ty {
+                ParamType::Int { lo, hi } => ParamValue::Num(f64::from(lo.max(2).min(hi))),
+                ParamType::Bool => ParamValue::Bool(false),
+                ParamType::Choice(names) => ParamValue::Text(names[0].to_owned()),
+                ParamType::List => ParamValue::List(vec![0.5]),
+                ParamType::Formula(_) => ParamValue::Text("0.5".to_owned()),
+                _ => ParamValue::Num(0.5),
+            };
+            (p.name, v)
+        });
         given.extend(extra);
-        self.build(&given).unwrap_or_else(|e| panic!("example of {}: {e}", self.name))
+        self.build(&given)
     }
 
     /// Whether the process accepts the tie rule `t` (the default, random, always).
@@ -1053,22 +1055,110 @@ fn check_run_size(spec: &RunSpec) -> Result<(), ParamError> {
     Ok(())
 }
 
-/// The entry of kind `name`, or the registry's "unknown process" message (with the nearest
-/// valid name and the list).
-pub fn find(name: &str) -> Result<&'static ProcessDef, ParamError> {
-    PROCESSES.iter().find(|p| p.name == name).ok_or_else(|| ParamError {
-        param: None,
-        message: format!(
-            "unknown process `{name}`{}; valid kinds: {}",
-            did_you_mean(name, PROCESSES.iter().map(|p| p.name)),
-            names().join(", ")
-        ),
-    })
+/// The process-wide registry's extensions ([`register`]), after the built-ins.
+static REGISTERED: std::sync::RwLock<Vec<&'static ProcessDef>> = std::sync::RwLock::new(Vec::new());
+
+/// A set of process kinds: the built-ins ([`Registry::builtin`], the entries of
+/// [`PROCESSES`]) and any registered beside them. Every front end reads
+/// [`Registry::current`], the built-ins plus what [`register`] added in this process.
+#[derive(Clone, Debug)]
+pub struct Registry {
+    processes: Vec<&'static ProcessDef>,
 }
 
-/// Every kind name, in listing order.
+impl Registry {
+    /// The built-in kinds only.
+    pub fn builtin() -> Self {
+        Self { processes: PROCESSES.iter().collect() }
+    }
+
+    /// The built-ins and every kind [`register`]ed so far in this process.
+    pub fn current() -> Self {
+        let mut r = Self::builtin();
+        r.processes.extend(REGISTERED.read().unwrap_or_else(|e| e.into_inner()).iter());
+        r
+    }
+
+    /// This registry with `def` added, or the refusal of a name already taken or not
+    /// `snake_case`, or of an entry whose example does not build.
+    pub fn with(mut self, def: &'static ProcessDef) -> Result<Self, ParamError> {
+        let refuse = |message: String| ParamError { param: None, message };
+        if self.processes.iter().any(|p| p.name == def.name) {
+            return Err(refuse(format!("process `{}` is already registered", def.name)));
+        }
+        let snake = |c: char| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_';
+        if def.name.is_empty() || !def.name.chars().all(snake) {
+            return Err(refuse(format!(
+                "process name `{}` is not snake_case (a-z, 0-9 and _)",
+                def.name
+            )));
+        }
+        let spec = def.try_example().map_err(|e| {
+            refuse(format!("process `{}`: its example does not build: {e}", def.name))
+        })?;
+        if spec.kind() != def.name {
+            return Err(refuse(format!(
+                "process `{}` builds a spec of kind `{}`: its build must return \
+                 ProcessSpec::Custom of its own item",
+                def.name,
+                spec.kind()
+            )));
+        }
+        self.processes.push(def);
+        Ok(self)
+    }
+
+    /// Every kind, built-ins first, in listing order.
+    pub fn processes(&self) -> &[&'static ProcessDef] {
+        &self.processes
+    }
+
+    /// The entry of kind `name`, or the "unknown process" message (with the nearest valid
+    /// name and the list).
+    pub fn find(&self, name: &str) -> Result<&'static ProcessDef, ParamError> {
+        self.processes.iter().copied().find(|p| p.name == name).ok_or_else(|| ParamError {
+            param: None,
+            message: format!(
+                "unknown process `{name}`{}; valid kinds: {}",
+                did_you_mean(name, self.processes.iter().map(|p| p.name)),
+                self.names().join(", ")
+            ),
+        })
+    }
+
+    /// Every kind name, in listing order.
+    pub fn names(&self) -> Vec<&'static str> {
+        self.processes.iter().map(|p| p.name).collect()
+    }
+}
+
+/// Adds `def` to the process-wide registry, so that configs, `ballast simulate`, `ballast
+/// list`, the runner and Python find it as they find a built-in. Its `build` returns
+/// [`ProcessSpec::Custom`] of its item ([`crate::item`]). Refused as [`Registry::with`]
+/// refuses.
+pub fn register(def: &'static ProcessDef) -> Result<(), ParamError> {
+    let mut registered = REGISTERED.write().unwrap_or_else(|e| e.into_inner());
+    let mut current = Registry::builtin();
+    current.processes.extend(registered.iter());
+    current.with(def)?;
+    registered.push(def);
+    Ok(())
+}
+
+/// Every kind of [`Registry::current`], built-ins first.
+pub fn processes() -> Vec<&'static ProcessDef> {
+    Registry::current().processes
+}
+
+/// The entry of kind `name` in [`Registry::current`], or the registry's "unknown process"
+/// message (with the nearest valid name and the list).
+pub fn find(name: &str) -> Result<&'static ProcessDef, ParamError> {
+    Registry::current().find(name)
+}
+
+/// Every kind name of [`Registry::current`], in listing order.
 pub fn names() -> Vec<&'static str> {
-    PROCESSES.iter().map(|p| p.name).collect()
+    Registry::current().names()
 }
 
 /// One law of ball weights ([`Weights`]): what every front end accepts as `weights = { kind
@@ -1218,7 +1308,10 @@ pub fn find_weights(name: &str) -> Result<&'static WeightDef, ParamError> {
 /// for every d).
 pub fn def_of(spec: &ProcessSpec) -> &'static ProcessDef {
     let kind = spec.kind();
-    PROCESSES.iter().find(|p| p.name == kind).expect("every ProcessSpec kind has an entry")
+    if let Some(p) = PROCESSES.iter().find(|p| p.name == kind) {
+        return p;
+    }
+    find(kind).expect("every ProcessSpec kind has an entry")
 }
 
 /// The registry's refusal of a non-uniform law for a process that does not support one, and

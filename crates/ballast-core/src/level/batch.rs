@@ -82,7 +82,8 @@ impl Law {
             | ProcessSpec::Caching { .. }
             | ProcessSpec::AlwaysGoLeft { .. }
             | ProcessSpec::Adaptive { .. }
-            | ProcessSpec::Equalize { .. } => unreachable!("refused by level_support"),
+            | ProcessSpec::Equalize { .. }
+            | ProcessSpec::Custom(_) => unreachable!("refused by level_support"),
         }
     }
 }

@@ -5,6 +5,7 @@
 //! never owns randomness: the engine passes `rng` and a [`Ctx`] with the bit buffer and the
 //! sample counter.
 
+pub(crate) mod custom;
 #[doc(hidden)]
 pub mod distinct;
 pub(crate) mod kernel;

@@ -188,6 +188,9 @@ pub enum ProcessSpec {
         /// Number of samples, at least 1.
         d: u32,
     },
+    /// A process declared outside the built-in catalogue ([`crate::item`]): its item and
+    /// its checked parameters.
+    Custom(crate::item::CustomSpec),
 }
 
 impl ProcessSpec {
@@ -223,6 +226,7 @@ impl ProcessSpec {
             Self::AlwaysGoLeft { .. } => "always_go_left",
             Self::Adaptive { .. } => "adaptive",
             Self::Equalize { .. } => "equalize",
+            Self::Custom(c) => c.item().name(),
         }
     }
 
@@ -257,6 +261,7 @@ impl ProcessSpec {
                 .map_err(|_| Error::invalid("f", "…", "1 to 64 finite increasing thresholds"));
         }
         match *self {
+            Self::Custom(ref c) => c.item().check(c.args()).map_err(Error::Refused),
             Self::OneChoice | Self::MeanThinning { .. } | Self::Twinning => Ok(()),
             Self::RankVector { .. } | Self::KThreshold { .. } => Ok(()),
             Self::KThresholdDistinct { .. } | Self::FormulaThreshold { .. } => Ok(()),

@@ -1,0 +1,149 @@
+//! Processes declared outside the built-in catalogue: the [`ProcessItem`] trait a process
+//! implements (its name, its rule for one run, its checks and whether the level engine may
+//! run it), the [`Decision`] its rule sees at every ball, and [`CustomSpec`], the
+//! [`crate::ProcessSpec::Custom`] payload that carries an item and its checked parameters
+//! through the engines.
+//!
+//! An item is registered with [`crate::registry::register`] beside a
+//! [`crate::registry::ProcessDef`] (its parameters, settings and documentation); from then on
+//! configs, `ballast simulate`, `ballast list`, the runner and Python reach it exactly as a
+//! built-in. The bin engine runs its rule on every setting the declaration allows; the level
+//! engine runs the same rule on the sorted view of the loads when the item says its rule
+//! reads only loads ([`ProcessItem::levels`]), sequential balls only.
+//!
+//! The rule is called through a trait object, one call per ball, with the loads and the
+//! random numbers behind trait objects too: a few nanoseconds per ball more than a built-in
+//! rule, which the engines monomorphise.
+//!
+//! ```
+//! use ballast_core::item::{Decision, ProcessItem, CustomRule};
+//! use ballast_core::registry::Args;
+//!
+//! /// The heavier of two uniform samples (the second on a tie).
+//! #[derive(Debug)]
+//! struct Heavier;
+//!
+//! struct HeavierRule;
+//!
+//! impl CustomRule for HeavierRule {
+//!     fn place(&mut self, at: &mut dyn Decision) -> usize {
+//!         let (a, b) = (at.sample(), at.sample());
+//!         if at.load(a) > at.load(b) { a } else { b }
+//!     }
+//! }
+//!
+//! impl ProcessItem for Heavier {
+//!     fn name(&self) -> &'static str {
+//!         "heavier_of_two"
+//!     }
+//!     fn rule(&self, _args: &Args) -> Box<dyn CustomRule> {
+//!         Box::new(HeavierRule)
+//!     }
+//!     fn levels(&self) -> Result<(), String> {
+//!         Ok(()) // reads only loads, through uniform samples
+//!     }
+//! }
+//! # let _ = Heavier;
+//! ```
+
+use std::fmt;
+
+use rand::RngCore;
+
+use crate::params::Args;
+
+/// What a rule sees and draws at one decision: the loads as the setting shows them (frozen
+/// at the batch start in the batched setting), uniform (or, under a biased law, biased)
+/// samples, and the run's random numbers.
+pub trait Decision {
+    /// Number of bins.
+    fn n(&self) -> usize;
+    /// The load of bin `bin` (`0 <= bin < n`). On the level engine bins are positions in
+    /// the sorted view, so only loads and samples are meaningful, not bin identities.
+    fn load(&mut self, bin: usize) -> f64;
+    /// The average load `W/n`.
+    fn average(&mut self) -> f64;
+    /// Balls placed before this decision (batched: before the batch).
+    fn balls(&self) -> u64;
+    /// A random bin drawn by the run's sampling law (uniform by default), counted as one
+    /// sample in the run's outcome.
+    fn sample(&mut self) -> usize;
+    /// The run's random numbers, for the rule's own coins.
+    fn rng(&mut self) -> &mut dyn RngCore;
+}
+
+/// The rule of one run: called once per ball, it returns the bin the ball goes to. It may
+/// keep state between balls (a cache); a fresh one is made for every run.
+pub trait CustomRule: Send {
+    /// The bin of the next ball.
+    fn place(&mut self, at: &mut dyn Decision) -> usize;
+}
+
+/// A process kind declared as one item: everything the engines need of it. Its parameters,
+/// settings and documentation are declared beside it in a
+/// [`crate::registry::ProcessDef`]; ranges are checked from that declaration before
+/// [`ProcessItem::check`] sees them.
+pub trait ProcessItem: Sync + fmt::Debug {
+    /// The kind name (`kind = "…"` in configs); the same as its `ProcessDef`'s.
+    fn name(&self) -> &'static str;
+    /// A fresh rule for one run, from the checked parameters.
+    fn rule(&self, args: &Args) -> Box<dyn CustomRule>;
+    /// Checks across parameters (single ranges come from the declaration); the message
+    /// says what is wrong and what would be right.
+    fn check(&self, _args: &Args) -> Result<(), String> {
+        Ok(())
+    }
+    /// `Ok` if the level engine may run the rule on the sorted loads: the rule reads only
+    /// loads and samples (never a bin's identity), so bins of one level are exchangeable.
+    /// Otherwise the reason, which the engine choice shows for `engine = "levels"`.
+    fn levels(&self) -> Result<(), String> {
+        Err(format!(
+            "process `{}` declares no level law (its rule may read bin identities); use engine \
+             = \"bins\"",
+            self.name()
+        ))
+    }
+}
+
+/// A process item with its checked parameters: the payload of
+/// [`crate::ProcessSpec::Custom`]. Two specs are equal when they name the same kind with
+/// the same parameters.
+#[derive(Clone)]
+pub struct CustomSpec {
+    item: &'static dyn ProcessItem,
+    args: std::sync::Arc<Args>,
+}
+
+impl CustomSpec {
+    /// The item `item` with the parameters `args` (checked by its declaration).
+    pub fn new(item: &'static dyn ProcessItem, args: Args) -> Self {
+        Self { item, args: std::sync::Arc::new(args) }
+    }
+
+    /// The item.
+    pub fn item(&self) -> &'static dyn ProcessItem {
+        self.item
+    }
+
+    /// The checked parameters.
+    pub fn args(&self) -> &Args {
+        &self.args
+    }
+
+    /// A fresh rule for one run.
+    pub fn rule(&self) -> Box<dyn CustomRule> {
+        self.item.rule(&self.args)
+    }
+}
+
+impl fmt::Debug for CustomSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Custom({} {:?})", self.item.name(), self.args.values())
+    }
+}
+
+impl PartialEq for CustomSpec {
+    fn eq(&self, other: &Self) -> bool {
+        self.item.name() == other.item.name() && self.args.values() == other.args.values()
+    }
+}

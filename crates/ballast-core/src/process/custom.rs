@@ -1,0 +1,80 @@
+//! The bridge from a process item's rule ([`crate::item::CustomRule`], called through a
+//! trait object) to the engines' [`Rule`]: one call per ball, with the loads and the random
+//! numbers seen through [`Decision`].
+
+use rand::RngCore;
+
+use super::{Ctx, Placement, Ranks, Rule};
+use crate::item::{CustomRule, Decision};
+use crate::loads::LoadState;
+
+/// A custom rule as an engine rule.
+pub(crate) struct Bridge {
+    rule: Box<dyn CustomRule>,
+}
+
+impl Bridge {
+    /// The bridge of one run's rule.
+    pub(crate) fn new(rule: Box<dyn CustomRule>) -> Self {
+        Self { rule }
+    }
+}
+
+impl Rule for Bridge {
+    fn place<S: LoadState, R: RngCore + ?Sized>(
+        &mut self,
+        s: &S,
+        _ranks: &Ranks<S::Load>,
+        rng: &mut R,
+        ctx: &mut Ctx,
+    ) -> Placement {
+        let n = s.n();
+        let mut at = At { s, ctx, rng: Words(rng) };
+        let bin = self.rule.place(&mut at);
+        assert!(bin < n, "a custom rule placed a ball in bin {bin} of {n}");
+        Placement::one(bin)
+    }
+}
+
+/// The random numbers of a run behind `dyn RngCore` (the engines' generator may be unsized).
+struct Words<'a, R: RngCore + ?Sized>(&'a mut R);
+
+impl<R: RngCore + ?Sized> RngCore for Words<'_, R> {
+    fn next_u32(&mut self) -> u32 {
+        self.0.next_u32()
+    }
+    fn next_u64(&mut self) -> u64 {
+        self.0.next_u64()
+    }
+    fn fill_bytes(&mut self, dest: &mut [u8]) {
+        self.0.fill_bytes(dest)
+    }
+}
+
+/// One decision: the state, the sampling context and the random numbers.
+struct At<'a, 'c, S, R: RngCore + ?Sized> {
+    s: &'a S,
+    ctx: &'a mut Ctx<'c>,
+    rng: Words<'a, R>,
+}
+
+impl<S: LoadState, R: RngCore + ?Sized> Decision for At<'_, '_, S, R> {
+    fn n(&self) -> usize {
+        self.s.n()
+    }
+    fn load(&mut self, bin: usize) -> f64 {
+        self.s.load(bin).into()
+    }
+    fn average(&mut self) -> f64 {
+        self.s.total() / self.s.n() as f64
+    }
+    fn balls(&self) -> u64 {
+        self.ctx.balls
+    }
+    fn sample(&mut self) -> usize {
+        self.ctx.sample(&mut self.rng)
+    }
+    fn rng(&mut self) -> &mut dyn RngCore {
+        &mut self.rng
+    }
+}
