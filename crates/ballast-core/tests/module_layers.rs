@@ -16,7 +16,7 @@ const LAYERS: &[&[&str]] = &[
     &["rng", "error", "outcome", "binomial", "input"],
     // 1. Plain data: parameters, formulas, specs, sampling laws, start states; the bins'
     //    load store (it draws weights of the spec's law).
-    &["params", "formula", "spec", "sampling", "start", "loads"],
+    &["params", "item", "formula", "spec", "sampling", "start", "loads"],
     // 2. Rules (the bin-engine decisions, shared by the level engine's generic loop), the
     //    level histogram (built from a start state), the engine choice and validation, and
     //    observation.
