@@ -5,7 +5,9 @@
 //! warnings are errors), `tests` (the README's test command), `reproduce` (`reproduce all
 //! --check`: committed outputs would not change, every other item runs at quick scale),
 //! `python` (`.ci/python.sh`: the Python package installed into a fresh virtual environment
-//! and its pytest suite). `--skip STEP` leaves a step out (repeatable).
+//! and its pytest suite), `own-process` (`.ci/own-process.sh`: the example crate of a
+//! process of one's own, `examples/own-process`, built and run on a small sweep). `--skip
+//! STEP` leaves a step out (repeatable).
 
 use std::path::Path;
 use std::process::Command;
@@ -14,7 +16,8 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 
 /// The steps, by name, in the order they run.
-pub const STEPS: [&str; 6] = ["format", "lints", "docs", "tests", "reproduce", "python"];
+pub const STEPS: [&str; 7] =
+    ["format", "lints", "docs", "tests", "reproduce", "python", "own-process"];
 
 /// The command of an external step (`reproduce` runs in this process).
 fn command(step: &str) -> Option<Command> {
@@ -30,9 +33,9 @@ fn command(step: &str) -> Option<Command> {
             c.args(["doc", "--workspace", "--no-deps", "--locked"])
         }
         "tests" => c.args(["test", "--workspace", "--release", "--locked"]),
-        "python" => {
+        "python" | "own-process" => {
             let mut b = Command::new("bash");
-            b.arg(".ci/python.sh");
+            b.arg(format!(".ci/{step}.sh"));
             return Some(b);
         }
         _ => return None,

@@ -1,7 +1,8 @@
 //! The `ballast` command line as a library: the binary `ballast` (`src/main.rs`) and the
 //! Python package (`crates/ballast-py`) run the same parsers, pipelines and reports.
 //!
-//! - [`Cli`] and [`run_cli`]: the subcommands of the binary (see its `--help`);
+//! - [`Cli`] and [`run_cli`]: the subcommands of the binary (see its `--help`); [`main_with`]:
+//!   the binary with processes of one's own registered beside the built-ins;
 //! - [`embed`]: argv-like strings in, structured results out (what `ballast simulate
 //!   --json` prints, an item's [`ballast_runner::ItemResult`], the listing), for callers that
 //!   are not a terminal. Errors keep their kind ([`ErrorKind`]): bad input, interrupt or
@@ -101,6 +102,29 @@ pub fn run_cli(cli: &Cli) -> anyhow::Result<()> {
         Command::Plot(args) => plot::main(args),
         Command::List => stdout::print(&list::render()),
     }
+}
+
+/// The `ballast` program with `processes` registered beside the built-ins
+/// ([`ballast_core::registry::register`]): a crate that declares its own processes gets
+/// every subcommand for them (`simulate`, `run` with grids, seeds, checkpoints and shards,
+/// `merge`, `slurm`, `plot`, `list`) from a `main` of one line. Parses the command line,
+/// installs the log, runs the subcommand and exits with its code (2 for bad input,
+/// including a process that cannot be registered).
+pub fn main_with(processes: &[&'static ballast_core::registry::ProcessDef]) -> ! {
+    let cli = Cli::parse();
+    ballast_runner::install_logging(cli.log.options());
+    let registered = processes.iter().try_for_each(|def| {
+        ballast_core::registry::register(def)
+            .map_err(|e| anyhow::Error::new(BadInput::new(e.to_string())))
+    });
+    if let Err(e) = registered.and_then(|()| run_cli(&cli)) {
+        let code = exit_code(&e);
+        if code != EXIT_BROKEN_PIPE {
+            tracing::error!("{e:#}");
+        }
+        std::process::exit(code);
+    }
+    std::process::exit(0)
 }
 
 /// The most worker threads `--threads` accepts, and so `RAYON_NUM_THREADS`.

@@ -24,16 +24,6 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
-use clap::Parser;
-
 fn main() {
-    let cli = ballast_cli::Cli::parse();
-    ballast_runner::install_logging(cli.log.options());
-    if let Err(e) = ballast_cli::run_cli(&cli) {
-        let code = ballast_cli::exit_code(&e);
-        if code != ballast_cli::EXIT_BROKEN_PIPE {
-            tracing::error!("{e:#}");
-        }
-        std::process::exit(code);
-    }
+    ballast_cli::main_with(&[])
 }

@@ -395,7 +395,7 @@ fn bad_tie_break_and_other_flags() {
     );
     assert_bad_input(
         &sim(&["--process", "one_choice", "--weights", "exp", "--weight-mean", "0"]),
-        &["weights.mean", "positive"],
+        &["`mean` of weight law `exp`", "> 0"],
     );
     assert_bad_input(
         &sim(&["--process", "one_choice", "--weight-mean", "2"]),

@@ -264,7 +264,8 @@ pub fn level_support(spec: &RunSpec) -> Result<(), Error> {
         // has no law for a threshold that is not a constant.
         ProcessSpec::RankVector { .. }
         | ProcessSpec::KThreshold { .. }
-        | ProcessSpec::FormulaThreshold { .. } => {
+        | ProcessSpec::FormulaThreshold { .. }
+        | ProcessSpec::Rule { .. } => {
             if batched {
                 Err(Error::Unsupported(format!(
                     "the level engine simulates {} sequentially only (no batch law for it \
@@ -527,6 +528,9 @@ impl RunSpec {
         check_start(&self.start, self, on_levels)?;
         if let ProcessSpec::FormulaThreshold { f } = &self.process {
             crate::formula_threshold::check_probes(f, self.n, self.m, self.weights.mean())?;
+        }
+        if let ProcessSpec::Rule { d, choose } = &self.process {
+            crate::rule_formula::check_probes(choose, *d, self.n, self.m)?;
         }
         self.process.validate()
     }

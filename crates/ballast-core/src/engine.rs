@@ -270,6 +270,10 @@ fn dispatch<S: LoadState, R: RngCore + ?Sized, O: Observer>(
         ProcessSpec::Equalize { .. } => {
             unreachable!("equalize runs in czumaj::simulate_equalize (checked in simulate)")
         }
+        ProcessSpec::Rule { d, ref choose } => {
+            let rule = crate::rule_formula::RuleFormula::new(choose, d);
+            run_rule_impl(spec, state, rule, rng, observer, kernels)
+        }
         ProcessSpec::Custom(ref c) => {
             let rule = crate::process::custom::Bridge::new(c.rule());
             run_rule_impl(spec, state, rule, rng, observer, kernels)

@@ -43,6 +43,11 @@ enum Op {
     Fn1(fn(f64) -> f64),
     Min(u16),
     Max(u16),
+    // The decision grammar only ([`Formula::parse_decision`]): comparisons and logic give 1
+    // or 0, `If` picks its second or third operand by the first.
+    Cmp(fn(f64, f64) -> bool),
+    Not,
+    If,
 }
 
 /// A formula in named variables, compiled for evaluation at every ball.
@@ -86,7 +91,26 @@ impl Formula {
     /// assert!(e.contains("unknown variable `q`"), "{e}");
     /// ```
     pub fn parse(src: &str, vars: &'static [&'static str]) -> Result<Self, String> {
-        let (code, uses) = compile(src, Some(vars))?;
+        Self::parse_with(src, vars, false)
+    }
+
+    /// Reads a *decision* formula: the grammar of [`Formula::parse`] plus comparisons (`<`,
+    /// `<=`, `>`, `>=`, `==`, `!=`, valued 1 or 0), `&&`, `||`, `!` (any value other than 0
+    /// is true) and `if(c, a, b)` (`a` where `c` is true, else `b`; both are computed). For
+    /// rules whose formula picks among samples (the `rule` process).
+    ///
+    /// ```
+    /// use ballast_core::formula::Formula;
+    /// let f = Formula::parse_decision("if(x1 < x2, 1, 2)", &["x1", "x2"]).unwrap();
+    /// assert_eq!(f.eval(&[3.0, 5.0], &mut Vec::new()), 1.0);
+    /// assert_eq!(f.eval(&[5.0, 5.0], &mut Vec::new()), 2.0);
+    /// ```
+    pub fn parse_decision(src: &str, vars: &'static [&'static str]) -> Result<Self, String> {
+        Self::parse_with(src, vars, true)
+    }
+
+    fn parse_with(src: &str, vars: &'static [&'static str], decide: bool) -> Result<Self, String> {
+        let (code, uses) = compile(src, Some(vars), decide)?;
         let depth = stack_depth(&code);
         Ok(Self { src: src.to_owned(), code, depth, vars, uses })
     }
@@ -118,6 +142,21 @@ impl Formula {
                 Op::Fn1(f) => {
                     let a = stack.pop().expect("operand");
                     stack.push(f(a));
+                }
+                Op::Not => {
+                    let a = stack.pop().expect("operand");
+                    stack.push(f64::from(u8::from(a == 0.0)));
+                }
+                Op::If => {
+                    let b = stack.pop().expect("operand");
+                    let a = stack.pop().expect("operand");
+                    let c = stack.pop().expect("operand");
+                    stack.push(if c != 0.0 { a } else { b });
+                }
+                Op::Cmp(f) => {
+                    let b = stack.pop().expect("operand");
+                    let a = stack.pop().expect("operand");
+                    stack.push(f64::from(u8::from(f(a, b))));
                 }
                 Op::Min(k) | Op::Max(k) => {
                     let args = stack.len() - k as usize;
@@ -183,8 +222,9 @@ impl Formula {
                     segs.push((vec![*op], None));
                     continue;
                 }
-                Op::Neg | Op::Fn1(_) => 1,
+                Op::Neg | Op::Fn1(_) | Op::Not => 1,
                 Op::Min(k) | Op::Max(k) => *k as usize,
+                Op::If => 3,
                 _ => 2,
             };
             let args = segs.split_off(segs.len() - arity);
@@ -214,11 +254,15 @@ impl Formula {
 
 /// Reads `src` with the grammar of the module docs, its identifiers the variables `vars`
 /// (`None`: any identifier, the caller checks the names), and compiles it.
-fn compile(src: &str, vars: Option<&'static [&'static str]>) -> Result<(Vec<Op>, u32), String> {
+fn compile(
+    src: &str,
+    vars: Option<&'static [&'static str]>,
+    decide: bool,
+) -> Result<(Vec<Op>, u32), String> {
     check_size(src)?;
     let tree = evalexpr::build_operator_tree::<DefaultNumericTypes>(src)
         .map_err(|e| format!("cannot parse formula \"{src}\": {e}"))?;
-    let mut c = Compiler { vars, code: Vec::new(), uses: 0, src };
+    let mut c = Compiler { vars, code: Vec::new(), uses: 0, src, decide };
     c.node(&tree)?;
     if c.code.is_empty() {
         return Err(format!("formula \"{src}\" is empty"));
@@ -240,7 +284,7 @@ fn compile(src: &str, vars: Option<&'static [&'static str]>) -> Result<(Vec<Op>,
 /// assert!(e.contains("operator `;` is not accepted"), "{e}");
 /// ```
 pub fn check_syntax(src: &str) -> Result<(), String> {
-    compile(src, None).map(|_| ())
+    compile(src, None, false).map(|_| ())
 }
 
 /// The largest stack a program needs.
@@ -249,7 +293,8 @@ fn stack_depth(code: &[Op]) -> usize {
     for op in code {
         match op {
             Op::Const(_) | Op::Var(_) => d += 1,
-            Op::Neg | Op::Fn1(_) => {}
+            Op::Neg | Op::Fn1(_) | Op::Not => {}
+            Op::If => d -= 2,
             Op::Min(k) | Op::Max(k) => d = d + 1 - *k as usize,
             _ => d -= 1,
         }
@@ -289,12 +334,31 @@ fn check_size(src: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// The comparisons and logic of the decision grammar, with their arity.
+fn decision_op(op: &Operator<DefaultNumericTypes>) -> Option<(Op, usize)> {
+    let cmp = |f: fn(f64, f64) -> bool| Some((Op::Cmp(f), 2));
+    match op {
+        Operator::Lt => cmp(|a, b| a < b),
+        Operator::Leq => cmp(|a, b| a <= b),
+        Operator::Gt => cmp(|a, b| a > b),
+        Operator::Geq => cmp(|a, b| a >= b),
+        Operator::Eq => cmp(|a, b| a == b),
+        Operator::Neq => cmp(|a, b| a != b),
+        Operator::And => cmp(|a, b| a != 0.0 && b != 0.0),
+        Operator::Or => cmp(|a, b| a != 0.0 || b != 0.0),
+        Operator::Not => Some((Op::Not, 1)),
+        _ => None,
+    }
+}
+
 struct Compiler<'a> {
     /// The variables, or `None` for any identifier ([`check_syntax`]).
     vars: Option<&'static [&'static str]>,
     code: Vec<Op>,
     uses: u32,
     src: &'a str,
+    /// The decision grammar ([`Formula::parse_decision`]).
+    decide: bool,
 }
 
 impl Compiler<'_> {
@@ -361,6 +425,7 @@ impl Compiler<'_> {
             Operator::Mod => binary(Op::Rem),
             Operator::Exp => binary(Op::Pow),
             Operator::Neg => (Op::Neg, 1),
+            op if self.decide && decision_op(op).is_some() => decision_op(op).expect("checked"),
             other => {
                 return Err(self.refuse(format!(
                     "operator `{}` is not accepted (numbers, variables, parentheses, + - * / % \
@@ -412,6 +477,7 @@ impl Compiler<'_> {
             ("min" | "max", _) => {
                 return Err(self.refuse(format!("`{name}` takes two or more arguments")))
             }
+            ("if", _) if self.decide => (Op::If, Some(3)),
             _ => {
                 return Err(self.refuse(format!(
                     "unknown function `{name}`; known: ln, log2, log10, exp, sqrt, abs, floor, \

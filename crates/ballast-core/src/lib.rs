@@ -69,6 +69,8 @@ pub mod rank_vector;
 pub mod recovery;
 pub mod registry;
 pub mod rng;
+#[doc(hidden)]
+pub mod rule_formula;
 pub mod sampling;
 mod spec;
 pub mod start;

@@ -24,6 +24,8 @@ pub enum ParamType {
     Real,
     /// A finite real number `>= 0`.
     NonNeg,
+    /// A finite real number strictly greater than the bound (`Above(0.0)`: positive).
+    Above(f64),
     /// A finite real number or −∞ (`-inf`).
     RealOrMinusInf,
     /// `true` or `false`.
@@ -39,6 +41,9 @@ pub enum ParamType {
     /// ([`crate::formula::Formula`]), or a number; read as text (`ParamValue::Text`, or
     /// `ParamValue::Num` for a plain number) and compiled by the process.
     Formula(&'static [&'static str]),
+    /// A decision formula in the listed variables ([`crate::formula::Formula::parse_decision`]:
+    /// the formula grammar plus comparisons, `&&`, `||`, `!` and `if`), read as text.
+    Decision(&'static [&'static str]),
 }
 
 impl ParamType {
@@ -49,18 +54,28 @@ impl ParamType {
             Self::Unit => "a number in [0, 1]".to_owned(),
             Self::Real => "a finite number".to_owned(),
             Self::NonNeg => "a finite number >= 0".to_owned(),
+            Self::Above(lo) => format!("a finite number > {lo}"),
             Self::RealOrMinusInf => "a finite number or -inf".to_owned(),
             Self::Bool => "true or false".to_owned(),
             Self::Choice(names) => format!("one of {}", names.join(", ")),
             Self::List => "a non-empty list of finite numbers".to_owned(),
             Self::Text => "a text".to_owned(),
             Self::Formula(vars) => format!("a number or a formula in {}", vars.join(", ")),
+            Self::Decision(vars) => format!("a decision formula in {}", vars.join(", ")),
         }
     }
 
     /// Whether values of this type are numbers (configs may give them as formulas).
     pub fn is_numeric(self) -> bool {
-        !matches!(self, Self::Bool | Self::Choice(_) | Self::List | Self::Text | Self::Formula(_))
+        !matches!(
+            self,
+            Self::Bool
+                | Self::Choice(_)
+                | Self::List
+                | Self::Text
+                | Self::Formula(_)
+                | Self::Decision(_)
+        )
     }
 }
 
@@ -240,9 +255,10 @@ impl ParamList {
                 "false" => ParamValue::Bool(false),
                 _ => ParamValue::Text(raw.to_owned()),
             },
-            ParamType::Choice(_) | ParamType::Text | ParamType::Formula(_) => {
-                ParamValue::Text(raw.to_owned())
-            }
+            ParamType::Choice(_)
+            | ParamType::Text
+            | ParamType::Formula(_)
+            | ParamType::Decision(_) => ParamValue::Text(raw.to_owned()),
             ParamType::List => {
                 match raw.split(',').map(|x| x.trim().parse::<f64>()).collect::<Result<_, _>>() {
                     Ok(v) => ParamValue::List(v),
@@ -267,6 +283,7 @@ impl ParamList {
             (ParamType::Unit, ParamValue::Num(x)) => (0.0..=1.0).contains(x),
             (ParamType::Real, ParamValue::Num(x)) => x.is_finite(),
             (ParamType::NonNeg, ParamValue::Num(x)) => x.is_finite() && *x >= 0.0,
+            (ParamType::Above(lo), ParamValue::Num(x)) => x.is_finite() && *x > lo,
             (ParamType::RealOrMinusInf, ParamValue::Num(x)) => {
                 x.is_finite() || *x == f64::NEG_INFINITY
             }
@@ -277,6 +294,19 @@ impl ParamList {
             }
             (ParamType::Text, ParamValue::Text(_)) => true,
             (ParamType::Formula(_), ParamValue::Num(x)) => x.is_finite(),
+            (ParamType::Decision(vars), ParamValue::Text(t)) => {
+                return crate::formula::Formula::parse_decision(t, vars).map(|_| ()).map_err(
+                    |why| {
+                        ParamError::at(
+                            def.name,
+                            format!(
+                                "invalid value for parameter `{}` of {} `{}`: {why}",
+                                def.name, self.what, self.name
+                            ),
+                        )
+                    },
+                )
+            }
             (ParamType::Formula(vars), ParamValue::Text(t)) => {
                 return crate::formula::Formula::parse(t, vars).map(|_| ()).map_err(|why| {
                     ParamError::at(

@@ -134,6 +134,7 @@ impl ProcessDef {
                 ParamType::Choice(names) => ParamValue::Text(names[0].to_owned()),
                 ParamType::List => ParamValue::List(vec![0.5]),
                 ParamType::Formula(_) => ParamValue::Text("0.5".to_owned()),
+                ParamType::Decision(_) => ParamValue::Text("1".to_owned()),
                 _ => ParamValue::Num(0.5),
             };
             (p.name, v)
@@ -465,6 +466,38 @@ pub static PROCESSES: &[ProcessDef] = &[
             crate::formula_threshold::parse(&src)
                 .map(|f| ProcessSpec::FormulaThreshold { f })
                 .map_err(|why| a.refuse("f", format!("`f`: {why}")))
+        },
+    },
+    ProcessDef {
+        name: "rule",
+        doc: "d samples; a decision formula gives the position (1..=d) of the one that gets \
+              the ball, e.g. if(x1 < x2, 1, if(x2 < x1, 2, if(u < 0.5, 1, 2)))",
+        params: &[
+            ParamDef {
+                name: "d",
+                ty: ParamType::Int { lo: 1, hi: crate::rule_formula::MAX_D },
+                default: ParamDefault::Num(2.0),
+                doc: "number of samples, drawn by the run's sampling law",
+            },
+            ParamDef {
+                name: "choose",
+                ty: ParamType::Decision(crate::rule_formula::VARS),
+                default: ParamDefault::Required,
+                doc: "the position of the chosen sample, in x1..xd (their loads, in draw \
+                      order), avg (W/n), t (balls before this one), n, d and u (a uniform in \
+                      [0, 1), drawn only when read); with if, comparisons, &&, ||, !",
+            },
+        ],
+        ties: NO_TIES,
+        settings: BATCHED,
+        unit_weights_only: false,
+        example: "",
+        build: |a| {
+            let d = a.int("d");
+            let src = a.formula("choose").expect("required formula");
+            crate::rule_formula::parse(&src, d)
+                .map(|choose| ProcessSpec::Rule { d, choose })
+                .map_err(|why| a.refuse("choose", format!("`choose`: {why}")))
         },
     },
     ProcessDef {
@@ -1205,7 +1238,7 @@ pub const WEIGHTS: &[WeightDef] = &[
         doc: "exponential with the given mean",
         params: &[ParamDef::new(
             "mean",
-            ParamType::NonNeg,
+            ParamType::Above(0.0),
             ParamDefault::Num(1.0),
             "mean weight, > 0",
         )],
@@ -1214,7 +1247,12 @@ pub const WEIGHTS: &[WeightDef] = &[
     WeightDef {
         name: "constant",
         doc: "every ball weighs w (the weighted engine without random weights)",
-        params: &[ParamDef::new("w", ParamType::NonNeg, ParamDefault::Num(1.0), "the weight, > 0")],
+        params: &[ParamDef::new(
+            "w",
+            ParamType::Above(0.0),
+            ParamDefault::Num(1.0),
+            "the weight, > 0",
+        )],
         make: |a| Weights::Constant { w: a.num("w") },
     },
     WeightDef {
@@ -1230,8 +1268,13 @@ pub const WEIGHTS: &[WeightDef] = &[
         name: "gamma",
         doc: "gamma with shape k and scale theta (mean k*theta)",
         params: &[
-            ParamDef::new("shape", ParamType::NonNeg, ParamDefault::Num(1.0), "shape k, > 0"),
-            ParamDef::new("scale", ParamType::NonNeg, ParamDefault::Num(1.0), "scale theta, > 0"),
+            ParamDef::new("shape", ParamType::Above(0.0), ParamDefault::Num(1.0), "shape k, > 0"),
+            ParamDef::new(
+                "scale",
+                ParamType::Above(0.0),
+                ParamDefault::Num(1.0),
+                "scale theta, > 0",
+            ),
         ],
         make: |a| Weights::Gamma { shape: a.num("shape"), scale: a.num("scale") },
     },
@@ -1275,13 +1318,13 @@ pub const WEIGHTS: &[WeightDef] = &[
         params: &[
             ParamDef::new(
                 "alpha",
-                ParamType::NonNeg,
+                ParamType::Above(1.0),
                 ParamDefault::Num(1.5),
                 "tail index, > 1 (finite mean)",
             ),
             ParamDef::new(
                 "scale",
-                ParamType::NonNeg,
+                ParamType::Above(0.0),
                 ParamDefault::Num(1.0 / 3.0),
                 "minimum weight, > 0",
             ),
@@ -1416,6 +1459,39 @@ mod tests {
             a.build(&[("preset", t("probe_count")), ("cap", ParamValue::Num(3.0))]).unwrap_err();
         assert_eq!(e.param.as_deref(), Some("cap"));
         assert!(a.build(&[]).is_err());
+    }
+
+    /// A weight law's declared ranges are the ranges its [`Weights::validate`] accepts:
+    /// every probe value the declaration accepts (the other parameters at their defaults)
+    /// builds, except where a check across parameters refuses it (uniform's and two_point's
+    /// `low` and `high` against each other, and every law's positive finite mean).
+    #[test]
+    fn weight_laws_accept_what_their_declarations_accept() {
+        let probes = [-1.0, 0.0, 0.25, 0.5, 1.0, 1.5, 2.0, 100.0, f64::INFINITY, f64::NAN];
+        let across =
+            [("uniform", "low"), ("uniform", "high"), ("two_point", "low"), ("two_point", "high")];
+        for law in WEIGHTS {
+            for p in law.params {
+                for v in probes {
+                    let declared = law.list().check(p, &ParamValue::Num(v)).is_ok();
+                    let built = law.build(&[(p.name, ParamValue::Num(v))]);
+                    // The law-wide check of a positive finite mean names no parameter.
+                    let law_wide = built.as_ref().is_err_and(|e| e.param.is_none());
+                    if declared && !law_wide && !across.contains(&(law.name, p.name)) {
+                        let name = (law.name, p.name);
+                        assert!(built.is_ok(), "{name:?} = {v}: declared, refused: {built:?}");
+                    }
+                    if !declared {
+                        assert!(
+                            built.is_err(),
+                            "{}.{} = {v}: not declared, built",
+                            law.name,
+                            p.name
+                        );
+                    }
+                }
+            }
+        }
     }
 
     #[test]

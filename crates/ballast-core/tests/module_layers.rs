@@ -24,6 +24,7 @@ const LAYERS: &[&[&str]] = &[
         "process",
         "k_threshold",
         "formula_threshold",
+        "rule_formula",
         "rank_vector",
         "histogram",
         "choice",

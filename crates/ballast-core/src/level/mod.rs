@@ -328,6 +328,9 @@ fn sequential<R: RngCore + ?Sized, O: Observer>(
         ProcessSpec::Equalize { .. } => {
             unreachable!("runs in czumaj::simulate_equalize_levels (simulate_levels)")
         }
+        ProcessSpec::Rule { d, ref choose } => {
+            run_seq(spec, s, crate::rule_formula::RuleFormula::new(choose, d), r, o)
+        }
         ProcessSpec::Custom(ref c) => {
             run_seq(spec, s, crate::process::custom::Bridge::new(c.rule()), r, o)
         }

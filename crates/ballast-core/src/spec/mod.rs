@@ -188,6 +188,14 @@ pub enum ProcessSpec {
         /// Number of samples, at least 1.
         d: u32,
     },
+    /// A rule written as a formula ([`crate::rule_formula`]): `d` samples; the formula's value
+    /// is the 1-based position of the sample that gets the ball.
+    Rule {
+        /// Number of samples, 1 to 8.
+        d: u32,
+        /// The decision formula in `x1` … `xd`, `avg`, `t`, `n`, `d`, `u`.
+        choose: crate::formula::Formula,
+    },
     /// A process declared outside the built-in catalogue ([`crate::item`]): its item and
     /// its checked parameters.
     Custom(crate::item::CustomSpec),
@@ -226,6 +234,7 @@ impl ProcessSpec {
             Self::AlwaysGoLeft { .. } => "always_go_left",
             Self::Adaptive { .. } => "adaptive",
             Self::Equalize { .. } => "equalize",
+            Self::Rule { .. } => "rule",
             Self::Custom(c) => c.item().name(),
         }
     }
@@ -262,6 +271,13 @@ impl ProcessSpec {
         }
         match *self {
             Self::Custom(ref c) => c.item().check(c.args()).map_err(Error::Refused),
+            Self::Rule { d, .. } => {
+                if (1..=crate::rule_formula::MAX_D).contains(&d) {
+                    Ok(())
+                } else {
+                    Err(Error::invalid("d", d, "an integer in 1..=8"))
+                }
+            }
             Self::OneChoice | Self::MeanThinning { .. } | Self::Twinning => Ok(()),
             Self::RankVector { .. } | Self::KThreshold { .. } => Ok(()),
             Self::KThresholdDistinct { .. } | Self::FormulaThreshold { .. } => Ok(()),
@@ -555,48 +571,53 @@ impl Weights {
         };
         let pos = |v: f64| v.is_finite() && v > 0.0;
         let nonneg = |v: f64| v.is_finite() && v >= 0.0;
-        match *self {
-            Self::Unit => {}
-            Self::Exp { mean } if !pos(mean) => {
-                return bad("weights.mean", mean, "a positive finite number")
-            }
-            Self::Constant { w } if !pos(w) => {
-                return bad("weights.w", w, "a positive finite number")
-            }
-            Self::Uniform { low, .. } if !nonneg(low) => {
-                return bad("weights.low", low, "a finite number >= 0")
-            }
-            Self::Uniform { low, high } if !(high.is_finite() && high > low) => {
-                return bad("weights.high", high, "a finite number greater than `low`")
-            }
-            Self::Gamma { shape, .. } if !pos(shape) => {
-                return bad("weights.shape", shape, "a positive finite number")
-            }
-            Self::Gamma { scale, .. } if !pos(scale) => {
-                return bad("weights.scale", scale, "a positive finite number")
-            }
-            Self::TwoPoint { low, .. } if !nonneg(low) => {
-                return bad("weights.low", low, "a finite number >= 0")
-            }
-            Self::TwoPoint { low, high, .. } if !(high.is_finite() && high >= low) => {
-                return bad("weights.high", high, "a finite number at least `low`")
-            }
-            Self::TwoPoint { p, .. } if !(0.0..=1.0).contains(&p) => {
-                return bad("weights.p", p, "a number in [0, 1]")
-            }
-            Self::LogNormal { mu, .. } if !mu.is_finite() => {
-                return bad("weights.mu", mu, "a finite number")
-            }
-            Self::LogNormal { sigma, .. } if !nonneg(sigma) => {
-                return bad("weights.sigma", sigma, "a finite number >= 0")
-            }
-            Self::Pareto { alpha, .. } if !(alpha.is_finite() && alpha > 1.0) => {
-                return bad("weights.alpha", alpha, "a finite number > 1 (a finite mean)")
-            }
-            Self::Pareto { scale, .. } if !pos(scale) => {
-                return bad("weights.scale", scale, "a positive finite number")
-            }
-            _ => {}
+        const POS: &str = "a positive finite number";
+        const NONNEG: &str = "a finite number >= 0";
+        // Every law lists its checks, in order (the match has no catch-all: a new law must
+        // say what it checks).
+        let checks: Vec<(&'static str, f64, bool, &'static str)> = match *self {
+            Self::Unit => vec![],
+            Self::Exp { mean } => vec![("weights.mean", mean, pos(mean), POS)],
+            Self::Constant { w } => vec![("weights.w", w, pos(w), POS)],
+            Self::Uniform { low, high } => vec![
+                ("weights.low", low, nonneg(low), NONNEG),
+                (
+                    "weights.high",
+                    high,
+                    high.is_finite() && high > low,
+                    "a finite number greater than `low`",
+                ),
+            ],
+            Self::Gamma { shape, scale } => vec![
+                ("weights.shape", shape, pos(shape), POS),
+                ("weights.scale", scale, pos(scale), POS),
+            ],
+            Self::TwoPoint { low, high, p } => vec![
+                ("weights.low", low, nonneg(low), NONNEG),
+                (
+                    "weights.high",
+                    high,
+                    high.is_finite() && high >= low,
+                    "a finite number at least `low`",
+                ),
+                ("weights.p", p, (0.0..=1.0).contains(&p), "a number in [0, 1]"),
+            ],
+            Self::LogNormal { mu, sigma } => vec![
+                ("weights.mu", mu, mu.is_finite(), "a finite number"),
+                ("weights.sigma", sigma, nonneg(sigma), NONNEG),
+            ],
+            Self::Pareto { alpha, scale } => vec![
+                (
+                    "weights.alpha",
+                    alpha,
+                    alpha.is_finite() && alpha > 1.0,
+                    "a finite number > 1 (a finite mean)",
+                ),
+                ("weights.scale", scale, pos(scale), POS),
+            ],
+        };
+        if let Some(&(field, v, _, allowed)) = checks.iter().find(|c| !c.2) {
+            return bad(field, v, allowed);
         }
         let mean = self.mean();
         if !pos(mean) {
