@@ -20,6 +20,8 @@
 
 use std::hint::black_box;
 
+use ballast_core::item::{CustomRule, CustomSpec, Decision, ProcessItem};
+use ballast_core::registry::{Args, ParamValue, ProcessDef, Settings};
 use ballast_core::rng::{below, below_from_word, bernoulli};
 use ballast_core::{sim_rng, Engine, ProcessSpec, RunSpec, SimRng, Tau};
 use ballast_dynamic::{
@@ -28,6 +30,59 @@ use ballast_dynamic::{
 };
 use rand::RngCore;
 use rand_distr::{Distribution, StandardNormal};
+
+/// Two-Choice with random ties as a process item ([`ballast_core::item`]): the row
+/// `item two_choice` shows what the item route (a trait-object call per ball) costs beside
+/// the built-in rule.
+#[derive(Debug)]
+struct TwoChoiceItem;
+
+struct TwoChoiceRule;
+
+impl CustomRule for TwoChoiceRule {
+    fn place(&mut self, at: &mut dyn Decision) -> usize {
+        let (a, b) = (at.sample(), at.sample());
+        let (x, y) = (at.load(a), at.load(b));
+        if x < y || (x == y && at.rng().next_u64() >> 63 == 0) {
+            a
+        } else {
+            b
+        }
+    }
+}
+
+impl ProcessItem for TwoChoiceItem {
+    fn name(&self) -> &'static str {
+        "two_choice_item"
+    }
+    fn rule(&self, _: &Args) -> Box<dyn CustomRule> {
+        Box::new(TwoChoiceRule)
+    }
+    fn levels(&self) -> Result<(), String> {
+        Ok(())
+    }
+}
+
+static TWO_CHOICE_ITEM: TwoChoiceItem = TwoChoiceItem;
+
+static TWO_CHOICE_DEF: ProcessDef = ProcessDef {
+    name: "two_choice_item",
+    doc: "Two-Choice with random ties, as a process item",
+    params: &[],
+    ties: &[],
+    settings: Settings { batched: true, delay: false, biased: true },
+    unit_weights_only: false,
+    build: |a| Ok(ProcessSpec::Custom(CustomSpec::new(&TWO_CHOICE_ITEM, a.clone()))),
+    example: "",
+};
+
+/// The `rule` process with the formula of Two-Choice with random ties.
+fn two_choice_formula() -> ProcessSpec {
+    let choose = "if(x1 < x2, 1, if(x2 < x1, 2, if(u < 0.5, 1, 2)))";
+    ballast_core::registry::find("rule")
+        .and_then(|r| r.build(&[("choose", ParamValue::Text(choose.to_owned()))]))
+        .expect("the Two-Choice formula builds")
+}
 
 /// The setting of a floor case, relative to `n`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -114,6 +169,8 @@ pub fn floor_cases() -> Vec<FloorCase> {
     vec![
         seq("one_choice", ProcessSpec::OneChoice),
         seq("two_choice", ProcessSpec::DChoice { d: 2 }),
+        seq("rule two_choice", two_choice_formula()),
+        seq("item two_choice", TWO_CHOICE_DEF.build(&[]).expect("the two_choice item builds")),
         seq("three_choice", ProcessSpec::DChoice { d: 3 }),
         seq("one_plus_beta 0.5", ProcessSpec::OnePlusBeta { beta: 0.5 }),
         seq("quantile 0.5", ProcessSpec::Quantile { delta: 0.5 }),
@@ -525,12 +582,12 @@ mod tests {
     #[test]
     fn cases_run_on_both_engines_at_every_size() {
         let cases = floor_cases();
-        assert_eq!(cases.len(), 25);
+        assert_eq!(cases.len(), 27);
         for (k, c) in cases.iter().enumerate() {
-            // The first ten (the table before the filling rows), the four adaptive ones and
-            // the last four (equalize, in whole runs) run on both engines.
-            assert!((10..17).contains(&k) || runs_on(c, Engine::Levels), "{}", c.label);
-            assert_eq!(c.whole_run_balls(1000).is_some(), k >= 21, "{}", c.label);
+            // The first twelve (the table before the filling rows), the four adaptive ones
+            // and the last four (equalize, in whole runs) run on both engines.
+            assert!((12..19).contains(&k) || runs_on(c, Engine::Levels), "{}", c.label);
+            assert_eq!(c.whole_run_balls(1000).is_some(), k >= 23, "{}", c.label);
             for &n in FLOOR_SIZES.iter().chain(&FLOOR_BIG_SIZES) {
                 for engine in [Engine::Bins, Engine::Levels] {
                     if engine == Engine::Levels && !runs_on(c, engine) {

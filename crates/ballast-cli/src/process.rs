@@ -127,6 +127,7 @@ mod tests {
                     let v = match d.ty {
                         registry::ParamType::Int { lo, .. } => lo.max(2).to_string(),
                         registry::ParamType::Bool => "false".to_owned(),
+                        registry::ParamType::Decision(_) => "1".to_owned(),
                         _ => "0.5".to_owned(),
                     };
                     params.push(format!("{}={v}", d.name));

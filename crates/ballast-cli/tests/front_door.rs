@@ -39,6 +39,8 @@ fn example_params(def: &ballast_core::registry::ProcessDef) -> Vec<(String, Stri
                 // One entry per bin of the n = 50 runs below (simulate and config), increasing
                 // (thresholds).
                 ParamType::List => (1..=50).map(|i| i.to_string()).collect::<Vec<_>>().join(","),
+                // A decision formula's value is a position: the first sample.
+                ParamType::Decision(_) => "1".to_owned(),
                 _ => "0.5".to_owned(),
             };
             v.push((p.name.to_owned(), x));

@@ -30,14 +30,15 @@
 //!
 //! The root of the crate is its API: the specs ([`RunSpec`], [`ProcessSpec`], [`Setting`],
 //! [`Weights`], [`Start`], [`Sampling`], …), the runs ([`simulate`] and its variants,
-//! [`Observer`], [`RunOutcome`], [`LoadState`]), the engine choice ([`resolve_engine`]),
-//! seeds ([`sim_rng`], [`derive_seed`]), and the modules [`registry`] (the declarations every
-//! front end reads), [`process`] (the [`process::Rule`] trait, to write a rule of one's own and
-//! run it with [`engine::run_rule`]), [`level`] (the level engine's entry points), [`start`],
-//! [`sampling`], [`loads`], [`formula`], [`recovery`], [`input`] and [`rng`]. Modules and
-//! items hidden from these docs (the rule implementations of the catalogue, the level
-//! engine's chunk and occupancy steps, the `AUTO_*` and `CHUNK_*` tuning constants) are public
-//! for the workspace's other crates, tests and benches only and change without notice.
+//! [`Observer`], [`RunOutcome`], [`LoadState`]), the engine choice ([`resolve_engine`],
+//! [`supported_engines`]), seeds ([`sim_rng`], [`derive_seed`], [`SimRng`]), errors
+//! ([`Error`]), and two modules: [`registry`] (the declarations every front end reads, and
+//! [`registry::register`] to add a kind) and [`item`] (a process of one's own: its rule, its
+//! checks, its level-engine support). Everything hidden from these docs (the engines and
+//! their routes, the catalogue's rules, load stores, formulas, start states, sampling laws,
+//! the level engine's chunk and occupancy steps, the `AUTO_*` and `CHUNK_*` tuning
+//! constants) is public for the workspace's other crates, tests and benches only and changes
+//! without notice.
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
@@ -48,31 +49,41 @@ mod choice;
 pub mod czumaj;
 #[doc(hidden)]
 pub mod delay;
+#[doc(hidden)]
 pub mod engine;
 mod error;
+#[doc(hidden)]
 pub mod formula;
 #[doc(hidden)]
 pub mod formula_threshold;
 mod histogram;
+#[doc(hidden)]
 pub mod input;
 pub mod item;
 #[doc(hidden)]
 pub mod k_threshold;
+#[doc(hidden)]
 pub mod level;
+#[doc(hidden)]
 pub mod loads;
 mod observe;
 mod outcome;
 mod params;
+#[doc(hidden)]
 pub mod process;
 #[doc(hidden)]
 pub mod rank_vector;
+#[doc(hidden)]
 pub mod recovery;
 pub mod registry;
+#[doc(hidden)]
 pub mod rng;
 #[doc(hidden)]
 pub mod rule_formula;
+#[doc(hidden)]
 pub mod sampling;
 mod spec;
+#[doc(hidden)]
 pub mod start;
 #[doc(hidden)]
 pub mod weighted;
@@ -80,12 +91,16 @@ pub mod weighted;
 pub use choice::{resolve_engine, supported_engines};
 pub use engine::{simulate, simulate_ball_by_ball, simulate_observed, simulate_seeded};
 pub use error::Error;
-pub use loads::{gap_unit, LoadState, UnitLoads, WeightSampler, WeightedLoads};
+pub use loads::LoadState;
+#[doc(hidden)]
+pub use loads::{gap_unit, UnitLoads, WeightSampler, WeightedLoads};
 pub use observe::Observer;
 pub use outcome::RunOutcome;
 #[doc(hidden)]
 pub use process::distinct;
 pub use rng::{derive_seed, sim_rng, SimRng};
-pub use sampling::{AliasTable, Sampling};
+#[doc(hidden)]
+pub use sampling::AliasTable;
+pub use sampling::Sampling;
 pub use spec::{DelayMode, Engine, ProcessSpec, RunSpec, Setting, Stop, Tau, TieBreak, Weights};
 pub use start::Start;

@@ -25,7 +25,7 @@ pub const VARS: &[&str] =
     &["x1", "x2", "x3", "x4", "x5", "x6", "x7", "x8", "avg", "t", "n", "d", "u"];
 
 /// The most samples a rule draws.
-pub const MAX_D: u32 = 8;
+pub const MAX_D: u32 = crate::spec::RULE_MAX_D;
 
 const AVG: usize = 8;
 const T: usize = 9;

@@ -284,7 +284,7 @@ fn out_of_range_values() {
     let quantile = GOOD.replace("kind = \"two_choice\" }", "kind = \"quantile\", delta = -1 }");
     has(&errors(&quantile), &["`delta`", "[0, 1]"]);
     let weights = GOOD.replace("tie_break = \"random\"", "weights = { kind = \"exp\", mean = 0 }");
-    has(&errors(&weights), &["`weights.mean`", "positive"]);
+    has(&errors(&weights), &["parameter `mean` of weight law `exp`", "> 0"]);
     let theory = GOOD.replace("tie_break = \"random\"", "theory = \"1/(k-1)\"");
     has(&errors(&theory), &["`theory`", "inf", "finite"]);
     let shift = format!("{GOOD}\n[[reference]]\nfile = \"a.csv\"\nlabel = \"p\"\nx_shift = nan\n");

@@ -201,6 +201,9 @@ pub enum ProcessSpec {
     Custom(crate::item::CustomSpec),
 }
 
+/// The most samples a `rule` draws ([`ProcessSpec::Rule`]).
+pub const RULE_MAX_D: u32 = 8;
+
 impl ProcessSpec {
     /// The snake_case kind name used in configs and on the command line.
     pub fn kind(&self) -> &'static str {
@@ -272,7 +275,7 @@ impl ProcessSpec {
         match *self {
             Self::Custom(ref c) => c.item().check(c.args()).map_err(Error::Refused),
             Self::Rule { d, .. } => {
-                if (1..=crate::rule_formula::MAX_D).contains(&d) {
+                if (1..=RULE_MAX_D).contains(&d) {
                     Ok(())
                 } else {
                     Err(Error::invalid("d", d, "an integer in 1..=8"))
