@@ -44,10 +44,40 @@ enum Op {
     Min(u16),
     Max(u16),
     // The decision grammar only ([`Formula::parse_decision`]): comparisons and logic give 1
-    // or 0, `If` picks its second or third operand by the first.
-    Cmp(fn(f64, f64) -> bool),
+    // or 0; `if(c, a, b)` is `c JumpIfZero(→b) a Jump(→end) b`, so only one branch runs.
+    Cmp(Cmp),
     Not,
-    If,
+    JumpIfZero(u32),
+    Jump(u32),
+}
+
+/// A comparison or logical operator of the decision grammar.
+#[derive(Clone, Copy, Debug)]
+enum Cmp {
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Eq,
+    Ne,
+    And,
+    Or,
+}
+
+impl Cmp {
+    #[inline(always)]
+    fn apply(self, a: f64, b: f64) -> bool {
+        match self {
+            Cmp::Lt => a < b,
+            Cmp::Le => a <= b,
+            Cmp::Gt => a > b,
+            Cmp::Ge => a >= b,
+            Cmp::Eq => a == b,
+            Cmp::Ne => a != b,
+            Cmp::And => a != 0.0 && b != 0.0,
+            Cmp::Or => a != 0.0 || b != 0.0,
+        }
+    }
 }
 
 /// A formula in named variables, compiled for evaluation at every ball.
@@ -131,7 +161,9 @@ impl Formula {
     pub fn eval(&self, values: &[f64], stack: &mut Vec<f64>) -> f64 {
         stack.clear();
         stack.reserve(self.depth);
-        for op in &self.code {
+        let mut pc = 0;
+        while let Some(op) = self.code.get(pc) {
+            pc += 1;
             match *op {
                 Op::Const(x) => stack.push(x),
                 Op::Var(i) => stack.push(values[i as usize]),
@@ -147,16 +179,16 @@ impl Formula {
                     let a = stack.pop().expect("operand");
                     stack.push(f64::from(u8::from(a == 0.0)));
                 }
-                Op::If => {
-                    let b = stack.pop().expect("operand");
-                    let a = stack.pop().expect("operand");
-                    let c = stack.pop().expect("operand");
-                    stack.push(if c != 0.0 { a } else { b });
+                Op::JumpIfZero(to) => {
+                    if stack.pop().expect("operand") == 0.0 {
+                        pc = to as usize;
+                    }
                 }
-                Op::Cmp(f) => {
+                Op::Jump(to) => pc = to as usize,
+                Op::Cmp(c) => {
                     let b = stack.pop().expect("operand");
                     let a = stack.pop().expect("operand");
-                    stack.push(f64::from(u8::from(f(a, b))));
+                    stack.push(f64::from(u8::from(c.apply(a, b))));
                 }
                 Op::Min(k) | Op::Max(k) => {
                     let args = stack.len() - k as usize;
@@ -193,6 +225,10 @@ impl Formula {
     /// folded part is computed by [`Formula::eval`] on the same operands, so the bound
     /// formula's values are those of the original, bit for bit.
     pub fn bind(&self, name: &str, value: f64) -> Formula {
+        if self.code.iter().any(|op| matches!(op, Op::JumpIfZero(_) | Op::Jump(_))) {
+            // A decision formula's branches are not folded (they are not postfix segments).
+            return self.clone();
+        }
         let bound = self.vars.iter().position(|v| *v == name);
         // Each stack entry: its code and, when it depends on no free variable, its value.
         let mut segs: Vec<(Vec<Op>, Option<f64>)> = Vec::new();
@@ -224,7 +260,7 @@ impl Formula {
                 }
                 Op::Neg | Op::Fn1(_) | Op::Not => 1,
                 Op::Min(k) | Op::Max(k) => *k as usize,
-                Op::If => 3,
+                Op::JumpIfZero(_) | Op::Jump(_) => unreachable!("no jumps here (checked above)"),
                 _ => 2,
             };
             let args = segs.split_off(segs.len() - arity);
@@ -293,8 +329,9 @@ fn stack_depth(code: &[Op]) -> usize {
     for op in code {
         match op {
             Op::Const(_) | Op::Var(_) => d += 1,
-            Op::Neg | Op::Fn1(_) | Op::Not => {}
-            Op::If => d -= 2,
+            // Both branches of an `if` counted in a row: an upper bound.
+            Op::Neg | Op::Fn1(_) | Op::Not | Op::Jump(_) => {}
+            Op::JumpIfZero(_) => d -= 1,
             Op::Min(k) | Op::Max(k) => d = d + 1 - *k as usize,
             _ => d -= 1,
         }
@@ -336,16 +373,16 @@ fn check_size(src: &str) -> Result<(), String> {
 
 /// The comparisons and logic of the decision grammar, with their arity.
 fn decision_op(op: &Operator<DefaultNumericTypes>) -> Option<(Op, usize)> {
-    let cmp = |f: fn(f64, f64) -> bool| Some((Op::Cmp(f), 2));
+    let cmp = |c: Cmp| Some((Op::Cmp(c), 2));
     match op {
-        Operator::Lt => cmp(|a, b| a < b),
-        Operator::Leq => cmp(|a, b| a <= b),
-        Operator::Gt => cmp(|a, b| a > b),
-        Operator::Geq => cmp(|a, b| a >= b),
-        Operator::Eq => cmp(|a, b| a == b),
-        Operator::Neq => cmp(|a, b| a != b),
-        Operator::And => cmp(|a, b| a != 0.0 && b != 0.0),
-        Operator::Or => cmp(|a, b| a != 0.0 || b != 0.0),
+        Operator::Lt => cmp(Cmp::Lt),
+        Operator::Leq => cmp(Cmp::Le),
+        Operator::Gt => cmp(Cmp::Gt),
+        Operator::Geq => cmp(Cmp::Ge),
+        Operator::Eq => cmp(Cmp::Eq),
+        Operator::Neq => cmp(Cmp::Ne),
+        Operator::And => cmp(Cmp::And),
+        Operator::Or => cmp(Cmp::Or),
         Operator::Not => Some((Op::Not, 1)),
         _ => None,
     }
@@ -477,7 +514,7 @@ impl Compiler<'_> {
             ("min" | "max", _) => {
                 return Err(self.refuse(format!("`{name}` takes two or more arguments")))
             }
-            ("if", _) if self.decide => (Op::If, Some(3)),
+            ("if", _) if self.decide => return self.branch(&args),
             _ => {
                 return Err(self.refuse(format!(
                     "unknown function `{name}`; known: ln, log2, log10, exp, sqrt, abs, floor, \
@@ -501,6 +538,25 @@ impl Compiler<'_> {
             self.node(a)?;
         }
         self.code.push(op);
+        Ok(())
+    }
+}
+
+impl Compiler<'_> {
+    /// `if(c, a, b)`: `c`, a jump over `a` when it is 0, `a`, a jump over `b`, `b`.
+    fn branch(&mut self, args: &[&Node<DefaultNumericTypes>]) -> Result<(), String> {
+        let [c, a, b] = args else {
+            return Err(self.refuse(format!("`if` takes 3 arguments, got {}", args.len())));
+        };
+        self.node(c)?;
+        let skip_a = self.code.len();
+        self.code.push(Op::JumpIfZero(0));
+        self.node(a)?;
+        let skip_b = self.code.len();
+        self.code.push(Op::Jump(0));
+        self.code[skip_a] = Op::JumpIfZero(self.code.len() as u32);
+        self.node(b)?;
+        self.code[skip_b] = Op::Jump(self.code.len() as u32);
         Ok(())
     }
 }

@@ -126,9 +126,16 @@ impl Rule for RuleFormula<'_> {
     ) -> Placement {
         let d = self.d as usize;
         let mut bins = [0usize; MAX_D as usize];
-        for (bin, x) in bins.iter_mut().zip(self.values.iter_mut()).take(d) {
-            *bin = ctx.sample(rng);
-            *x = s.load(*bin).into();
+        if d == 2 {
+            // The bins of two calls of `Ctx::sample`, from one word where it can.
+            (bins[0], bins[1]) = ctx.sample_two(rng);
+        } else {
+            for bin in bins.iter_mut().take(d) {
+                *bin = ctx.sample(rng);
+            }
+        }
+        for (x, &bin) in self.values.iter_mut().zip(&bins).take(d) {
+            *x = s.load(bin).into();
         }
         let n = s.n() as f64;
         if self.reads_avg {
