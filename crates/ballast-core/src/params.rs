@@ -390,6 +390,11 @@ pub struct Args {
 }
 
 impl Args {
+    /// The entry these parameters were checked for (its name: a process kind, a model).
+    pub fn kind(&self) -> &'static str {
+        self.list.name
+    }
+
     /// Every parameter of the entry in declaration order, with its value (`None`: an
     /// optional parameter not given).
     pub fn values(&self) -> &[(&'static str, Option<ParamValue>)] {

@@ -10,6 +10,8 @@
 //! request and raises KeyboardInterrupt. Bad input raises ValueError with the registry's
 //! message, other failures RuntimeError.
 
+mod rule;
+
 use std::sync::mpsc;
 use std::time::Duration;
 
@@ -158,5 +160,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(list_json, m)?)?;
     m.add_function(wrap_pyfunction!(request_interrupt, m)?)?;
     m.add_function(wrap_pyfunction!(clear_interrupt, m)?)?;
+    m.add_function(wrap_pyfunction!(rule::register_rule, m)?)?;
+    m.add_function(wrap_pyfunction!(rule::take_rule_error, m)?)?;
     Ok(())
 }

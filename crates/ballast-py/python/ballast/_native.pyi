@@ -3,7 +3,7 @@
 Use the functions of :mod:`ballast`; these take command-line words and return JSON text.
 """
 
-from typing import List, Tuple
+from typing import Callable, List, Optional, Tuple
 
 __version__: str
 
@@ -30,3 +30,5 @@ def request_interrupt() -> None:
 
 def clear_interrupt() -> None:
     """Clears an interrupt request."""
+def register_rule(func: Callable[[Tuple[float, ...], float, int, int], int], d: int) -> str: ...
+def take_rule_error() -> Optional[BaseException]: ...
