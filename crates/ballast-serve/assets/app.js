@@ -175,7 +175,7 @@ async function openItem(id, li) {
   const verdict = el('p', {}, 'verdict: ', el('span', { class: 'verdict ' + data.item.verdict.replace(/\s+/g, '-'), text: data.item.verdict }));
   const links = el('p', { class: 'help' }, el('a', { href: '/files/' + id + '.csv', text: id + '.csv' }), ' · ',
     el('a', { href: '/files/' + id + '.json', text: id + '.json' }), ' · ', el('a', { href: '/files/' + id + '.md', text: id + '.md' }));
-  const figure = data.item.has_svg ? el('details', {}, el('summary', { text: 'published figure (SVG)' }), el('img', { src: '/files/' + id + '.svg', alt: id })) : null;
+  const figure = data.item.has_svg ? el('details', {}, el('summary', { text: 'figure as committed (SVG)' }), el('img', { src: '/files/' + id + '.svg', alt: id })) : null;
   const report = el('details', {}, el('summary', { text: 'report' }), el('div', { class: 'report', text: data.report }));
   box.replaceChildren(heading, verdict, links, el('label', {}, 'statistic ', statSel), plotBox, figure, report);
   const draw = () => drawItem(plotBox, data, statSel.value);
@@ -355,11 +355,14 @@ async function startRun() {
   clearErrors(root);
   const body = runRequest();
   const status = document.getElementById('run-status');
+  status.dataset.phase = 'submitted';
+  status.textContent = 'checking…';
   const { status: code, data } = await api('POST', '/api/run', body);
   if (code !== 202) {
     const err = data.error || { message: 'HTTP ' + code };
     showError(root, err, err.which === 1 ? 'cmp-' : '', document.getElementById('form-error'));
     status.textContent = err.kind === 'busy' ? 'busy' : 'refused';
+    status.dataset.phase = err.kind === 'busy' ? 'busy' : 'refused';
     return;
   }
   history.replaceState(null, '', shareLink(body));

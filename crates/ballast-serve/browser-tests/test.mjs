@@ -70,9 +70,20 @@ function rssKiB(pid) {
   return m ? +m[1] : NaN;
 }
 
-async function startServer() {
+// Every file under `dir` with its size and modification time, to show nothing was written.
+function snapshot(dir) {
+  const out = [];
+  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, e.name);
+    if (e.isDirectory()) out.push(...snapshot(full));
+    else { const st = fs.statSync(full); out.push(`${full} ${st.size} ${st.mtimeMs}`); }
+  }
+  return out.sort();
+}
+
+async function startServer(cwd) {
   const server = spawn(BALLAST, ['serve', '--port', '0', '--results', RESULTS, '--workers', '4', '-q'],
-    { stdio: ['ignore', 'pipe', 'inherit'] });
+    { cwd, stdio: ['ignore', 'pipe', 'inherit'] });
   const url = await new Promise((resolve, reject) => {
     let out = '';
     server.stdout.on('data', (d) => {
@@ -156,7 +167,21 @@ async function playground(ctx, url) {
   const command = await page.$eval('#reproduce pre.command', (e) => e.textContent);
   const again = JSON.parse(cli([...command.replace(/^ballast /, '').split(' '), '--json']));
   check(again.gap.mean === want.gap.mean, `the shown command reproduces the run: ${command}`);
+  // "Compare with": a second process on the same seeds, each the CLI's numbers.
+  await fillRun(page, 'one_plus_beta', { beta: '0.5' }, { n: '500', m: '50000', runs: '8', seed: '5' });
+  await page.check('#compare-on');
+  await page.selectOption('#cmp-process', 'one_choice');
+  await page.click('#run');
+  check(await waitPhase(page, ['done', 'failed'], 120000) === 'done', 'a compared run finishes');
+  const pair = await page.$$eval('#result-table tr[data-row="gap (mean)"] td', (tds) => tds.map((t) => t.textContent));
+  const base = ['--n', '500', '--m', '50000', '--runs', '8', '--seed', '5', '--json'];
+  const wantPair = [
+    JSON.parse(cli(['simulate', '--process', 'one_plus_beta', '--param', 'beta=0.5', ...base])).gap.mean,
+    JSON.parse(cli(['simulate', '--process', 'one_choice', ...base])).gap.mean,
+  ].map(String);
+  check(JSON.stringify(pair) === JSON.stringify(wantPair), `"compare with" gives both processes' CLI numbers (${pair})`);
   if (SCREENS) await page.screenshot({ path: path.join(SCREENS, 'playground.png'), fullPage: true });
+  await page.uncheck('#compare-on');
 
   // Bad input: the command line's messages, next to their fields.
   const beta = cliError(['simulate', '--process', 'one_plus_beta', '--param', 'beta=2', '--n', '10', '--m', '10']);
@@ -246,7 +271,9 @@ async function fourTabs(ctx, url, pid) {
 }
 
 async function main() {
-  const { server, url } = await startServer();
+  const cwd = fs.mkdtempSync(path.join(os.tmpdir(), 'ballast-serve-cwd-'));
+  const before = snapshot(RESULTS);
+  const { server, url } = await startServer(cwd);
   measures.server_rss_idle_kib = rssKiB(server.pid);
   const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'ballast-chromium-'));
   const ctx = await chromium.launchPersistentContext(profile, {
@@ -266,6 +293,9 @@ async function main() {
     server.kill('SIGTERM');
     fs.rmSync(profile, { recursive: true, force: true });
   }
+  check(fs.readdirSync(cwd).length === 0, 'the server wrote nothing in its working directory');
+  check(JSON.stringify(snapshot(RESULTS)) === JSON.stringify(before), 'the results directory is unchanged');
+  fs.rmSync(cwd, { recursive: true, force: true });
   console.log('measures ' + JSON.stringify(measures));
   if (failures) { console.log(`${failures} check(s) failed`); process.exit(1); }
   console.log('all browser checks passed');
