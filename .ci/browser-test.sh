@@ -32,4 +32,5 @@ tests=crates/ballast-serve/browser-tests
 
 # The server listens on loopback; no proxy stands between the browser and it.
 export NO_PROXY='127.0.0.1,localhost' no_proxy='127.0.0.1,localhost'
-BALLAST="$binary" RESULTS="$(pwd)/results" node "$tests/test.mjs"
+# A hung browser fails the step after 15 minutes instead of holding CI.
+BALLAST="$binary" RESULTS="$(pwd)/results" timeout --kill-after=30 900 node "$tests/test.mjs"

@@ -210,10 +210,15 @@ function drawItem(box, data, stat) {
 
 let form = null;
 
-function processByName(name) { return form.listing.processes.find((p) => p.name === name); }
+// The allocation processes, and (for the playground) the round-based models after them.
+function processList(withModels) {
+  return [...form.listing.processes, ...(withModels ? form.listing.models || [] : [])];
+}
 
-function fillProcessSelect(sel, value) {
-  sel.replaceChildren(...form.listing.processes.map((p) => el('option', { value: p.name, text: p.name })));
+function processByName(name) { return processList(true).find((p) => p.name === name); }
+
+function fillProcessSelect(sel, value, withModels) {
+  sel.replaceChildren(...processList(withModels).map((p) => el('option', { value: p.name, text: p.name })));
   sel.value = value;
 }
 
@@ -282,8 +287,8 @@ const MAIN_OPTIONS = ['n', 'm', 'runs', 'seed', 'batch', 'engine', 'weights', 't
 
 function renderPlayground(state) {
   const opts = form.options;
-  fillProcessSelect(document.getElementById('process'), state.process || 'two_choice');
-  fillProcessSelect(document.getElementById('cmp-process'), state.compare || 'one_choice');
+  fillProcessSelect(document.getElementById('process'), state.process || 'two_choice', true);
+  fillProcessSelect(document.getElementById('cmp-process'), state.compare || 'one_choice', true);
   const main = opts.filter((o) => MAIN_OPTIONS.includes(o.long));
   const more = opts.filter((o) => !MAIN_OPTIONS.includes(o.long));
   const box = document.getElementById('options');
@@ -408,17 +413,24 @@ function showResult(result) {
   const runs = result.runs;
   const table = document.getElementById('result-table');
   const statNames = [...new Set(runs.flatMap((r) => Object.keys(r.result.statistics || {})))];
-  const rows = [...ROWS, ...statNames.map((s) => [s + ' (mean)', (r) => r.statistics && r.statistics[s] && r.statistics[s].mean])];
+  const rows = [...ROWS, ...statNames.map((s) => [s + ' (mean)', (r) => r.statistics && r.statistics[s] && r.statistics[s].mean])]
+    .filter(([, f]) => runs.some((r) => f(r.result) !== undefined && f(r.result) !== null));
   table.replaceChildren(el('tr', {}, el('th', { text: '' }), ...runs.map((r) => el('th', { text: r.label }))),
     ...rows.map(([label, f]) => el('tr', { 'data-row': label }, el('th', { text: label }),
       ...runs.map((r) => { const v = f(r.result); return el('td', { text: v === undefined || v === null ? '—' : String(v) }); }))));
+  // The gap's distribution over runs; for the round-based models, the max load's over rounds.
+  const gapDist = runs.some((r) => r.result.gap);
+  const what = gapDist ? 'gap' : 'max load';
   const series = runs.map((r, i) => ({
     name: r.label + (i ? ' (compare)' : ''),
-    points: Object.entries((r.result.gap || {}).distribution || {}).map(([g, p]) => ({
-      x: +g + (i ? 0.08 : 0), y: p, info: [['process', r.label], ['gap', g], ['fraction of runs', String(p)]],
+    points: (gapDist ? Object.entries((r.result.gap || {}).distribution || {})
+      : (r.result.max_load_histogram || []).map((h) => [String(h.value), h.fraction])).map(([g, p]) => ({
+      x: +g + (i ? 0.08 : 0), y: p, info: [['process', r.label], [what, g], ['fraction', String(p)]],
     })).sort((a, b) => a.x - b.x),
   }));
-  plot(document.getElementById('result-plot'), series, { xLabel: 'gap', yLabel: 'fraction of runs', width: 560, height: 260 });
+  const top = Math.max(0.01, ...series.flatMap((ser) => ser.points.map((p) => p.y)));
+  plot(document.getElementById('result-plot'), series,
+    { xLabel: what, yLabel: gapDist ? 'fraction of runs' : 'fraction of rounds', width: 560, height: 260, yRange: [0, top * 1.05] });
   const rep = document.getElementById('reproduce');
   rep.replaceChildren(el('h3', { text: 'Reproduce' }),
     el('p', {}, el('a', { href: location.href, id: 'share-link', text: 'link to this run' })),
@@ -433,7 +445,7 @@ let anim = null;
 
 function renderAnimation() {
   const sel = document.getElementById('anim-process');
-  fillProcessSelect(sel, 'two_choice');
+  fillProcessSelect(sel, 'two_choice', false);
   const onProcess = () => renderParams(document.getElementById('anim-params'), sel.value, 'anim-', {});
   sel.addEventListener('change', onProcess);
   onProcess();

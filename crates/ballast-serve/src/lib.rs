@@ -174,6 +174,12 @@ pub fn start(opts: ServeOptions, lab: Arc<dyn Lab>) -> Result<Server, StartError
             })
         })
         .collect();
-    tracing::info!("ballast serve: http://{addr}/ (results from {})", opts.results.display());
+    tracing::debug!("ballast serve: http://{addr}/ (results from {})", opts.results.display());
+    if !addr.ip().is_loopback() {
+        tracing::warn!(
+            "listening on {addr}, not a loopback address: anyone who reaches it can run \
+             simulations here (there is no authentication)"
+        );
+    }
     Ok(Server { http, addr, threads })
 }

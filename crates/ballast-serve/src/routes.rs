@@ -140,6 +140,9 @@ pub fn route(state: &State, method: &Method, url: &str, body: &[u8]) -> Reply {
         (Method::Get, "/") => asset("index.html"),
         (Method::Get, "/app.js") => asset("app.js"),
         (Method::Get, "/app.css") => asset("app.css"),
+        (Method::Get, "/favicon.ico") => {
+            Reply { status: 204, content_type: "image/x-icon", body: Vec::new() }
+        }
         (Method::Get, "/api/gallery") => Reply::json(200, &json!(state.results.items())),
         (Method::Get, "/api/item") => match param(query, "id") {
             Some(id) => match state.results.item(&id) {
