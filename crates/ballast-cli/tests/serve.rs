@@ -91,6 +91,34 @@ fn refused_values_get_the_command_lines_messages() {
 }
 
 #[test]
+fn an_animations_values_are_checked_by_the_command_line_too() {
+    let s = state();
+    let body = json!({ "process": "one_plus_beta", "params": { "beta": "7" }, "n": "100",
+                       "m": "1000", "step": "10" });
+    let (status, v) = post(&s, "/api/animate", &body);
+    assert_eq!(status, 400, "{v}");
+    let e = embed::simulate(&[
+        "--process",
+        "one_plus_beta",
+        "--param",
+        "beta=7",
+        "--m",
+        "1000",
+        "--n",
+        "100",
+        "--print-config",
+    ])
+    .unwrap_err();
+    assert_eq!(v["error"]["message"], format!("{e:#}"));
+    assert_eq!(v["error"]["field"], "param:beta");
+    let ok = json!({ "process": "one_plus_beta", "params": { "beta": "0.5" }, "n": "100",
+                     "m": "1000", "batch": "100" });
+    let (status, v) = post(&s, "/api/animate", &ok);
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["frames"].as_array().unwrap().len(), 11, "the start and every batch end");
+}
+
+#[test]
 fn serve_refuses_a_missing_results_directory() {
     let dir = common::scratch("serve", "missing");
     let o = common::run_in(&dir, &["serve", "--port", "0", "--results", "no-such-dir"]);

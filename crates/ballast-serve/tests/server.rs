@@ -231,6 +231,30 @@ fn the_pool_is_bounded_and_a_stop_ends_only_its_job() {
     assert_eq!(status, 202, "the workers are free again");
 }
 
+#[test]
+fn an_animation_is_frames_of_the_engine_and_its_bounds_name_fields() {
+    let res = results_dir("animate");
+    let s = state(&res, fake(), 2);
+    let body = json!({ "process": "two_choice", "n": "50", "m": "500", "step": "25", "seed": "4" });
+    let (status, v) = post(&s, "/api/animate", &body);
+    assert_eq!(status, 200, "{v}");
+    let frames = v["frames"].as_array().unwrap();
+    assert_eq!(frames.len(), 21, "the start and every 25 balls");
+    assert_eq!(frames[20]["balls"], json!(500.0));
+    let (_, again) = post(&s, "/api/animate", &body);
+    assert_eq!(again, v, "the same seed gives the same frames");
+    let big = json!({ "process": "two_choice", "n": "20000", "m": "500", "step": "25" });
+    let (status, v) = post(&s, "/api/animate", &big);
+    assert_eq!(status, 400);
+    assert_eq!(v["error"]["field"], "n", "{v}");
+    let long = json!({ "process": "two_choice", "n": "50", "m": "500000", "step": "1" });
+    let (status, v) = post(&s, "/api/animate", &long);
+    assert_eq!(status, 400);
+    assert_eq!(v["error"]["field"], "m", "{v}");
+    let step = json!({ "process": "two_choice", "n": "50", "m": "500", "step": "x" });
+    assert_eq!(post(&s, "/api/animate", &step).1["error"]["field"], "step");
+}
+
 /// One raw HTTP/1.1 request; the status and body of the answer.
 fn http(addr: std::net::SocketAddr, head: &str, body: &str) -> (u16, String) {
     let mut c = TcpStream::connect(addr).unwrap();
