@@ -60,6 +60,7 @@ function plot(container, series, opts) {
   const tx = (x) => (opts.logX ? Math.log10(x) : x);
   let xs = all.map((p) => tx(p.x)), ys = all.flatMap((p) => [p.y - (p.err || 0), p.y + (p.err || 0)]);
   if (opts.yRange) ys = opts.yRange;
+  if (opts.xRange) xs = opts.xRange.map(tx);
   let [x0, x1] = [Math.min(...xs), Math.max(...xs)], [y0, y1] = [Math.min(...ys), Math.max(...ys)];
   if (x0 === x1) { x0 -= 1; x1 += 1; }
   if (y0 === y1) { y0 -= 1; y1 += 1; }
@@ -510,10 +511,10 @@ function drawFrame(i) {
   plot(document.getElementById('anim-loads'), [{ name: 'load − average', points: f.loads.map(([r, y]) => ({ x: r, y })) }],
     { lines: true, xLabel: 'rank (most loaded first)', yLabel: 'normalised load', yRange: anim.yRange, width: 760, height: 300 });
   const gaps = data.frames.slice(0, i + 1).map((g) => ({ x: g.balls, y: g.gap }));
-  const ref = plot(document.getElementById('anim-gap'), [{ name: 'gap', points: gaps }],
+  plot(document.getElementById('anim-gap'), [{ name: 'gap', points: gaps }],
     { lines: true, xLabel: 'balls', yLabel: 'gap', width: 760, height: 200,
+      xRange: [0, data.frames[data.frames.length - 1].balls],
       yRange: [0, Math.max(1, ...data.frames.map((g) => g.gap))] });
-  void ref;
 }
 
 // ---------------------------------------------------------------- start
