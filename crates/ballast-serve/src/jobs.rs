@@ -6,9 +6,9 @@
 //!
 //! **Stopping one job.** The runner has a single, process-wide interrupt
 //! ([`ballast_runner::request_interrupt`]): no per-run cancel exists. A Stop therefore goes
-//! through a [`Gate`]: it marks its job, raises the global interrupt, and lets no new
-//! simulation start until every simulation in flight has returned; then the interrupt is
-//! cleared. Each run in progress finishes (the command line's Ctrl-C promise: nothing
+//! through a [`Gate`]: it marks its job and, when a simulation of that job is in flight,
+//! raises the global interrupt and lets no new simulation start until every simulation in
+//! flight has returned; then the interrupt is cleared. Each run in progress finishes (the command line's Ctrl-C promise: nothing
 //! half-written, the runner only stops scheduling new runs); the stopped job ends as
 //! `stopped`, and every other job that the interrupt reached runs its simulation again from
 //! the start, with the same arguments and so the same numbers (its status counts the
@@ -123,6 +123,8 @@ pub struct Job {
     id: u64,
     started: Instant,
     stop: AtomicBool,
+    /// Whether one of its simulations is running now.
+    in_flight: AtomicBool,
     status: Mutex<Status>,
 }
 
@@ -149,7 +151,11 @@ impl JobCtx<'_> {
     pub fn simulate(&self, argv: &[String]) -> Result<Value, LabError> {
         loop {
             self.gate.enter();
+            // Marked in flight before the stop flag is read: a Stop either is seen here or
+            // sees this job in flight and raises the interrupt.
+            self.job.in_flight.store(true, Ordering::SeqCst);
             let out = if self.stopped() { Err(interrupted()) } else { self.lab.simulate(argv) };
+            self.job.in_flight.store(false, Ordering::SeqCst);
             self.gate.leave();
             match out {
                 Err(e) if e.kind == LabErrorKind::Interrupted && !self.stopped() => {
@@ -231,6 +237,7 @@ impl Jobs {
             id,
             started: Instant::now(),
             stop: AtomicBool::new(false),
+            in_flight: AtomicBool::new(false),
             status: Mutex::new(status),
         });
         self.insert(Arc::clone(&job));
@@ -280,7 +287,11 @@ impl Jobs {
         let Some(job) = lock(&self.table).get(&id).cloned() else { return false };
         if lock(&job.status).phase == Phase::Running {
             job.stop.store(true, Ordering::SeqCst);
-            GATE.interrupt();
+            // Only a simulation in flight needs the interrupt (and with it, the others in
+            // flight run again); otherwise the flag stops the job before its next one.
+            if job.in_flight.load(Ordering::SeqCst) {
+                GATE.interrupt();
+            }
         }
         true
     }
