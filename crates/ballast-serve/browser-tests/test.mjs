@@ -167,6 +167,15 @@ async function playground(ctx, url) {
   const command = await page.$eval('#reproduce pre.command', (e) => e.textContent);
   const again = JSON.parse(cli([...command.replace(/^ballast /, '').split(' '), '--json']));
   check(again.gap.mean === want.gap.mean, `the shown command reproduces the run: ${command}`);
+  const link = await page.$eval('#share-link', (a) => a.href);
+  const shared = await page.context().newPage();
+  await shared.goto(link);
+  await shared.waitForSelector('body[data-ready="true"]');
+  const restored = await shared.$$eval(['#process', '#opt-n', '#opt-m', '#opt-runs', '#opt-seed'].join(','),
+    (els) => els.map((e) => e.value));
+  check(JSON.stringify(restored) === JSON.stringify(['two_choice', '1000', '1000000', '10', '7']),
+    `the run's link restores its form (${restored})`);
+  await shared.close();
   // "Compare with": a second process on the same seeds, each the CLI's numbers.
   await fillRun(page, 'one_plus_beta', { beta: '0.5' }, { n: '500', m: '50000', runs: '8', seed: '5' });
   await page.check('#compare-on');

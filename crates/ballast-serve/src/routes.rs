@@ -334,3 +334,26 @@ fn value_text(v: &Value) -> String {
         other => other.to_string(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn loopback_hosts() {
+        for ok in ["127.0.0.1:8765", "localhost:1", "LOCALHOST", "[::1]:80", "127.0.0.2"] {
+            assert!(host_is_loopback(ok), "{ok}");
+        }
+        for bad in
+            ["", "evil.example:8765", "10.0.0.1:80", "[fe80::1]:80", "localhost.evil.example"]
+        {
+            assert!(!host_is_loopback(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn percent_decoding() {
+        assert_eq!(percent_decode("a%2Fb%2e%2E+c"), "a/b.. c");
+        assert_eq!(percent_decode("%zz%4"), "%zz%4");
+    }
+}
