@@ -32,6 +32,7 @@ mod plot;
 mod process;
 mod run;
 mod sampling;
+pub mod serve;
 mod simulate;
 mod slurm;
 mod start;
@@ -83,6 +84,8 @@ pub enum Command {
     Plot(plot::PlotArgs),
     /// List processes with their parameters, tie-breaking rules, settings, weights and items.
     List,
+    /// Serve the results gallery, a playground and an animation as a local web page.
+    Serve(serve::ServeArgs),
 }
 
 /// Runs one subcommand as the binary does (its output on stdout, Ctrl-C handled by the
@@ -101,6 +104,7 @@ pub fn run_cli(cli: &Cli) -> anyhow::Result<()> {
         Command::Slurm(args) => slurm::main(args),
         Command::Plot(args) => plot::main(args),
         Command::List => stdout::print(&list::render()),
+        Command::Serve(args) => serve::main(args),
     }
 }
 

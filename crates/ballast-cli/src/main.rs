@@ -11,7 +11,9 @@
 //!   array and merges them;
 //! - `ballast plot RESULT... [-o FILE.svg] [--series S] [--log-x] [--log-y]`: the figure of
 //!   one or several results re-drawn from their outputs (overlaid, some series, log axes);
-//! - `ballast list`: processes, parameters, tie-breaking rules, settings, weights, items.
+//! - `ballast list`: processes, parameters, tie-breaking rules, settings, weights, items;
+//! - `ballast serve [--port P] [--results DIR]`: the results gallery, a playground and a
+//!   load-vector animation as a local web page (loopback only by default; `ballast-serve`).
 //!
 //! Bad input exits with code 2 and a message naming the field and the allowed values; an
 //! interrupted run (Ctrl-C) exits with code 130 after saving its finished runs. Standard
