@@ -1023,6 +1023,7 @@ impl<'a> Driver<'a> {
             refs: cmp,
             theory: None,
             also: false,
+            values: Vec::new(),
         });
     }
 
@@ -1048,6 +1049,7 @@ impl<'a> Driver<'a> {
             refs: self.refs.iter().map(|_| None).collect(),
             theory: None,
             also: true,
+            values: Vec::new(),
         });
     }
 

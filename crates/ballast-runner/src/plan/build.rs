@@ -598,8 +598,13 @@ impl<'r> SeriesForms<'r> {
             },
             weights: self.weights,
             observe_every: sampling.map(|_| m.max(1)).or(observe_every),
-            record_trajectory: s.statistic.is_trajectory() || sampling.is_some(),
-            record_loads: s.statistic.records_loads(),
+            // A trajectory asked for in `also` is recorded too (the same runs: recording
+            // draws nothing).
+            record_trajectory: std::iter::once(&s.statistic)
+                .chain(&s.also)
+                .any(|t| t.is_trajectory())
+                || sampling.is_some(),
+            record_loads: std::iter::once(&s.statistic).chain(&s.also).any(|t| t.records_loads()),
             record_probes: s.statistic == Statistic::ProbesDistribution
                 || s.also.contains(&Statistic::ProbesDistribution),
             engine: common.engine,
@@ -791,15 +796,17 @@ impl<'r> SeriesForms<'r> {
     }
 
     /// `running_max_gap` needs batches, `gap_trajectory`, `max_trajectory` and
-    /// `min_trajectory` observation points (batches or `observe_every`), and none can be an
-    /// `also` (their rows follow time, not x).
+    /// `min_trajectory` observation points (batches or `observe_every`). The last three may
+    /// be an `also` (rows at the observation points, x = balls / n, left out of the figure);
+    /// `running_max_gap` may not (its x is the batch index).
     fn check_statistic(&self, b: Option<u64>, sp: &mut SeriesProblems<'_, '_>) -> Option<()> {
         let (s, sctx) = (self.s, &self.sctx);
-        if let Some(t) = s.also.iter().find(|a| a.is_trajectory()) {
+        let not_also = |t: &Statistic| t.is_trajectory() && !t.at_observations();
+        if let Some(t) = s.also.iter().find(|a| not_also(a)) {
             let names = Statistic::names();
             let others: Vec<&str> = names
                 .split(", ")
-                .filter(|n| Statistic::from_name(n).is_some_and(|s| !s.is_trajectory()))
+                .filter(|n| Statistic::from_name(n).is_some_and(|s| !not_also(&s)))
                 .collect();
             sp.fail(
                 "also",
