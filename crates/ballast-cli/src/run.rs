@@ -221,6 +221,7 @@ fn reference_hint(e: &ballast_runner::Error, dir: &Path, args: &RunArgs) -> Opti
     }
     let shown = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
     Some(match (&args.reference, dir.is_dir()) {
+        (Some(_), _) if shown == dir => format!("(relative to --reference {})", dir.display()),
         (Some(_), _) => {
             format!("(relative to --reference {}, i.e. {})", dir.display(), shown.display())
         }
