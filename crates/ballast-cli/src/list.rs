@@ -160,6 +160,13 @@ pub fn render() -> String {
     for (name, e) in Engine::ALL {
         let _ = writeln!(s, "  {name:<15} {}", engine_doc(e));
     }
+    render_items(&mut s);
+    s
+}
+
+/// The "Items" section of `ballast list`: the configs under the working directory (or above
+/// it), named relative to it.
+fn render_items(s: &mut String) {
     match configs_near_cwd() {
         None => {
             let _ = writeln!(
@@ -173,7 +180,7 @@ pub fn render() -> String {
                 Ok(items) => items.into_iter().map(|(id, _)| id).collect(),
                 Err(e) => {
                     let _ = writeln!(s, "\nItems: cannot read {}: {e}", dir.display());
-                    return s;
+                    return;
                 }
             };
             let _ = writeln!(
@@ -189,7 +196,6 @@ pub fn render() -> String {
             }
         }
     }
-    s
 }
 
 /// The full listing as JSON: the same registries as [`render`], one object per entry.

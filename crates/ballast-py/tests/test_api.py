@@ -47,6 +47,13 @@ def test_per_run_values_are_the_summary_s(cli):
     assert r.trajectory.empty
 
 
+def test_graphical_runs_have_per_run_values_too():
+    r = ballast.simulate("two_choice", 50, 500, runs=3, seed=2, graph="cycle")
+    assert len(r.runs) == 3
+    assert r.runs.final_gap.mean() == pytest.approx(r.gap.mean, rel=1e-12)
+    assert r.runs.max_gap.max() >= r.runs.final_gap.max()
+
+
 def test_trajectory_ends_at_each_run_s_final_gap():
     r = ballast.simulate("two_choice", 100, 1000, runs=3, seed=2, observe_every=250)
     t = r.trajectory
@@ -162,3 +169,16 @@ def test_exports_and_help():
         assert obj.__doc__ and len(obj.__doc__) > 80, obj
     assert "same random stream" in ballast.Simulation.__doc__
     assert json.loads(ballast._native.list_json())["items"] is not None
+
+
+def test_time_trials_are_calls_of_simulate_within_a_budget():
+    df = ballast.time_trials("two_choice", [50, 1e2], lambda n: 10 * n, max_wallclock_time=0.5, runs_per_call=3, max_runs=6)
+    assert set(df.n) == {50, 100} and set(df.m) == {500, 1000}
+    per_n = df.groupby("n").size()
+    assert ((per_n >= 3) & (per_n <= 6)).all()
+    # A row is run `run` of simulate(..., seed=seed): reproducible from its seed.
+    row = df[(df.n == 100)].iloc[-1]
+    again = ballast.simulate("two_choice", 100, 1000, runs=3, seed=int(row.seed)).runs
+    assert again.final_gap.iloc[int(row.run)] == row.final_gap
+    with pytest.raises(ValueError, match="at least one"):
+        ballast.time_trials("two_choice", [], 10)

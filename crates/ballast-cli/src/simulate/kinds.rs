@@ -545,6 +545,6 @@ pub fn graph_outcome(args: &SimulateArgs) -> anyhow::Result<Outcome> {
         balls_per_sample: 1.0 / samples_per_ball,
         ns_per_ball: super::ns_per_ball(&result.meta),
         wall_s: result.meta.wall_time_s,
-        rows: Vec::new(),
+        rows: result.rows.clone(),
     })))
 }

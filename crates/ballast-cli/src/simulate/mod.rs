@@ -773,7 +773,8 @@ pub fn report(args: &SimulateArgs) -> anyhow::Result<SimulateReport> {
     })
 }
 
-/// Nanoseconds per ball of a run's metadata: its CPU time (`getrusage`, all threads) per
+/// Nanoseconds per ball of a run's metadata: its CPU time (the process's, all threads, as
+/// the runner measures it: `Metadata::cpu_time_s`) per
 /// ball simulated, or the wall time × the threads where the CPU time is unknown; 0 without
 /// balls.
 pub(crate) fn ns_per_ball(meta: &ballast_runner::Metadata) -> f64 {

@@ -38,7 +38,7 @@ import builtins
 import io
 import json
 import os
-from typing import TYPE_CHECKING, Any, Dict, Iterable, Mapping, Optional, Sequence, Tuple, Union, overload
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, Mapping, Optional, Sequence, Tuple, Union, overload
 
 import numpy as np
 
@@ -55,6 +55,7 @@ __all__ = [
     "run",
     "registry",
     "Simulation",
+    "time_trials",
     "simulate_options",
     "SimulateResult",
     "Summary",
@@ -188,6 +189,10 @@ class SimulateResult(Mapping):
     :class:`Summary` objects with numpy arrays. Which fields exist depends on the kind:
     allocation processes report ``gap``, ``max_gap``, ``statistics``, ``samples_per_ball``…;
     round-based models and ``offline=D`` report ``statistics`` (name -> mean, stderr).
+
+    Beyond the command line's object: :attr:`runs` (every run's values, a DataFrame) and
+    :attr:`trajectory` (every run at every observation point, with ``observe_every`` or
+    ``batch``). ``r.runs`` is that table; the number of runs is ``r["runs"]``.
     """
 
     def __init__(self, raw: Dict[str, Any]):
@@ -434,6 +439,60 @@ def run(
     df.attrs.update({"id": item_id, "metadata": json.loads(meta)})
     df.attrs.update(json.loads(extras))
     return df
+
+
+def time_trials(
+    process: str,
+    ns: Iterable[Union[int, float]],
+    m: Union[int, float, Callable[[int], Union[int, float]]],
+    *,
+    max_wallclock_time: float = 10.0,
+    runs_per_call: int = 8,
+    max_runs: Optional[int] = None,
+    seed: int = 1,
+    **kwargs: Any,
+) -> "pd.DataFrame":
+    """Per-run values of ``process`` at several ``n`` within a wall-clock budget.
+
+    For each ``n`` in ``ns`` (``m`` a number or a function of ``n``, e.g. ``lambda n: 10 *
+    n``) it calls :func:`simulate` with ``runs=runs_per_call`` again and again until that
+    ``n``'s share of ``max_wallclock_time`` seconds (the budget divided evenly over ``ns``)
+    is spent or ``max_runs`` runs are done; every ``n`` gets at least one call. Other keywords
+    go to :func:`simulate` (options and process parameters).
+
+    Returns a DataFrame with a row per run: ``n``, ``m``, ``call``, ``seed``, ``run`` and the
+    columns of :attr:`SimulateResult.runs`. Seeds: call ``k`` at every ``n`` is
+    ``simulate(..., seed=seed + k)``, so a row is reproducible from its ``seed`` and ``run``;
+    only how many calls fit the budget depends on the machine.
+    """
+    import time
+
+    import pandas as pd
+
+    ns = [_whole("n", n) for n in ns]
+    if not ns:
+        raise ValueError("ns: expected at least one number of bins")
+    if runs_per_call < 1:
+        raise ValueError("runs_per_call: expected at least 1")
+    share = max_wallclock_time / len(ns)
+    frames = []
+    for n in ns:
+        balls = _whole("m", m(n) if callable(m) else m)
+        start, done, call = time.perf_counter(), 0, 0
+        while call == 0 or (
+            time.perf_counter() - start < share and (max_runs is None or done < max_runs)
+        ):
+            runs = runs_per_call if max_runs is None else min(runs_per_call, max_runs - done)
+            r = simulate(process, n, balls, runs=runs, seed=seed + call, **kwargs)
+            df = r.runs.reset_index()
+            df.insert(0, "seed", seed + call)
+            df.insert(0, "call", call)
+            df.insert(0, "m", balls)
+            df.insert(0, "n", n)
+            frames.append(df)
+            done += runs
+            call += 1
+    return pd.concat(frames, ignore_index=True)
 
 
 class Simulation:

@@ -1027,6 +1027,14 @@ impl<'a> Driver<'a> {
         });
     }
 
+    /// Gives the row pushed last the per-run values its summary was taken of
+    /// ([`Row::values`]).
+    pub fn last_values(&mut self, values: Vec<f64>) {
+        if let Some(row) = self.rows.last_mut() {
+            row.values = values;
+        }
+    }
+
     /// Pushes a row of a further statistic of the same runs (`also`, potentials) under
     /// `series`: no references, left out of the figure.
     pub fn push_also(&mut self, ctx: RowCtx<'_>, x: f64, summary: Summary, series: String) {

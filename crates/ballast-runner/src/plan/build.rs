@@ -167,6 +167,12 @@ fn read_engine(raw: &RawConfig, problems: &mut Problems<'_>) -> Engine {
     }
 }
 
+/// Whether the series' statistic or one of its `also` statistics has `property` (a
+/// trajectory asked for in `also` is recorded like the series' own: recording draws nothing).
+fn asks(s: &RawSeries, property: fn(Statistic) -> bool) -> bool {
+    std::iter::once(&s.statistic).chain(&s.also).any(|&t| property(t))
+}
+
 fn plan_series(s: &RawSeries) -> PlanSeries {
     PlanSeries {
         name: s.name.clone(),
@@ -598,13 +604,8 @@ impl<'r> SeriesForms<'r> {
             },
             weights: self.weights,
             observe_every: sampling.map(|_| m.max(1)).or(observe_every),
-            // A trajectory asked for in `also` is recorded too (the same runs: recording
-            // draws nothing).
-            record_trajectory: std::iter::once(&s.statistic)
-                .chain(&s.also)
-                .any(|t| t.is_trajectory())
-                || sampling.is_some(),
-            record_loads: std::iter::once(&s.statistic).chain(&s.also).any(|t| t.records_loads()),
+            record_trajectory: asks(s, Statistic::is_trajectory) || sampling.is_some(),
+            record_loads: asks(s, Statistic::records_loads),
             record_probes: s.statistic == Statistic::ProbesDistribution
                 || s.also.contains(&Statistic::ProbesDistribution),
             engine: common.engine,
