@@ -8,7 +8,7 @@
 //! and on KeyboardInterrupt it asks the runner to stop
 //! ([`ballast_runner::request_interrupt`]), waits for the runs in progress, clears the
 //! request and raises KeyboardInterrupt. Bad input raises ValueError with the registry's
-//! message, other failures RuntimeError. [`simulation::Simulation`] runs one process step by
+//! message, other failures RuntimeError. `Simulation` (`simulation.rs`) runs one process step by
 //! step from a load vector, on the core directly.
 
 mod simulation;
