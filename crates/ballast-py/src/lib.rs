@@ -94,7 +94,9 @@ fn simulate_options() -> PyResult<String> {
 }
 
 /// (item id, tidy CSV text, metadata JSON, extras JSON) of a run, extras holding the notes,
-/// warnings, series, reference labels, axis labels and the written paths.
+/// warnings, series, reference labels, axis labels, the written paths and `per_run`: for
+/// every CSV row, in order, the per-run values its mean was taken of (empty where a row is
+/// not a mean over runs).
 type RunTuple = (String, String, String, String);
 
 /// The tuple [`run`] and [`run_text`] return.
@@ -111,6 +113,7 @@ fn run_tuple(out: embed::RunOutput) -> anyhow::Result<RunTuple> {
         "y_label": r.y_label,
         "x_log": r.x_log,
         "written": written,
+        "per_run": r.rows.iter().map(|row| &row.values).collect::<Vec<_>>(),
     });
     Ok((out.id, r.to_csv(), meta, extras.to_string()))
 }

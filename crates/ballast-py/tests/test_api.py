@@ -92,6 +92,15 @@ def test_run_takes_a_dict_a_toml_string_and_a_file(tmp_path, cli, repo):
     assert not (tmp_path / "out").exists()
 
 
+def test_run_carries_every_run_s_values():
+    df = ballast.run(CONFIG, id="demo/two")
+    runs = df.attrs["runs"]
+    assert list(runs.columns) == ["row", "series", "n", "x", "statistic", "run", "value"]
+    assert len(runs) == len(df) * 3
+    means = runs.groupby("row").value.mean()
+    np.testing.assert_allclose(means.to_numpy(), df.value.to_numpy(), rtol=1e-8)
+
+
 def test_run_text_errors_are_value_errors():
     bad = dict(CONFIG, series=[{"name": "x", "process": {"kind": "two_chioce"}}])
     with pytest.raises(ValueError, match="two_choice"):

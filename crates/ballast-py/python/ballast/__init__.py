@@ -399,7 +399,10 @@ def run(
     variables, ``n b m x statistic value stderr runs reference z``, …). ``df.attrs`` holds
     ``id``, ``metadata`` (the JSON output's metadata: seed, scale, runs, engine, wall time,
     …), ``notes``, ``warnings``, ``series``, ``reference_labels``, ``x_label``,
-    ``y_label``, ``x_log`` and ``written`` (paths, empty without ``out``).
+    ``y_label``, ``x_log``, ``written`` (paths, empty without ``out``) and ``runs``: every
+    run's value behind each row (a DataFrame with ``row``, the index of the row in ``df``,
+    its ``series``, ``n``, ``x``, ``statistic``, then ``run`` and ``value``; rows that are not
+    a mean over runs, such as distributions, have none).
 
     Raises ValueError for a missing or invalid config, KeyboardInterrupt when interrupted
     (finished runs stay in the checkpoints, if any), RuntimeError on other failures.
@@ -437,8 +440,26 @@ def run(
         item_id, csv_text, meta, extras = _native.run(argv, write)
     df = pd.read_csv(io.StringIO(csv_text))
     df.attrs.update({"id": item_id, "metadata": json.loads(meta)})
-    df.attrs.update(json.loads(extras))
+    extra = json.loads(extras)
+    per_run = extra.pop("per_run", [])
+    df.attrs.update(extra)
+    df.attrs["runs"] = _run_values(df, per_run)
     return df
+
+
+def _run_values(df: "pd.DataFrame", per_run: builtins.list) -> "pd.DataFrame":
+    """The long table of every run's value behind each row of ``df``: ``row`` (its index in
+    ``df``), the row's ``series``, ``n``, ``x``, ``statistic``, then ``run`` and ``value``."""
+    import pandas as pd
+
+    counts = np.array([len(v) for v in per_run], dtype=np.int64)
+    rows = np.repeat(np.arange(len(per_run), dtype=np.int64), counts)
+    keys = [c for c in ("series", "n", "x", "statistic") if c in df.columns]
+    out = df.loc[rows, keys].reset_index(drop=True) if len(rows) else pd.DataFrame(columns=keys)
+    out.insert(0, "row", rows)
+    out["run"] = np.concatenate([np.arange(c) for c in counts]) if len(rows) else []
+    out["value"] = np.array([_num(v) for vals in per_run for v in vals], dtype=np.float64)
+    return out
 
 
 def time_trials(
