@@ -162,6 +162,13 @@ def test_simulation_errors():
         ballast.Simulation("rbb", 10)
     with pytest.raises(ValueError, match="loads for n"):
         ballast.Simulation("two_choice", 10, start=[1, 2])
+    for bad in ([[1, 2]], [1.5, 2.0], [float("inf"), 1.0], [True, False], ["1", "2"]):
+        with pytest.raises(ValueError, match="whole numbers"):
+            ballast.Simulation("two_choice", 2, start=bad)
+    with pytest.raises(ValueError, match="at least 0"):
+        ballast.Simulation("two_choice", 2, start=[-1, 3])
+    sim = ballast.Simulation("two_choice", 2, engine="bins", start=np.array([3.0, 1.0]))
+    np.testing.assert_array_equal(sim.loads, [3, 1])
     with pytest.raises(ValueError, match="whole number"):
         ballast.Simulation("two_choice", 10).run(2.5)
     with pytest.raises(ValueError, match="two_choice"):

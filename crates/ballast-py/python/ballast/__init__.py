@@ -573,17 +573,7 @@ class Simulation:
             "engine": engine,
             "tie_break": tie_break,
         }
-        loads = None
-        if start is not None:
-            arr = np.asarray(start)
-            if arr.ndim != 1 or not (np.issubdtype(arr.dtype, np.integer) or arr.size == 0):
-                if arr.ndim == 1 and np.issubdtype(arr.dtype, np.floating) and np.all(arr == np.rint(arr)):
-                    arr = arr.astype(np.int64)
-                else:
-                    raise ValueError("start: expected a flat sequence of whole numbers (one load per bin)")
-            if arr.size and arr.min() < 0:
-                raise ValueError("start: loads are at least 0")
-            loads = [int(v) for v in arr]
+        loads = None if start is None else _load_vector(start)
         self._native = _native.Simulation(_argv(options, params), loads)
         self.process: str = process
         self.seed: int = seed
@@ -623,6 +613,24 @@ class Simulation:
 
     def __repr__(self) -> str:
         return f"Simulation({self.process!r}, n={self.n}, seed={self.seed}, balls={self.balls})"
+
+
+def _load_vector(start: Any) -> builtins.list:
+    """A start load vector as a list of ints: a flat sequence or array of whole numbers (exact
+    floats allowed), each at least 0."""
+    arr = np.asarray(start)
+    bad = ValueError("start: expected a flat sequence of whole numbers, one load per bin")
+    if arr.ndim != 1:
+        raise bad
+    if arr.size and np.issubdtype(arr.dtype, np.floating):
+        if not (np.isfinite(arr).all() and (arr == np.rint(arr)).all()):
+            raise bad
+        arr = arr.astype(np.int64)
+    elif arr.size and not np.issubdtype(arr.dtype, np.integer):
+        raise bad
+    if arr.size and arr.min() < 0:
+        raise ValueError("start: loads are at least 0")
+    return [int(v) for v in arr]
 
 
 def _whole(name: str, value: Union[int, float]) -> int:
