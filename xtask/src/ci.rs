@@ -4,10 +4,11 @@
 //! Steps: `format` (rustfmt check), `lints` (clippy, warnings are errors), `docs` (rustdoc,
 //! warnings are errors), `tests` (the README's test command), `reproduce` (`reproduce all
 //! --check`: committed outputs would not change, every other item runs at quick scale),
-//! `python` (`.ci/python.sh`: the Python package installed into a fresh virtual environment
-//! and its pytest suite), `own-process` (`.ci/own-process.sh`: the example crate of a
-//! process of one's own, `examples/own-process`, built and run on a small sweep). `--skip
-//! STEP` leaves a step out (repeatable).
+//! `python` (`.ci/python.sh`: one abi3 wheel built by maturin, installed into a fresh virtual
+//! environment without cargo or rustc on PATH, its pytest suite and the notebooks run
+//! there), `own-process` (`.ci/own-process.sh`: the example crate of a process of one's
+//! own, `examples/own-process`, built and run on a small sweep). `--skip STEP` leaves a step
+//! out (repeatable).
 
 use std::path::Path;
 use std::process::Command;

@@ -49,6 +49,7 @@ use std::time::Instant;
 mod check;
 mod ci;
 mod refresh;
+mod verdicts;
 
 use anyhow::{Context, Result};
 use ballast_runner::{discover, run_experiment, Experiment, RunOptions, Verdict};
@@ -345,6 +346,8 @@ struct IndexEntry {
     id: String,
     title: String,
     overall: String,
+    /// Every compared series and its class.
+    series: Vec<(String, verdicts::Class)>,
     quick: bool,
     reduced: bool,
     cost: Cost,
@@ -376,7 +379,7 @@ fn read_cost(json: &Path) -> Result<Cost> {
     })
 }
 
-fn read_entry(md: &Path, id: String) -> Result<IndexEntry> {
+fn read_entry(md: &Path, id: String, recorded: &verdicts::Recorded) -> Result<IndexEntry> {
     let text = std::fs::read_to_string(md).with_context(|| format!("reading {}", md.display()))?;
     let title = text
         .lines()
@@ -393,13 +396,21 @@ fn read_entry(md: &Path, id: String) -> Result<IndexEntry> {
     let quick = text.contains("(**quick** variant");
     let reduced = text.contains("(**reduced scale**");
     let cost = read_cost(&md.with_extension("json"))?;
-    Ok(IndexEntry { id, title, overall, quick, reduced, cost })
+    let series = verdicts::parse(&text)
+        .into_iter()
+        .map(|s| {
+            let class = verdicts::classify(&id, &s, recorded);
+            (s.series, class)
+        })
+        .collect();
+    Ok(IndexEntry { id, title, overall, series, quick, reduced, cost })
 }
 
 /// Writes `<out>/README.md`: one line per item report found under `<out>/<paper>/` (a report
 /// with its metadata `<item>.json` beside it; other Markdown files, such as the benchmark
 /// tables of `results/bench/`, are not items).
 fn write_index(out: &Path) -> Result<PathBuf> {
+    let recorded = verdicts::Recorded::read(&repo_root().join("reference/disagreements.toml"))?;
     let mut entries = Vec::new();
     for paper in std::fs::read_dir(out).with_context(|| format!("reading {}", out.display()))? {
         let paper = paper?.path();
@@ -412,16 +423,23 @@ fn write_index(out: &Path) -> Result<PathBuf> {
                 let p =
                     paper.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
                 let i = f.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-                entries.push(read_entry(&f, format!("{p}/{i}"))?);
+                entries.push(read_entry(&f, format!("{p}/{i}"), &recorded)?);
             }
         }
     }
     entries.sort_by(|a, b| a.id.cmp(&b.id));
     let mut s = String::from(
-        "# Results\n\nCommitted outputs of `cargo xtask reproduce <id>` (regenerate with that command; \
-         `cargo xtask index` rewrites this file). Each item has a tidy CSV, JSON metadata (command, \
-         config hash, seed, git revision), an SVG figure and a Markdown report comparing every value \
-         with the published one.\n\n| item | what | figure | report | verdict |\n|---|---|---|---|---|\n",
+        "# Results\n\nCommitted outputs of `cargo xtask reproduce <id>`, which writes here by design \
+         (regenerate with that command; `cargo xtask index` rewrites this file; `ballast run` \
+         writes to `out/` unless told otherwise). Each item has a tidy CSV, JSON metadata \
+         (command, config hash, seed, git revision), an SVG figure and a Markdown report \
+         comparing every value with the published one.\n\nVerdicts, per compared series against \
+         the first reference (the published numbers): **agrees**; **differs from the published \
+         figure, agrees with the authors' program** (with the evidence below); **borderline** (k \
+         of N points beyond 3σ, none beyond |z| = 5); **unexplained** (what is known is below). \
+         Every series that does not agree is listed under \"Disagreements and their causes\" \
+         (classes from the reports and `reference/disagreements.toml`).\n\n\
+         | item | what | figure | report | verdict |\n|---|---|---|---|---|\n",
     );
     for e in &entries {
         s.push_str(&format!(
@@ -430,16 +448,58 @@ fn write_index(out: &Path) -> Result<PathBuf> {
             e.title.replace('|', "\\|"),
             e.id,
             e.id,
-            e.overall.replace('|', "\\|"),
+            verdict_cell(e).replace('|', "\\|"),
             if e.quick { " (quick run)" } else { "" },
             if e.reduced { " (reduced scale: see the report)" } else { "" }
         ));
     }
+    s.push_str(&causes(&entries));
     s.push_str(&cost_table(&entries));
     let path = out.join("README.md");
     ballast_runner::files::write_atomically(&path, s.as_bytes())
         .with_context(|| format!("writing {}", path.display()))?;
     Ok(path)
+}
+
+/// An item's verdict in the index: the report's overall line when every compared series
+/// agrees (or there is no reference), else how many agree and the class of each other one.
+fn verdict_cell(e: &IndexEntry) -> String {
+    use verdicts::Class;
+    let others: Vec<String> = e
+        .series
+        .iter()
+        .filter(|(_, c)| *c != Class::Agrees)
+        .map(|(name, c)| format!("`{name}`: {}", verdicts::short(c)))
+        .collect();
+    if others.is_empty() {
+        return e.overall.clone();
+    }
+    let agree = e.series.len() - others.len();
+    format!("{agree} of {} series agree; {}", e.series.len(), others.join("; "))
+}
+
+/// The list of every series that does not agree, with its class and cause.
+fn causes(entries: &[IndexEntry]) -> String {
+    use verdicts::Class;
+    let mut s = String::from("\n## Disagreements and their causes\n\n");
+    for e in entries {
+        for (name, c) in e.series.iter().filter(|(_, c)| *c != Class::Agrees) {
+            if matches!(c, Class::Unexplained(None)) {
+                tracing::warn!(
+                    "{}: series `{name}`: no cause in reference/disagreements.toml",
+                    e.id
+                );
+            }
+            s.push_str(&format!(
+                "- `{}`, {name}: {} ([report]({}.md)): {}.\n",
+                e.id,
+                verdicts::short(c),
+                e.id,
+                verdicts::cause(c).trim_end_matches('.')
+            ));
+        }
+    }
+    s
 }
 
 /// The index's second table: what each committed result cost to produce, and the sums.
@@ -450,7 +510,9 @@ fn cost_table(entries: &[IndexEntry]) -> String {
          its threads, and its CPU time where recorded (results produced before the metadata \
          had it show –). CPU time near wall time × threads means the cores were the run's \
          own; well below it, the machine was shared and the wall time overstates the cost. \
-         \"Fresh\" means no point came from a checkpoint.\n\n\
+         \"Fresh\" means no point came from a checkpoint. This table is the one source of \
+         costs: the READMEs quote none of their own; where the CPU time is missing, rerun the \
+         item with `--no-cache` for a fresh measurement.\n\n\
          | item | scale | balls | wall (s) | threads | CPU (s) | fresh |\n|---|---|---|---|---|---|---|\n",
     );
     let (mut wall, mut core, mut cpu, mut fresh) = (0.0, 0.0, 0.0, 0usize);

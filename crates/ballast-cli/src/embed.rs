@@ -68,11 +68,118 @@ fn parse<S: AsRef<str>>(subcommand: &str, argv: &[S]) -> Result<Command, BadInpu
 /// Runs `ballast simulate ARGV...` and returns what `--json` prints, as a JSON value (a
 /// string holding the TOML config with `--print-config`). `--json` itself changes nothing
 /// here.
+///
+/// An allocation process's object has two more fields: `per_run`, each statistic's value in
+/// every run (`{"final_gap": [run 0, run 1, …], "max_gap": […], …}`, potentials as
+/// `potential:<spec>`), and `trajectory` with observation points (`--observe-every`, or
+/// `--batch`): `{"balls_per_bin": [x…], "columns": {"gap": [[run values at x₀], …],
+/// "max_load": …, "min_load": …}}` (empty without observation points).
 pub fn simulate<S: AsRef<str>>(argv: &[S]) -> anyhow::Result<Value> {
     let Command::Simulate(args) = parse("simulate", argv)? else {
         unreachable!("the simulate subcommand parses to Command::Simulate")
     };
-    crate::simulate::outcome(&args)?.to_json()
+    let outcome = crate::simulate::outcome(&args)?;
+    let mut json = outcome.to_json()?;
+    if let (crate::simulate::Outcome::Allocation(r), Value::Object(obj)) = (&outcome, &mut json) {
+        let (per_run, trajectory) = per_run_values(&r.rows, &r.run.process);
+        obj.insert("per_run".into(), per_run);
+        obj.insert("trajectory".into(), trajectory);
+    }
+    Ok(json)
+}
+
+/// The column name of a row of `series` (the process) in `per_run` and `trajectory`: the
+/// statistic's name (the trajectories as the statistic they follow), a potential as
+/// `potential:<spec>`; `None` for rows that are not per-run values.
+fn column_of(row: &ballast_runner::Row, series: &str) -> Option<String> {
+    use ballast_runner::Statistic;
+    if row.values.is_empty() {
+        return None;
+    }
+    if row.series == series {
+        return Some(match row.statistic {
+            Statistic::GapTrajectory => "gap".to_owned(),
+            Statistic::MaxTrajectory => "max_load".to_owned(),
+            Statistic::MinTrajectory => "min_load".to_owned(),
+            Statistic::ProbesDistribution => return None,
+            s => s.name().to_owned(),
+        });
+    }
+    let spec = row.series.strip_prefix(series)?.strip_prefix(" [")?.strip_suffix(']')?;
+    Some(format!("potential:{spec}"))
+}
+
+/// The `per_run` and `trajectory` fields of [`simulate`] from the pipeline's rows.
+fn per_run_values(rows: &[ballast_runner::Row], series: &str) -> (Value, Value) {
+    let mut per_run = serde_json::Map::new();
+    let mut xs: Vec<f64> = Vec::new();
+    let mut columns: serde_json::Map<String, Value> = serde_json::Map::new();
+    for row in rows {
+        let Some(name) = column_of(row, series) else { continue };
+        if row.statistic.at_observations() {
+            if !xs.contains(&row.x) {
+                xs.push(row.x);
+            }
+            let col = columns.entry(name).or_insert_with(|| Value::Array(Vec::new()));
+            if let Value::Array(a) = col {
+                a.push(serde_json::json!(row.values));
+            }
+        } else if row.values.iter().any(|v| v.is_finite()) {
+            // A statistic the process does not define (NaN in every run) is left out.
+            per_run.insert(name, serde_json::json!(row.values));
+        }
+    }
+    let trajectory = serde_json::json!({ "balls_per_bin": xs, "columns": columns });
+    (Value::Object(per_run), trajectory)
+}
+
+/// What a stepwise simulation needs to run exactly as run 0 of `ballast simulate ARGV...`:
+/// the run spec of the one-point config's point (the runner's own, so every field the
+/// pipeline sets is set alike) and the seed of run 0, `derive_seed(seed, [hash_str
+/// ("simulate"), 0, 0])`. The spec's `m` is the one given (the caller replaces it). Only a
+/// sequential or batched allocation process with unit weights qualifies: `--offline`,
+/// round-based models, `--graph`, `--potential` and `--recovery-target` are refused.
+pub fn simulate_spec<S: AsRef<str>>(argv: &[S]) -> anyhow::Result<(ballast_core::RunSpec, u64)> {
+    let Command::Simulate(args) = parse("simulate", argv)? else {
+        unreachable!("the simulate subcommand parses to Command::Simulate")
+    };
+    let unsupported = if args.offline.is_some() {
+        Some("offline")
+    } else if ballast_dynamic::registry::find(&args.process).is_ok() {
+        Some("a round-based model")
+    } else if args.graph.is_some() {
+        Some("graph")
+    } else if !args.potentials.is_empty() {
+        Some("potentials")
+    } else if args.recovery_target.is_some() {
+        Some("recovery_target")
+    } else {
+        None
+    };
+    if let Some(what) = unsupported {
+        return Err(BadInput::new(format!(
+            "a Simulation runs an allocation process step by step; {what} is for simulate()"
+        ))
+        .into());
+    }
+    let (spec, proc_) = crate::simulate::build_spec(&args)?;
+    if spec.weights != ballast_core::Weights::Unit {
+        return Err(
+            BadInput::new("a Simulation takes unit weights (its loads are ball counts)").into()
+        );
+    }
+    let config = crate::simulate::one_point_config(&args, &spec, &proc_);
+    let exp = ballast_runner::Experiment::parse(
+        crate::simulate::SIMULATE_ITEM,
+        std::path::Path::new("<Simulation>"),
+        &config,
+    )
+    .map_err(|e| BadInput::new(e.to_string()))?;
+    let plan =
+        exp.plan_at(ballast_runner::Scale::Full).map_err(|e| BadInput::new(e.to_string()))?;
+    let point = plan.points.into_iter().next().context("the one-point config has a point")?;
+    let seed = ballast_runner::Plan::unit_seed(args.seed, crate::simulate::SIMULATE_ITEM, 0, 0);
+    Ok((point.spec, seed))
 }
 
 /// One option of `ballast simulate`, as clap defines it.
@@ -146,6 +253,51 @@ pub fn run<S: AsRef<str>>(argv: &[S], write: bool) -> anyhow::Result<RunOutput> 
         unreachable!("the run subcommand parses to Command::Run")
     };
     let (exp, result) = crate::run::item(&args)?;
+    let written = if write {
+        result.write(&args.out).with_context(|| format!("writing the outputs of {}", exp.id()))?
+    } else {
+        Vec::new()
+    };
+    Ok(RunOutput { id: exp.id().to_owned(), result, written })
+}
+
+/// A config given as text, for [`run_text`].
+#[derive(Clone, Copy, Debug)]
+pub enum ConfigText<'a> {
+    /// TOML, as in a config file.
+    Toml(&'a str),
+    /// JSON of the same tables (what a Python dict serialises to); converted to TOML.
+    Json(&'a str),
+}
+
+/// Runs a config given as text as [`run`] runs a file: `argv` holds the options of `ballast
+/// run` after a stand-in config path (its directory is where the reference directory is
+/// looked for, as for a file there); `id` is the item id (`<paper>/<item>`: the seeds derive
+/// from it). Writes to `--out` only when `write`.
+pub fn run_text<S: AsRef<str>>(
+    config: ConfigText<'_>,
+    id: &str,
+    argv: &[S],
+    write: bool,
+) -> anyhow::Result<RunOutput> {
+    let Command::Run(args) = parse("run", argv)? else {
+        unreachable!("the run subcommand parses to Command::Run")
+    };
+    if !id.split_once('/').is_some_and(|(p, i)| !p.is_empty() && !i.is_empty() && !i.contains('/'))
+    {
+        return Err(BadInput::new(format!("item id `{id}`: expected <paper>/<item>")).into());
+    }
+    let (name, text) = match config {
+        ConfigText::Toml(t) => ("<TOML text>", t.to_owned()),
+        ConfigText::Json(j) => {
+            let value: toml::Value =
+                serde_json::from_str(j).map_err(|e| BadInput::new(format!("config dict: {e}")))?;
+            let text = toml::to_string(&value)
+                .map_err(|e| BadInput::new(format!("config dict: not a TOML table: {e}")))?;
+            ("<config dict>", text)
+        }
+    };
+    let (exp, result) = crate::run::item_from_text(&args, id, name, &text)?;
     let written = if write {
         result.write(&args.out).with_context(|| format!("writing the outputs of {}", exp.id()))?
     } else {

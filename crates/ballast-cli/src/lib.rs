@@ -37,6 +37,7 @@ mod simulate;
 mod slurm;
 mod start;
 mod stdout;
+mod whole;
 
 use clap::{Parser, Subcommand};
 

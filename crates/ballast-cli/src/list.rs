@@ -23,18 +23,25 @@ fn tie_break_doc(t: TieBreak) -> &'static str {
 }
 
 /// The `configs` directory: `./configs`, else the nearest ancestor's `configs`, else the
-/// workspace this binary was built from.
+/// workspace this binary was built from (canonical).
 pub fn find_configs_dir() -> Option<PathBuf> {
-    if let Ok(cwd) = std::env::current_dir() {
-        for dir in cwd.ancestors() {
-            let c = dir.join("configs");
-            if c.is_dir() {
-                return Some(c);
-            }
-        }
-    }
-    let built = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs");
-    built.is_dir().then_some(built)
+    configs_near_cwd().or_else(|| {
+        let built = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs");
+        std::fs::canonicalize(built).ok().filter(|d| d.is_dir())
+    })
+}
+
+/// `./configs` or the nearest ancestor's, as a path relative to the working directory
+/// (`configs`, `../configs`, …), or `None`.
+fn configs_near_cwd() -> Option<PathBuf> {
+    let cwd = std::env::current_dir().ok()?;
+    cwd.ancestors().enumerate().find_map(|(up, dir)| {
+        dir.join("configs").is_dir().then(|| {
+            let mut p: PathBuf = std::iter::repeat_n("..", up).collect();
+            p.push("configs");
+            p
+        })
+    })
 }
 
 /// The settings a process runs in.
@@ -153,13 +160,27 @@ pub fn render() -> String {
     for (name, e) in Engine::ALL {
         let _ = writeln!(s, "  {name:<15} {}", engine_doc(e));
     }
-    match find_configs_dir() {
+    render_items(&mut s);
+    s
+}
+
+/// The "Items" section of `ballast list`: the configs under the working directory (or above
+/// it), named relative to it.
+fn render_items(s: &mut String) {
+    match configs_near_cwd() {
+        None => {
+            let _ = writeln!(
+                s,
+                "\nItems: no `configs/` in the working directory or above it; run `ballast list` \
+                 in the repository to list them (`ballast run configs/<paper>/<item>.toml`)"
+            );
+        }
         Some(dir) => {
             let ids: Vec<String> = match ballast_runner::discover(&dir) {
                 Ok(items) => items.into_iter().map(|(id, _)| id).collect(),
                 Err(e) => {
                     let _ = writeln!(s, "\nItems: cannot read {}: {e}", dir.display());
-                    return s;
+                    return;
                 }
             };
             let _ = writeln!(
@@ -174,11 +195,7 @@ pub fn render() -> String {
                 let _ = writeln!(s, "  {id}");
             }
         }
-        None => {
-            let _ = writeln!(s, "\nItems: no configs/ directory found here or above");
-        }
     }
-    s
 }
 
 /// The full listing as JSON: the same registries as [`render`], one object per entry.

@@ -23,8 +23,9 @@ pub struct RunArgs {
     /// Use the config's `[quick]` scale-down (seconds; for tests and CI).
     #[arg(long)]
     pub quick: bool,
-    /// Output directory; files go to `<DIR>/<paper>/<item>.*`.
-    #[arg(long, value_name = "DIR", default_value = "results")]
+    /// Output directory; files go to `<DIR>/<paper>/<item>.*` (never the committed
+    /// `results/` unless named: `cargo xtask reproduce` writes there).
+    #[arg(long, value_name = "DIR", default_value = "out")]
     pub out: PathBuf,
     /// Directory of the reference CSVs (default: the nearest `reference/` above the config,
     /// else `./reference`).
@@ -32,7 +33,7 @@ pub struct RunArgs {
     pub reference: Option<PathBuf>,
     /// Worker threads, 1 to 1024 (default: rayon's default, which honours
     /// RAYON_NUM_THREADS).
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1024))]
+    #[arg(long, value_parser = crate::whole::threads)]
     pub threads: Option<u64>,
     /// Use the config's `[reduced]` table (a documented smaller run), if it has one.
     #[arg(long, conflicts_with = "quick")]
@@ -68,8 +69,9 @@ pub struct MergeArgs {
     /// The shards ran the `[reduced]` scale.
     #[arg(long, conflicts_with = "quick")]
     pub reduced: bool,
-    /// Output directory; files go to `<DIR>/<paper>/<item>.*`.
-    #[arg(long, value_name = "DIR", default_value = "results")]
+    /// Output directory; files go to `<DIR>/<paper>/<item>.*` (never the committed
+    /// `results/` unless named: `cargo xtask reproduce` writes there).
+    #[arg(long, value_name = "DIR", default_value = "out")]
     pub out: PathBuf,
     /// Directory of the reference CSVs (default as for `ballast run`).
     #[arg(long, value_name = "DIR")]
@@ -177,9 +179,68 @@ pub fn item(args: &RunArgs) -> anyhow::Result<(Experiment, ballast_runner::ItemR
     Ok((exp, result))
 }
 
+/// Runs a config given as text (TOML) as `ballast run` runs a file, under the item id `id`
+/// (its seeds derive from it, as from a file's `<paper>/<item>`); `name` stands for the file
+/// in messages. `args.config` only serves to find the reference directory (the nearest
+/// `reference/` above it, unless `--reference`).
+pub fn item_from_text(
+    args: &RunArgs,
+    id: &str,
+    name: &str,
+    text: &str,
+) -> anyhow::Result<(Experiment, ballast_runner::ItemResult)> {
+    if args.shard.is_some() {
+        return Err(BadInput::new("`--shard` is for the command line").into());
+    }
+    let exp = Experiment::parse(id, Path::new(name), text)
+        .map_err(|e| cli_error(e, format!("loading {name}")))?;
+    let result = run_loaded(&exp, args)?;
+    Ok((exp, result))
+}
+
 /// Runs a loaded item (no shard).
 fn run_loaded(exp: &Experiment, args: &RunArgs) -> anyhow::Result<ballast_runner::ItemResult> {
-    run_experiment(exp, &options(args)).map_err(|e| cli_error(e, format!("running {}", exp.id())))
+    let opts = options(args);
+    run_experiment(exp, &opts).map_err(|e| {
+        let hint = reference_hint(&e, &opts.reference_dir, args);
+        let e = cli_error(e, format!("running {}", exp.id()));
+        match hint {
+            Some(h) => BadInput::new(format!("{e:#}\n{h}")).into(),
+            None => e,
+        }
+    })
+}
+
+/// For a reference table that could not be read: where it was looked for and how to name
+/// another directory (`None` for other errors).
+fn reference_hint(e: &ballast_runner::Error, dir: &Path, args: &RunArgs) -> Option<String> {
+    let text = e.to_string().to_lowercase();
+    let missing = text.contains("reference") && text.contains("no such file");
+    if !missing {
+        return None;
+    }
+    let shown = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
+    Some(match (&args.reference, dir.is_dir()) {
+        (Some(_), _) if shown == dir => format!("(relative to --reference {})", dir.display()),
+        (Some(_), _) => {
+            format!("(relative to --reference {}, i.e. {})", dir.display(), shown.display())
+        }
+        (None, true) => format!(
+            "(relative to the reference directory {}, the nearest `reference/` above the \
+             config; `--reference DIR` names another)",
+            shown.display()
+        ),
+        (None, false) => {
+            let config = std::path::absolute(&args.config).unwrap_or_else(|_| args.config.clone());
+            let above = config.parent().map_or_else(String::new, |d| d.display().to_string());
+            format!(
+                "(no reference directory: no `reference/` in {above} or any directory above it, \
+                 nor in the working directory ({}); give `--reference DIR`, e.g. the \
+                 repository's reference/)",
+                shown.parent().map_or_else(String::new, |d| d.display().to_string())
+            )
+        }
+    })
 }
 
 /// Entry point of `ballast run`.

@@ -62,8 +62,9 @@ pub struct SlurmArgs {
     /// Number of shards (array tasks).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=100_000))]
     pub shards: u32,
-    /// Output directory of the shards and the merged result (on a shared file system).
-    #[arg(long, value_name = "DIR", default_value = "results")]
+    /// Output directory of the shards and the merged result (on a shared file system; never
+    /// the committed `results/` unless named).
+    #[arg(long, value_name = "DIR", default_value = "out")]
     pub out: PathBuf,
     /// CPUs per shard (`--cpus-per-task`, and the shard's `--threads`).
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=1024))]

@@ -73,9 +73,38 @@ fn simulate_gives_the_binary_report() {
     ] {
         let lib = embed::simulate(args).unwrap_or_else(|e| panic!("{args:?}: {e:#}"));
         // Both through the same text parser (serde_json rounds some digits when parsing).
-        let lib: Value = serde_json::from_str(&lib.to_string()).unwrap();
+        let mut lib: Value = serde_json::from_str(&lib.to_string()).unwrap();
+        // The fields only the library adds: every run's values and the runs over time.
+        let obj = lib.as_object_mut().unwrap();
+        let allocation = obj.contains_key("gap");
+        let per_run = obj.remove("per_run");
+        let trajectory = obj.remove("trajectory");
+        assert_eq!(per_run.is_some() && trajectory.is_some(), allocation, "{args:?}");
+        if let Some(Value::Object(p)) = per_run {
+            let runs = obj["runs"].as_u64().unwrap() as usize;
+            assert!(p.values().all(|v| v.as_array().is_some_and(|a| a.len() == runs)));
+            let gaps: Vec<f64> =
+                p["final_gap"].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect();
+            let mean = gaps.iter().sum::<f64>() / runs as f64;
+            assert!((mean - obj["gap"]["mean"].as_f64().unwrap()).abs() < 1e-12, "{args:?}");
+        }
         assert_eq!(untimed(lib), untimed(binary(args)), "{args:?}");
     }
+}
+
+/// With observation points the trajectory has every run at every point, and its last point
+/// is each run's final gap.
+#[test]
+fn simulate_gives_each_run_over_time() {
+    let args = ["--process", "two_choice", "--n", "100", "--m", "1000", "--observe-every", "250"];
+    let args = [&args[..], &["--runs", "3"]].concat();
+    let v = embed::simulate(&args).unwrap();
+    let t = &v["trajectory"];
+    assert_eq!(t["balls_per_bin"], serde_json::json!([2.5, 5.0, 7.5, 10.0]));
+    let gap = t["columns"]["gap"].as_array().unwrap();
+    assert_eq!(gap.len(), 4);
+    assert_eq!(gap[3], v["per_run"]["final_gap"]);
+    assert!(t["columns"]["max_load"].as_array().is_some_and(|a| a.len() == 4));
 }
 
 #[test]

@@ -8,7 +8,10 @@
 //! and on KeyboardInterrupt it asks the runner to stop
 //! ([`ballast_runner::request_interrupt`]), waits for the runs in progress, clears the
 //! request and raises KeyboardInterrupt. Bad input raises ValueError with the registry's
-//! message, other failures RuntimeError.
+//! message, other failures RuntimeError. `Simulation` (`simulation.rs`) runs one process step by
+//! step from a load vector, on the core directly.
+
+mod simulation;
 
 mod rule;
 
@@ -92,31 +95,58 @@ fn simulate_options() -> PyResult<String> {
         .map_err(|e| PyRuntimeError::new_err(e.to_string()))
 }
 
+/// (item id, tidy CSV text, metadata JSON, extras JSON) of a run, extras holding the notes,
+/// warnings, series, reference labels, axis labels, the written paths and `per_run`: for
+/// every CSV row, in order, the per-run values its mean was taken of (empty where a row is
+/// not a mean over runs).
+type RunTuple = (String, String, String, String);
+
+/// The tuple [`run`] and [`run_text`] return.
+fn run_tuple(out: embed::RunOutput) -> anyhow::Result<RunTuple> {
+    let r = &out.result;
+    let meta = serde_json::to_string(&r.meta)?;
+    let written: Vec<String> = out.written.iter().map(|p| p.display().to_string()).collect();
+    let extras = serde_json::json!({
+        "notes": r.notes,
+        "warnings": r.warnings,
+        "series": r.series,
+        "reference_labels": r.ref_labels,
+        "x_label": r.x_label,
+        "y_label": r.y_label,
+        "x_log": r.x_log,
+        "written": written,
+        "per_run": r.rows.iter().map(|row| &row.values).collect::<Vec<_>>(),
+    });
+    Ok((out.id, r.to_csv(), meta, extras.to_string()))
+}
+
 /// Runs `ballast run ARGV...` without `--shard`; writes the outputs to `--out` only if
 /// `write`. Returns (item id, tidy CSV text, metadata JSON, extras JSON) where extras holds
 /// the notes, warnings, series, reference labels, axis labels and the written paths.
 #[pyfunction]
-fn run(
+fn run(py: Python<'_>, argv: Vec<String>, write: bool) -> PyResult<RunTuple> {
+    interruptible(py, move || run_tuple(embed::run(&argv, write)?))
+}
+
+/// Runs a config given as text (`kind`: `toml` or `json`) under the item id `id`; `argv`
+/// are the options of `ballast run` after a stand-in config path. Returns what [`run`]
+/// returns.
+#[pyfunction]
+fn run_text(
     py: Python<'_>,
+    kind: String,
+    text: String,
+    id: String,
     argv: Vec<String>,
     write: bool,
-) -> PyResult<(String, String, String, String)> {
+) -> PyResult<RunTuple> {
     interruptible(py, move || {
-        let out = embed::run(&argv, write)?;
-        let r = &out.result;
-        let meta = serde_json::to_string(&r.meta)?;
-        let written: Vec<String> = out.written.iter().map(|p| p.display().to_string()).collect();
-        let extras = serde_json::json!({
-            "notes": r.notes,
-            "warnings": r.warnings,
-            "series": r.series,
-            "reference_labels": r.ref_labels,
-            "x_label": r.x_label,
-            "y_label": r.y_label,
-            "x_log": r.x_log,
-            "written": written,
-        });
-        Ok((out.id, r.to_csv(), meta, extras.to_string()))
+        let config = match kind.as_str() {
+            "toml" => embed::ConfigText::Toml(&text),
+            "json" => embed::ConfigText::Json(&text),
+            other => anyhow::bail!("config kind `{other}`: expected toml or json"),
+        };
+        run_tuple(embed::run_text(config, &id, &argv, write)?)
     })
 }
 
@@ -156,11 +186,13 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
     m.add_function(wrap_pyfunction!(simulate_options, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(run_text, m)?)?;
     m.add_function(wrap_pyfunction!(list_text, m)?)?;
     m.add_function(wrap_pyfunction!(list_json, m)?)?;
     m.add_function(wrap_pyfunction!(request_interrupt, m)?)?;
     m.add_function(wrap_pyfunction!(clear_interrupt, m)?)?;
     m.add_function(wrap_pyfunction!(rule::register_rule, m)?)?;
     m.add_function(wrap_pyfunction!(rule::take_rule_error, m)?)?;
+    m.add_class::<simulation::Simulation>()?;
     Ok(())
 }

@@ -1,4 +1,4 @@
-//! A Python function as the rule of a process (`ballast.simulate(rule=fn, d=2, …)`): each
+//! A Python function as the rule of a process (`ballast.simulate(fn, n, m, d=2, …)`): each
 //! function is registered once as a process kind of its own (`python_rule_<k>`, a
 //! [`ballast_core::item::ProcessItem`]), so it runs through the same code path as every
 //! other kind (`ballast simulate`'s runs, seeds, engines and checks).

@@ -1,4 +1,4 @@
-"""A Python function as the rule of a process (``ballast.simulate(rule=fn, ...)``)."""
+"""A Python function as the rule of a process (``ballast.simulate(fn, n=..., m=...)``)."""
 
 import math
 
@@ -16,15 +16,15 @@ def test_a_function_has_the_law_of_the_built_in():
     # The same law as two_choice (ties between equal loads do not change the law of the
     # loads): the mean final gap over 200 runs each, n = 1000, m = 10^4, within 4 standard
     # errors of the difference (a two-sided z-test at about 6e-5).
-    mine = ballast.simulate(rule=two_choice, d=2, n=1000, m=10_000, runs=200, seed=3)
+    mine = ballast.simulate(two_choice, d=2, n=1000, m=10_000, runs=200, seed=3)
     built = ballast.simulate("two_choice", n=1000, m=10_000, runs=200, seed=9)
     se = math.hypot(mine.gap.stderr, built.gap.stderr)
     assert abs(mine.gap.mean - built.gap.mean) < 4 * se + 1e-9, (mine.gap, built.gap)
 
 
 def test_same_seed_same_numbers_and_extra_arguments():
-    a = ballast.simulate(rule=two_choice, n=50, m=500, runs=3, seed=1)
-    b = ballast.simulate(rule=two_choice, n=50, m=500, runs=3, seed=1)
+    a = ballast.simulate(two_choice, n=50, m=500, runs=3, seed=1)
+    b = ballast.simulate(two_choice, n=50, m=500, runs=3, seed=1)
     assert (a.gap.mean, a.gap.sd, a.max_gap.mean) == (b.gap.mean, b.gap.sd, b.max_gap.mean)
     seen = []
 
@@ -32,7 +32,7 @@ def test_same_seed_same_numbers_and_extra_arguments():
         seen.append(t)
         return 0 if loads[0] <= avg else 1
 
-    r = ballast.simulate(rule=thinning, n=10, m=20, runs=1)
+    r = ballast.simulate(thinning, n=10, m=20, runs=1)
     assert r.gap.mean >= 0 and sorted(seen) == list(range(20))
 
 
@@ -43,12 +43,10 @@ def test_errors_in_the_function_are_raised():
         return 0
 
     with pytest.raises(ZeroDivisionError, match="my rule failed"):
-        ballast.simulate(rule=broken, n=10, m=1000, runs=2)
+        ballast.simulate(broken, n=10, m=1000, runs=2)
     with pytest.raises(ValueError, match="expected a position in 0..2"):
-        ballast.simulate(rule=lambda loads: 5, n=10, m=10)
-    with pytest.raises(TypeError):
-        ballast.simulate(rule=3, n=10, m=10)
-    with pytest.raises(ValueError, match="either `process` or `rule`"):
-        ballast.simulate("two_choice", rule=two_choice, n=10, m=10)
+        ballast.simulate(lambda loads: 5, n=10, m=10)
+    with pytest.raises(ValueError, match="expected an integer number of samples"):
+        ballast.simulate(two_choice, n=10, m=10, d="two")
     # After an error the next run is not interrupted.
-    assert ballast.simulate(rule=two_choice, n=10, m=100).gap.mean >= 0
+    assert ballast.simulate(two_choice, n=10, m=100).gap.mean >= 0

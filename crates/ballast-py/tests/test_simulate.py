@@ -64,7 +64,7 @@ def test_same_numbers_as_the_command_line(kwargs, argv, cli):
 
 def test_result_fields_and_numpy_distributions():
     r = ballast.simulate("two_choice", 1000, 10_000, runs=16, seed=5)
-    assert r.process == "two_choice" and r["n"] == 1000 and r.runs == 16
+    assert r.process == "two_choice" and r["n"] == 1000 and r["runs"] == 16
     values, fractions = r.gap.distribution
     assert isinstance(values, np.ndarray) and values.dtype == np.int64
     assert isinstance(fractions, np.ndarray) and fractions.dtype == np.float64
@@ -158,7 +158,7 @@ def test_list_parameters_are_python_lists(cli):
         got = ballast.simulate("rank_vector", 2, 100, runs=3, p=p)
         assert untimed(got.raw) == untimed(json.loads(out))
     got = ballast.simulate("k_threshold", 50, 500, runs=2, f=[0, 1.5])
-    assert got.runs == 2
+    assert got["runs"] == 2 and len(got.runs) == 2
 
 
 @pytest.mark.parametrize(

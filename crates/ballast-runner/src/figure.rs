@@ -40,6 +40,8 @@ pub struct FigureLine {
     pub refs: Vec<Vec<(f64, f64)>>,
     /// z against the first reference, per x.
     pub zs: Vec<(f64, f64)>,
+    /// The input this line comes from in an overlay ([`Figure::overlay`]; 0 otherwise).
+    pub input: usize,
 }
 
 /// A figure: caption, frame, reference labels and lines.
@@ -53,6 +55,10 @@ pub struct Figure {
     pub ref_labels: Vec<String>,
     /// The lines, in the order of the rows.
     pub lines: Vec<FigureLine>,
+    /// The labels of the overlaid inputs ([`Figure::overlay`] of several figures; empty for
+    /// one figure). With them, every input is drawn in a dash pattern of its own, a series
+    /// in the same color in every input, and each input has a z panel of its own.
+    pub inputs: Vec<String>,
 }
 
 /// The z panel's y axis: z values beyond are drawn at the edge.
@@ -88,6 +94,7 @@ pub(crate) fn lines<'a>(
                         ours: Vec::new(),
                         refs: vec![Vec::new(); n_refs],
                         zs: Vec::new(),
+                        input: 0,
                     },
                 ));
                 out.len() - 1
@@ -127,6 +134,7 @@ impl Figure {
             },
             ref_labels: r.ref_labels.clone(),
             lines: lines(rows, r.ref_labels.len()),
+            inputs: Vec::new(),
         }
     }
 
@@ -145,29 +153,43 @@ impl Figure {
         Ok(())
     }
 
-    /// One figure of several: every line of figure `i` is labelled `labels[i]: …`; the frame
-    /// and caption are the first figure's, the references of the first figure are kept (their
-    /// points belong to the same published data) and those of the others dropped.
+    /// One figure of several: every line of figure `i` is labelled `labels[i]: …` and
+    /// remembers its input; the frame and caption are the first figure's. The reference
+    /// points of the first figure are kept (those of the others belong to the same published
+    /// data and are dropped), and every line keeps its z values against its own input's
+    /// first reference (one z panel per input).
     pub fn overlay(figures: Vec<Figure>, labels: &[String]) -> Option<Figure> {
         let many = figures.len() > 1;
-        let mut it = figures.into_iter().zip(labels);
-        let (mut first, label) = it.next()?;
+        let mut it = figures.into_iter().zip(labels).enumerate();
+        let (_, (mut first, label)) = it.next()?;
         if !many {
             return Some(first);
         }
         for l in &mut first.lines {
             l.label = format!("{label}: {}", l.label);
         }
-        for (fig, label) in it {
+        first.inputs.push(label.clone());
+        for (k, (fig, label)) in it {
             for mut l in fig.lines {
                 l.label = format!("{label}: {}", l.label);
                 l.refs.iter_mut().for_each(Vec::clear);
                 l.refs.resize(first.ref_labels.len(), Vec::new());
-                l.zs.clear();
+                l.input = k;
                 first.lines.push(l);
             }
+            first.inputs.push(label.clone());
         }
         Some(first)
+    }
+
+    /// The legend label of a line without its input's prefix (the same text for the same
+    /// series in every input of an overlay).
+    pub(crate) fn base_label<'a>(&self, line: &'a FigureLine) -> &'a str {
+        self.inputs
+            .get(line.input)
+            .and_then(|i| line.label.strip_prefix(i.as_str()))
+            .and_then(|rest| rest.strip_prefix(": "))
+            .unwrap_or(&line.label)
     }
 }
 
@@ -194,8 +216,10 @@ mod tests {
                     ours: vec![(1.0, 2.0)],
                     refs: vec![vec![(1.0, 2.5)]],
                     zs: vec![(1.0, 0.5)],
+                    input: 0,
                 })
                 .collect(),
+            inputs: Vec::new(),
         }
     }
 
@@ -224,7 +248,11 @@ mod tests {
         let labels: Vec<&str> = o.lines.iter().map(|l| l.label.as_str()).collect();
         assert_eq!(labels, ["old: A", "new: A"]);
         assert_eq!(o.lines[0].refs[0].len(), 1);
-        assert!(o.lines[1].refs[0].is_empty() && o.lines[1].zs.is_empty());
+        // The second input's reference points are dropped, its z values kept.
+        assert!(o.lines[1].refs[0].is_empty() && o.lines[1].zs.len() == 1);
+        assert_eq!((o.lines[0].input, o.lines[1].input), (0, 1));
+        assert_eq!(o.inputs, ["old", "new"]);
+        assert_eq!((o.base_label(&o.lines[0]), o.base_label(&o.lines[1])), ("A", "A"));
         // One figure alone is unchanged.
         assert_eq!(Figure::overlay(vec![fig(&["A"])], &["x".into()]).unwrap(), fig(&["A"]));
     }

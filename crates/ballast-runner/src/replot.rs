@@ -146,7 +146,7 @@ pub fn read_figure(path: &Path) -> Result<(Figure, Option<String>), Error> {
         }
     };
     let caption = format!("{}: {}", m.item, m.title);
-    Ok((Figure { caption, frame, ref_labels, lines }, why))
+    Ok((Figure { caption, frame, ref_labels, lines, inputs: Vec::new() }, why))
 }
 
 fn frame_from_config(json: &Path, m: &MetaView) -> Result<FigureFrame, String> {

@@ -101,6 +101,7 @@ pub fn sample_report(t: &ReportTexts) -> String {
                 refs: t.labels.iter().map(|_| Some(comparison.clone())).collect(),
                 theory: None,
                 also,
+                values: Vec::new(),
             });
         }
     }

@@ -74,6 +74,12 @@ pub struct Row {
     /// `true` for the rows of a series' `also` statistics (no reference, not in the figure).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub also: bool,
+    /// The per-run (per-sample) values the summary was taken of, in run order, as the
+    /// series' rounding left them; empty where a row is not a mean over runs (distributions,
+    /// rows of the other item kinds, rows read back from a CSV). Not written to the outputs
+    /// (the JSON keeps its fields); front ends read it from the [`ItemResult`].
+    #[serde(skip)]
+    pub values: Vec<f64>,
 }
 
 /// Metadata recorded with every output (the JSON file).

@@ -668,6 +668,7 @@ fn aggregate(
                     refs: cmp,
                     theory: point.theory,
                     also: !with_refs,
+                    values,
                 });
             };
             // Gap statistics may be rounded by the series; the other statistics are kept as
@@ -768,6 +769,7 @@ fn aggregate(
                             refs: cmp,
                             theory: point.theory,
                             also: !with_refs,
+                            values: Vec::new(),
                         });
                     }
                 }
@@ -807,6 +809,7 @@ fn potential_rows(
                 refs: (0..references).map(|_| None).collect(),
                 theory: None,
                 also: true,
+                values,
             }
         })
         .collect()
@@ -837,6 +840,7 @@ fn potential_trajectory_rows(
                 refs: Vec::new(),
                 theory: None,
                 also,
+                values,
             });
         }
     }
@@ -869,6 +873,7 @@ fn probe_rows(point: &PlanPoint, series: &str, block: &[UnitOut], also: bool) ->
                 refs: Vec::new(),
                 theory: None,
                 also,
+                values,
             }
         })
         .collect()

@@ -2,7 +2,9 @@
 //! of the other grid variables) with its points, the reference points overlaid as distinct
 //! markers, axis labels and a legend. Below it, when the first reference has z values, a
 //! panel of those z values per point with the ±3 band, so a disagreement too small to see
-//! on the values' scale still shows. A legend of more than [`LEGEND_INSIDE_MAX`] entries goes
+//! on the values' scale still shows. An overlay of several inputs ([`Figure::overlay`])
+//! draws each input in a dash pattern of its own and each series in one color across the
+//! inputs, with a z panel per input. A legend of more than [`LEGEND_INSIDE_MAX`] entries goes
 //! to a column right of the charts instead of covering the data; lines 11–20 are dashed,
 //! 21–30 dotted and 31–40 long-dashed, so up to 40 lines all look different.
 
@@ -43,6 +45,43 @@ fn line_style(i: usize) -> (RGBColor, Option<(u32, u32)>) {
     let cycle = i / COLORS.len();
     let dash = cycle.checked_sub(1).map(|k| DASHES[k % DASHES.len()]);
     (COLORS[i % COLORS.len()], dash)
+}
+
+/// A line's color and dash pattern (`None`: solid).
+type Style = (RGBColor, Option<(u32, u32)>);
+
+/// How each line of `r` is drawn: by its index ([`line_style`]) for one input; in an
+/// overlay, a color per series (the same in every input) and a dash pattern per input (the
+/// first solid, then dashed, dotted, long-dashed).
+fn styles(r: &Figure, lines: &[Line]) -> Vec<Style> {
+    if r.inputs.is_empty() {
+        return (0..lines.len()).map(line_style).collect();
+    }
+    let mut series: Vec<&str> = Vec::new();
+    lines
+        .iter()
+        .map(|l| {
+            let base = r.base_label(l);
+            let rank = series.iter().position(|s| *s == base).unwrap_or_else(|| {
+                series.push(base);
+                series.len() - 1
+            });
+            let dash = l.input.checked_sub(1).map(|k| DASHES[k % DASHES.len()]);
+            (COLORS[rank % COLORS.len()], dash)
+        })
+        .collect()
+}
+
+/// The z panels: one for all lines of a single figure, one per input (with z values) in an
+/// overlay (`Some(input)`).
+fn z_panels(r: &Figure, lines: &[Line]) -> Vec<Option<usize>> {
+    if r.inputs.is_empty() {
+        return if lines.iter().any(|l| !l.zs.is_empty()) { vec![None] } else { Vec::new() };
+    }
+    (0..r.inputs.len())
+        .filter(|&k| lines.iter().any(|l| l.input == k && !l.zs.is_empty()))
+        .map(Some)
+        .collect()
 }
 
 /// The sample drawn beside a legend entry.
@@ -87,14 +126,11 @@ impl Glyph {
 }
 
 /// The legend: our lines, the references, the minima markers.
-fn legend(r: &Figure, lines: &[Line]) -> Vec<(String, Glyph)> {
+fn legend(r: &Figure, lines: &[Line], styles: &[Style]) -> Vec<(String, Glyph)> {
     let mut out: Vec<(String, Glyph)> = lines
         .iter()
-        .enumerate()
-        .map(|(i, l)| {
-            let (color, dash) = line_style(i);
-            (l.label.clone(), Glyph::Line(color, dash))
-        })
+        .zip(styles)
+        .map(|(l, &(color, dash))| (l.label.clone(), Glyph::Line(color, dash)))
         .collect();
     for (ri, label) in r.ref_labels.iter().enumerate() {
         out.push((label.clone(), if ri == 0 { Glyph::Cross } else { Glyph::Triangle }));
@@ -322,9 +358,10 @@ pub fn render_svg(r: &Figure) -> Result<String, String> {
     } else {
         YAxis::Linear(y0..y1)
     };
-    let z_panel = lines.iter().any(|l| !l.zs.is_empty());
-    let height = MAIN_HEIGHT + if z_panel { Z_HEIGHT } else { 0 };
-    let entries = legend(r, &lines);
+    let panels = z_panels(r, &lines);
+    let height = MAIN_HEIGHT + Z_HEIGHT * panels.len() as u32;
+    let styles = styles(r, &lines);
+    let entries = legend(r, &lines, &styles);
     let inside = (entries.len() <= LEGEND_INSIDE_MAX).then_some(entries.as_slice());
     let width = CHART_WIDTH + if inside.is_some() { 0 } else { LEGEND_WIDTH };
     let mut buf = String::new();
@@ -333,7 +370,9 @@ pub fn render_svg(r: &Figure) -> Result<String, String> {
         root.fill(&WHITE).map_err(|e| e.to_string())?;
         let (charts, side) = root.split_horizontally(CHART_WIDTH);
         let (main, lower) = charts.split_vertically(MAIN_HEIGHT);
-        let chart = Chart { fig: r, lines: &lines, inside };
+        let chart = Chart { fig: r, lines: &lines, styles: &styles, inside };
+        let lower =
+            if panels.is_empty() { Vec::new() } else { lower.split_evenly((panels.len(), 1)) };
         if x_log {
             let f = (x1 / x0).powf(0.03);
             let f = if f.is_finite() && (x1 * f).is_finite() && x0 / f > 0.0 { f } else { 1.0 };
@@ -342,8 +381,8 @@ pub fn render_svg(r: &Figure) -> Result<String, String> {
                 YAxis::Linear(ys) => chart.draw(&main, xr(), ys)?,
                 YAxis::Log(ys) => chart.draw(&main, xr(), ys.log_scale())?,
             }
-            if z_panel {
-                chart.draw_z(&lower, xr())?;
+            for (area, &only) in lower.iter().zip(&panels) {
+                chart.draw_z(area, xr(), only)?;
             }
         } else {
             let pad = (x1 - x0) * 0.03;
@@ -353,8 +392,8 @@ pub fn render_svg(r: &Figure) -> Result<String, String> {
                 YAxis::Linear(ys) => chart.draw(&main, xr(), ys)?,
                 YAxis::Log(ys) => chart.draw(&main, xr(), ys.log_scale())?,
             }
-            if z_panel {
-                chart.draw_z(&lower, xr())?;
+            for (area, &only) in lower.iter().zip(&panels) {
+                chart.draw_z(area, xr(), only)?;
             }
         }
         if inside.is_none() {
@@ -373,23 +412,30 @@ enum YAxis {
 
 type Area<'a> = DrawingArea<SVGBackend<'a>, plotters::coord::Shift>;
 
-/// What the two panels draw: the figure, its drawable lines, the legend inside the chart.
+/// What the panels draw: the figure, its drawable lines and their styles, the legend inside
+/// the chart.
 struct Chart<'a> {
     fig: &'a Figure,
     lines: &'a [Line],
+    styles: &'a [Style],
     inside: Option<&'a [(String, Glyph)]>,
 }
 
 impl Chart<'_> {
-    /// The z panel: z against the first reference per point and line, clamped to
-    /// ±[`Z_CLAMP`], with the ±[`Z_OUTLIER`] band of the verdict.
-    fn draw_z<XR>(&self, area: &Area<'_>, xr: XR) -> Result<(), String>
+    /// A z panel: z against the first reference per point and line (of input `only`, or
+    /// all lines), clamped to ±[`Z_CLAMP`], with the ±[`Z_OUTLIER`] band of the verdict.
+    fn draw_z<XR>(&self, area: &Area<'_>, xr: XR, only: Option<usize>) -> Result<(), String>
     where
         XR: AsRangedCoord<Value = f64>,
         XR::CoordDescType: ValueFormatter<f64>,
     {
         let err = |e: DrawingAreaErrorKind<std::io::Error>| e.to_string();
-        let label = self.fig.ref_labels.first().map_or("reference", String::as_str);
+        let reference = self.fig.ref_labels.first().map_or("reference", String::as_str);
+        let label = match only.and_then(|k| self.fig.inputs.get(k)) {
+            Some(input) => format!("{input}: {reference}"),
+            None => reference.to_owned(),
+        };
+        let shown = |l: &&Line| only.is_none_or(|k| l.input == k);
         let x_log = self.fig.frame.x_log;
         let mut chart = ChartBuilder::on(area)
             .margin(16)
@@ -407,7 +453,7 @@ impl Chart<'_> {
             .draw()
             .map_err(err)?;
         let (xa, xb) = {
-            let mut pts = self.lines.iter().flat_map(|l| l.zs.iter().map(|p| p.0));
+            let mut pts = self.lines.iter().filter(shown).flat_map(|l| l.zs.iter().map(|p| p.0));
             let first = pts.next().unwrap_or(0.0);
             pts.fold((first, first), |(a, b), x| (a.min(x), b.max(x)))
         };
@@ -415,8 +461,10 @@ impl Chart<'_> {
         for (y, style) in [(0.0, BLACK.stroke_width(1)), (Z_OUTLIER, band), (-Z_OUTLIER, band)] {
             chart.draw_series(LineSeries::new([(xa, y), (xb, y)], style)).map_err(err)?;
         }
-        for (i, line) in self.lines.iter().enumerate() {
-            let (color, dash) = line_style(i);
+        for (line, &(color, dash)) in self.lines.iter().zip(self.styles) {
+            if !shown(&line) {
+                continue;
+            }
             let style = color.mix(0.5).stroke_width(1);
             let pts = line.zs.iter().copied();
             match dash {
@@ -458,8 +506,7 @@ impl Chart<'_> {
             .draw()
             .map_err(|e| e.to_string())?;
         let err = |e: DrawingAreaErrorKind<std::io::Error>| e.to_string();
-        for (i, line) in self.lines.iter().enumerate() {
-            let (color, dash) = line_style(i);
+        for (line, &(color, dash)) in self.lines.iter().zip(self.styles) {
             let pts = line.ours.iter().copied();
             match dash {
                 Some((d, g)) => {
@@ -612,6 +659,7 @@ mod tests {
             ours: vec![(0.0, 1.0), (10.0, f64::INFINITY), (100.0, f64::NAN), (1000.0, 2.0)],
             refs: vec![vec![(10.0, f64::NEG_INFINITY)]],
             zs: vec![(10.0, f64::NAN)],
+            input: 0,
         };
         for y_log in [false, true] {
             let fig = Figure {
@@ -619,9 +667,51 @@ mod tests {
                 frame: FigureFrame { y_log, ..frame.clone() },
                 ref_labels: vec!["published".into()],
                 lines: vec![line.clone()],
+                inputs: Vec::new(),
             };
             let svg = render_svg(&fig).unwrap();
             assert!(svg.contains("10³") && !svg.contains("NaN") && !svg.contains("inf"));
         }
+    }
+
+    #[test]
+    fn an_overlay_styles_each_input_and_draws_a_z_panel_per_input() {
+        use crate::figure::{FigureFrame, FigureLine};
+        let line = |series: &str, z: f64| FigureLine {
+            label: series.into(),
+            series: series.into(),
+            ours: vec![(1.0, 1.0), (2.0, 2.0)],
+            refs: vec![vec![(1.0, 1.1)]],
+            zs: vec![(1.0, z)],
+            input: 0,
+        };
+        let fig = |z: f64| Figure {
+            caption: "c".into(),
+            frame: FigureFrame {
+                x_label: "x".into(),
+                y_label: "y".into(),
+                x_log: false,
+                y_log: false,
+                mark_minima: false,
+            },
+            ref_labels: vec!["published".into()],
+            lines: vec![line("A", z), line("B", z)],
+            inputs: Vec::new(),
+        };
+        let o = Figure::overlay(vec![fig(1.0), fig(-2.0)], &["old".into(), "new".into()]).unwrap();
+        let lines = o.lines.clone();
+        let st = styles(&o, &lines);
+        // The same series in one color, each input in its own dash pattern.
+        assert_eq!((st[0].0, st[2].0), (st[0].0, st[0].0));
+        assert_ne!(st[0].0, st[1].0);
+        assert_eq!((st[0].1, st[2].1), (None, Some(DASHES[0])));
+        assert_eq!(z_panels(&o, &lines), vec![Some(0), Some(1)]);
+        let svg = render_svg(&o).unwrap();
+        assert!(svg.contains(&format!("height=\"{}\"", MAIN_HEIGHT + 2 * Z_HEIGHT)), "height");
+        assert!(svg.contains("z vs old: published") && svg.contains("z vs new: published"));
+        // One figure alone: one panel, styles by index, as before.
+        let one = fig(1.0);
+        assert_eq!(z_panels(&one, &one.lines), vec![None]);
+        assert_eq!(styles(&one, &one.lines), vec![line_style(0), line_style(1)]);
     }
 }

@@ -73,14 +73,15 @@ fn sequential_and_batched_trajectories_are_the_cores() {
 }
 
 #[test]
-fn trajectories_need_observation_points_and_are_no_also() {
+fn trajectories_need_observation_points_and_running_max_is_no_also() {
     for (statistic, point, extra, needle) in [
         ("gap_trajectory", "m = 1000", "", "needs observation points"),
+        ("final_gap", "m = 1000", "also = [\"gap_trajectory\"]", "needs observation points"),
         (
             "final_gap",
-            "m = 1000",
-            "observe_every = 100\nalso = [\"gap_trajectory\"]",
-            "cannot hold \"gap_trajectory\"",
+            "m = 1000, b = 100",
+            "also = [\"running_max_gap\"]",
+            "cannot hold \"running_max_gap\"",
         ),
     ] {
         let text = config(statistic, point, extra);
@@ -163,19 +164,44 @@ fn load_trajectories_are_the_cores_on_both_engines_and_every_setting() {
 }
 
 #[test]
-fn load_trajectories_need_observation_points_and_are_no_also() {
+fn load_trajectories_need_observation_points() {
     for (statistic, extra, needle) in [
         ("max_trajectory", "", "statistic = \"max_trajectory\" needs observation points"),
         ("min_trajectory", "", "statistic = \"min_trajectory\" needs observation points"),
-        (
-            "final_gap",
-            "observe_every = 100\nalso = [\"min_trajectory\"]",
-            "cannot hold \"min_trajectory\"",
-        ),
+        ("final_gap", "also = [\"min_trajectory\"]", "needs observation points"),
     ] {
         let text = config(statistic, "m = 1000", extra);
         let err = Experiment::parse(ID, Path::new("t.toml"), &text).unwrap_err().to_string();
         assert!(err.contains(needle), "{err}");
         assert!(!err.contains("expected any of: max_gap, final_gap, running_max_gap"), "{err}");
     }
+}
+
+/// A trajectory in `also` gives the rows (and per-run values) of the same statistic as the
+/// series' own, from the same runs, beside the series' final gap.
+#[test]
+fn trajectories_in_also_are_those_of_the_same_runs() {
+    let extra = "observe_every = 250";
+    let own = run(&config("gap_trajectory", "m = 1000", extra));
+    let also = run(&config(
+        "final_gap",
+        "m = 1000",
+        &format!("{extra}\nalso = [\"gap_trajectory\", \"max_trajectory\"]"),
+    ));
+    let pick = |r: &ItemResult, s: Statistic| -> Vec<(f64, f64, Vec<f64>)> {
+        r.rows
+            .iter()
+            .filter(|row| row.statistic == s)
+            .map(|row| (row.x, row.summary.mean, row.values.clone()))
+            .collect()
+    };
+    let a = pick(&also, Statistic::GapTrajectory);
+    assert_eq!(a.len(), 4);
+    assert_eq!(a, pick(&own, Statistic::GapTrajectory));
+    assert!(also.rows.iter().filter(|r| r.statistic != Statistic::FinalGap).all(|r| r.also));
+    let fin = also.rows.iter().find(|r| r.statistic == Statistic::FinalGap).unwrap();
+    // The last observation is the end of the run: run for run the final gap.
+    assert_eq!(a[3].2, fin.values);
+    assert_eq!(fin.values.len(), RUNS as usize);
+    assert_eq!(pick(&also, Statistic::MaxTrajectory).len(), 4);
 }

@@ -525,7 +525,6 @@ pub fn graph_outcome(args: &SimulateArgs) -> anyhow::Result<Outcome> {
         .collect();
     let samples_per_ball = row(Measure::SamplesPerBall).map_or(f64::NAN, |r| r.summary.mean);
     let balls = result.meta.balls_simulated as f64;
-    let busy_ns = result.meta.wall_time_s * 1e9 * result.meta.threads as f64;
     let engine = ballast_core::Engine::Bins.name().to_owned();
     Ok(Outcome::Allocation(Box::new(SimulateReport {
         run: RunDescription::of(args, &spec, &proc_, engine),
@@ -544,7 +543,8 @@ pub fn graph_outcome(args: &SimulateArgs) -> anyhow::Result<Outcome> {
         probes_distribution: Vec::new(),
         samples_per_ball,
         balls_per_sample: 1.0 / samples_per_ball,
-        ns_per_ball: if balls > 0.0 { busy_ns / balls } else { 0.0 },
+        ns_per_ball: super::ns_per_ball(&result.meta),
         wall_s: result.meta.wall_time_s,
+        rows: result.rows.clone(),
     })))
 }

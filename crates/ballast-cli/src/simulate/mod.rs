@@ -80,37 +80,43 @@ impl StopArg {
 pub struct SimulateArgs {
     /// Process kind (see `ballast list`), e.g. two_choice, one_plus_beta, quantile, or a
     /// round-based model (rbb, leaky_bins, infinite_azar).
-    #[arg(long, value_name = "KIND", required_unless_present = "offline", default_value = "")]
+    #[arg(
+        long,
+        value_name = "KIND",
+        required_unless_present = "offline",
+        default_value = "",
+        hide_default_value = true
+    )]
     pub process: String,
     /// A process parameter, e.g. `--param beta=0.5` (repeatable).
     #[arg(long = "param", value_name = "KEY=VALUE")]
     pub params: Vec<String>,
     /// Number of bins.
-    #[arg(long)]
+    #[arg(long, value_parser = crate::whole::parse)]
     pub n: u64,
     /// Number of balls (allocation processes, rbb and infinite_azar).
-    #[arg(long)]
+    #[arg(long, value_parser = crate::whole::parse)]
     pub m: Option<u64>,
     /// Round-based models: arrival rate per bin (leaky_bins).
     #[arg(long, value_name = "LAMBDA")]
     pub lambda: Option<f64>,
     /// Round-based models: measured rounds per run (time averages over them).
-    #[arg(long, value_name = "ROUNDS")]
+    #[arg(long, value_name = "ROUNDS", value_parser = crate::whole::parse)]
     pub rounds: Option<u64>,
     /// Round-based models: rounds run before measuring.
-    #[arg(long, value_name = "ROUNDS", default_value_t = 0)]
+    #[arg(long, value_name = "ROUNDS", default_value_t = 0, value_parser = crate::whole::parse)]
     pub burn_in: u64,
     /// Batch size b: batched setting (decisions see the loads frozen at the batch start).
     /// Without it the setting is sequential.
-    #[arg(long, value_name = "B")]
+    #[arg(long, value_name = "B", value_parser = crate::whole::parse)]
     pub batch: Option<u64>,
     /// Number of independent runs, 1 to 10^7 (the outcomes are held in memory until they are
     /// aggregated; the runner's limit on the runs of an item).
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
+    #[arg(long, default_value_t = 1, value_parser = crate::whole::runs)]
     pub runs: u64,
     /// Master seed; run r uses derive_seed(seed, [hash_str("simulate"), 0, r]), as run r of
     /// a one-point config with `seed_item = "simulate"`.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = crate::whole::parse)]
     pub seed: u64,
     /// Ball weights: a weight law and its parameters, `KIND[:key=value,...]` (`exp`,
     /// `exp:mean=2`, `gamma:shape=0.5,scale=2`, `pareto:alpha=1.5`; `ballast list` shows
@@ -138,10 +144,10 @@ pub struct SimulateArgs {
     #[arg(long, default_value = "random", value_name = "RULE")]
     pub tie_break: String,
     /// Sequential setting: also observe the gap every K balls (max_gap is over these points).
-    #[arg(long, value_name = "K")]
+    #[arg(long, value_name = "K", value_parser = crate::whole::parse)]
     pub observe_every: Option<u64>,
     /// Delay setting: every sample reports one of its loads of the last TAU steps.
-    #[arg(long, value_name = "TAU", conflicts_with = "batch")]
+    #[arg(long, value_name = "TAU", conflicts_with = "batch", value_parser = crate::whole::parse)]
     pub tau: Option<u64>,
     /// Delay setting: how the reported load is chosen from the window (random, adversarial).
     #[arg(long, value_name = "MODE", requires = "tau")]
@@ -149,7 +155,7 @@ pub struct SimulateArgs {
     /// The off-line d-choice optimum with D choices per ball instead of an allocation process:
     /// each run draws m balls with D uniform bins each and reports the smallest possible max
     /// load (max-flow, verified) and the on-line Greedy[D] max load on the same choices.
-    #[arg(long, value_name = "D", conflicts_with_all = ["batch", "tau", "graph"])]
+    #[arg(long, value_name = "D", conflicts_with_all = ["batch", "tau", "graph"], value_parser = crate::whole::parse)]
     pub offline: Option<u64>,
     /// Print the one-point config that these runs are (the same TOML for `ballast run`) and
     /// exit without simulating.
@@ -183,7 +189,7 @@ pub struct SimulateArgs {
     pub json: bool,
     /// Worker threads, 1 to 1024 (default: rayon's default, which honours
     /// RAYON_NUM_THREADS).
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1024))]
+    #[arg(long, value_parser = crate::whole::threads)]
     pub threads: Option<u64>,
 }
 
@@ -297,11 +303,15 @@ pub struct SimulateReport {
     pub samples_per_ball: f64,
     /// Balls per bin sample over all runs (its inverse: above 1 for Packing and Twinning).
     pub balls_per_sample: f64,
-    /// Time per ball: the wall time × the threads / the balls (the pipeline's measure,
-    /// overheads included).
+    /// Time per ball: the process's CPU time over the runs / the balls (overheads
+    /// included; the wall time × the threads where the CPU time cannot be read).
     pub ns_per_ball: f64,
     /// Wall time of all runs, in seconds.
     pub wall_s: f64,
+    /// The pipeline's rows with their per-run values, for embedders (`crate::embed`); not
+    /// part of the `--json` object.
+    #[serde(skip)]
+    pub rows: Vec<ballast_runner::Row>,
 }
 
 /// Mean and standard error of one statistic over runs.
@@ -570,11 +580,15 @@ pub fn one_point_config(
     let recovery = args.recovery_target.map(|_| Statistic::RecoveryTime);
     let trajectory = potential_trajectory(args).then_some(Statistic::PotentialTrajectory);
     let probes = reports_probes(args, spec).then_some(Statistic::ProbesDistribution);
+    // With observation points, the gap and the extreme loads at each (per run, for embedders).
+    let observed = spec.observe_every.is_some() || matches!(spec.setting, Setting::Batched { .. });
+    let over_time = [Statistic::GapTrajectory, Statistic::MaxTrajectory, Statistic::MinTrajectory];
     let also = std::iter::once(Statistic::MaxGap)
         .chain(ALSO)
         .chain(recovery)
         .chain(trajectory)
-        .chain(probes);
+        .chain(probes)
+        .chain(over_time.into_iter().filter(|_| observed));
     series.insert(
         "also".into(),
         Value::Array(also.map(|s| Value::String(s.name().to_owned())).collect()),
@@ -734,7 +748,6 @@ pub fn report(args: &SimulateArgs) -> anyhow::Result<SimulateReport> {
         .collect();
     let stat_mean = |stat: Statistic| row(stat).map_or(f64::NAN, |r| r.summary.mean);
     let balls = result.meta.balls_simulated as f64;
-    let busy_ns = result.meta.wall_time_s * 1e9 * result.meta.threads as f64;
     Ok(SimulateReport {
         run: RunDescription::of(args, &spec, &proc_, result.meta.engine.clone()),
         balls_per_run: balls / args.runs as f64,
@@ -754,9 +767,24 @@ pub fn report(args: &SimulateArgs) -> anyhow::Result<SimulateReport> {
         // the mean of the per-run ratios, and its inverse.
         samples_per_ball: stat_mean(Statistic::SamplesPerBall),
         balls_per_sample: 1.0 / stat_mean(Statistic::SamplesPerBall),
-        ns_per_ball: if balls > 0.0 { busy_ns / balls } else { 0.0 },
+        ns_per_ball: ns_per_ball(&result.meta),
         wall_s: result.meta.wall_time_s,
+        rows: result.rows,
     })
+}
+
+/// Nanoseconds per ball of a run's metadata: its CPU time (the process's, all threads, as
+/// the runner measures it: `Metadata::cpu_time_s`) per
+/// ball simulated, or the wall time × the threads where the CPU time is unknown; 0 without
+/// balls.
+pub(crate) fn ns_per_ball(meta: &ballast_runner::Metadata) -> f64 {
+    let balls = meta.balls_simulated as f64;
+    let busy_s = meta.cpu_time_s.unwrap_or(meta.wall_time_s * meta.threads as f64);
+    if balls > 0.0 {
+        busy_s * 1e9 / balls
+    } else {
+        0.0
+    }
 }
 
 /// The final value of each potential over runs, from the rows `<series> [<potential>]` the
@@ -890,7 +918,7 @@ pub fn render_human(r: &SimulateReport) -> String {
         "{:<14}{:.4}  ({:.4} balls per sample)",
         "samples/ball", r.samples_per_ball, r.balls_per_sample
     );
-    let _ = writeln!(s, "{:<14}{:.2}  (wall time × threads / balls)", "ns/ball", r.ns_per_ball);
+    let _ = writeln!(s, "{:<14}{:.2}  (CPU time / balls)", "ns/ball", r.ns_per_ball);
     let _ = writeln!(s, "{:<14}{:.3} s", "wall", r.wall_s);
     s
 }

@@ -6,11 +6,17 @@ The functions here run the same code as the ``ballast`` command line (the native
 - :func:`simulate` is ``ballast simulate``: keyword arguments become its options
   (``runs=4`` is ``--runs 4``), every other keyword is a process parameter (``d=3`` is
   ``--param d=3``). The result holds what ``ballast simulate --json`` prints, with the
-  distributions as numpy arrays. The same seed gives the same numbers as the command line.
-- :func:`run` is ``ballast run CONFIG``: the item's tidy table (its CSV) as a pandas
-  DataFrame, with the metadata in ``df.attrs``. Nothing is written unless ``out`` is given.
-- :func:`list` is ``ballast list``: the registry (processes, parameters, models,
-  topologies, tie-breaking rules, engines, items) as a dict, or as the listing's text.
+  distributions as numpy arrays, every run's values (``result.runs``, a DataFrame) and,
+  where observed, the runs over time (``result.trajectory``). The same seed gives the same
+  numbers as the command line.
+- :class:`Simulation` runs one process step by step: its load vector (numpy), ``run(m,
+  record_every=K)``, its ``history`` (a DataFrame), from a given load vector, seeded as run 0
+  of :func:`simulate`.
+- :func:`run` is ``ballast run CONFIG``, with ``CONFIG`` a path, an item id, TOML text or a
+  dict: the item's tidy table (its CSV) as a pandas DataFrame, with the metadata in
+  ``df.attrs``. Nothing is written unless ``out`` is given.
+- :func:`registry` (also ``ballast.list``) is ``ballast list``: processes, parameters,
+  models, topologies, tie-breaking rules, engines, items, as a dict or as the listing's text.
 
 Bad input raises :class:`ValueError` with the registry's message; Ctrl-C stops a running
 call after its runs in progress and raises :class:`KeyboardInterrupt`; other failures raise
@@ -19,9 +25,10 @@ call after its runs in progress and raises :class:`KeyboardInterrupt`; other fai
 Example::
 
     import ballast
-    r = ballast.simulate("d_choice", n=1000, m=10_000, runs=8, seed=3, d=3)
-    print(r.gap.mean, r.gap.stderr)
-    values, fractions = r.gap.distribution      # numpy arrays
+    r = ballast.simulate("d_choice", n=1000, m=1e4, runs=8, seed=3, d=3)
+    print(r.gap.mean, r.gap.stderr, r.runs.final_gap.quantile(0.9))
+    sim = ballast.Simulation("two_choice", 1000, seed=3).run(1e5, record_every=1e4)
+    print(sim.loads.max(), sim.history.tail(1))
     df = ballast.run("configs/filling22/fig8_1.toml", scale="quick")
 """
 
@@ -31,7 +38,7 @@ import builtins
 import io
 import json
 import os
-from typing import TYPE_CHECKING, Any, Dict, Iterable, Mapping, Optional, Tuple, Union, overload
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, Mapping, Optional, Sequence, Tuple, Union, overload
 
 import numpy as np
 
@@ -41,10 +48,14 @@ if TYPE_CHECKING:
     import pandas as pd
     from typing import Literal
 
+# `list` stays importable as `ballast.list` (older code), but `from ballast import *` brings
+# `registry` only, so the builtin `list` is never shadowed.
 __all__ = [
     "simulate",
     "run",
-    "list",
+    "registry",
+    "Simulation",
+    "time_trials",
     "simulate_options",
     "SimulateResult",
     "Summary",
@@ -77,7 +88,8 @@ def simulate_options() -> builtins.list:
 
 
 def _text(value: Any) -> str:
-    """A Python value as command-line text (``True`` -> ``true``, floats round-trip)."""
+    """A Python value as command-line text (``True`` -> ``true``, floats round-trip: the
+    command line accepts ``1e6`` where it is an exact integer and says so where it is not)."""
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, (float, np.floating)):
@@ -177,14 +189,66 @@ class SimulateResult(Mapping):
     :class:`Summary` objects with numpy arrays. Which fields exist depends on the kind:
     allocation processes report ``gap``, ``max_gap``, ``statistics``, ``samples_per_ball``…;
     round-based models and ``offline=D`` report ``statistics`` (name -> mean, stderr).
+
+    Beyond the command line's object: :attr:`runs` (every run's values, a DataFrame) and
+    :attr:`trajectory` (every run at every observation point, with ``observe_every`` or
+    ``batch``). ``r.runs`` is that table; the number of runs is ``r["runs"]``.
     """
 
     def __init__(self, raw: Dict[str, Any]):
+        self._per_run: Dict[str, Any] = raw.pop("per_run", None) or {}
+        self._trajectory: Dict[str, Any] = raw.pop("trajectory", None) or {}
         self.raw: Dict[str, Any] = raw
         self._wrapped: Dict[str, Any] = {
             k: Summary(v) if isinstance(v, dict) and "distribution" in v else v
             for k, v in raw.items()
         }
+
+    @property
+    def runs(self) -> "pd.DataFrame":
+        """The value of every statistic in every run: a pandas DataFrame with one row per run
+        (index ``run``, 0 to runs - 1, the order of the seeds) and a column per statistic
+        (``final_gap``, ``max_gap``, ``max_load``, ``min_load``, ``empty_bins``, …; a tracked
+        potential as ``potential:<spec>``). The gaps are as measured (the distribution rounds
+        them up). Empty for round-based models and ``offline=D``, which report means only.
+
+        Note: ``r.runs`` is the table; the number of runs is ``r["runs"]``.
+        """
+        import pandas as pd
+
+        df = pd.DataFrame({k: np.asarray(v, dtype=np.float64) for k, v in self._per_run.items()})
+        df.index.name = "run"
+        return df
+
+    @property
+    def trajectory(self) -> "pd.DataFrame":
+        """The runs over time, where they were observed (``observe_every=K``, or every batch
+        with ``batch=B``): one row per run and observation point with the columns ``run``,
+        ``balls`` (placed by the process so far), ``balls_per_bin`` (``balls / n``), ``gap``,
+        ``max_load``, ``min_load`` (and tracked potentials as ``potential:<spec>``). The last
+        point of a run is its end: its ``gap`` is that run's ``final_gap``. Empty without
+        observation points. ``r.trajectory.groupby("balls").gap.mean()`` is the mean curve.
+        """
+        import pandas as pd
+
+        xs = self._trajectory.get("balls_per_bin", [])
+        cols = self._trajectory.get("columns", {})
+        if not xs or not cols:
+            return pd.DataFrame(
+                columns=["run", "balls", "balls_per_bin", "gap", "max_load", "min_load"]
+            )
+        n = int(self.raw.get("n", 1))
+        runs = len(next(iter(cols.values()))[0])
+        x = np.repeat(np.asarray(xs, dtype=np.float64)[None, :], runs, axis=0).ravel()
+        data: Dict[str, Any] = {
+            "run": np.repeat(np.arange(runs, dtype=np.int64), len(xs)),
+            "balls": np.rint(x * n).astype(np.int64),
+            "balls_per_bin": x,
+        }
+        for name, per_x in cols.items():
+            # per_x[j][r]: the value of run r at point j; rows are run-major.
+            data[name] = np.asarray(per_x, dtype=np.float64).T.ravel()
+        return pd.DataFrame(data)
 
     def __getitem__(self, key: str) -> Any:
         return self._wrapped[key]
@@ -215,17 +279,22 @@ class SimulateResult(Mapping):
 
 
 def simulate(
-    process: Optional[str] = None,
-    n: Optional[int] = None,
-    m: Optional[int] = None,
-    batch: Optional[int] = None,
-    runs: int = 1,
+    process: Union[str, Callable[..., int]],
+    n: int,
+    m: Optional[Union[int, float]] = None,
+    batch: Optional[Union[int, float]] = None,
+    runs: Union[int, float] = 1,
     seed: int = 1,
     *,
     params: Optional[Mapping[str, Any]] = None,
     **kwargs: Any,
 ) -> Union[SimulateResult, str]:
     """Runs ``ballast simulate`` and returns its ``--json`` object as a :class:`SimulateResult`.
+
+    ``process`` and ``n`` are required (``process=""`` with ``offline=D``); ``m`` is required
+    for allocation processes. Whole numbers may be given as floats when exact (``m=1e6``);
+    ``m=1.5`` is refused. ``r.runs`` holds every run's values (a DataFrame) and, with
+    ``observe_every=K`` or ``batch=B``, ``r.trajectory`` the runs over time.
 
     Every option of ``ballast simulate`` is a keyword (its clap id or its long flag with
     ``_``: ``tie_break="first"``, ``engine="bins"``, ``weights="exp"``, ``weight_mean=2``,
@@ -242,18 +311,15 @@ def simulate(
 
     With ``print_config=True`` the one-point config (TOML text) is returned instead.
 
-    A Python function as the rule: ``rule=fn`` instead of ``process`` (with ``d=`` samples,
-    default 2); see :func:`_rule_kind`. An exception it raises stops the runs and is raised
-    here.
+    A Python function as the rule: ``process=fn`` (``simulate(fn, n=1000, m=10**5, d=2)``,
+    ``d`` samples, default 2); see :func:`_rule_kind`. An exception it raises stops the runs
+    and is raised here.
 
     Raises ValueError on bad input (the registry's message), KeyboardInterrupt when
     interrupted (after the runs in progress), RuntimeError on other failures.
     """
-    rule = kwargs.pop("rule", None)
-    if rule is not None:
-        if process is not None:
-            raise ValueError("give either `process` or `rule`, not both")
-        kind = _rule_kind(rule, kwargs.pop("d", 2))
+    if callable(process):
+        kind = _rule_kind(process, kwargs.pop("d", 2))
         return _with_rule_errors(
             lambda: simulate(kind, n, m, batch, runs, seed, params=params, **kwargs)
         )
@@ -296,8 +362,6 @@ def _rule_kind(rule: Any, d: Any) -> str:
     GIL is taken and given back at every ball), against a few nanoseconds for a built-in
     rule or a ``rule`` formula (``simulate("rule", choose="…")``).
     """
-    if not callable(rule):
-        raise TypeError(f"`rule` must be a function of the sampled loads, not {rule!r}")
     if isinstance(d, bool) or not isinstance(d, (int, np.integer)):
         raise ValueError(f"`d` = {d!r}: expected an integer number of samples in 1..=8")
     key = (rule, int(d))
@@ -337,7 +401,7 @@ _SCALES = ("full", "quick", "reduced")
 
 
 def _resolve_config(config: Union[str, "os.PathLike[str]"]) -> str:
-    """A config path, or an item id (``paper/item``) of :func:`list`'s items."""
+    """A config path, or an item id (``paper/item``) of :func:`registry`'s items."""
     path = os.fspath(config)
     if os.path.exists(path) or path.endswith(".toml"):
         return path
@@ -347,8 +411,14 @@ def _resolve_config(config: Union[str, "os.PathLike[str]"]) -> str:
     return path
 
 
+def _is_toml_text(config: Any) -> bool:
+    """Whether a string is a config's text rather than a path or an item id: it has a line
+    break or an ``=`` (neither appears in an item id, nor in a sensible path)."""
+    return isinstance(config, str) and ("\n" in config or "=" in config)
+
+
 def run(
-    config: Union[str, "os.PathLike[str]"],
+    config: Union[str, "os.PathLike[str]", Mapping[str, Any]],
     scale: str = "full",
     *,
     out: Optional[Union[str, "os.PathLike[str]"]] = None,
@@ -356,25 +426,42 @@ def run(
     reference: Optional[Union[str, "os.PathLike[str]"]] = None,
     checkpoint: Union[None, bool, str, "os.PathLike[str]"] = None,
     cached_only: bool = False,
+    id: str = "user/config",  # noqa: A002 (the item id, as in ``ballast run``'s outputs)
 ) -> "pd.DataFrame":
     """Runs one experiment config as ``ballast run`` and returns its tidy table.
 
-    ``config`` is a path ``configs/<paper>/<item>.toml`` or an item id ``<paper>/<item>``
-    (see :func:`list`). ``scale`` is ``"full"``, ``"quick"`` (``--quick``) or
-    ``"reduced"`` (``--reduced``).
+    ``config`` is one of
+
+    - a path ``configs/<paper>/<item>.toml`` or an item id ``<paper>/<item>`` (see
+      :func:`registry`);
+    - the TOML text of a config (a string with a line break or an ``=``);
+    - a dict of the same tables (``{"title": …, "seed": 1, "runs": 4, "x": {"variable":
+      "n"}, "grid": {"n": [100]}, "point": {"m": 1000}, "series": [{"name": "Two",
+      "process": {"kind": "two_choice"}}]}``), checked exactly as the file would be
+      (messages point into its TOML form).
+
+    A text or dict config runs as item ``id`` (``<paper>/<item>``, default
+    ``user/config``): the seeds derive from the item id, as for a file, so the same config
+    and id give the same numbers as the file ``configs/<paper>/<item>.toml``. Its
+    ``[[reference]]`` files are looked for in ``reference`` (default: the nearest
+    ``reference/`` above the working directory). ``scale`` is ``"full"``, ``"quick"``
+    (``--quick``) or ``"reduced"`` (``--reduced``).
 
     Files: with ``out=None`` (the default) nothing is written and no checkpoints are read
     or kept; with ``out=DIR`` the outputs go to ``DIR/<paper>/<item>.{csv,json,svg,md}``
     and the finished runs to ``DIR/.checkpoint`` (as the command line). ``checkpoint=DIR``
-    keeps checkpoints elsewhere, ``checkpoint=False`` keeps none. ``threads`` and
-    ``reference`` (the reference CSV directory) are those of ``ballast run``;
-    ``cached_only=True`` simulates nothing and fails unless every run is checkpointed.
+    keeps checkpoints elsewhere, ``checkpoint=False`` keeps none. ``threads`` is that of
+    ``ballast run``; ``cached_only=True`` simulates nothing and fails unless every run is
+    checkpointed.
 
     Returns a pandas DataFrame with the columns of the item's CSV (``series``, the group
     variables, ``n b m x statistic value stderr runs reference z``, …). ``df.attrs`` holds
     ``id``, ``metadata`` (the JSON output's metadata: seed, scale, runs, engine, wall time,
     …), ``notes``, ``warnings``, ``series``, ``reference_labels``, ``x_label``,
-    ``y_label``, ``x_log`` and ``written`` (paths, empty without ``out``).
+    ``y_label``, ``x_log``, ``written`` (paths, empty without ``out``) and ``runs``: every
+    run's value behind each row (a DataFrame with ``row``, the index of the row in ``df``,
+    its ``series``, ``n``, ``x``, ``statistic``, then ``run`` and ``value``; rows that are not
+    a mean over runs, such as distributions, have none).
 
     Raises ValueError for a missing or invalid config, KeyboardInterrupt when interrupted
     (finished runs stay in the checkpoints, if any), RuntimeError on other failures.
@@ -383,36 +470,252 @@ def run(
 
     if scale not in _SCALES:
         raise ValueError(f"unknown scale `{scale}`: expected one of {', '.join(_SCALES)}")
-    argv = [_resolve_config(config)]
+    opts: builtins.list = []
     if scale != "full":
-        argv.append("--" + scale)
+        opts.append("--" + scale)
     if out is not None:
-        argv += ["--out", os.fspath(out)]
+        opts += ["--out", os.fspath(out)]
     if threads is not None:
-        argv += ["--threads", _text(threads)]
+        opts += ["--threads", _text(threads)]
     if reference is not None:
-        argv += ["--reference", os.fspath(reference)]
+        opts += ["--reference", os.fspath(reference)]
     if checkpoint is False or (checkpoint is None and out is None):
-        argv.append("--no-checkpoint")
+        opts.append("--no-checkpoint")
     elif checkpoint is not None and checkpoint is not True:
-        argv += ["--checkpoint", os.fspath(checkpoint)]
+        opts += ["--checkpoint", os.fspath(checkpoint)]
     if cached_only:
-        argv.append("--cached-only")
-    item_id, csv_text, meta, extras = _native.run(argv, out is not None)
+        opts.append("--cached-only")
+    write = out is not None
+    if isinstance(config, Mapping):
+        text = json.dumps(config, allow_nan=False)
+        # The stand-in path: references are looked for above the working directory.
+        argv = [os.path.join(os.getcwd(), "config.toml"), *opts]
+        item_id, csv_text, meta, extras = _native.run_text("json", text, id, argv, write)
+    elif _is_toml_text(config):
+        argv = [os.path.join(os.getcwd(), "config.toml"), *opts]
+        item_id, csv_text, meta, extras = _native.run_text("toml", config, id, argv, write)
+    else:
+        argv = [_resolve_config(config), *opts]
+        item_id, csv_text, meta, extras = _native.run(argv, write)
     df = pd.read_csv(io.StringIO(csv_text))
     df.attrs.update({"id": item_id, "metadata": json.loads(meta)})
-    df.attrs.update(json.loads(extras))
+    extra = json.loads(extras)
+    per_run = extra.pop("per_run", [])
+    df.attrs.update(extra)
+    df.attrs["runs"] = _run_values(df, per_run)
     return df
 
 
-@overload
-def list(format: "Literal['dict']" = ...) -> Dict[str, Any]: ...  # noqa: A001
-@overload
-def list(format: "Literal['text']") -> str: ...  # noqa: A001
+def _run_values(df: "pd.DataFrame", per_run: builtins.list) -> "pd.DataFrame":
+    """The long table of every run's value behind each row of ``df``: ``row`` (its index in
+    ``df``), the row's ``series``, ``n``, ``x``, ``statistic``, then ``run`` and ``value``."""
+    import pandas as pd
+
+    counts = np.array([len(v) for v in per_run], dtype=np.int64)
+    rows = np.repeat(np.arange(len(per_run), dtype=np.int64), counts)
+    keys = [c for c in ("series", "n", "x", "statistic") if c in df.columns]
+    out = df.loc[rows, keys].reset_index(drop=True) if len(rows) else pd.DataFrame(columns=keys)
+    out.insert(0, "row", rows)
+    out["run"] = np.concatenate([np.arange(c) for c in counts]) if len(rows) else []
+    out["value"] = np.array([_num(v) for vals in per_run for v in vals], dtype=np.float64)
+    return out
 
 
-def list(format: str = "dict") -> Union[Dict[str, Any], str]:  # noqa: A001 (ballast.list)
-    """The content of ``ballast list``.
+def time_trials(
+    process: str,
+    ns: Iterable[Union[int, float]],
+    m: Union[int, float, Callable[[int], Union[int, float]]],
+    *,
+    max_wallclock_time: float = 10.0,
+    runs_per_call: int = 8,
+    max_runs: Optional[int] = None,
+    seed: int = 1,
+    **kwargs: Any,
+) -> "pd.DataFrame":
+    """Per-run values of ``process`` at several ``n`` within a wall-clock budget.
+
+    For each ``n`` in ``ns`` (``m`` a number or a function of ``n``, e.g. ``lambda n: 10 *
+    n``) it calls :func:`simulate` with ``runs=runs_per_call`` again and again until that
+    ``n``'s share of ``max_wallclock_time`` seconds (the budget divided evenly over ``ns``)
+    is spent or ``max_runs`` runs are done; every ``n`` gets at least one call. Other keywords
+    go to :func:`simulate` (options and process parameters).
+
+    Returns a DataFrame with a row per run: ``n``, ``m``, ``call``, ``seed``, ``run`` and the
+    columns of :attr:`SimulateResult.runs`. Seeds: call ``k`` at every ``n`` is
+    ``simulate(..., seed=seed + k)``, so a row is reproducible from its ``seed`` and ``run``;
+    only how many calls fit the budget depends on the machine.
+    """
+    import time
+
+    import pandas as pd
+
+    ns = [_whole("n", n) for n in ns]
+    if not ns:
+        raise ValueError("ns: expected at least one number of bins")
+    if runs_per_call < 1:
+        raise ValueError("runs_per_call: expected at least 1")
+    share = max_wallclock_time / len(ns)
+    frames = []
+    for n in ns:
+        balls = _whole("m", m(n) if callable(m) else m)
+        start, done, call = time.perf_counter(), 0, 0
+        while call == 0 or (
+            time.perf_counter() - start < share and (max_runs is None or done < max_runs)
+        ):
+            runs = runs_per_call if max_runs is None else min(runs_per_call, max_runs - done)
+            r = simulate(process, n, balls, runs=runs, seed=seed + call, **kwargs)
+            df = r.runs.reset_index()
+            df.insert(0, "seed", seed + call)
+            df.insert(0, "call", call)
+            df.insert(0, "m", balls)
+            df.insert(0, "n", n)
+            frames.append(df)
+            done += runs
+            call += 1
+    return pd.concat(frames, ignore_index=True)
+
+
+class Simulation:
+    """One allocation process run step by step, with its load vector.
+
+    ``Simulation(process, n, seed=1, engine="auto", start=None, batch=None,
+    tie_break="random", **params)``: ``params`` are the process parameters (``d=3``,
+    ``beta=0.5``), as for :func:`simulate`. ``start`` is a load vector to begin with (a
+    sequence or numpy array of ``n`` non-negative integers); by default every bin is empty.
+    Unit weights only; not for round-based models, ``offline``, ``graph`` or potentials
+    (use :func:`simulate`).
+
+    - ``sim.run(m, record_every=K)`` places ``m`` more balls, observing the loads every
+      ``K`` balls (every batch when batched) and at the end; returns ``self``.
+    - ``sim.loads`` is the load vector now (numpy int64, a copy).
+    - ``sim.history`` is a DataFrame of every observation so far: ``balls`` (placed since
+      the start), ``gap``, ``max_load`` and ``min_load``.
+    - ``sim.balls`` is the number of balls placed so far.
+
+    Seeds, exactly: the generator is seeded as run 0 of :func:`simulate` with the same
+    ``seed`` (``derive_seed(seed, [hash_str("simulate"), 0, 0])``), and the run spec is that
+    of ``simulate``'s one-point config. So the first call ``Simulation(p, n, seed=s,
+    **params).run(m, record_every=K)`` gives, number for number, run 0 of ``simulate(p, n,
+    m, runs=1, seed=s, observe_every=K, **params)``: its gap, max and min load are row 0 of
+    ``simulate(...).runs`` and its history the ``trajectory``. The same holds with
+    ``start=loads`` and ``simulate(..., start="file:path=<loads file>")``.
+
+    Successive calls continue the same random stream: the generator is never reseeded, and
+    each call starts from the loads the previous one left. (They are still separate runs of
+    the engine: ``run(a); run(b)`` need not give the numbers of ``run(a + b)``, whose
+    observations and draws are scheduled differently.)
+
+    On the level engine (``engine="levels"``, or ``"auto"`` where it is exact), bins are
+    interchangeable and ``loads`` is in ascending order; ``engine="bins"`` keeps every
+    bin's identity. A call releases the GIL; Ctrl-C is raised when it returns.
+    """
+
+    def __init__(
+        self,
+        process: str,
+        n: Union[int, float],
+        *,
+        seed: int = 1,
+        engine: str = "auto",
+        start: Optional[Union[Sequence[int], np.ndarray]] = None,
+        batch: Optional[Union[int, float]] = None,
+        tie_break: str = "random",
+        **params: Any,
+    ) -> None:
+        options = {
+            "process": process,
+            "n": n,
+            # A stand-in for validation (each call sets its own m).
+            "m": batch if batch is not None else 1,
+            "batch": batch,
+            "seed": seed,
+            "engine": engine,
+            "tie_break": tie_break,
+        }
+        loads = None if start is None else _load_vector(start)
+        self._native = _native.Simulation(_argv(options, params), loads)
+        self.process: str = process
+        self.seed: int = seed
+
+    def run(self, m: Union[int, float], record_every: Optional[Union[int, float]] = None) -> "Simulation":
+        """Places ``m`` more balls (observing every ``record_every`` balls and at the end);
+        returns ``self``. ``m=1e6`` is taken as 1000000; a fraction is refused."""
+        self._native.run(_whole("m", m), None if record_every is None else _whole("record_every", record_every))
+        return self
+
+    @property
+    def loads(self) -> np.ndarray:
+        """The load of every bin now (numpy int64; ascending on the level engine)."""
+        raw = self._native.loads()
+        if raw is None:
+            raise ValueError("the loads of a random start are drawn by the first run: call run() first")
+        return np.frombuffer(raw, dtype="<u8").astype(np.int64)
+
+    @property
+    def history(self) -> "pd.DataFrame":
+        """Every observation so far: ``balls``, ``gap``, ``max_load``, ``min_load``."""
+        import pandas as pd
+
+        rows = self._native.history()
+        df = pd.DataFrame(rows, columns=["balls", "gap", "max_load", "min_load"])
+        return df.astype({"balls": np.int64, "gap": np.float64, "max_load": np.float64, "min_load": np.float64})
+
+    @property
+    def balls(self) -> int:
+        """Balls placed by the process so far."""
+        return int(self._native.balls)
+
+    @property
+    def n(self) -> int:
+        """Bins."""
+        return int(self._native.n)
+
+    def __repr__(self) -> str:
+        return f"Simulation({self.process!r}, n={self.n}, seed={self.seed}, balls={self.balls})"
+
+
+def _load_vector(start: Any) -> builtins.list:
+    """A start load vector as a list of ints: a flat sequence or array of whole numbers (exact
+    floats allowed), each at least 0."""
+    arr = np.asarray(start)
+    bad = ValueError("start: expected a flat sequence of whole numbers, one load per bin")
+    if arr.ndim != 1:
+        raise bad
+    if arr.size and np.issubdtype(arr.dtype, np.floating):
+        if not (np.isfinite(arr).all() and (arr == np.rint(arr)).all()):
+            raise bad
+        arr = arr.astype(np.int64)
+    elif arr.size and not np.issubdtype(arr.dtype, np.integer):
+        raise bad
+    if arr.size and arr.min() < 0:
+        raise ValueError("start: loads are at least 0")
+    return [int(v) for v in arr]
+
+
+def _whole(name: str, value: Union[int, float]) -> int:
+    """A whole number given as int or exact float (``1e6``); anything else is refused."""
+    if isinstance(value, bool):
+        raise ValueError(f"`{name}`: expected a whole number, got {value!r}")
+    if isinstance(value, (int, np.integer)):
+        v = int(value)
+    elif isinstance(value, (float, np.floating)) and float(value).is_integer():
+        v = int(value)
+    else:
+        raise ValueError(f"`{name}` = {value!r}: expected a whole number (such as 1000 or 1e6)")
+    if v < 0:
+        raise ValueError(f"`{name}` = {value!r}: expected a whole number of at least 0")
+    return v
+
+
+@overload
+def registry(format: "Literal['dict']" = ...) -> Dict[str, Any]: ...
+@overload
+def registry(format: "Literal['text']") -> str: ...
+
+
+def registry(format: str = "dict") -> Union[Dict[str, Any], str]:
+    """The content of ``ballast list`` (also reachable as ``ballast.list``, which is not
+    exported by ``from ballast import *`` so the builtin ``list`` is never shadowed).
 
     ``format="dict"`` (default): a dict with ``processes`` (name, doc, params with name,
     doc, type and default, engines, settings, tie_breaks, weights), ``models``,
@@ -424,6 +727,10 @@ def list(format: str = "dict") -> Union[Dict[str, Any], str]:  # noqa: A001 (bal
     if format == "dict":
         return json.loads(_native.list_json())
     raise ValueError(f"unknown format `{format}`: expected dict or text")
+
+
+#: ``ballast list``: the same function as :func:`registry` (kept for existing code).
+list = registry  # noqa: A001
 
 
 def request_interrupt() -> None:

@@ -54,6 +54,38 @@ pub(crate) fn display_path(p: &[Seg]) -> String {
 }
 
 /// The backquoted names in a serde message after its first one: the allowed names of
+/// The fields of a `[[series]]` that a `[point]` table (or the `point` of `[quick]` or
+/// `[reduced]`) does not take.
+const SERIES_ONLY: [&str; 13] = [
+    "observe_every",
+    "tie_break",
+    "stop",
+    "weights",
+    "start",
+    "recovery_target",
+    "statistic",
+    "also",
+    "theory",
+    "round",
+    "setting",
+    "delay_mode",
+    "potentials",
+];
+
+/// For a series field written in a point table: where it belongs (else empty).
+fn misplaced(path: &[Seg], name: &str) -> String {
+    let in_point = match path {
+        [Seg::Key(t), Seg::Key(_)] => t == "point",
+        [Seg::Key(s), Seg::Key(t), Seg::Key(_)] => (s == "quick" || s == "reduced") && t == "point",
+        _ => false,
+    };
+    if in_point && SERIES_ONLY.contains(&name) {
+        format!("; `{name}` is a field of each [[series]] (write it in the series that needs it)")
+    } else {
+        String::new()
+    }
+}
+
 /// "unknown field `x`, expected one of `a`, `b`" (empty for "there are no fields").
 fn expected_names(msg: &str) -> Vec<String> {
     let parts: Vec<&str> = msg.split('`').collect();
@@ -504,6 +536,7 @@ pub(crate) fn deserialize<T: DeserializeOwned>(source: &str) -> Result<Parsed<T>
                             &name,
                             names.iter().map(String::as_str),
                         );
+                        let hint = if hint.is_empty() { misplaced(&t, &name) } else { hint };
                         let table = t[..t.len() - 1].to_vec();
                         record(&mut found, &t, Part::Key, &table, format!("{msg}{hint}"));
                         if !hint.is_empty() {

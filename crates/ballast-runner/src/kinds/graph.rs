@@ -501,12 +501,14 @@ fn run(d: &mut Driver<'_>) -> Result<(), Error> {
         let ctx = RowCtx { point: p, measure, series_ref, n, b, rounds: None };
         let x = p.x;
         d.push(ctx, x, summary, &theory);
+        d.last_values(of(measure));
         if offline(measure) {
             continue;
         }
         for a in also(s, measure).map_err(|e| sim_err(s, pi, 0, e.message))? {
             let ctx = RowCtx { point: p, measure: a, series_ref: None, n, b, rounds: None };
             d.push_also(ctx, x, summarize(&of(a), ROUNDING), s.name.clone());
+            d.last_values(of(a));
         }
         for (j, spec) in pots[pi].iter().enumerate() {
             let values: Vec<f64> = block.iter().map(|o| o.potentials[j]).collect();
@@ -519,6 +521,7 @@ fn run(d: &mut Driver<'_>) -> Result<(), Error> {
                 rounds: None,
             };
             d.push_also(ctx, x, summarize(&values, ROUNDING), format!("{} [{spec}]", s.name));
+            d.last_values(values);
         }
     }
     d.extra_notes = table;

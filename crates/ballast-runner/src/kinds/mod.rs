@@ -1023,7 +1023,16 @@ impl<'a> Driver<'a> {
             refs: cmp,
             theory: None,
             also: false,
+            values: Vec::new(),
         });
+    }
+
+    /// Gives the row pushed last the per-run values its summary was taken of
+    /// ([`Row::values`]).
+    pub fn last_values(&mut self, values: Vec<f64>) {
+        if let Some(row) = self.rows.last_mut() {
+            row.values = values;
+        }
     }
 
     /// Pushes a row of a further statistic of the same runs (`also`, potentials) under
@@ -1048,6 +1057,7 @@ impl<'a> Driver<'a> {
             refs: self.refs.iter().map(|_| None).collect(),
             theory: None,
             also: true,
+            values: Vec::new(),
         });
     }
 

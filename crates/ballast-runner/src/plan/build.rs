@@ -167,6 +167,12 @@ fn read_engine(raw: &RawConfig, problems: &mut Problems<'_>) -> Engine {
     }
 }
 
+/// Whether the series' statistic or one of its `also` statistics has `property` (a
+/// trajectory asked for in `also` is recorded like the series' own: recording draws nothing).
+fn asks(s: &RawSeries, property: fn(Statistic) -> bool) -> bool {
+    std::iter::once(&s.statistic).chain(&s.also).any(|&t| property(t))
+}
+
 fn plan_series(s: &RawSeries) -> PlanSeries {
     PlanSeries {
         name: s.name.clone(),
@@ -598,8 +604,8 @@ impl<'r> SeriesForms<'r> {
             },
             weights: self.weights,
             observe_every: sampling.map(|_| m.max(1)).or(observe_every),
-            record_trajectory: s.statistic.is_trajectory() || sampling.is_some(),
-            record_loads: s.statistic.records_loads(),
+            record_trajectory: asks(s, Statistic::is_trajectory) || sampling.is_some(),
+            record_loads: asks(s, Statistic::records_loads),
             record_probes: s.statistic == Statistic::ProbesDistribution
                 || s.also.contains(&Statistic::ProbesDistribution),
             engine: common.engine,
@@ -791,15 +797,17 @@ impl<'r> SeriesForms<'r> {
     }
 
     /// `running_max_gap` needs batches, `gap_trajectory`, `max_trajectory` and
-    /// `min_trajectory` observation points (batches or `observe_every`), and none can be an
-    /// `also` (their rows follow time, not x).
+    /// `min_trajectory` observation points (batches or `observe_every`). The last three may
+    /// be an `also` (rows at the observation points, x = balls / n, left out of the figure);
+    /// `running_max_gap` may not (its x is the batch index).
     fn check_statistic(&self, b: Option<u64>, sp: &mut SeriesProblems<'_, '_>) -> Option<()> {
         let (s, sctx) = (self.s, &self.sctx);
-        if let Some(t) = s.also.iter().find(|a| a.is_trajectory()) {
+        let not_also = |t: &Statistic| t.is_trajectory() && !t.at_observations();
+        if let Some(t) = s.also.iter().find(|a| not_also(a)) {
             let names = Statistic::names();
             let others: Vec<&str> = names
                 .split(", ")
-                .filter(|n| Statistic::from_name(n).is_some_and(|s| !s.is_trajectory()))
+                .filter(|n| Statistic::from_name(n).is_some_and(|s| !not_also(&s)))
                 .collect();
             sp.fail(
                 "also",
