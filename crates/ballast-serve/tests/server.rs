@@ -37,6 +37,9 @@ impl Lab for FakeLab {
         if has("--print-config") {
             return Ok(json!("runs = 1\n"));
         }
+        if has("panic") {
+            panic!("a stand-in bug");
+        }
         if has("forever") {
             while !ballast_runner::interrupt_requested() {
                 std::thread::sleep(Duration::from_millis(5));
@@ -262,6 +265,27 @@ fn an_animation_is_frames_of_the_engine_and_its_bounds_name_fields() {
     assert_eq!(v["error"]["field"], "m", "{v}");
     let step = json!({ "process": "two_choice", "n": "50", "m": "500", "step": "x" });
     assert_eq!(post(&s, "/api/animate", &step).1["error"]["field"], "step");
+    cleanup(&res);
+}
+
+#[test]
+fn a_panicking_simulation_fails_its_job_and_frees_its_worker() {
+    let res = results_dir("panic");
+    let s = state(&res, fake(), 1);
+    let (_, v) =
+        post(&s, "/api/run", &json!({ "process": "two_choice", "options": { "seed": "panic" } }));
+    let failed = wait_phase(&s, v["job"].as_u64().unwrap(), "failed");
+    assert!(failed["error"]["message"].as_str().unwrap().contains("a bug"), "{failed}");
+    let t = Instant::now();
+    loop {
+        let (status, v) = post(&s, "/api/run", &json!({ "process": "two_choice" }));
+        if status == 202 {
+            wait_phase(&s, v["job"].as_u64().unwrap(), "done");
+            break;
+        }
+        assert!(t.elapsed() < Duration::from_secs(20), "the worker was not freed: {v}");
+        std::thread::sleep(Duration::from_millis(10));
+    }
     cleanup(&res);
 }
 
