@@ -75,6 +75,13 @@ impl Gate {
         }
     }
 
+    /// [`Gate::enter`], and [`Gate::leave`] when the guard is dropped (a panicking
+    /// simulation included, so a drain always ends).
+    fn pass(&self) -> Passage<'_> {
+        self.enter();
+        Passage(self)
+    }
+
     /// Raises the runner's interrupt if a simulation is in flight.
     fn interrupt(&self) {
         let mut s = lock(&self.state);
@@ -82,6 +89,15 @@ impl Gate {
             s.draining = true;
             ballast_runner::request_interrupt();
         }
+    }
+}
+
+/// One simulation in flight through a [`Gate`].
+struct Passage<'a>(&'a Gate);
+
+impl Drop for Passage<'_> {
+    fn drop(&mut self) {
+        self.0.leave();
     }
 }
 
@@ -150,13 +166,13 @@ impl JobCtx<'_> {
     /// interrupted it; an interrupt of this job's own stop is returned as such.
     pub fn simulate(&self, argv: &[String]) -> Result<Value, LabError> {
         loop {
-            self.gate.enter();
+            let passage = self.gate.pass();
             // Marked in flight before the stop flag is read: a Stop either is seen here or
             // sees this job in flight and raises the interrupt.
             self.job.in_flight.store(true, Ordering::SeqCst);
             let out = if self.stopped() { Err(interrupted()) } else { self.lab.simulate(argv) };
             self.job.in_flight.store(false, Ordering::SeqCst);
-            self.gate.leave();
+            drop(passage);
             match out {
                 Err(e) if e.kind == LabErrorKind::Interrupted && !self.stopped() => {
                     lock(&self.job.status).restarts += 1;
@@ -245,7 +261,12 @@ impl Jobs {
         std::thread::spawn(move || {
             let slot = Slot(&jobs);
             let ctx = JobCtx { job: &job, gate: &GATE, lab: jobs.lab.as_ref() };
-            let out = work(&ctx);
+            // A panic (a bug) fails the job instead of leaving it running for ever.
+            let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(&ctx)))
+                .unwrap_or_else(|_| {
+                    Err(json!({ "kind": "failure", "field": "process",
+                                "message": "the simulation failed unexpectedly (a bug: see the server's log)" }))
+                });
             let stopped = ctx.stopped();
             drop(slot);
             let mut s = lock(&job.status);

@@ -37,6 +37,9 @@ impl Lab for FakeLab {
         if has("--print-config") {
             return Ok(json!("runs = 1\n"));
         }
+        if has("panic") {
+            panic!("a stand-in bug");
+        }
         if has("forever") {
             while !ballast_runner::interrupt_requested() {
                 std::thread::sleep(Duration::from_millis(5));
@@ -90,6 +93,11 @@ fn results_dir(name: &str) -> PathBuf {
     res
 }
 
+/// Removes what [`results_dir`] made.
+fn cleanup(res: &Path) {
+    let _ = std::fs::remove_dir_all(res.parent().unwrap());
+}
+
 fn state(res: &Path, lab: Arc<FakeLab>, workers: usize) -> State {
     State::new(Results::open(res).unwrap(), lab, workers, true)
 }
@@ -126,6 +134,7 @@ fn page_gallery_and_item() {
         std::fs::read(res.join("paper/item.csv")).unwrap()
     );
     assert_eq!(get(&s, "/nothing").0, 404);
+    cleanup(&res);
 }
 
 #[test]
@@ -151,6 +160,7 @@ fn no_file_outside_the_results_is_served() {
     }
     let (status, _) = get(&s, "/api/item?id=..%2Fsecret");
     assert_eq!(status, 404);
+    cleanup(&res);
 }
 
 fn wait_phase(s: &State, id: u64, want: &str) -> Value {
@@ -192,6 +202,7 @@ fn runs_use_the_lab_and_bad_input_names_its_field() {
     let (status, v) = post(&s, "/api/run", &file);
     assert_eq!(status, 400);
     assert!(v["error"]["message"].as_str().unwrap().contains("read files on the server"));
+    cleanup(&res);
 }
 
 #[test]
@@ -229,6 +240,7 @@ fn the_pool_is_bounded_and_a_stop_ends_only_its_job() {
     assert_eq!(post(&s, "/api/jobs/999/stop", &json!({})).0, 404);
     let (status, _) = post(&s, "/api/run", &json!({ "process": "two_choice" }));
     assert_eq!(status, 202, "the workers are free again");
+    cleanup(&res);
 }
 
 #[test]
@@ -253,6 +265,28 @@ fn an_animation_is_frames_of_the_engine_and_its_bounds_name_fields() {
     assert_eq!(v["error"]["field"], "m", "{v}");
     let step = json!({ "process": "two_choice", "n": "50", "m": "500", "step": "x" });
     assert_eq!(post(&s, "/api/animate", &step).1["error"]["field"], "step");
+    cleanup(&res);
+}
+
+#[test]
+fn a_panicking_simulation_fails_its_job_and_frees_its_worker() {
+    let res = results_dir("panic");
+    let s = state(&res, fake(), 1);
+    let (_, v) =
+        post(&s, "/api/run", &json!({ "process": "two_choice", "options": { "seed": "panic" } }));
+    let failed = wait_phase(&s, v["job"].as_u64().unwrap(), "failed");
+    assert!(failed["error"]["message"].as_str().unwrap().contains("a bug"), "{failed}");
+    let t = Instant::now();
+    loop {
+        let (status, v) = post(&s, "/api/run", &json!({ "process": "two_choice" }));
+        if status == 202 {
+            wait_phase(&s, v["job"].as_u64().unwrap(), "done");
+            break;
+        }
+        assert!(t.elapsed() < Duration::from_secs(20), "the worker was not freed: {v}");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    cleanup(&res);
 }
 
 /// One raw HTTP/1.1 request; the status and body of the answer.
@@ -286,4 +320,5 @@ fn over_http_hosts_and_content_types_are_checked() {
     assert_eq!(http(addr, &ok, run).0, 202);
     server.stop();
     assert!(ballast_serve::start(ServeOptions::new(0, res.join("missing")), fake()).is_err());
+    cleanup(&res);
 }
