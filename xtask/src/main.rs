@@ -2,7 +2,8 @@
 //!
 //! - `cargo xtask reproduce <selector>... [--quick] [--out DIR] [--threads N]`: run the
 //!   experiments of `configs/<paper>/<item>.toml` and write `<out>/<paper>/<item>.{csv,json,svg,md}`.
-//!   (`--quick` defaults to `target/xtask-quick/`.) A selector is a full id (`batched22/fig8_1`), a bare item name (`fig8_1`: every item of
+//!   (`<out>` is the committed `results/` by design, and the run says so; `--quick` defaults
+//!   to `target/xtask-quick/`.) A selector is a full id (`batched22/fig8_1`), a bare item name (`fig8_1`: every item of
 //!   that name), a paper (`tower23`) or `all`. An unknown selector or an invalid config exits
 //!   with code 2 before anything runs or is written.
 //!   `--shard i/k` runs one shard of each item's (point, run) units and writes
@@ -295,6 +296,12 @@ fn reproduce(selectors: &[String], args: ReproduceArgs) -> Result<()> {
     let exps = load(&items, &root)?;
     let out =
         out.unwrap_or_else(|| PathBuf::from(if quick { "target/xtask-quick" } else { "results" }));
+    if out == Path::new("results") {
+        tracing::info!(
+            "writing into the committed results/ (by design: reproduce regenerates them; \
+             --out DIR writes elsewhere, and `ballast run` writes to out/)"
+        );
+    }
     let mut opts = RunOptions::new("reference");
     opts.quick = quick;
     opts.reduced = reduced;

@@ -84,6 +84,10 @@ def test_run_takes_a_dict_a_toml_string_and_a_file(tmp_path, cli, repo):
     path.parent.mkdir(parents=True)
     path.write_text(TOML)
     pd.testing.assert_frame_equal(ballast.run(path), from_dict)
+    # A file whose name has an `=` is still a path.
+    odd = tmp_path / "configs" / "demo" / "a=b.toml"
+    odd.write_text(TOML)
+    assert ballast.run(str(odd)).attrs["id"] == "demo/a=b"
     # The command line on the same file: the same CSV (the seeds derive from the id).
     code, out, err = cli("run", str(path), "--no-checkpoint", "--out", str(tmp_path / "o"))
     assert code == 0, err

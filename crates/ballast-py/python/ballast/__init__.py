@@ -412,9 +412,13 @@ def _resolve_config(config: Union[str, "os.PathLike[str]"]) -> str:
 
 
 def _is_toml_text(config: Any) -> bool:
-    """Whether a string is a config's text rather than a path or an item id: it has a line
-    break or an ``=`` (neither appears in an item id, nor in a sensible path)."""
-    return isinstance(config, str) and ("\n" in config or "=" in config)
+    """Whether a string is a config's text rather than a path or an item id: it names no
+    existing file and has a line break or an ``=`` (neither appears in an item id)."""
+    return (
+        isinstance(config, str)
+        and ("\n" in config or "=" in config)
+        and not os.path.exists(config)
+    )
 
 
 def run(
