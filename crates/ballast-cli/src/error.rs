@@ -86,9 +86,47 @@ fn flag_of(field: &str) -> Option<&'static str> {
     })
 }
 
-/// Turns a validation error of `ballast-core` into a [`BadInput`] that also names the flag.
+/// Which surface the user typed: error messages name settings in its words.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Surface {
+    /// The command line: `--engine bins`.
+    CommandLine,
+    /// Python's keywords: `engine="bins"`.
+    Python,
+}
+
+thread_local! {
+    static SURFACE: std::cell::Cell<Surface> = const { std::cell::Cell::new(Surface::CommandLine) };
+}
+
+/// Runs `work` with error messages in the words of `surface` (on this thread; the Python
+/// package calls the command line's code through [`crate::embed`] in its words).
+pub fn with_surface<T>(surface: Surface, work: impl FnOnce() -> T) -> T {
+    let before = SURFACE.with(|s| s.replace(surface));
+    let out = work();
+    SURFACE.with(|s| s.set(before));
+    out
+}
+
+/// The setting `key = value` of a run's description in the words of the current surface.
+pub(crate) fn setting_words(key: &str, value: &str) -> String {
+    match SURFACE.with(std::cell::Cell::get) {
+        Surface::Python => format!("{key}=\"{value}\""),
+        Surface::CommandLine => match flag_of(key) {
+            Some(flag) => format!("{flag} {value}"),
+            None => format!("{key} = \"{value}\""),
+        },
+    }
+}
+
+/// Turns a validation error of `ballast-core` into a [`BadInput`] that also names the flag,
+/// and names the settings it suggests in the words of the surface ([`with_surface`]).
 pub fn from_core(e: ballast_core::Error) -> BadInput {
     match &e {
+        ballast_core::Error::UnsupportedUse { why, fix } => {
+            let each: Vec<String> = fix.iter().map(|(k, v)| setting_words(k, v)).collect();
+            BadInput::new(format!("unsupported combination: {why}; use {}", each.join(", or ")))
+        }
         ballast_core::Error::Invalid { field, .. } => match flag_of(field) {
             Some(flag) => BadInput::new(format!("{e} (set by {flag})")),
             None => BadInput::new(e.to_string()),

@@ -43,8 +43,8 @@ use clap::{Parser, Subcommand};
 
 pub use embed::ErrorKind;
 pub use error::{
-    exit_code, BadInput, Interrupted, StdoutClosed, EXIT_BAD_INPUT, EXIT_BROKEN_PIPE, EXIT_FAILURE,
-    EXIT_INTERRUPTED,
+    exit_code, with_surface, BadInput, Interrupted, StdoutClosed, Surface, EXIT_BAD_INPUT,
+    EXIT_BROKEN_PIPE, EXIT_FAILURE, EXIT_INTERRUPTED,
 };
 pub use plot::PlotArgs;
 pub use run::{MergeArgs, RunArgs};

@@ -114,3 +114,49 @@ fn list_shows_configs_relative_to_the_working_directory() {
         items.starts_with("Items: no `configs/`") && !items.contains(env!("CARGO_MANIFEST_DIR"))
     );
 }
+
+/// Advice names settings in the words of the surface the user typed: flags on the command
+/// line, TOML in a config (Python's keywords: `crates/ballast-py/tests/test_messages.py`).
+#[test]
+fn advice_is_in_the_words_of_the_surface() {
+    let dir = std::env::temp_dir();
+    let small = ["--n", "10", "--m", "10"];
+    let cases: [(&[&str], &[&str]); 3] = [
+        (&["--process", "memory", "--engine", "levels"], &["use --engine bins"]),
+        (
+            &[
+                "--process",
+                "two_choice",
+                "--engine",
+                "levels",
+                "--batch",
+                "5",
+                "--tie-break",
+                "lowest_index",
+            ],
+            &["use --engine bins, or --tie-break random"],
+        ),
+        (
+            &["--process", "one_choice", "--tie-break", "first"],
+            &["`--tie-break first` would be ignored"],
+        ),
+    ];
+    for (args, needles) in cases {
+        let o = common::run_in(&dir, &[&["simulate"][..], args, &small].concat());
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        let err = stderr(&o);
+        for n in needles {
+            assert!(err.contains(n), "{args:?}: `{n}` not in {err}");
+        }
+        assert!(!err.contains("engine = \"") && !err.contains("tie_break = \""), "{err}");
+    }
+    // A config keeps its own words.
+    let scratch = common::scratch("frictions", "words");
+    let config = CONFIG
+        .replace("seed = 3", "seed = 3\nengine = \"levels\"")
+        .replace("process = { kind = \"two_choice\" }", "process = { kind = \"memory\" }");
+    std::fs::write(scratch.join("configs/demo/two.toml"), config).unwrap();
+    let o = common::run_in(&scratch, &["run", "configs/demo/two.toml", "--no-checkpoint"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("use engine = \"bins\""), "{}", stderr(&o));
+}

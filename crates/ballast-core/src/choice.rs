@@ -174,22 +174,20 @@ pub const LEVEL_MAX_BALLS: u64 = 1 << 53;
 /// the alternative.
 pub fn level_support(spec: &RunSpec) -> Result<(), Error> {
     if spec.record_probes && !matches!(spec.process, ProcessSpec::Adaptive { .. }) {
-        return Err(Error::Unsupported(
-            "the level engine does not record probes per step (record_probes); use engine = \
-             \"bins\""
-                .to_string(),
+        return Err(Error::use_bins(
+            "the level engine does not record probes per step (record_probes)".to_string(),
         ));
     }
     if !spec.sampling.is_uniform() {
-        return Err(Error::Unsupported(format!(
+        return Err(Error::use_bins(format!(
             "the level engine needs uniform bin sampling (got sampling = \"{}\": bins of one \
-             level are no longer exchangeable); use engine = \"bins\"",
+             level are no longer exchangeable)",
             spec.sampling.name()
         )));
     }
     if !matches!(spec.weights, Weights::Unit) {
-        return Err(Error::Unsupported(format!(
-            "the level engine needs unit weights (got weights = \"{}\"); use engine = \"bins\"",
+        return Err(Error::use_bins(format!(
+            "the level engine needs unit weights (got weights = \"{}\")",
             spec.weights.name()
         )));
     }
@@ -198,38 +196,38 @@ pub fn level_support(spec: &RunSpec) -> Result<(), Error> {
         // spread loads by about b/n levels (Two-Choice on 2 bins alternates which one gets
         // most of a batch): keep that span bounded.
         if b / spec.n > LEVEL_MAX_BATCH_PER_BIN {
-            return Err(Error::Unsupported(format!(
+            return Err(Error::use_bins(format!(
                 "the level engine keeps one count per load level, and batches of b = {b} on \
                  n = {} bins (more than {LEVEL_MAX_BATCH_PER_BIN} balls per bin) could spread \
-                 the loads over as many levels; use engine = \"bins\"",
+                 the loads over as many levels",
                 spec.n
             )));
         }
         if spec.process.compares() && spec.tie_break == TieBreak::LowestIndex {
-            return Err(Error::Unsupported(format!(
-                "the level engine cannot break ties by \"{}\" within a batch (the same bins \
-                 win every tie, so bins of a level are not exchangeable); use engine = \
-                 \"bins\", or tie_break = \"random\"",
-                spec.tie_break.name()
-            )));
+            return Err(Error::UnsupportedUse {
+                why: format!(
+                    "the level engine cannot break ties by \"{}\" within a batch (the same \
+                     bins win every tie, so bins of a level are not exchangeable)",
+                    spec.tie_break.name()
+                ),
+                fix: &[("engine", "bins"), ("tie_break", "random")],
+            });
         }
     }
     if spec.m > LEVEL_MAX_BALLS {
         return Err(Error::invalid("m", spec.m, "at most 2^53 for the level engine"));
     }
     if spec.start.levels_bound(spec.n) > crate::start::MAX_START_LEVELS {
-        return Err(Error::Unsupported(format!(
+        return Err(Error::use_bins(format!(
             "the level engine keeps one count per load level, and start `{}` may span {} \
-             levels (at most {} are taken); use engine = \"bins\"",
+             levels (at most {} are taken)",
             spec.start.name(),
             spec.start.levels_bound(spec.n),
             crate::start::MAX_START_LEVELS
         )));
     }
     if matches!(spec.setting, Setting::Delay { .. }) {
-        return Err(Error::Unsupported(
-            "the delay setting needs each bin's arrival history: use engine = \"bins\"".into(),
-        ));
+        return Err(Error::use_bins("the delay setting needs each bin's arrival history"));
     }
     let batched = matches!(spec.setting, Setting::Batched { .. });
     match spec.process {
@@ -249,9 +247,9 @@ pub fn level_support(spec: &RunSpec) -> Result<(), Error> {
         // the batch step has no law for it yet.
         ProcessSpec::UnfairDChoice { .. } => {
             if batched {
-                Err(Error::Unsupported(
+                Err(Error::use_bins(
                     "the level engine simulates unfair_d_choice sequentially only (no batch \
-                     law yet); use engine = \"bins\""
+                     law yet)"
                         .to_string(),
                 ))
             } else {
@@ -267,9 +265,9 @@ pub fn level_support(spec: &RunSpec) -> Result<(), Error> {
         | ProcessSpec::FormulaThreshold { .. }
         | ProcessSpec::Rule { .. } => {
             if batched {
-                Err(Error::Unsupported(format!(
+                Err(Error::use_bins(format!(
                     "the level engine simulates {} sequentially only (no batch law for it \
-                     yet); use engine = \"bins\"",
+                     yet)",
                     spec.process.kind()
                 )))
             } else {
@@ -286,9 +284,9 @@ pub fn level_support(spec: &RunSpec) -> Result<(), Error> {
         | ProcessSpec::GMyopicDistinct { .. }
         | ProcessSpec::SigmaNoisyLoadDistinct { .. } => {
             if batched {
-                Err(Error::Unsupported(format!(
+                Err(Error::use_bins(format!(
                     "the level engine simulates {} with replacement = false sequentially only \
-                     (no batch law for distinct samples); use engine = \"bins\"",
+                     (no batch law for distinct samples)",
                     spec.process.kind()
                 )))
             } else {
@@ -299,9 +297,9 @@ pub fn level_support(spec: &RunSpec) -> Result<(), Error> {
         // (a step may be cut at the batch end), which the batch step does not model.
         ProcessSpec::Twinning | ProcessSpec::Packing { .. } | ProcessSpec::TightPacking { .. } => {
             if batched {
-                Err(Error::Unsupported(format!(
+                Err(Error::use_bins(format!(
                     "the level engine simulates {} sequentially only (multi-ball steps inside \
-                     a batch are not modelled); use engine = \"bins\"",
+                     a batch are not modelled)",
                     spec.process.kind()
                 )))
             } else {
@@ -311,18 +309,19 @@ pub fn level_support(spec: &RunSpec) -> Result<(), Error> {
         // Bin identity: a cache of bins, or bins split into groups by index.
         ProcessSpec::Memory { .. }
         | ProcessSpec::Caching { .. }
-        | ProcessSpec::AlwaysGoLeft { .. } => Err(Error::Unsupported(format!(
+        | ProcessSpec::AlwaysGoLeft { .. } => Err(Error::use_bins(format!(
             "{} remembers or groups particular bins, which the level engine's histogram does \
-                 not know; use engine = \"bins\"",
+                 not know",
             spec.process.kind()
         ))),
         // An item outside the catalogue: its own declaration, sequential balls only (its
         // rule runs on the sorted view; no batch law).
         ProcessSpec::Custom(ref c) => {
-            c.item().levels().map_err(Error::Unsupported)?;
+            c.item().levels().map_err(Error::use_bins)?;
             if batched {
-                return Err(Error::Unsupported(format!(
-                    "the level engine simulates {} sequentially only (no batch law for a rule                      declared as an item); use engine = \"bins\"",
+                return Err(Error::use_bins(format!(
+                    "the level engine simulates {} sequentially only (no batch law for a rule \
+                     declared as an item)",
                     c.item().name()
                 )));
             }
@@ -335,9 +334,9 @@ pub fn level_support(spec: &RunSpec) -> Result<(), Error> {
         // only (`level/adaptive.rs`), with the probe histogram of the bin engine's loop.
         ProcessSpec::Adaptive { .. } => {
             if batched {
-                Err(Error::Unsupported(
+                Err(Error::use_bins(
                     "the level engine simulates adaptive probing sequentially only (no batch \
-                     law for a probe count that varies); use engine = \"bins\""
+                     law for a probe count that varies)"
                         .to_string(),
                 ))
             } else {

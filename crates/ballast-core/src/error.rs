@@ -19,16 +19,38 @@ pub enum Error {
     /// The engine cannot simulate this combination exactly.
     #[error("unsupported combination: {0}")]
     Unsupported(String),
+    /// The engine cannot simulate this combination exactly, and one of the listed settings
+    /// would: each a (key, value) pair of the run's description, shown in the words of the
+    /// surface that reads it (here: a config's, `engine = "bins"`; the command line renders
+    /// `--engine bins`).
+    #[error("unsupported combination: {why}; use {}", config_words(fix))]
+    UnsupportedUse {
+        /// Why not.
+        why: String,
+        /// The settings that would work, as alternatives.
+        fix: &'static [(&'static str, &'static str)],
+    },
     /// A process item's own check ([`crate::item::ProcessItem::check`]) refused its
     /// parameters.
     #[error("{0}")]
     Refused(String),
 }
 
+/// `engine = "bins", or tie_break = "random"`: settings as a config writes them.
+pub fn config_words(fix: &[(&str, &str)]) -> String {
+    let each: Vec<String> = fix.iter().map(|(k, v)| format!("{k} = \"{v}\"")).collect();
+    each.join(", or ")
+}
+
 impl Error {
     /// Shorthand for [`Error::Invalid`].
     pub fn invalid(field: &'static str, value: impl Display, allowed: &'static str) -> Self {
         Self::Invalid { field, value: value.to_string(), allowed }
+    }
+
+    /// Shorthand for [`Error::UnsupportedUse`] suggesting the bin engine.
+    pub fn use_bins(why: impl Into<String>) -> Self {
+        Self::UnsupportedUse { why: why.into(), fix: &[("engine", "bins")] }
     }
 }
 

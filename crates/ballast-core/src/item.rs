@@ -95,11 +95,11 @@ pub trait ProcessItem: Sync + fmt::Debug {
     }
     /// `Ok` if the level engine may run the rule on the sorted loads: the rule reads only
     /// loads and samples (never a bin's identity), so bins of one level are exchangeable.
-    /// Otherwise the reason, which the engine choice shows for `engine = "levels"`.
+    /// Otherwise the reason, which the engine choice shows for `engine = "levels"` (followed
+    /// by the advice to use the bin engine).
     fn levels(&self) -> Result<(), String> {
         Err(format!(
-            "process `{}` declares no level law (its rule may read bin identities); use engine \
-             = \"bins\"",
+            "process `{}` declares no level law (its rule may read bin identities)",
             self.name()
         ))
     }

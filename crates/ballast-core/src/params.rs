@@ -61,7 +61,9 @@ impl ParamType {
             Self::List => "a non-empty list of finite numbers".to_owned(),
             Self::Text => "a text".to_owned(),
             Self::Formula(vars) => format!("a number or a formula in {}", vars.join(", ")),
-            Self::Decision(vars) => format!("a decision formula in {}", vars.join(", ")),
+            Self::Decision(vars) => {
+                format!("a position or a decision formula in {}", vars.join(", "))
+            }
         }
     }
 
@@ -294,6 +296,8 @@ impl ParamList {
             }
             (ParamType::Text, ParamValue::Text(_)) => true,
             (ParamType::Formula(_), ParamValue::Num(x)) => x.is_finite(),
+            // A constant position: the same sample every time.
+            (ParamType::Decision(_), ParamValue::Num(x)) => x.is_finite(),
             (ParamType::Decision(vars), ParamValue::Text(t)) => {
                 return crate::formula::Formula::parse_decision(t, vars).map(|_| ()).map_err(
                     |why| {

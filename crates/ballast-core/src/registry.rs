@@ -150,19 +150,25 @@ impl ProcessDef {
 
     /// The registry's message for a tie rule the process does not take.
     pub fn tie_error(&self, t: TieBreak) -> String {
+        self.tie_error_in(t, |k, v| crate::error::config_words(&[(k, v)]))
+    }
+
+    /// [`ProcessDef::tie_error`] with the setting named by `words(key, value)`: in the words
+    /// of the surface that shows it (`--tie-break first` on the command line).
+    pub fn tie_error_in(&self, t: TieBreak, words: impl Fn(&str, &str) -> String) -> String {
         if self.ties.is_empty() {
             format!(
                 "process `{}` takes no tie-breaking rule (it never picks among equally loaded \
-                 samples by one), so `tie_break = \"{}\"` would be ignored; remove it",
+                 samples by one), so `{}` would be ignored; remove it",
                 self.name,
-                t.name()
+                words("tie_break", t.name())
             )
         } else {
             let names: Vec<&str> = self.ties.iter().map(|t| t.name()).collect();
             format!(
-                "process `{}` does not support tie_break \"{}\"; allowed: {}",
+                "process `{}` does not support `{}`; allowed tie rules: {}",
                 self.name,
-                t.name(),
+                words("tie_break", t.name()),
                 names.join(", ")
             )
         }

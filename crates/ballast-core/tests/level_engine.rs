@@ -360,7 +360,7 @@ fn auto_selection_and_refusals() {
     for spec in [lowest, weighted, memory, twin_batched, huge_batches] {
         let err = ballast_core::simulate_seeded(&spec.clone().engine(Engine::Levels), 1)
             .expect_err("must be refused");
-        assert!(matches!(err, Error::Unsupported(_)), "{err}");
+        assert!(matches!(err, Error::UnsupportedUse { .. }), "{err}");
         assert!(err.to_string().contains("engine = \"bins\""), "{err}");
         assert_eq!(resolve_engine(&spec), Ok(Engine::Bins));
     }

@@ -295,6 +295,6 @@ fn auto_picks_the_level_engine_for_large_position_batches() {
     assert_eq!(resolve_engine(&lowest), Ok(Engine::Bins));
     let err = ballast_core::simulate_seeded(&lowest.engine(Engine::Levels), 1)
         .expect_err("must be refused");
-    assert!(matches!(err, Error::Unsupported(_)), "{err}");
+    assert!(matches!(err, Error::UnsupportedUse { .. }), "{err}");
     assert!(err.to_string().contains("engine = \"bins\""), "{err}");
 }

@@ -84,7 +84,12 @@ where
 /// string holding the config with `--print-config`).
 #[pyfunction]
 fn simulate(py: Python<'_>, argv: Vec<String>) -> PyResult<String> {
-    interruptible(py, move || Ok(embed::simulate(&argv)?.to_string()))
+    interruptible(py, move || {
+        // Messages name settings as Python keywords (`engine="bins"`).
+        ballast_cli::with_surface(ballast_cli::Surface::Python, || {
+            Ok(embed::simulate(&argv)?.to_string())
+        })
+    })
 }
 
 /// The options of `ballast simulate` as JSON text: a list of objects with `id`, `long`,

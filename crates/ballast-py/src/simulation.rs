@@ -72,8 +72,10 @@ impl Simulation {
     #[new]
     #[pyo3(signature = (argv, start=None))]
     fn new(argv: Vec<String>, start: Option<Vec<u64>>) -> PyResult<Self> {
-        let (mut spec, seed) = ballast_cli::embed::simulate_spec(&argv)
-            .map_err(|e| PyValueError::new_err(format!("{e:#}")))?;
+        let (mut spec, seed) = ballast_cli::with_surface(ballast_cli::Surface::Python, || {
+            ballast_cli::embed::simulate_spec(&argv)
+        })
+        .map_err(|e| PyValueError::new_err(format!("{e:#}")))?;
         if let Some(loads) = start {
             if loads.len() as u64 != spec.n {
                 return Err(PyValueError::new_err(format!(

@@ -423,6 +423,10 @@ pub(crate) fn build_spec(
 ) -> Result<(RunSpec, process::ResolvedProcess), BadInput> {
     let proc_ = process::resolve(&args.process, &args.params)?;
     let tie_break = TieBreak::from_name(&args.tie_break).map_err(from_core)?;
+    let def = ballast_core::registry::def_of(&proc_.spec);
+    if !def.accepts_tie(tie_break) {
+        return Err(BadInput::new(def.tie_error_in(tie_break, crate::error::setting_words)));
+    }
     let setting = match (args.batch, args.tau) {
         (Some(b), _) => Setting::Batched { b },
         (None, Some(tau)) => {
@@ -507,6 +511,8 @@ pub(crate) fn build_spec(
         }
     }
     spec.validate().map_err(from_core)?;
+    // An explicit engine that cannot run it: the advice in the command line's words.
+    ballast_core::resolve_engine(&spec).map_err(from_core)?;
     // Refusals here; the warnings are logged by the pipeline (or by `report_observed`).
     ballast_core::registry::check_run(&spec).map_err(|e| BadInput::new(e.message))?;
     Ok((spec, proc_))
