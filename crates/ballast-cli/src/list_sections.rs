@@ -251,6 +251,48 @@ mod tests {
         }
     }
 
+    /// The place of a statistic in the allocation listing (`None`: the other kinds', listed
+    /// through [`Measure::ALL`]); exhaustive, so a new statistic does not compile unlisted.
+    fn statistic_at(s: Statistic) -> Option<usize> {
+        use Statistic as S;
+        Some(match s {
+            S::MaxGap => 0,
+            S::FinalGap => 1,
+            S::RunningMaxGap => 2,
+            S::GapTrajectory => 3,
+            S::MaxTrajectory => 4,
+            S::MinTrajectory => 5,
+            S::PotentialTrajectory => 6,
+            S::Distribution => 7,
+            S::MaxLoad => 8,
+            S::MaxLoadDistribution => 9,
+            S::MinLoad => 10,
+            S::Underload => 11,
+            S::EmptyBins => 12,
+            S::RecoveryTime => 13,
+            S::GapOverLnN => 14,
+            S::SamplesPerBall => 15,
+            S::BallsPerSample => 16,
+            S::ProbesMean => 17,
+            S::ProbesMax => 18,
+            S::MovedPerBall => 19,
+            S::ProbesDistribution => 20,
+            S::Measure(_) => return None,
+        })
+    }
+
+    #[test]
+    fn every_statistic_is_listed() {
+        let listed = statistics();
+        assert_eq!(listed.len(), 21);
+        for (i, s) in Statistic::allocation().iter().enumerate() {
+            assert_eq!(statistic_at(*s), Some(i), "{}", s.name());
+            assert_eq!(listed[i].name, s.name());
+        }
+        assert_eq!(measures().len(), Measure::ALL.len());
+        assert_eq!(statistic_at(Statistic::Measure(Measure::OfflineOptimum)), None);
+    }
+
     #[test]
     fn offline_reads_the_simulate_flag() {
         let e = offline();

@@ -191,7 +191,10 @@ fn list_has_every_registry_entry() {
     assert_eq!(names("potentials"), potentials);
     let stops: Vec<&str> = ballast_core::Stop::ALL.iter().map(|(n, _)| *n).collect();
     assert_eq!(names("stops"), stops);
-    assert_eq!(names("delay_modes"), ["random", "adversarial"]);
+    use ballast_core::delay::DelayMode;
+    let modes = names("delay_modes");
+    assert_eq!(modes, [DelayMode::Random.name(), DelayMode::Adversarial.name()]);
+    assert!(modes.iter().all(|m| DelayMode::from_name(m).is_ok()));
     assert_eq!(names("settings"), ["sequential", "batched", "delay"]);
     // Each entry's name and meaning is a line of the text, so the two cannot drift apart.
     for key in ["settings", "delay_modes", "stops", "statistics", "measures", "potentials"] {
