@@ -27,6 +27,7 @@
 pub mod embed;
 mod error;
 mod list;
+mod list_sections;
 mod paths;
 mod plot;
 mod process;

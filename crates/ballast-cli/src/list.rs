@@ -1,5 +1,6 @@
-//! `ballast list`: processes with their parameters, tie-breaking rules, settings, weights,
-//! the round-based models, and the configured reproduction items
+//! `ballast list`: processes with their parameters, tie-breaking rules, settings (with the
+//! delay modes), stopping rules, weights, statistics, potentials, the off-line optimum, the
+//! round-based models, and the configured reproduction items
 //! (`configs/<paper>/<item>.toml`), all read from the registries of the crates that own them.
 
 use std::fmt::Write as _;
@@ -9,6 +10,8 @@ use ballast_core::{Engine, TieBreak};
 
 use ballast_core::level::level_settings;
 use ballast_core::registry::{self, ProcessDef};
+
+use crate::list_sections::setting_name;
 
 /// One-line meaning of a tie-breaking rule.
 fn tie_break_doc(t: TieBreak) -> &'static str {
@@ -46,12 +49,13 @@ fn configs_near_cwd() -> Option<PathBuf> {
 
 /// The settings a process runs in.
 fn settings_of(k: &ProcessDef) -> Vec<&'static str> {
-    let mut settings = vec!["sequential"];
+    use ballast_core::{delay::DelayMode, Setting};
+    let mut settings = vec![setting_name(&Setting::Sequential)];
     if k.settings.batched {
-        settings.push("batched");
+        settings.push(setting_name(&Setting::Batched { b: 1 }));
     }
     if k.settings.delay {
-        settings.push("delay");
+        settings.push(setting_name(&Setting::Delay { tau: 1, mode: DelayMode::Random }));
     }
     settings
 }
@@ -82,16 +86,41 @@ fn engine_doc(e: Engine) -> &'static str {
     }
 }
 
-/// The full listing as text.
+/// The full listing as text, one function per section.
 pub fn render() -> String {
     let mut s = String::new();
+    render_processes(&mut s);
+    render_models(&mut s);
+    render_topologies(&mut s);
+    let _ = writeln!(s, "\nTie-breaking rules (--tie-break RULE):");
+    for (name, t) in TieBreak::ALL {
+        let _ = writeln!(s, "  {:<15} {}", name, tie_break_doc(t));
+    }
+    render_weights(&mut s);
+    crate::sampling::render_laws(&mut s);
+    crate::start::render_starts(&mut s);
+    crate::list_sections::render(&mut s);
+    let _ = writeln!(s, "\nEngines (--engine):");
+    for (name, e) in Engine::ALL {
+        let _ = writeln!(s, "  {name:<15} {}", engine_doc(e));
+    }
+    render_items(&mut s);
+    s
+}
+
+/// One parameter line of a registry entry.
+fn param_line(s: &mut String, name: &str, doc: &str, ty: String, default: String) {
+    let default = if default.is_empty() { default } else { format!(", {default}") };
+    let _ = writeln!(s, "      {name:<15} {doc} ({ty}{default})");
+}
+
+/// The "Processes" section.
+fn render_processes(s: &mut String) {
     let _ = writeln!(s, "Processes (--process KIND [--param key=value]...):");
     for k in registry::processes() {
         let _ = writeln!(s, "  {:<19} {}", k.name, k.doc);
         for p in k.params {
-            let default = p.default.describe();
-            let default = if default.is_empty() { default } else { format!(", {default}") };
-            let _ = writeln!(s, "      {:<15} {} ({}{default})", p.name, p.doc, p.ty.describe());
+            param_line(s, p.name, p.doc, p.ty.describe(), p.default.describe());
         }
         let _ =
             writeln!(s, "      {:<15} {}", "engines:", level_settings(&k.example()).engines_text());
@@ -102,6 +131,10 @@ pub fn render() -> String {
         let _ = writeln!(s, "      {:<15} {}", "weights:", weights);
         let _ = writeln!(s, "      {:<15} {}", "sampling:", crate::sampling::process_line(k));
     }
+}
+
+/// The "Round-based models" section.
+fn render_models(s: &mut String) {
     let _ = writeln!(
         s,
         "\nRound-based models (process = {{ kind = … }} in kind = \"dynamic\" configs):"
@@ -109,14 +142,16 @@ pub fn render() -> String {
     for m in ballast_dynamic::registry::MODELS {
         let _ = writeln!(s, "  {:<19} {}", m.name, m.doc);
         for p in m.params {
-            let default = p.default.describe();
-            let default = if default.is_empty() { default } else { format!(", {default}") };
-            let _ = writeln!(s, "      {:<15} {} ({}{default})", p.name, p.doc, p.ty.describe());
+            param_line(s, p.name, p.doc, p.ty.describe(), p.default.describe());
         }
         let point: Vec<String> = m.point.iter().map(|(k, v)| format!("{k} ({v})")).collect();
         let _ = writeln!(s, "      {:<15} {}", "point:", point.join(", "));
         let _ = writeln!(s, "      {:<15} {}", "start:", m.start);
     }
+}
+
+/// The "Topologies" section.
+fn render_topologies(s: &mut String) {
     let _ = writeln!(
         s,
         "\nTopologies (--graph KIND[:value:...|:key=value,...]; graph = \"…\" or \
@@ -125,23 +160,14 @@ pub fn render() -> String {
     for t in ballast_graph::TOPOLOGIES {
         let _ = writeln!(s, "  {:<19} {}", t.name, t.doc);
         for p in t.params {
-            let default = p.default.describe();
-            let default = if default.is_empty() { default } else { format!(", {default}") };
-            let _ = writeln!(s, "      {:<15} {} ({}{default})", p.name, p.doc, p.ty.describe());
+            param_line(s, p.name, p.doc, p.ty.describe(), p.default.describe());
         }
         let _ = writeln!(s, "      {:<15} {} (e.g. {})", "shorthand:", t.form(), t.example);
     }
-    let _ = writeln!(s, "\nTie-breaking rules (--tie-break RULE):");
-    for (name, t) in TieBreak::ALL {
-        let _ = writeln!(s, "  {:<15} {}", name, tie_break_doc(t));
-    }
-    let _ = writeln!(s, "\nSettings:");
-    let _ = writeln!(s, "  {:<15} every decision sees the current loads (default)", "sequential");
-    let _ = writeln!(
-        s,
-        "  {:<15} batches of b balls decide on the loads frozen at the batch start (--batch B, B >= 1)",
-        "batched{b}"
-    );
+}
+
+/// The "Weights" section.
+fn render_weights(s: &mut String) {
     let _ = writeln!(
         s,
         "\nWeights (--weights KIND[:key=value,...], weights = {{ kind = … }} in a series):"
@@ -149,19 +175,9 @@ pub fn render() -> String {
     for w in ballast_core::registry::WEIGHTS {
         let _ = writeln!(s, "  {:<15} {}", w.name, w.doc);
         for p in w.params {
-            let default = p.default.describe();
-            let default = if default.is_empty() { default } else { format!(", {default}") };
-            let _ = writeln!(s, "      {:<15} {} ({}{default})", p.name, p.doc, p.ty.describe());
+            param_line(s, p.name, p.doc, p.ty.describe(), p.default.describe());
         }
     }
-    crate::sampling::render_laws(&mut s);
-    crate::start::render_starts(&mut s);
-    let _ = writeln!(s, "\nEngines (--engine):");
-    for (name, e) in Engine::ALL {
-        let _ = writeln!(s, "  {name:<15} {}", engine_doc(e));
-    }
-    render_items(&mut s);
-    s
 }
 
 /// The "Items" section of `ballast list`: the configs under the working directory (or above
@@ -269,12 +285,11 @@ pub fn structured() -> serde_json::Value {
         }
         None => (Value::Null, Vec::new()),
     };
-    json!({
+    let mut out = json!({
         "processes": processes,
         "models": models,
         "topologies": topologies,
         "tie_breaks": tie_breaks,
-        "settings": ["sequential", "batched", "delay"],
         "weights": ballast_core::registry::WEIGHTS
             .iter()
             .map(|w| {
@@ -294,7 +309,11 @@ pub fn structured() -> serde_json::Value {
         "engines": engines,
         "configs_dir": configs,
         "items": items,
-    })
+    });
+    for (key, value) in crate::list_sections::structured() {
+        out[key] = value;
+    }
+    out
 }
 
 #[cfg(test)]
@@ -341,5 +360,88 @@ mod tests {
                 assert!(text.contains(&format!("      {:<15} {} (", p.name, p.doc)), "{}", p.name);
             }
         }
+    }
+
+    /// The names under `key` in the JSON listing.
+    fn json_names(v: &serde_json::Value, key: &str) -> Vec<String> {
+        v[key]
+            .as_array()
+            .unwrap_or_else(|| panic!("no `{key}` array"))
+            .iter()
+            .map(|e| e["name"].as_str().unwrap().to_owned())
+            .collect()
+    }
+
+    #[test]
+    fn listing_shows_every_setting_stop_statistic_potential_and_the_offline_optimum() {
+        use ballast_core::delay::DelayMode;
+        let text = super::render();
+        let v = super::structured();
+        let section = |title: &str| -> String {
+            let from = text.find(title).unwrap_or_else(|| panic!("no {title} in\n{text}"));
+            let rest = &text[from..];
+            rest[..rest[1..].find("\n\n").map_or(rest.len(), |e| e + 1)].to_owned()
+        };
+        let entry = |name: &str, doc: &str| format!("{name:<23} {doc}");
+        let stats: Vec<String> = ballast_runner::Statistic::allocation()
+            .iter()
+            .map(|s| {
+                let in_text = section("Statistics of allocation series");
+                assert!(in_text.contains(&entry(s.name(), s.describe())), "{}", s.name());
+                s.name().to_owned()
+            })
+            .collect();
+        assert_eq!(json_names(&v, "statistics"), stats);
+        let recovery = section("Statistics of allocation series");
+        assert!(recovery.contains("needs:") && recovery.contains("--recovery-target GAP"));
+        let measures: Vec<String> = ballast_runner::Measure::ALL
+            .iter()
+            .map(|m| {
+                assert!(section("Statistics of graph").contains(&entry(m.name(), m.describe())));
+                m.name().to_owned()
+            })
+            .collect();
+        assert_eq!(json_names(&v, "measures"), measures);
+        let potentials: Vec<String> = ballast_potential::POTENTIALS
+            .iter()
+            .map(|k| {
+                let in_text = section("Potentials (");
+                assert!(in_text.contains(&entry(k.name, k.doc)), "{}", k.name);
+                assert!(in_text.contains(k.example), "{}", k.example);
+                k.name.to_owned()
+            })
+            .collect();
+        assert_eq!(json_names(&v, "potentials"), potentials);
+        let stops: Vec<String> = ballast_core::Stop::ALL
+            .iter()
+            .map(|(name, _)| {
+                assert!(section("Stopping rules").contains(&format!("  {name:<23} ")), "{name}");
+                (*name).to_owned()
+            })
+            .collect();
+        assert_eq!(json_names(&v, "stops"), stops);
+        let modes: Vec<String> = crate::list_sections::DELAY_MODES
+            .iter()
+            .map(|m| {
+                assert_eq!(DelayMode::from_name(m.name()).unwrap(), *m);
+                assert!(section("Settings:").contains(&format!("    {:<23} ", m.name())));
+                m.name().to_owned()
+            })
+            .collect();
+        assert_eq!(json_names(&v, "delay_modes"), modes);
+        let settings = json_names(&v, "settings");
+        assert_eq!(settings, ["sequential", "batched", "delay"]);
+        for (name, doc) in v["settings"].as_array().unwrap().iter().map(|e| (&e["name"], &e["doc"]))
+        {
+            let line = entry(name.as_str().unwrap(), doc.as_str().unwrap());
+            assert!(section("Settings:").contains(&line), "{line}");
+        }
+        // Every setting a process names is a listed one, so text and JSON agree on "delay".
+        for k in ballast_core::registry::processes() {
+            assert!(super::settings_of(k).iter().all(|s| settings.iter().any(|t| t == s)));
+        }
+        let offline = section("Off-line optimum");
+        assert!(offline.contains(v["offline"]["doc"].as_str().unwrap()), "{offline}");
+        assert!(offline.contains("--offline D") && offline.contains("offline_optimum"));
     }
 }

@@ -182,4 +182,28 @@ fn list_has_every_registry_entry() {
             assert!(text.contains(param["doc"].as_str().unwrap()), "{param}");
         }
     }
+    let stats: Vec<&str> =
+        ballast_runner::Statistic::allocation().iter().map(|s| s.name()).collect();
+    assert_eq!(names("statistics"), stats);
+    let measures: Vec<&str> = ballast_runner::Measure::ALL.iter().map(|m| m.name()).collect();
+    assert_eq!(names("measures"), measures);
+    let potentials: Vec<&str> = ballast_potential::POTENTIALS.iter().map(|k| k.name).collect();
+    assert_eq!(names("potentials"), potentials);
+    let stops: Vec<&str> = ballast_core::Stop::ALL.iter().map(|(n, _)| *n).collect();
+    assert_eq!(names("stops"), stops);
+    use ballast_core::delay::DelayMode;
+    let modes = names("delay_modes");
+    assert_eq!(modes, [DelayMode::Random.name(), DelayMode::Adversarial.name()]);
+    assert!(modes.iter().all(|m| DelayMode::from_name(m).is_ok()));
+    assert_eq!(names("settings"), ["sequential", "batched", "delay"]);
+    // Each entry's name and meaning is a line of the text, so the two cannot drift apart.
+    for key in ["settings", "delay_modes", "stops", "statistics", "measures", "potentials"] {
+        for e in v[key].as_array().unwrap() {
+            let line =
+                format!("{:<23} {}", e["name"].as_str().unwrap(), e["doc"].as_str().unwrap());
+            assert!(text.contains(&line), "{key}: {line}");
+        }
+    }
+    assert!(text.contains(v["offline"]["doc"].as_str().unwrap()));
+    assert!(v["offline"]["form"].as_str().unwrap().contains("--offline D"));
 }

@@ -48,5 +48,7 @@ pub use drift::{Drift, DriftRow};
 pub use error::Error;
 pub use exact::{normalized_loads, recompute, recompute_ln, Exact};
 pub use series::{Recorder, Sampling, Series};
-pub use spec::{PotentialSpec, ALPHA_ALLOWED, ALPHA_MAX, POTENTIAL_NAMES};
+pub use spec::{
+    PotentialKind, PotentialSpec, ALPHA_ALLOWED, ALPHA_MAX, POTENTIALS, POTENTIAL_NAMES,
+};
 pub use track::{Potentials, TrackingStats};

@@ -10,6 +10,48 @@ use crate::Error;
 /// The valid potential names, for listings and error messages.
 pub const POTENTIAL_NAMES: &str = "exponential, hyperbolic, quadratic, absolute";
 
+/// A potential as listings show it (`ballast list`, Python's `ballast.registry()`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PotentialKind {
+    /// Its name, as [`PotentialSpec::name`] gives it.
+    pub name: &'static str,
+    /// Its parameters in the `name[:key=value,...]` syntax (empty when it takes none).
+    pub params: &'static str,
+    /// A spec that parses, e.g. `exponential:alpha=0.1`.
+    pub example: &'static str,
+    /// What it sums over the normalised loads `y_i = x_i − W/n`.
+    pub doc: &'static str,
+}
+
+/// Every potential, in the order of [`POTENTIAL_NAMES`] (a test keeps the two equal and
+/// every [`PotentialSpec`] variant in it).
+pub const POTENTIALS: [PotentialKind; 4] = [
+    PotentialKind {
+        name: "exponential",
+        params: "alpha (0 < alpha <= 100)",
+        example: "exponential:alpha=0.1",
+        doc: "overload potential: sum of exp(alpha * y_i)",
+    },
+    PotentialKind {
+        name: "hyperbolic",
+        params: "alpha (0 < alpha <= 100)",
+        example: "hyperbolic:alpha=0.05",
+        doc: "hyperbolic cosine potential: sum of exp(alpha * y_i) + exp(-alpha * y_i)",
+    },
+    PotentialKind {
+        name: "quadratic",
+        params: "",
+        example: "quadratic",
+        doc: "quadratic potential: sum of y_i^2",
+    },
+    PotentialKind {
+        name: "absolute",
+        params: "",
+        example: "absolute",
+        doc: "absolute value potential: sum of |y_i|",
+    },
+];
+
 /// What `alpha` may be, in words.
 pub const ALPHA_ALLOWED: &str = "a number with 0 < alpha <= 100";
 
@@ -198,6 +240,30 @@ mod tests {
         }
         assert_eq!(PotentialSpec::Exponential { alpha: 0.1 }.to_string(), "exponential:alpha=0.1");
         assert_eq!(PotentialSpec::parse_all(["quadratic", "absolute"]).unwrap().len(), 2);
+    }
+
+    /// The listing entry of a potential; exhaustive, so a new variant does not compile
+    /// until it is listed.
+    fn listed(p: PotentialSpec) -> &'static PotentialKind {
+        let at = match p {
+            PotentialSpec::Exponential { .. } => 0,
+            PotentialSpec::Hyperbolic { .. } => 1,
+            PotentialSpec::Quadratic => 2,
+            PotentialSpec::Absolute => 3,
+        };
+        &POTENTIALS[at]
+    }
+
+    #[test]
+    fn the_listing_table_is_every_potential() {
+        let names: Vec<&str> = POTENTIALS.iter().map(|k| k.name).collect();
+        assert_eq!(names.join(", "), POTENTIAL_NAMES);
+        for k in POTENTIALS {
+            let spec = PotentialSpec::parse(k.example).unwrap();
+            assert_eq!(spec.name(), k.name);
+            assert_eq!(listed(spec), &k);
+            assert_eq!(k.params.is_empty(), spec.alpha().is_none(), "{}", k.name);
+        }
     }
 
     #[test]

@@ -106,5 +106,20 @@ def test_list_is_the_registry(cli, repo, monkeypatch):
             assert param["doc"] in out
     assert [m["name"] for m in d["models"]] and all(m["name"] in out for m in d["models"])
     assert "batched22/fig8_1" in {i["id"] for i in d["items"]}
+    # Settings (with the delay modes), stopping rules, statistics, potentials and the
+    # off-line optimum: every entry of the dict is a line of the text, from the same data.
+    assert [s["name"] for s in d["settings"]] == ["sequential", "batched", "delay"]
+    assert {m["name"] for m in d["delay_modes"]} == {"random", "adversarial"}
+    assert {s["name"] for s in d["stops"]} == {"truncate", "finish"}
+    stats = {s["name"] for s in d["statistics"]}
+    assert {"max_gap", "recovery_time", "potential_trajectory"} <= stats
+    assert {"offline_optimum", "greedy_max_load"} <= {m["name"] for m in d["measures"]}
+    assert [p["name"] for p in d["potentials"]] == ["exponential", "hyperbolic", "quadratic", "absolute"]
+    for key in ["settings", "delay_modes", "stops", "statistics", "measures", "potentials"]:
+        for e in d[key]:
+            assert f"{e['name']:<23} {e['doc']}" in out, (key, e)
+    assert d["offline"]["doc"] in out and "--offline D" in d["offline"]["form"]
+    for p in d["processes"]:
+        assert set(p["settings"]) <= {s["name"] for s in d["settings"]}
     with pytest.raises(ValueError):
         ballast.list("yaml")

@@ -180,6 +180,11 @@ impl Statistic {
         Self::allocation_names().join(", ")
     }
 
+    /// The statistics an allocation series may name, in order (for listings).
+    pub fn allocation() -> &'static [Statistic] {
+        &Self::ALLOCATION
+    }
+
     /// The names of [`Self::ALLOCATION`], in order (read from [`Self::name`], so the list
     /// of the enum is the only one).
     fn allocation_names() -> &'static [&'static str] {

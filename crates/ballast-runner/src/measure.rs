@@ -44,6 +44,25 @@ pub enum Measure {
 }
 
 impl Measure {
+    /// Every measure, in declaration order (for listings; a test keeps it complete).
+    pub const ALL: [Measure; 15] = [
+        Self::FinalGap,
+        Self::MaxGap,
+        Self::MaxLoad,
+        Self::SamplesPerBall,
+        Self::OfflineOptimum,
+        Self::GreedyMaxLoad,
+        Self::AvgMaxLoad,
+        Self::AvgFractionEmptyBins,
+        Self::AvgSystemLoad,
+        Self::AvgLoadPerBin,
+        Self::MaxLoadOverShape,
+        Self::PeakMaxLoad,
+        Self::MaxLoadHistogram,
+        Self::Potential,
+        Self::DriftPerBall,
+    ];
+
     /// The snake_case name used in CSV files.
     pub fn name(self) -> &'static str {
         match self {
@@ -95,5 +114,43 @@ impl Measure {
                 ballast_core::registry::did_you_mean(s, names.iter().copied())
             )
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Measure;
+
+    /// The position of a measure in its declaration; the match is exhaustive, so a new
+    /// variant does not compile until it is placed here and in [`Measure::ALL`].
+    fn position(m: Measure) -> usize {
+        match m {
+            Measure::FinalGap => 0,
+            Measure::MaxGap => 1,
+            Measure::MaxLoad => 2,
+            Measure::SamplesPerBall => 3,
+            Measure::OfflineOptimum => 4,
+            Measure::GreedyMaxLoad => 5,
+            Measure::AvgMaxLoad => 6,
+            Measure::AvgFractionEmptyBins => 7,
+            Measure::AvgSystemLoad => 8,
+            Measure::AvgLoadPerBin => 9,
+            Measure::MaxLoadOverShape => 10,
+            Measure::PeakMaxLoad => 11,
+            Measure::MaxLoadHistogram => 12,
+            Measure::Potential => 13,
+            Measure::DriftPerBall => 14,
+        }
+    }
+
+    #[test]
+    fn all_holds_every_measure_once() {
+        for (i, m) in Measure::ALL.iter().enumerate() {
+            assert_eq!(position(*m), i, "{}", m.name());
+        }
+        let mut names: Vec<&str> = Measure::ALL.iter().map(|m| m.name()).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), Measure::ALL.len());
     }
 }

@@ -16,7 +16,8 @@ The functions here run the same code as the ``ballast`` command line (the native
   dict: the item's tidy table (its CSV) as a pandas DataFrame, with the metadata in
   ``df.attrs``. Nothing is written unless ``out`` is given.
 - :func:`registry` (also ``ballast.list``) is ``ballast list``: processes, parameters,
-  models, topologies, tie-breaking rules, engines, items, as a dict or as the listing's text.
+  models, topologies, tie-breaking rules, settings, statistics, potentials, the off-line
+  optimum, engines, items, as a dict or as the listing's text.
 
 Bad input raises :class:`ValueError` with the registry's message; Ctrl-C stops a running
 call after its runs in progress and raises :class:`KeyboardInterrupt`; other failures raise
@@ -723,8 +724,11 @@ def registry(format: str = "dict") -> Union[Dict[str, Any], str]:
 
     ``format="dict"`` (default): a dict with ``processes`` (name, doc, params with name,
     doc, type and default, engines, settings, tie_breaks, weights), ``models``,
-    ``topologies``, ``tie_breaks``, ``settings``, ``weights``, ``engines``, ``configs_dir``
-    and ``items`` (id, path). ``format="text"``: the listing's text, as printed.
+    ``topologies``, ``tie_breaks``, ``weights``, ``sampling``, ``starts``, ``engines``,
+    ``settings``, ``delay_modes``, ``stops``, ``statistics`` (allocation series),
+    ``measures`` (other item kinds), ``potentials`` (each entry: name, form, doc, needs),
+    ``offline`` (``simulate --offline D``), ``configs_dir`` and ``items`` (id, path).
+    ``format="text"``: the listing's text, as printed.
     """
     if format == "text":
         return _native.list_text()
