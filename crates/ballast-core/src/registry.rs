@@ -1094,8 +1094,10 @@ fn check_run_size(spec: &RunSpec) -> Result<(), ParamError> {
     Ok(())
 }
 
-/// The process-wide registry's extensions ([`register`]), after the built-ins.
-static REGISTERED: std::sync::RwLock<Vec<&'static ProcessDef>> = std::sync::RwLock::new(Vec::new());
+/// The process-wide registry's extensions ([`register`], [`register_unlisted`]), after the
+/// built-ins, each with whether listings show it.
+static REGISTERED: std::sync::RwLock<Vec<(&'static ProcessDef, bool)>> =
+    std::sync::RwLock::new(Vec::new());
 
 /// A set of process kinds: the built-ins ([`Registry::builtin`], the entries of
 /// [`PROCESSES`]) and any registered beside them. Every front end reads
@@ -1103,18 +1105,26 @@ static REGISTERED: std::sync::RwLock<Vec<&'static ProcessDef>> = std::sync::RwLo
 #[derive(Clone, Debug)]
 pub struct Registry {
     processes: Vec<&'static ProcessDef>,
+    /// Kinds found by name but left out of listings ([`register_unlisted`]).
+    unlisted: Vec<&'static ProcessDef>,
 }
 
 impl Registry {
     /// The built-in kinds only.
     pub fn builtin() -> Self {
-        Self { processes: PROCESSES.iter().collect() }
+        Self { processes: PROCESSES.iter().collect(), unlisted: Vec::new() }
     }
 
     /// The built-ins and every kind [`register`]ed so far in this process.
     pub fn current() -> Self {
         let mut r = Self::builtin();
-        r.processes.extend(REGISTERED.read().unwrap_or_else(|e| e.into_inner()).iter());
+        for &(def, listed) in REGISTERED.read().unwrap_or_else(|e| e.into_inner()).iter() {
+            if listed {
+                r.processes.push(def)
+            } else {
+                r.unlisted.push(def)
+            }
+        }
         r
     }
 
@@ -1122,7 +1132,7 @@ impl Registry {
     /// `snake_case`, or of an entry whose example does not build.
     pub fn with(mut self, def: &'static ProcessDef) -> Result<Self, ParamError> {
         let refuse = |message: String| ParamError { param: None, message };
-        if self.processes.iter().any(|p| p.name == def.name) {
+        if self.processes.iter().chain(&self.unlisted).any(|p| p.name == def.name) {
             return Err(refuse(format!("process `{}` is already registered", def.name)));
         }
         let snake = |c: char| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_';
@@ -1155,7 +1165,8 @@ impl Registry {
     /// The entry of kind `name`, or the "unknown process" message (with the nearest valid
     /// name and the list).
     pub fn find(&self, name: &str) -> Result<&'static ProcessDef, ParamError> {
-        self.processes.iter().copied().find(|p| p.name == name).ok_or_else(|| ParamError {
+        let all = self.processes.iter().chain(&self.unlisted).copied();
+        all.clone().find(|p| p.name == name).ok_or_else(|| ParamError {
             param: None,
             message: format!(
                 "unknown process `{name}`{}; valid kinds: {}",
@@ -1176,11 +1187,28 @@ impl Registry {
 /// [`ProcessSpec::Custom`] of its item ([`crate::item`]). Refused as [`Registry::with`]
 /// refuses.
 pub fn register(def: &'static ProcessDef) -> Result<(), ParamError> {
+    register_as(def, true)
+}
+
+/// [`register`], but listings (`ballast list`, [`processes`], [`names`]) leave the kind out:
+/// for kinds made at run time that belong to one caller, such as a Python function given
+/// as a rule. Found by name as any other kind.
+pub fn register_unlisted(def: &'static ProcessDef) -> Result<(), ParamError> {
+    register_as(def, false)
+}
+
+fn register_as(def: &'static ProcessDef, listed: bool) -> Result<(), ParamError> {
     let mut registered = REGISTERED.write().unwrap_or_else(|e| e.into_inner());
     let mut current = Registry::builtin();
-    current.processes.extend(registered.iter());
+    for &(d, shown) in registered.iter() {
+        if shown {
+            current.processes.push(d)
+        } else {
+            current.unlisted.push(d)
+        }
+    }
     current.with(def)?;
-    registered.push(def);
+    registered.push((def, listed));
     Ok(())
 }
 

@@ -1,5 +1,5 @@
 //! A Python function as the rule of a process (`ballast.simulate(fn, n, m, d=2, …)`): each
-//! function is registered once as a process kind of its own (`python_rule_<k>`, a
+//! function is registered once, unlisted, as a process kind of its own (`python_rule_<k>`, a
 //! [`ballast_core::item::ProcessItem`]), so it runs through the same code path as every
 //! other kind (`ballast simulate`'s runs, seeds, engines and checks).
 //!
@@ -134,7 +134,7 @@ pub fn register_rule(func: Py<PyAny>, d: u32) -> PyResult<String> {
         build,
         example: "",
     }));
-    registry::register(def).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+    registry::register_unlisted(def).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
     Ok(name.to_owned())
 }
 
