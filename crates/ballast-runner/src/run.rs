@@ -355,57 +355,20 @@ fn run_with(
     for w in &plan.warnings {
         tracing::warn!("{}: {w}", exp.id());
     }
-    let refs = exp
-        .raw
-        .references
-        .iter()
-        .enumerate()
-        .map(|(i, r)| {
-            ReferenceTable::load(&opts.reference_dir, &r.file, &r.label)
-                .map_err(|e| crate::reference::at_config_key(&exp.file, i, e))
-        })
-        .collect::<Result<Vec<_>, _>>()?;
+    let refs = load_references(exp, opts)?;
     let shifts: Vec<f64> = exp.raw.references.iter().map(|r| r.x_shift).collect();
-    // A `reference = "…"` written in a series that names no series of any reference table
-    // would give no comparison in silence.
-    if !refs.is_empty() {
-        let mut told = std::collections::BTreeSet::new();
-        for p in &plan.points {
-            let written = exp.raw.series[p.series].get_ref().reference.as_deref();
-            let Some(name) = plan.series[p.series].reference_at(&p.grid, p.n, p.b) else {
-                continue;
-            };
-            if written.is_some_and(|w| !w.is_empty())
-                && !refs.iter().any(|t| t.has_series(&name))
-                && told.insert(name.clone())
-            {
-                tracing::warn!(
-                    "{}: series `{}`: `reference` names `{name}`, which no reference table ({}) \
-                     has: no comparison for it",
-                    exp.id(),
-                    plan.series[p.series].name,
-                    refs.iter().map(|t| t.file.as_str()).collect::<Vec<_>>().join(", ")
-                );
-            }
-        }
-    }
+    warn_unmatched_references(exp, &plan, &refs);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(opts.threads)
         .build()
         .map_err(|e| Error::ThreadPool(e.to_string()))?;
     let threads = pool.current_num_threads();
     let start = crate::result::Clock::start(&exp.file);
-    let runs = plan.runs;
-    let id = exp.seed_id();
-    let seed = exp.seed();
-    let job = UnitJob { opts, pool: &pool, label: exp.id(), runs, merged };
-    let done = execute(&job, &plan, seed, id)?;
-    let done = match done {
+    let job = UnitJob { opts, pool: &pool, label: exp.id(), runs: plan.runs, merged };
+    let done = match execute(&job, &plan, exp.seed(), exp.seed_id())? {
         Executed::Complete(units) => units,
         Executed::Shard(f) => return Ok(Outcome::Shard(f)),
     };
-    let cached_points = done.stored_points;
-    let cached_sim_s = done.stored_wall_s;
     let outs = done.outs;
     let balls: u128 = outs.iter().flatten().map(|o| u128::from(o.balls)).sum();
 
@@ -416,8 +379,83 @@ fn run_with(
         tracing::warn!("{}: {w}", exp.id());
         warnings.push(w);
     }
-    let wall = start.wall_s();
-    let frame = plan.frame(&exp.raw);
+    let ran = Ran {
+        scale,
+        threads,
+        shards: merged.map(|m| m.shards),
+        cached_points: done.stored_points,
+        cached_sim_s: done.stored_wall_s,
+        balls,
+        clock: &start,
+    };
+    let meta = item_metadata(exp, opts, &plan, &refs, &ran);
+    Ok(Outcome::Item(Box::new(item_result(exp, &plan, meta, rows, &refs, warnings))))
+}
+
+/// The reference tables of an item, loaded from the reference directory (an error names the
+/// config key that asked for the table).
+fn load_references(exp: &Experiment, opts: &RunOptions) -> Result<Vec<ReferenceTable>, Error> {
+    exp.raw
+        .references
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            ReferenceTable::load(&opts.reference_dir, &r.file, &r.label)
+                .map_err(|e| crate::reference::at_config_key(&exp.file, i, e))
+        })
+        .collect()
+}
+
+/// Warns, once per name, about a `reference = "…"` written in a series that names no series
+/// of any reference table: it would give no comparison in silence.
+fn warn_unmatched_references(exp: &Experiment, plan: &Plan, refs: &[ReferenceTable]) {
+    if refs.is_empty() {
+        return;
+    }
+    let mut told = std::collections::BTreeSet::new();
+    for p in &plan.points {
+        let written = exp.raw.series[p.series].get_ref().reference.as_deref();
+        let Some(name) = plan.series[p.series].reference_at(&p.grid, p.n, p.b) else {
+            continue;
+        };
+        if written.is_some_and(|w| !w.is_empty())
+            && !refs.iter().any(|t| t.has_series(&name))
+            && told.insert(name.clone())
+        {
+            tracing::warn!(
+                "{}: series `{}`: `reference` names `{name}`, which no reference table ({}) \
+                 has: no comparison for it",
+                exp.id(),
+                plan.series[p.series].name,
+                refs.iter().map(|t| t.file.as_str()).collect::<Vec<_>>().join(", ")
+            );
+        }
+    }
+}
+
+/// How an allocation item ran, for its metadata.
+struct Ran<'a> {
+    scale: Scale,
+    threads: usize,
+    /// Shards merged (`None`: one machine).
+    shards: Option<u32>,
+    /// Points, and their recorded simulation time, taken from checkpoints or shard files.
+    cached_points: usize,
+    cached_sim_s: f64,
+    balls: u128,
+    clock: &'a crate::result::Clock,
+}
+
+/// The metadata of an allocation item: what it ran and how.
+fn item_metadata(
+    exp: &Experiment,
+    opts: &RunOptions,
+    plan: &Plan,
+    refs: &[ReferenceTable],
+    ran: &Ran<'_>,
+) -> Metadata {
+    let wall = ran.clock.wall_s();
+    let id = exp.seed_id();
     let seed_scheme = if id == exp.id() {
         "derive_seed(seed, [hash_str(item), point, run])".to_string()
     } else {
@@ -427,31 +465,43 @@ fn run_with(
         plan.points.iter().map(|p| engine_label(&p.spec, !p.potentials.is_empty())).collect();
     engines.sort_unstable();
     engines.dedup();
-    let meta = Metadata::new(
+    Metadata::new(
         &exp.file,
         opts,
         Execution {
             title: exp.title().to_string(),
-            seed,
+            seed: exp.seed(),
             seed_scheme,
             engine: engines.join("+"),
-            scale,
-            scale_changes: exp.scale_changes(scale),
+            scale: ran.scale,
+            scale_changes: exp.scale_changes(ran.scale),
             sampling: plan.sampling,
-            stopping: stopping_rules(&plan),
-            cached_points,
-            shards: merged.map(|m| m.shards),
-            threads,
-            runs,
+            stopping: stopping_rules(plan),
+            cached_points: ran.cached_points,
+            shards: ran.shards,
+            threads: ran.threads,
+            runs: plan.runs,
             points: plan.points.len(),
-            wall_time_s: wall + cached_sim_s,
-            cpu_time_s: start.cpu_s(),
-            git_revision: start.git_revision(),
-            balls_simulated: balls,
+            wall_time_s: wall + ran.cached_sim_s,
+            cpu_time_s: ran.clock.cpu_s(),
+            git_revision: ran.clock.git_revision(),
+            balls_simulated: ran.balls,
             references: refs.iter().map(|r| (r.label.clone(), r.file.clone())).collect(),
         },
-    );
-    Ok(Outcome::Item(Box::new(ItemResult {
+    )
+}
+
+/// The result of an allocation item from its metadata, rows and warnings.
+fn item_result(
+    exp: &Experiment,
+    plan: &Plan,
+    meta: Metadata,
+    rows: Vec<Row>,
+    refs: &[ReferenceTable],
+    warnings: Vec<String>,
+) -> ItemResult {
+    let frame = plan.frame(&exp.raw);
+    ItemResult {
         meta,
         rows,
         series: plan.series.iter().map(|s| s.name.clone()).collect(),
@@ -465,7 +515,7 @@ fn run_with(
         x_label: frame.x_label,
         y_label: frame.y_label,
         graphs: Vec::new(),
-    })))
+    }
 }
 
 /// One warning per point with a recovery target at which some runs never reached it
@@ -615,19 +665,6 @@ fn aggregate(
         let ps = &plan.series[point.series];
         let block = &outs[pi];
         let refname = ps.reference_at(&point.grid, point.n, point.b);
-        let rounding = ps.round.unwrap_or(ROUNDING);
-        let round = |v: f64| match ps.round {
-            Some(r) => r.apply(v) as f64,
-            None => v,
-        };
-        fn lookup<'t>(
-            t: &'t ReferenceTable,
-            name: Option<&str>,
-            point: &PlanPoint,
-            x: f64,
-        ) -> Option<&'t crate::RefPoint> {
-            t.get_at(name?, point.n, point.b, x)
-        }
         let group: Vec<(String, f64)> =
             point.grid.iter().filter(|(k, _)| *k != plan.x_variable).cloned().collect();
         // The series' own statistic first (compared with the references), then its `also`
@@ -643,142 +680,212 @@ fn aggregate(
                 rows.extend(probe_rows(point, &ps.name, block, !with_refs));
                 continue;
             }
-            let refname = if with_refs { refname.clone() } else { None };
-            let mut emit = |x: f64, group: Vec<(String, f64)>, values: Vec<f64>| {
-                let summary = summarize(&values, rounding);
-                let cmp = refs
-                    .iter()
-                    .enumerate()
-                    .map(|(ri, t)| {
-                        let r = lookup(t, refname.as_deref(), point, x - shifts[ri])?;
-                        let se_ref = summary.sd / (r.runs.max(1) as f64).sqrt();
-                        let z = mean_z(&summary, r.value, se_ref, ZeroErrors::Undefined);
-                        Some(Comparison { value: r.value, runs: r.runs, stderr: se_ref, z })
-                    })
-                    .collect();
-                rows.push(Row {
-                    series: ps.name.clone(),
-                    group,
-                    n: point.n,
-                    b: point.b,
-                    m: point.m,
-                    x,
-                    statistic,
-                    summary,
-                    refs: cmp,
-                    theory: point.theory,
-                    also: !with_refs,
-                    values,
-                });
-            };
-            // Gap statistics may be rounded by the series; the other statistics are kept as
-            // they are (max loads are integers already).
-            let gap_stat = matches!(
+            let stat = StatRows {
+                point,
+                series: ps,
+                refs,
+                shifts,
                 statistic,
-                Statistic::MaxGap
-                    | Statistic::FinalGap
-                    | Statistic::RunningMaxGap
-                    | Statistic::GapTrajectory
-                    | Statistic::Distribution
-            );
-            let per_run: Vec<Vec<f64>> = block
-                .iter()
-                .map(|o| {
-                    let v = samples(o, statistic, blocks, point.n);
-                    if gap_stat {
-                        v.into_iter().map(round).collect()
-                    } else {
-                        v
-                    }
-                })
-                .collect();
-            match statistic {
-                s if s.at_observations() => {
-                    let len = per_run.iter().map(Vec::len).min().unwrap_or(0);
-                    for j in 0..len {
-                        let x = observed_balls(&point.spec, j) as f64 / point.n as f64;
-                        emit(x, point.grid.clone(), per_run.iter().map(|r| r[j]).collect());
-                    }
-                }
-                Statistic::RunningMaxGap => {
-                    let len = per_run.iter().map(Vec::len).min().unwrap_or(0);
-                    for j in 0..len {
-                        emit(
-                            (j + 1) as f64,
-                            point.grid.clone(),
-                            per_run.iter().map(|r| r[j]).collect(),
-                        );
-                    }
-                }
-                Statistic::Distribution | Statistic::MaxLoadDistribution => {
-                    let values = per_run.concat();
-                    let mut extra: Vec<i64> = Vec::new();
-                    for (ri, t) in refs.iter().enumerate() {
-                        if let Some(name) = refname.as_deref() {
-                            extra.extend(
-                                t.xs(name, point.n, point.b)
-                                    .iter()
-                                    .map(|x| (x + shifts[ri]).round() as i64),
-                            );
-                        }
-                    }
-                    let summary_all = summarize(&values, rounding);
-                    for cell in distribution_cells(&values, rounding, &extra) {
-                        let x = cell.gap as f64;
-                        let cmp = refs
-                            .iter()
-                            .enumerate()
-                            .map(|(ri, t)| {
-                                let r = lookup(t, refname.as_deref(), point, x - shifts[ri]);
-                                // A published distribution lists its support only: elsewhere 0 %.
-                                let (value, runs) = match (r, &refname) {
-                                    (Some(r), _) => (r.value, r.runs),
-                                    (None, Some(name))
-                                        if !t.xs(name, point.n, point.b).is_empty() =>
-                                    {
-                                        (0.0, ref_runs(t, name, point.n, point.b))
-                                    }
-                                    _ => return None,
-                                };
-                                let p = value / 100.0;
-                                Some(Comparison {
-                                    value,
-                                    runs,
-                                    stderr: 100.0 * (p * (1.0 - p) / runs.max(1) as f64).sqrt(),
-                                    z: percent_z(cell.percent, values.len(), value, runs),
-                                })
-                            })
-                            .collect();
-                        rows.push(Row {
-                            series: ps.name.clone(),
-                            group: point.grid.clone(),
-                            n: point.n,
-                            b: point.b,
-                            m: point.m,
-                            x,
-                            statistic,
-                            summary: Summary {
-                                mean: cell.percent,
-                                stderr: cell.stderr,
-                                sd: 100.0
-                                    * (cell.percent / 100.0 * (1.0 - cell.percent / 100.0)).sqrt(),
-                                runs: values.len(),
-                                rounding,
-                                distribution: summary_all.distribution.clone(),
-                            },
-                            refs: cmp,
-                            theory: point.theory,
-                            also: !with_refs,
-                            values: Vec::new(),
-                        });
-                    }
-                }
-                _ => emit(point.x, group.clone(), per_run.concat()),
-            }
+                refname: if with_refs { refname.clone() } else { None },
+                rounding: ps.round.unwrap_or(ROUNDING),
+                also: !with_refs,
+            };
+            rows.extend(stat.rows(stat.per_run(block, blocks), &group));
         }
         rows.extend(potential_rows(point, &ps.name, block, &group, refs.len()));
     }
     rows
+}
+
+/// The entry of reference table `t` for series `name` at `point` and `x` (none without a
+/// name).
+fn ref_point<'t>(
+    t: &'t ReferenceTable,
+    name: Option<&str>,
+    point: &PlanPoint,
+    x: f64,
+) -> Option<&'t crate::RefPoint> {
+    t.get_at(name?, point.n, point.b, x)
+}
+
+/// One statistic of one point whose rows are being built: the series' own statistic
+/// (compared with the references) or one of its `also` statistics (no reference).
+struct StatRows<'a> {
+    point: &'a PlanPoint,
+    series: &'a crate::plan::PlanSeries,
+    refs: &'a [ReferenceTable],
+    /// Per reference table, its `x_shift`.
+    shifts: &'a [f64],
+    statistic: Statistic,
+    /// The reference series to compare with (`None`: no comparison).
+    refname: Option<String>,
+    /// How the values are summarised.
+    rounding: Rounding,
+    /// Whether it is an `also` statistic.
+    also: bool,
+}
+
+impl StatRows<'_> {
+    /// Per run, the statistic's values; gap statistics are rounded as the series says, the
+    /// other statistics are kept as they are (max loads are integers already).
+    fn per_run(&self, block: &[UnitOut], blocks: bool) -> Vec<Vec<f64>> {
+        let round = |v: f64| match self.series.round {
+            Some(r) => r.apply(v) as f64,
+            None => v,
+        };
+        let gap_stat = matches!(
+            self.statistic,
+            Statistic::MaxGap
+                | Statistic::FinalGap
+                | Statistic::RunningMaxGap
+                | Statistic::GapTrajectory
+                | Statistic::Distribution
+        );
+        block
+            .iter()
+            .map(|o| {
+                let v = samples(o, self.statistic, blocks, self.point.n);
+                if gap_stat {
+                    v.into_iter().map(round).collect()
+                } else {
+                    v
+                }
+            })
+            .collect()
+    }
+
+    /// The statistic's rows from its per-run values: one per observation point, per running
+    /// maximum, per distribution cell, or a single row at the point's x.
+    fn rows(&self, per_run: Vec<Vec<f64>>, group: &[(String, f64)]) -> Vec<Row> {
+        let point = self.point;
+        let column = |j: usize| per_run.iter().map(|r| r[j]).collect::<Vec<f64>>();
+        let len = per_run.iter().map(Vec::len).min().unwrap_or(0);
+        match self.statistic {
+            s if s.at_observations() => (0..len)
+                .map(|j| {
+                    let x = observed_balls(&point.spec, j) as f64 / point.n as f64;
+                    self.row(x, point.grid.clone(), column(j))
+                })
+                .collect(),
+            Statistic::RunningMaxGap => {
+                (0..len).map(|j| self.row((j + 1) as f64, point.grid.clone(), column(j))).collect()
+            }
+            Statistic::Distribution | Statistic::MaxLoadDistribution => {
+                self.distribution_rows(per_run.concat())
+            }
+            _ => vec![self.row(point.x, group.to_vec(), per_run.concat())],
+        }
+    }
+
+    /// The row of `values` at `x`, compared with every reference table.
+    fn row(&self, x: f64, group: Vec<(String, f64)>, values: Vec<f64>) -> Row {
+        let summary = summarize(&values, self.rounding);
+        let cmp = self
+            .refs
+            .iter()
+            .enumerate()
+            .map(|(ri, t)| {
+                let r = ref_point(t, self.refname.as_deref(), self.point, x - self.shifts[ri])?;
+                let se_ref = summary.sd / (r.runs.max(1) as f64).sqrt();
+                let z = mean_z(&summary, r.value, se_ref, ZeroErrors::Undefined);
+                Some(Comparison { value: r.value, runs: r.runs, stderr: se_ref, z })
+            })
+            .collect();
+        Row {
+            series: self.series.name.clone(),
+            group,
+            n: self.point.n,
+            b: self.point.b,
+            m: self.point.m,
+            x,
+            statistic: self.statistic,
+            summary,
+            refs: cmp,
+            theory: self.point.theory,
+            also: self.also,
+            values,
+        }
+    }
+
+    /// One row per cell of the distribution of `values` (the pooled values of all runs),
+    /// over the cells seen and the support of the reference distributions.
+    fn distribution_rows(&self, values: Vec<f64>) -> Vec<Row> {
+        let mut extra: Vec<i64> = Vec::new();
+        for (ri, t) in self.refs.iter().enumerate() {
+            if let Some(name) = self.refname.as_deref() {
+                extra.extend(
+                    t.xs(name, self.point.n, self.point.b)
+                        .iter()
+                        .map(|x| (x + self.shifts[ri]).round() as i64),
+                );
+            }
+        }
+        let summary_all = summarize(&values, self.rounding);
+        distribution_cells(&values, self.rounding, &extra)
+            .into_iter()
+            .map(|cell| self.cell_row(&cell, values.len(), &summary_all))
+            .collect()
+    }
+
+    /// The row of one distribution cell, of `samples` pooled values.
+    fn cell_row(&self, cell: &DistCell, samples: usize, summary_all: &Summary) -> Row {
+        let point = self.point;
+        let x = cell.gap as f64;
+        let cmp = self
+            .refs
+            .iter()
+            .enumerate()
+            .map(|(ri, t)| self.cell_comparison(t, x - self.shifts[ri], cell, samples))
+            .collect();
+        Row {
+            series: self.series.name.clone(),
+            group: point.grid.clone(),
+            n: point.n,
+            b: point.b,
+            m: point.m,
+            x,
+            statistic: self.statistic,
+            summary: Summary {
+                mean: cell.percent,
+                stderr: cell.stderr,
+                sd: 100.0 * (cell.percent / 100.0 * (1.0 - cell.percent / 100.0)).sqrt(),
+                runs: samples,
+                rounding: self.rounding,
+                distribution: summary_all.distribution.clone(),
+            },
+            refs: cmp,
+            theory: point.theory,
+            also: self.also,
+            values: Vec::new(),
+        }
+    }
+
+    /// A distribution cell compared with reference table `t` at its (shifted) `x`.
+    fn cell_comparison(
+        &self,
+        t: &ReferenceTable,
+        x: f64,
+        cell: &DistCell,
+        samples: usize,
+    ) -> Option<Comparison> {
+        let (point, refname) = (self.point, &self.refname);
+        let r = ref_point(t, refname.as_deref(), point, x);
+        // A published distribution lists its support only: elsewhere 0 %.
+        let (value, runs) = match (r, refname) {
+            (Some(r), _) => (r.value, r.runs),
+            (None, Some(name)) if !t.xs(name, point.n, point.b).is_empty() => {
+                (0.0, ref_runs(t, name, point.n, point.b))
+            }
+            _ => return None,
+        };
+        let p = value / 100.0;
+        Some(Comparison {
+            value,
+            runs,
+            stderr: 100.0 * (p * (1.0 - p) / runs.max(1) as f64).sqrt(),
+            z: percent_z(cell.percent, samples, value, runs),
+        })
+    }
 }
 
 /// One row per tracked potential of a point: its value at the end of the runs, named

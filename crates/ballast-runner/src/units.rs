@@ -508,60 +508,88 @@ fn progress_line(label: &str, done: u64, total: Option<u64>, elapsed: Duration) 
     )
 }
 
-/// Runs the units of `points` that are not stored yet (and, with a shard, belong to it),
-/// checkpointing finished points, and returns every point's outcomes in run order.
-///
-/// With a shard the result is [`Executed::Shard`], the shard's units; in merge mode every
-/// unit must come from the shard files.
-pub(crate) fn run_units<T, F>(
+/// Whether unit (point position `i`, run `r`) belongs to `shard`; without a shard every
+/// unit does. Units are numbered point-major, then run, with `runs` runs per point.
+fn owned(shard: Option<Shard>, runs: u64, i: usize, r: u64) -> bool {
+    shard.is_none_or(|s| s.owns(i as u64 * runs + r))
+}
+
+/// How many of the `runs` runs of the point at position `i` belong to `shard`.
+fn owned_runs(shard: Option<Shard>, runs: u64, i: usize) -> u64 {
+    (0..runs).filter(|&r| owned(shard, runs, i, r)).count() as u64
+}
+
+/// Takes the item's lock in the checkpoint directory (one process per item and directory;
+/// merges and `cached_only` runs only read) and, once it is held, removes the stale
+/// temporaries of the item's checkpoints. The lock lasts as long as the returned file.
+fn lock_checkpoints(
     job: &UnitJob<'_>,
     points: &[PointUnits],
-    f: F,
-) -> Result<Executed<T>, Error>
-where
-    T: Serialize + DeserializeOwned + Send,
-    F: Fn(usize, u64) -> Result<T, Error> + Sync,
-{
+) -> Result<Option<std::fs::File>, Error> {
     let opts = job.opts;
-    let runs = job.runs;
     let shard = opts.shard;
-    let start = Instant::now();
-    // One process per item and checkpoint directory (merges only read shard files).
-    let _lock = match (&opts.cache_dir, job.merged) {
+    let lock = match (&opts.cache_dir, job.merged) {
         (Some(d), None) if !opts.cached_only => lock_item(d, job.label, shard)?,
         _ => None,
     };
-    if let (Some(d), Some(_)) = (&opts.cache_dir, &_lock) {
+    if let (Some(d), Some(_)) = (&opts.cache_dir, &lock) {
         let names: Vec<String> = points
             .iter()
             .filter_map(|p| checkpoint_path(d, &p.key, shard).file_name().map(file_name_text))
             .collect();
         crate::files::remove_stale_temporaries(d, &names);
     }
+    Ok(lock)
+}
+
+/// What is stored already, per point: from the shard files in merge mode, else from the
+/// checkpoints (unless they are to be refreshed); an empty [`Stored`] where there is none.
+fn load_stored(job: &UnitJob<'_>, points: &[PointUnits]) -> Vec<Stored> {
+    let opts = job.opts;
     let read_cache = opts.cache_dir.as_deref().filter(|_| !opts.refresh_cache);
-    // What is stored already, per point.
-    let mut have: Vec<Stored> = points
+    points
         .iter()
         .map(|p| {
             let stored = match job.merged {
                 Some(m) => m.points.get(&p.key).cloned(),
-                None => read_cache.and_then(|d| load_checkpoint(d, &p.key, shard)),
+                None => read_cache.and_then(|d| load_checkpoint(d, &p.key, opts.shard)),
             };
             stored.unwrap_or_else(|| Stored { key: p.key.clone(), ..Stored::default() })
         })
-        .collect();
-    // Units to run: (position in `points`, run).
-    let owned = |i: usize, r: u64| shard.is_none_or(|s| s.owns(i as u64 * runs + r));
-    let mut todo: Vec<Vec<u64>> = Vec::with_capacity(points.len());
+        .collect()
+}
+
+/// Keeps in `have` only the stored runs this item and shard use, and returns per point the
+/// runs still to simulate.
+fn plan_todo<T: DeserializeOwned>(
+    have: &mut [Stored],
+    runs: u64,
+    shard: Option<Shard>,
+) -> Vec<Vec<u64>> {
+    let mut todo: Vec<Vec<u64>> = Vec::with_capacity(have.len());
     for (i, h) in have.iter_mut().enumerate() {
         // A stored run that does not decode exactly as `T` (a checkpoint of an older
-        // outcome type) is dropped and simulated again; in merge mode it is an error below.
-        h.runs.retain(|(r, bytes)| *r < runs && owned(i, *r) && decode::<T>(bytes).is_ok());
+        // outcome type) is dropped and simulated again; in merge mode it is an error later.
+        h.runs.retain(|(r, bytes)| {
+            *r < runs && owned(shard, runs, i, *r) && decode::<T>(bytes).is_ok()
+        });
         let present: Vec<u64> = h.runs.iter().map(|(r, _)| *r).collect();
         todo.push(
-            (0..runs).filter(|&r| owned(i, r) && present.binary_search(&r).is_err()).collect(),
+            (0..runs)
+                .filter(|&r| owned(shard, runs, i, r) && present.binary_search(&r).is_err())
+                .collect(),
         );
     }
+    todo
+}
+
+/// In merge mode every unit must come from the shard files: the first missing one is an
+/// error.
+fn check_merge_complete(
+    job: &UnitJob<'_>,
+    points: &[PointUnits],
+    todo: &[Vec<u64>],
+) -> Result<(), Error> {
     if job.merged.is_some() {
         if let Some((i, r)) = todo.iter().enumerate().find_map(|(i, t)| t.first().map(|&r| (i, r)))
         {
@@ -576,7 +604,17 @@ where
             });
         }
     }
-    let stored_points = todo.iter().filter(|t| t.is_empty()).count();
+    Ok(())
+}
+
+/// With [`RunOptions::cached_only`], every point must be stored completely.
+fn check_cached_only(
+    job: &UnitJob<'_>,
+    points: &[PointUnits],
+    todo: &[Vec<u64>],
+    stored_points: usize,
+) -> Result<(), Error> {
+    let opts = job.opts;
     if opts.cached_only && stored_points < points.len() {
         return Err(Error::NotCached {
             item: job.label.to_string(),
@@ -586,17 +624,30 @@ where
             checkpoint: opts.cache_dir.clone(),
         });
     }
-    let stored_wall_s: f64 = have.iter().map(|h| h.wall_s).sum();
-    let total: u64 = points
+    Ok(())
+}
+
+/// Balls (or ball-rounds) of the units still to simulate, for the progress bar.
+fn pending_balls(points: &[PointUnits], todo: &[Vec<u64>]) -> u64 {
+    points
         .iter()
-        .zip(&todo)
+        .zip(todo)
         .map(|(p, t)| p.balls.saturating_mul(t.len() as u64))
-        .fold(0, u64::saturating_add);
-    let progress = Progress::new(total, job.label, opts.progress);
+        .fold(0, u64::saturating_add)
+}
+
+/// Says, with progress on and outside a merge, that the item resumes from checkpoints.
+fn log_resume(
+    job: &UnitJob<'_>,
+    points: &[PointUnits],
+    have: &[Stored],
+    stored_points: usize,
+    total: u64,
+) {
+    let opts = job.opts;
     let stored_runs: usize = have.iter().map(|h| h.runs.len()).sum();
     if opts.progress && job.merged.is_none() && stored_runs > 0 && total > 0 {
-        let owned_runs: u64 =
-            (0..points.len()).map(|i| (0..runs).filter(|&r| owned(i, r)).count() as u64).sum();
+        let owned_runs: u64 = (0..points.len()).map(|i| owned_runs(opts.shard, job.runs, i)).sum();
         tracing::info!(
             "{}: resuming from checkpoints: {stored_runs} of {owned_runs} runs stored, {} of {} \
              points complete",
@@ -605,12 +656,12 @@ where
             points.len()
         );
     }
-    let (pb, may_show) = (&progress.bar, progress.may_show);
-    let shown = AtomicBool::new(false);
-    let threads = job.pool.current_num_threads().max(1);
-    // Chunks of points of about 4 units per thread, so finished points reach the checkpoints
-    // while a long item runs.
-    let pending: Vec<usize> = (0..points.len()).filter(|&i| !todo[i].is_empty()).collect();
+}
+
+/// The points with units to run, in chunks of about 4 units per thread, so finished points
+/// reach the checkpoints while a long item runs.
+fn chunk_points(todo: &[Vec<u64>], threads: usize) -> Vec<Vec<usize>> {
+    let pending: Vec<usize> = (0..todo.len()).filter(|&i| !todo[i].is_empty()).collect();
     let mut chunk: Vec<usize> = Vec::new();
     let mut chunks: Vec<Vec<usize>> = Vec::new();
     let mut size = 0;
@@ -625,80 +676,148 @@ where
     if !chunk.is_empty() {
         chunks.push(chunk);
     }
-    for chunk in chunks {
+    chunks
+}
+
+/// The progress shown while the units run: the bar (or log lines), whether it is drawn
+/// yet, and when the item started.
+struct Showing<'a> {
+    progress: &'a Progress,
+    shown: AtomicBool,
+    start: Instant,
+}
+
+impl Showing<'_> {
+    /// After a unit of `balls` balls: advances the bar, logs a line if it is time, and
+    /// draws the bar once the item has run for a second.
+    fn advance(&self, label: &str, balls: u64) {
+        let pb = &self.progress.bar;
+        pb.inc(balls);
+        self.progress.log(label, self.start.elapsed());
+        if self.progress.may_show
+            && self.start.elapsed() > Duration::from_secs(1)
+            && !self.shown.swap(true, Ordering::Relaxed)
+        {
+            crate::logging::show_bar(pb);
+        }
+    }
+}
+
+/// Simulates `units` on the pool: per unit its encoded outcome, its error, or `None` when an
+/// interrupt stopped it before it started.
+fn simulate_chunk<T, F>(
+    job: &UnitJob<'_>,
+    points: &[PointUnits],
+    units: &[(usize, u64)],
+    f: &F,
+    showing: &Showing<'_>,
+) -> Vec<Option<Result<Vec<u8>, Error>>>
+where
+    T: Serialize + Send,
+    F: Fn(usize, u64) -> Result<T, Error> + Sync,
+{
+    job.pool.install(|| {
+        units
+            .par_iter()
+            .map(|&(i, r)| {
+                if interrupt_requested() {
+                    return None;
+                }
+                let out = f(points[i].point, r).and_then(|t| {
+                    postcard::to_allocvec(&t).map_err(|e| Error::Output {
+                        path: PathBuf::from(job.label),
+                        message: format!("encoding a run's outcome: {e}"),
+                    })
+                });
+                showing.advance(job.label, points[i].balls);
+                Some(out)
+            })
+            .collect()
+    })
+}
+
+/// Adds a chunk's finished runs to `have` (each with `share` seconds of wall time),
+/// checkpoints the points they belong to, and returns the first error among them.
+fn record_chunk(
+    opts: &RunOptions,
+    have: &mut [Stored],
+    units: &[(usize, u64)],
+    done: Vec<Option<Result<Vec<u8>, Error>>>,
+    share: f64,
+) -> Option<Error> {
+    let mut first_err = None;
+    let mut touched: Vec<usize> = Vec::new();
+    for (&(i, r), d) in units.iter().zip(done) {
+        match d {
+            Some(Ok(bytes)) => {
+                have[i].runs.push((r, bytes));
+                have[i].wall_s += share;
+                if touched.last() != Some(&i) {
+                    touched.push(i);
+                }
+            }
+            Some(Err(e)) => {
+                first_err.get_or_insert(e);
+            }
+            None => {}
+        }
+    }
+    for &i in &touched {
+        have[i].runs.sort_by_key(|(r, _)| *r);
+        if let Some(d) = &opts.cache_dir {
+            store_checkpoint(d, opts.shard, &have[i]);
+        }
+    }
+    first_err
+}
+
+/// Runs the units of `todo` chunk by chunk, adding them to `have` and checkpointing after
+/// each chunk; stops scheduling chunks on an interrupt, and at the first failed unit.
+fn simulate_pending<T, F>(
+    job: &UnitJob<'_>,
+    points: &[PointUnits],
+    todo: &[Vec<u64>],
+    have: &mut [Stored],
+    f: &F,
+    showing: &Showing<'_>,
+) -> Result<(), Error>
+where
+    T: Serialize + Send,
+    F: Fn(usize, u64) -> Result<T, Error> + Sync,
+{
+    let threads = job.pool.current_num_threads().max(1);
+    for chunk in chunk_points(todo, threads) {
         if interrupt_requested() {
             break;
         }
         let chunk_start = Instant::now();
         let units: Vec<(usize, u64)> =
             chunk.iter().flat_map(|&i| todo[i].iter().map(move |&r| (i, r))).collect();
-        let done: Vec<Option<Result<Vec<u8>, Error>>> = job.pool.install(|| {
-            units
-                .par_iter()
-                .map(|&(i, r)| {
-                    if interrupt_requested() {
-                        return None;
-                    }
-                    let out = f(points[i].point, r).and_then(|t| {
-                        postcard::to_allocvec(&t).map_err(|e| Error::Output {
-                            path: PathBuf::from(job.label),
-                            message: format!("encoding a run's outcome: {e}"),
-                        })
-                    });
-                    pb.inc(points[i].balls);
-                    progress.log(job.label, start.elapsed());
-                    if may_show
-                        && start.elapsed() > Duration::from_secs(1)
-                        && !shown.swap(true, Ordering::Relaxed)
-                    {
-                        crate::logging::show_bar(pb);
-                    }
-                    Some(out)
-                })
-                .collect()
-        });
+        let done = simulate_chunk(job, points, &units, f, showing);
         let finished = done.iter().filter(|d| matches!(d, Some(Ok(_)))).count().max(1);
         let share = chunk_start.elapsed().as_secs_f64() / finished as f64;
-        let mut first_err = None;
-        let mut touched: Vec<usize> = Vec::new();
-        for (&(i, r), d) in units.iter().zip(done) {
-            match d {
-                Some(Ok(bytes)) => {
-                    have[i].runs.push((r, bytes));
-                    have[i].wall_s += share;
-                    if touched.last() != Some(&i) {
-                        touched.push(i);
-                    }
-                }
-                Some(Err(e)) => {
-                    first_err.get_or_insert(e);
-                }
-                None => {}
-            }
-        }
-        for &i in &touched {
-            have[i].runs.sort_by_key(|(r, _)| *r);
-            if let Some(d) = &opts.cache_dir {
-                store_checkpoint(d, shard, &have[i]);
-            }
-        }
-        if let Some(e) = first_err {
-            pb.finish_and_clear();
+        if let Some(e) = record_chunk(job.opts, have, &units, done, share) {
+            showing.progress.bar.finish_and_clear();
             return Err(e);
         }
     }
-    pb.finish_and_clear();
-    let unfinished = have
-        .iter()
-        .enumerate()
-        .any(|(i, h)| (h.runs.len() as u64) < (0..runs).filter(|&r| owned(i, r)).count() as u64);
+    Ok(())
+}
+
+/// After an interrupt that left units unrun: [`Error::Interrupted`], with what was saved.
+fn check_interrupted(
+    job: &UnitJob<'_>,
+    points: &[PointUnits],
+    have: &[Stored],
+) -> Result<(), Error> {
+    let (shard, runs) = (job.opts.shard, job.runs);
+    let unfinished =
+        have.iter().enumerate().any(|(i, h)| (h.runs.len() as u64) < owned_runs(shard, runs, i));
     if unfinished && interrupt_requested() {
         let complete = have
             .iter()
             .enumerate()
-            .filter(|(i, h)| {
-                h.runs.len() as u64 == (0..runs).filter(|&r| owned(*i, r)).count() as u64
-            })
+            .filter(|(i, h)| h.runs.len() as u64 == owned_runs(shard, runs, *i))
             .count();
         let saved: usize = have.iter().map(|h| h.runs.len()).sum();
         return Err(Error::Interrupted {
@@ -706,28 +825,42 @@ where
             saved_runs: saved,
             complete_points: complete,
             points: points.len(),
-            checkpoint: opts.cache_dir.clone(),
+            checkpoint: job.opts.cache_dir.clone(),
         });
     }
-    if let Some(s) = shard {
-        let units: u64 = have.iter().map(|h| h.runs.len() as u64).sum();
-        let wall_time_s = have.iter().map(|h| h.wall_s).sum::<f64>();
-        return Ok(Executed::Shard(Box::new(ShardFile {
-            magic: SHARD_MAGIC.to_string(),
-            format: UNIT_FORMAT,
-            item: String::new(),
-            config_sha256: String::new(),
-            scale: String::new(),
-            shard: s,
-            runner_version: env!("CARGO_PKG_VERSION").to_string(),
-            units,
-            total_units: points.len() as u64 * runs,
-            threads,
-            wall_time_s: (wall_time_s * 1000.0).round() / 1000.0,
-            command: String::new(),
-            points: have.into_iter().filter(|h| !h.runs.is_empty()).collect(),
-        })));
+    Ok(())
+}
+
+/// The shard file of shard `s` holding the runs in `have` (the caller fills in the item,
+/// config, scale and command).
+fn shard_file(s: Shard, job: &UnitJob<'_>, points: &[PointUnits], have: Vec<Stored>) -> ShardFile {
+    let units: u64 = have.iter().map(|h| h.runs.len() as u64).sum();
+    let wall_time_s = have.iter().map(|h| h.wall_s).sum::<f64>();
+    ShardFile {
+        magic: SHARD_MAGIC.to_string(),
+        format: UNIT_FORMAT,
+        item: String::new(),
+        config_sha256: String::new(),
+        scale: String::new(),
+        shard: s,
+        runner_version: env!("CARGO_PKG_VERSION").to_string(),
+        units,
+        total_units: points.len() as u64 * job.runs,
+        threads: job.pool.current_num_threads().max(1),
+        wall_time_s: (wall_time_s * 1000.0).round() / 1000.0,
+        command: String::new(),
+        points: have.into_iter().filter(|h| !h.runs.is_empty()).collect(),
     }
+}
+
+/// Per point, the decoded outcomes of runs `0..runs`; a run that does not decode or a point
+/// without all its runs is an error.
+fn decode_outcomes<T: DeserializeOwned>(
+    job: &UnitJob<'_>,
+    points: &[PointUnits],
+    have: Vec<Stored>,
+) -> Result<Vec<Vec<T>>, Error> {
+    let runs = job.runs;
     let mut outs = Vec::with_capacity(points.len());
     for (p, h) in points.iter().zip(have) {
         let mut v = Vec::with_capacity(runs as usize);
@@ -748,6 +881,42 @@ where
         }
         outs.push(v);
     }
+    Ok(outs)
+}
+
+/// Runs the units of `points` that are not stored yet (and, with a shard, belong to it),
+/// checkpointing finished points, and returns every point's outcomes in run order.
+///
+/// With a shard the result is [`Executed::Shard`], the shard's units; in merge mode every
+/// unit must come from the shard files.
+pub(crate) fn run_units<T, F>(
+    job: &UnitJob<'_>,
+    points: &[PointUnits],
+    f: F,
+) -> Result<Executed<T>, Error>
+where
+    T: Serialize + DeserializeOwned + Send,
+    F: Fn(usize, u64) -> Result<T, Error> + Sync,
+{
+    let start = Instant::now();
+    let _lock = lock_checkpoints(job, points)?;
+    let mut have = load_stored(job, points);
+    let todo = plan_todo::<T>(&mut have, job.runs, job.opts.shard);
+    check_merge_complete(job, points, &todo)?;
+    let stored_points = todo.iter().filter(|t| t.is_empty()).count();
+    check_cached_only(job, points, &todo, stored_points)?;
+    let stored_wall_s: f64 = have.iter().map(|h| h.wall_s).sum();
+    let total = pending_balls(points, &todo);
+    let progress = Progress::new(total, job.label, job.opts.progress);
+    log_resume(job, points, &have, stored_points, total);
+    let showing = Showing { progress: &progress, shown: AtomicBool::new(false), start };
+    simulate_pending(job, points, &todo, &mut have, &f, &showing)?;
+    progress.bar.finish_and_clear();
+    check_interrupted(job, points, &have)?;
+    if let Some(s) = job.opts.shard {
+        return Ok(Executed::Shard(Box::new(shard_file(s, job, points, have))));
+    }
+    let outs = decode_outcomes(job, points, have)?;
     Ok(Executed::Complete(Units { outs, stored_points, stored_wall_s }))
 }
 

@@ -204,6 +204,36 @@ pub enum ProcessSpec {
 /// The most samples a `rule` draws ([`ProcessSpec::Rule`]).
 pub const RULE_MAX_D: u32 = 8;
 
+/// `Ok` when `v` lies in [0, 1], else an error naming parameter `name`.
+fn unit_interval(name: &'static str, v: f64) -> Result<(), Error> {
+    if (0.0..=1.0).contains(&v) {
+        Ok(())
+    } else {
+        Err(Error::invalid(name, v, "a number in [0, 1]"))
+    }
+}
+
+/// `Ok` when `v` is finite and at least 0, else an error naming parameter `name`.
+fn non_negative(name: &'static str, v: f64) -> Result<(), Error> {
+    if v.is_finite() && v >= 0.0 {
+        Ok(())
+    } else {
+        Err(Error::invalid(name, v, "a finite number >= 0"))
+    }
+}
+
+/// Cumulative rank probabilities: non-decreasing, from at least 0, ending at exactly 1.
+fn check_rank_vector(cum: &[f64]) -> Result<(), Error> {
+    let ok = cum.last() == Some(&1.0)
+        && cum.windows(2).all(|w| w[0] <= w[1])
+        && cum.first().is_some_and(|&c| c >= 0.0);
+    if ok {
+        Ok(())
+    } else {
+        Err(Error::invalid("p", "…", "cumulative rank probabilities ending at 1"))
+    }
+}
+
 impl ProcessSpec {
     /// The snake_case kind name used in configs and on the command line.
     pub fn kind(&self) -> &'static str {
@@ -244,36 +274,46 @@ impl ProcessSpec {
 
     /// Checks parameter ranges.
     pub fn validate(&self) -> Result<(), Error> {
-        fn unit_interval(name: &'static str, v: f64) -> Result<(), Error> {
-            if (0.0..=1.0).contains(&v) {
-                Ok(())
-            } else {
-                Err(Error::invalid(name, v, "a number in [0, 1]"))
+        match self {
+            Self::RankVector { cum } => check_rank_vector(cum),
+            Self::KThreshold { f } | Self::KThresholdDistinct { f } => check_thresholds(f)
+                .map_err(|_| Error::invalid("f", "…", "1 to 64 finite increasing thresholds")),
+            Self::Custom(c) => c.item().check(c.args()).map_err(Error::Refused),
+            Self::OneChoice
+            | Self::MeanThinning { .. }
+            | Self::Twinning
+            | Self::FormulaThreshold { .. } => Ok(()),
+            Self::Rule { .. }
+            | Self::Memory { .. }
+            | Self::Caching { .. }
+            | Self::AlwaysGoLeft { .. }
+            | Self::Equalize { .. }
+            | Self::DChoice { .. }
+            | Self::UnfairDChoice { .. }
+            | Self::DChoiceDistinct { .. }
+            | Self::UnfairDChoiceDistinct { .. } => self.validate_sample_counts(),
+            Self::Packing { .. } | Self::TightPacking { .. } | Self::Adaptive { .. } => {
+                self.validate_ball_and_probe_counts()
             }
+            Self::OnePlusBeta { .. }
+            | Self::OnePlusBetaDistinct { .. }
+            | Self::Quantile { .. }
+            | Self::MixedQuantile { .. } => self.validate_probabilities(),
+            Self::RelativeThreshold { .. }
+            | Self::Threshold { .. }
+            | Self::GBounded { .. }
+            | Self::GMyopic { .. }
+            | Self::GBoundedDistinct { .. }
+            | Self::GMyopicDistinct { .. }
+            | Self::SigmaNoisyLoad { .. }
+            | Self::SigmaNoisyLoadDistinct { .. } => self.validate_load_parameters(),
         }
-        fn non_negative(name: &'static str, v: f64) -> Result<(), Error> {
-            if v.is_finite() && v >= 0.0 {
-                Ok(())
-            } else {
-                Err(Error::invalid(name, v, "a finite number >= 0"))
-            }
-        }
-        if let Self::RankVector { cum } = self {
-            let ok = cum.last() == Some(&1.0)
-                && cum.windows(2).all(|w| w[0] <= w[1])
-                && cum.first().is_some_and(|&c| c >= 0.0);
-            return if ok {
-                Ok(())
-            } else {
-                Err(Error::invalid("p", "…", "cumulative rank probabilities ending at 1"))
-            };
-        }
-        if let Self::KThreshold { f } | Self::KThresholdDistinct { f } = self {
-            return check_thresholds(f)
-                .map_err(|_| Error::invalid("f", "…", "1 to 64 finite increasing thresholds"));
-        }
+    }
+
+    /// The number of samples (and cache size) of the processes that draw a fixed number of
+    /// bins per ball; the other processes have none to check here.
+    fn validate_sample_counts(&self) -> Result<(), Error> {
         match *self {
-            Self::Custom(ref c) => c.item().check(c.args()).map_err(Error::Refused),
             Self::Rule { d, .. } => {
                 if (1..=RULE_MAX_D).contains(&d) {
                     Ok(())
@@ -281,9 +321,36 @@ impl ProcessSpec {
                     Err(Error::invalid("d", d, "an integer in 1..=8"))
                 }
             }
-            Self::OneChoice | Self::MeanThinning { .. } | Self::Twinning => Ok(()),
-            Self::RankVector { .. } | Self::KThreshold { .. } => Ok(()),
-            Self::KThresholdDistinct { .. } | Self::FormulaThreshold { .. } => Ok(()),
+            Self::Memory { d, k } => {
+                if !(1..=1024).contains(&d) {
+                    Err(Error::invalid("d", d, "an integer in 1..=1024"))
+                } else if !(1..=1024).contains(&k) {
+                    Err(Error::invalid("k", k, "an integer in 1..=1024"))
+                } else {
+                    Ok(())
+                }
+            }
+            Self::Caching { d }
+            | Self::AlwaysGoLeft { d }
+            | Self::Equalize { d }
+            | Self::DChoice { d }
+            | Self::UnfairDChoice { d }
+            | Self::DChoiceDistinct { d }
+            | Self::UnfairDChoiceDistinct { d } => {
+                if (1..=1024).contains(&d) {
+                    Ok(())
+                } else {
+                    Err(Error::invalid("d", d, "an integer in 1..=1024"))
+                }
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// The offsets and ball counts of Packing and Tight-Packing, and the thresholds and
+    /// probe cap of adaptive probing; the other processes have none to check here.
+    fn validate_ball_and_probe_counts(&self) -> Result<(), Error> {
+        match *self {
             Self::Packing { offset } | Self::TightPacking { offset, balls: None } => {
                 if offset <= 1_000_000 {
                     Ok(())
@@ -296,15 +363,6 @@ impl ProcessSpec {
                     Ok(())
                 } else {
                     Err(Error::invalid("balls", b, "an integer in 1..=1000000"))
-                }
-            }
-            Self::Memory { d, k } => {
-                if !(1..=1024).contains(&d) {
-                    Err(Error::invalid("d", d, "an integer in 1..=1024"))
-                } else if !(1..=1024).contains(&k) {
-                    Err(Error::invalid("k", k, "an integer in 1..=1024"))
-                } else {
-                    Ok(())
                 }
             }
             Self::Adaptive { tau, cap } => {
@@ -321,30 +379,14 @@ impl ProcessSpec {
                     _ => Ok(()),
                 }
             }
-            Self::Caching { d } | Self::AlwaysGoLeft { d } | Self::Equalize { d } => {
-                if (1..=1024).contains(&d) {
-                    Ok(())
-                } else {
-                    Err(Error::invalid("d", d, "an integer in 1..=1024"))
-                }
-            }
-            Self::RelativeThreshold { f } => {
-                if f.is_finite() {
-                    Ok(())
-                } else {
-                    Err(Error::invalid("f", f, "a finite number"))
-                }
-            }
-            Self::DChoice { d }
-            | Self::UnfairDChoice { d }
-            | Self::DChoiceDistinct { d }
-            | Self::UnfairDChoiceDistinct { d } => {
-                if (1..=1024).contains(&d) {
-                    Ok(())
-                } else {
-                    Err(Error::invalid("d", d, "an integer in 1..=1024"))
-                }
-            }
+            _ => Ok(()),
+        }
+    }
+
+    /// The probabilities and quantiles in [0, 1] (`beta`, `delta`, `eta`); the other
+    /// processes have none to check here.
+    fn validate_probabilities(&self) -> Result<(), Error> {
+        match *self {
             Self::OnePlusBeta { beta } | Self::OnePlusBetaDistinct { beta } => {
                 unit_interval("beta", beta)
             }
@@ -353,6 +395,21 @@ impl ProcessSpec {
                 unit_interval("delta", delta)?;
                 unit_interval("eta", eta)
             }
+            _ => Ok(()),
+        }
+    }
+
+    /// The load thresholds and load tolerances (`f`, `g`, `sigma`); the other processes have
+    /// none to check here.
+    fn validate_load_parameters(&self) -> Result<(), Error> {
+        match *self {
+            Self::RelativeThreshold { f } | Self::Threshold { f } => {
+                if f.is_finite() {
+                    Ok(())
+                } else {
+                    Err(Error::invalid("f", f, "a finite number"))
+                }
+            }
             Self::GBounded { g }
             | Self::GMyopic { g }
             | Self::GBoundedDistinct { g }
@@ -360,13 +417,7 @@ impl ProcessSpec {
             Self::SigmaNoisyLoad { sigma, .. } | Self::SigmaNoisyLoadDistinct { sigma, .. } => {
                 non_negative("sigma", sigma)
             }
-            Self::Threshold { f } => {
-                if f.is_finite() {
-                    Ok(())
-                } else {
-                    Err(Error::invalid("f", f, "a finite number"))
-                }
-            }
+            _ => Ok(()),
         }
     }
 

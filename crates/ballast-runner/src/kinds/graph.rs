@@ -345,6 +345,9 @@ impl Unit {
     }
 }
 
+/// A graphical point's topology and the graph built from it (`None` for an off-line point).
+type Built = Option<(GraphKind, Topology)>;
+
 fn run(d: &mut Driver<'_>) -> Result<(), Error> {
     let k = d.kexp;
     let runs = d.plan.runs;
@@ -353,100 +356,23 @@ fn run(d: &mut Driver<'_>) -> Result<(), Error> {
     let seed = d.kexp.cfg.seed;
     let points = d.plan.points.clone();
     // Graphs first: one per graphical point, shared by its runs.
-    let graphs: Vec<Option<(GraphKind, Topology)>> = d.pool.install(|| {
-        points
-            .par_iter()
-            .enumerate()
-            .map(|(pi, p)| {
-                let s = k.cfg.series[p.series].get_ref();
-                if offline(k.measures[p.series]) {
-                    return Ok(None);
-                }
-                let kind = topology(s, p).map_err(|e| sim_err(s, pi, 0, e.message))?;
-                let n = p.count("n").map_err(|e| sim_err(s, pi, 0, e))? as usize;
-                let mut rng = sim_rng(derive_seed(seed, &[item, pi as u64, GRAPH_STREAM]));
-                let g =
-                    kind.build(Some(n), &mut rng).map_err(|e| sim_err(s, pi, 0, e.to_string()))?;
-                Ok(Some((kind, g)))
-            })
-            .collect::<Result<Vec<_>, Error>>()
-    })?;
-    let infos: Vec<Option<ballast_graph::GraphInfo>> = d
-        .pool
-        .install(|| {
-            graphs
-                .par_iter()
-                .map(|g| {
-                    g.as_ref()
-                        .map(|(_, g)| g.info(&PowerIteration::default()).map_err(|e| e.to_string()))
-                        .transpose()
-                })
-                .collect::<Result<Vec<_>, String>>()
-        })
-        .map_err(|e| Error::Output {
-            path: d.exp.path().to_path_buf(),
-            message: format!("graph info: {e}"),
-        })?;
-    let pots: Vec<Vec<PotentialSpec>> = points
-        .iter()
-        .enumerate()
-        .map(|(pi, p)| {
-            let s = k.cfg.series[p.series].get_ref();
-            potentials(s, p).map_err(|e| sim_err(s, pi, 0, e.message))
-        })
-        .collect::<Result<_, _>>()?;
+    let graphs = build_graphs(d, &points, item, seed)?;
+    let infos = graph_infos(d, &graphs)?;
+    let pots = point_potentials(k, &points)?;
     let pis: Vec<usize> = (0..points.len()).collect();
     let balls = |pi: usize| points[pi].count("m").unwrap_or(0);
     let seeds: Vec<Vec<u64>> =
         pis.iter().map(|&pi| (0..runs).map(|r| d.seed(pi, r)).collect()).collect();
     let per_point: Option<Vec<Vec<Unit>>> = d.units(&pis, &balls, |pi, run| {
-        let unit_seed = seeds[pi][run as usize];
         let p = &points[pi];
         let s = k.cfg.series[p.series].get_ref();
         let measure = k.measures[p.series];
-        let mut rng = sim_rng(unit_seed);
+        let mut rng = sim_rng(seeds[pi][run as usize]);
         let fail = |e: String| sim_err(s, pi, run, e);
         if offline(measure) {
-            let (n, m, dd) = (
-                p.count("n").map_err(fail)? as usize,
-                p.count("m").map_err(fail)? as usize,
-                p.count("d").map_err(fail)? as usize,
-            );
-            let choices = Choices::sample(n, m, dd, &mut rng).map_err(|e| fail(e.to_string()))?;
-            let opt = offline_optimum(&choices);
-            opt.verify(&choices).map_err(|e| fail(format!("certificate: {e}")))?;
-            let v = match measure {
-                Measure::GreedyMaxLoad => opt.greedy_max_load,
-                _ => opt.max_load,
-            };
-            Ok(Unit {
-                value: f64::from(v),
-                max_gap: f64::NAN,
-                max_load: f64::NAN,
-                samples: 0,
-                balls: m as u64,
-                potentials: Vec::new(),
-            })
+            offline_unit(p, measure, &mut rng, &fail)
         } else {
-            let (_, g) = graphs[pi].as_ref().ok_or_else(|| fail("no graph".into()))?;
-            let spec = spec(s, p, g.n_vertices() as u64).map_err(|e| fail(e.message))?;
-            let (out, potentials) = if pots[pi].is_empty() {
-                (g.simulate(&spec, &mut rng).map_err(|e| fail(e.to_string()))?, Vec::new())
-            } else {
-                let mut tracker = Potentials::new(&pots[pi]).map_err(|e| fail(e.to_string()))?;
-                let out = g
-                    .simulate_observed(&spec, &GraphOptions::default(), &mut rng, &mut tracker)
-                    .map_err(|e| fail(e.to_string()))?;
-                (out, tracker.values())
-            };
-            Ok(Unit {
-                value: out.final_gap,
-                max_gap: out.max_gap,
-                max_load: out.max_load,
-                samples: out.samples,
-                balls: out.balls,
-                potentials,
-            })
+            graphical_unit(s, p, graphs[pi].as_ref(), &pots[pi], &mut rng, &fail)
         }
     })?;
     let Some(per_point) = per_point else { return Ok(()) }; // a shard: nothing to aggregate
@@ -468,64 +394,214 @@ fn run(d: &mut Driver<'_>) -> Result<(), Error> {
         );
     }
     for (pi, p) in points.iter().enumerate() {
-        let s = k.cfg.series[p.series].get_ref();
-        let measure = k.measures[p.series];
         let block = &outs[pi * runs as usize..(pi + 1) * runs as usize];
-        let of = |m: Measure| -> Vec<f64> { block.iter().map(|o| o.get(m)).collect() };
-        let summary = summarize(&of(measure), ROUNDING);
         let n = match &graphs[pi] {
             Some((_, g)) => g.n_vertices() as u64,
             None => p.count("n").unwrap_or(0),
         };
         if let (Some(info), Some((kind, _))) = (&infos[pi], &graphs[pi]) {
-            let gap = summarize(&of(Measure::FinalGap), ROUNDING);
-            let _ = writeln!(
-                table,
-                "| {} | {} | {n} | {} | {:.2} | {} | {} | {:.2} ± {:.2} |",
-                crate::markdown::text(&s.name),
-                crate::markdown::text(&topology_label(s, p, kind)),
-                info.n_edges,
-                info.degree.mean,
-                sig(info.spectral_gap),
-                info.spectral_method,
-                gap.mean,
-                gap.stderr
-            );
+            let s = k.cfg.series[p.series].get_ref();
+            topology_row(&mut table, s, p, kind, info, n, block);
         }
-        let b = p.get("b").map(|b| b as u64);
-        let series_ref = match &s.reference {
-            Some(r) if r.is_empty() => None,
-            Some(r) => Some(p.fill(r)),
-            None => Some(s.name.clone()),
-        };
-        let ctx = RowCtx { point: p, measure, series_ref, n, b, rounds: None };
-        let x = p.x;
-        d.push(ctx, x, summary, &theory);
-        d.last_values(of(measure));
-        if offline(measure) {
-            continue;
-        }
-        for a in also(s, measure).map_err(|e| sim_err(s, pi, 0, e.message))? {
-            let ctx = RowCtx { point: p, measure: a, series_ref: None, n, b, rounds: None };
-            d.push_also(ctx, x, summarize(&of(a), ROUNDING), s.name.clone());
-            d.last_values(of(a));
-        }
-        for (j, spec) in pots[pi].iter().enumerate() {
-            let values: Vec<f64> = block.iter().map(|o| o.potentials[j]).collect();
-            let ctx = RowCtx {
-                point: p,
-                measure: Measure::Potential,
-                series_ref: None,
-                n,
-                b,
-                rounds: None,
-            };
-            d.push_also(ctx, x, summarize(&values, ROUNDING), format!("{} [{spec}]", s.name));
-            d.last_values(values);
-        }
+        point_rows(d, pi, p, block, n, &pots[pi])?;
     }
     d.extra_notes = table;
     d.graphs = infos.into_iter().flatten().collect();
+    Ok(())
+}
+
+/// Builds the graph of every graphical point on the pool, each from its own seed
+/// (`derive_seed(seed, [item, point, GRAPH_STREAM])`).
+fn build_graphs(
+    d: &Driver<'_>,
+    points: &[KPoint],
+    item: u64,
+    seed: u64,
+) -> Result<Vec<Built>, Error> {
+    let k = d.kexp;
+    d.pool.install(|| {
+        points
+            .par_iter()
+            .enumerate()
+            .map(|(pi, p)| {
+                let s = k.cfg.series[p.series].get_ref();
+                if offline(k.measures[p.series]) {
+                    return Ok(None);
+                }
+                let kind = topology(s, p).map_err(|e| sim_err(s, pi, 0, e.message))?;
+                let n = p.count("n").map_err(|e| sim_err(s, pi, 0, e))? as usize;
+                let mut rng = sim_rng(derive_seed(seed, &[item, pi as u64, GRAPH_STREAM]));
+                let g =
+                    kind.build(Some(n), &mut rng).map_err(|e| sim_err(s, pi, 0, e.to_string()))?;
+                Ok(Some((kind, g)))
+            })
+            .collect::<Result<Vec<_>, Error>>()
+    })
+}
+
+/// The description of every graph built (edges, degrees, spectral gap), on the pool.
+fn graph_infos(
+    d: &Driver<'_>,
+    graphs: &[Built],
+) -> Result<Vec<Option<ballast_graph::GraphInfo>>, Error> {
+    d.pool
+        .install(|| {
+            graphs
+                .par_iter()
+                .map(|g| {
+                    g.as_ref()
+                        .map(|(_, g)| g.info(&PowerIteration::default()).map_err(|e| e.to_string()))
+                        .transpose()
+                })
+                .collect::<Result<Vec<_>, String>>()
+        })
+        .map_err(|e| Error::Output {
+            path: d.exp.path().to_path_buf(),
+            message: format!("graph info: {e}"),
+        })
+}
+
+/// The potentials each point tracks.
+fn point_potentials(
+    k: &super::KindExperiment,
+    points: &[KPoint],
+) -> Result<Vec<Vec<PotentialSpec>>, Error> {
+    points
+        .iter()
+        .enumerate()
+        .map(|(pi, p)| {
+            let s = k.cfg.series[p.series].get_ref();
+            potentials(s, p).map_err(|e| sim_err(s, pi, 0, e.message))
+        })
+        .collect()
+}
+
+/// One run of an off-line point: `m` balls with `d` choices, the exact optimum (its
+/// certificate verified) or Greedy's max load on the same choices.
+fn offline_unit(
+    p: &KPoint,
+    measure: Measure,
+    rng: &mut ballast_core::SimRng,
+    fail: &dyn Fn(String) -> Error,
+) -> Result<Unit, Error> {
+    let (n, m, dd) = (
+        p.count("n").map_err(fail)? as usize,
+        p.count("m").map_err(fail)? as usize,
+        p.count("d").map_err(fail)? as usize,
+    );
+    let choices = Choices::sample(n, m, dd, rng).map_err(|e| fail(e.to_string()))?;
+    let opt = offline_optimum(&choices);
+    opt.verify(&choices).map_err(|e| fail(format!("certificate: {e}")))?;
+    let v = match measure {
+        Measure::GreedyMaxLoad => opt.greedy_max_load,
+        _ => opt.max_load,
+    };
+    Ok(Unit {
+        value: f64::from(v),
+        max_gap: f64::NAN,
+        max_load: f64::NAN,
+        samples: 0,
+        balls: m as u64,
+        potentials: Vec::new(),
+    })
+}
+
+/// One run of a graphical point on its graph, tracking the point's potentials if any.
+fn graphical_unit(
+    s: &KindSeries,
+    p: &KPoint,
+    graph: Option<&(GraphKind, Topology)>,
+    pots: &[PotentialSpec],
+    rng: &mut ballast_core::SimRng,
+    fail: &dyn Fn(String) -> Error,
+) -> Result<Unit, Error> {
+    let (_, g) = graph.ok_or_else(|| fail("no graph".into()))?;
+    let spec = spec(s, p, g.n_vertices() as u64).map_err(|e| fail(e.message))?;
+    let (out, potentials) = if pots.is_empty() {
+        (g.simulate(&spec, rng).map_err(|e| fail(e.to_string()))?, Vec::new())
+    } else {
+        let mut tracker = Potentials::new(pots).map_err(|e| fail(e.to_string()))?;
+        let out = g
+            .simulate_observed(&spec, &GraphOptions::default(), rng, &mut tracker)
+            .map_err(|e| fail(e.to_string()))?;
+        (out, tracker.values())
+    };
+    Ok(Unit {
+        value: out.final_gap,
+        max_gap: out.max_gap,
+        max_load: out.max_load,
+        samples: out.samples,
+        balls: out.balls,
+        potentials,
+    })
+}
+
+/// The line of a graphical point in the topology table of the report.
+fn topology_row(
+    table: &mut String,
+    s: &KindSeries,
+    p: &KPoint,
+    kind: &GraphKind,
+    info: &ballast_graph::GraphInfo,
+    n: u64,
+    block: &[Unit],
+) {
+    let finals: Vec<f64> = block.iter().map(|o| o.get(Measure::FinalGap)).collect();
+    let gap = summarize(&finals, ROUNDING);
+    let _ = writeln!(
+        table,
+        "| {} | {} | {n} | {} | {:.2} | {} | {} | {:.2} ± {:.2} |",
+        crate::markdown::text(&s.name),
+        crate::markdown::text(&topology_label(s, p, kind)),
+        info.n_edges,
+        info.degree.mean,
+        sig(info.spectral_gap),
+        info.spectral_method,
+        gap.mean,
+        gap.stderr
+    );
+}
+
+/// The rows of point `pi` (with `n` vertices) from its runs: its statistic, compared with
+/// the references, then (for a graphical point) its `also` statistics and its potentials.
+fn point_rows(
+    d: &mut Driver<'_>,
+    pi: usize,
+    p: &KPoint,
+    block: &[Unit],
+    n: u64,
+    pots: &[PotentialSpec],
+) -> Result<(), Error> {
+    let k = d.kexp;
+    let s = k.cfg.series[p.series].get_ref();
+    let measure = k.measures[p.series];
+    let of = |m: Measure| -> Vec<f64> { block.iter().map(|o| o.get(m)).collect() };
+    let summary = summarize(&of(measure), ROUNDING);
+    let b = p.get("b").map(|b| b as u64);
+    let series_ref = match &s.reference {
+        Some(r) if r.is_empty() => None,
+        Some(r) => Some(p.fill(r)),
+        None => Some(s.name.clone()),
+    };
+    let ctx = RowCtx { point: p, measure, series_ref, n, b, rounds: None };
+    let x = p.x;
+    d.push(ctx, x, summary, &theory);
+    d.last_values(of(measure));
+    if offline(measure) {
+        return Ok(());
+    }
+    for a in also(s, measure).map_err(|e| sim_err(s, pi, 0, e.message))? {
+        let ctx = RowCtx { point: p, measure: a, series_ref: None, n, b, rounds: None };
+        d.push_also(ctx, x, summarize(&of(a), ROUNDING), s.name.clone());
+        d.last_values(of(a));
+    }
+    for (j, spec) in pots.iter().enumerate() {
+        let values: Vec<f64> = block.iter().map(|o| o.potentials[j]).collect();
+        let ctx =
+            RowCtx { point: p, measure: Measure::Potential, series_ref: None, n, b, rounds: None };
+        d.push_also(ctx, x, summarize(&values, ROUNDING), format!("{} [{spec}]", s.name));
+        d.last_values(values);
+    }
     Ok(())
 }
 

@@ -180,39 +180,7 @@ fn run(d: &mut Driver<'_>) -> Result<(), Error> {
         units
             .par_iter()
             .zip(&seeds)
-            .map(|(&(pi, run), &seed)| {
-                let p = &points[pi];
-                let s = k.cfg.series[p.series].get_ref();
-                let measure = k.measures[p.series];
-                let fail = |e: String| Error::Kind {
-                    what: format!("series `{}` point {pi} run {run}", s.name),
-                    message: e,
-                };
-                let Setup { spec, pots, sampling, burn_in } = setup(s, measure, p).map_err(fail)?;
-                let mut rec = Recorder::new(&pots, sampling)
-                    .map_err(|e| fail(e.to_string()))?
-                    .with_burn_in(burn_in);
-                rec = if measure == Measure::DriftPerBall {
-                    let bpd = if p.get("bins_per_decade").is_some() {
-                        p.count("bins_per_decade").map_err(fail)? as u32
-                    } else {
-                        100
-                    };
-                    rec.with_drift(bpd).map_err(|e| fail(e.to_string()))?
-                } else {
-                    rec.with_series()
-                };
-                simulate_observed(&spec, &mut sim_rng(seed), &mut rec)
-                    .map_err(|e| fail(e.to_string()))?;
-                let (_, series, drift) = rec.into_parts();
-                Ok(match (series, drift) {
-                    (_, Some(dr)) => Out::Drift(Box::new(dr)),
-                    (Some(se), None) => Out::Series(
-                        (0..se.len()).map(|t| (se.row(t).0, se.row(t).1.to_vec())).collect(),
-                    ),
-                    (None, None) => Out::Series(Vec::new()),
-                })
-            })
+            .map(|(&(pi, run), &seed)| simulate_unit(k, &points[pi], pi, run, seed))
             .collect::<Result<Vec<_>, Error>>()
     })?;
     d.engine = "bins (ballast-potential observers)".to_string();
@@ -233,77 +201,151 @@ fn run(d: &mut Driver<'_>) -> Result<(), Error> {
         .collect();
     for (pi, p) in points.iter().enumerate() {
         let s = k.cfg.series[p.series].get_ref();
-        let measure = k.measures[p.series];
-        let block = &outs[pi * runs as usize..(pi + 1) * runs as usize];
-        let n = p.count("n").unwrap_or(1);
-        let b = p.get("b").map(|b| b as u64);
-        let series_ref = Some(s.name.clone());
-        let ctx =
-            || RowCtx { point: p, measure, series_ref: series_ref.clone(), n, b, rounds: None };
-        let groups = &names[p.series];
-        // Renames the rows pushed since `from` to potential `j`'s group (several potentials).
-        let rename = |d: &mut Driver<'_>, from: usize, j: usize| {
-            if s.potentials.is_some() {
-                for row in &mut d.rows[from..] {
-                    row.series.clone_from(&groups[j]);
-                }
-            }
+        let rows = PointRows {
+            point: p,
+            series: s,
+            measure: k.measures[p.series],
+            n: p.count("n").unwrap_or(1),
+            b: p.get("b").map(|b| b as u64),
+            groups: &names[p.series],
         };
-        match measure {
-            Measure::DriftPerBall => {
-                let mut all: Option<Drift> = None;
-                for o in block {
-                    if let Out::Drift(dr) = o {
-                        match &mut all {
-                            Some(a) => a.merge(dr),
-                            None => all = Some((**dr).clone()),
-                        }
-                    }
-                }
-                let min = if p.get("min_samples").is_some() {
-                    p.count("min_samples").unwrap_or(100)
-                } else {
-                    100
-                };
-                let Some(all) = all else { continue };
-                let rows = all.rows();
-                for (j, spec) in all.specs().iter().enumerate() {
-                    let from = d.rows.len();
-                    for row in rows.iter().filter(|r| r.potential == *spec) {
-                        if row.samples < min || row.level_lo <= 0.0 {
-                            continue;
-                        }
-                        let x = (row.level_lo * row.level_hi).sqrt();
-                        let sum = summary_of(row.mean_change, row.stderr, row.samples as usize);
-                        d.push(ctx(), x, sum, &|_, _| None);
-                    }
-                    rename(d, from, j);
-                }
-            }
-            _ => {
-                let series: Vec<&Vec<(u64, Vec<f64>)>> = block
-                    .iter()
-                    .filter_map(|o| match o {
-                        Out::Series(v) => Some(v),
-                        Out::Drift(_) => None,
-                    })
-                    .collect();
-                let len = series.iter().map(|v| v.len()).min().unwrap_or(0);
-                let pots = series.iter().flat_map(|v| v.first()).map(|r| r.1.len()).max();
-                for j in 0..pots.unwrap_or(0) {
-                    let from = d.rows.len();
-                    for t in 0..len {
-                        let ball = series[0][t].0;
-                        let values: Vec<f64> = series.iter().map(|v| v[t].1[j]).collect();
-                        let x = ball as f64 / n as f64;
-                        d.push(ctx(), x, summarize(&values, ROUNDING), &|_, _| None);
-                    }
-                    rename(d, from, j);
-                }
-            }
+        let block = &outs[pi * runs as usize..(pi + 1) * runs as usize];
+        match rows.measure {
+            Measure::DriftPerBall => rows.drift(d, block),
+            _ => rows.series(d, block),
         }
     }
     Ok(())
+}
+
+/// Run `run` of point `p` (index `pi`) from its seed: the sampled potentials or, for
+/// `drift_per_ball`, the drift statistics.
+fn simulate_unit(
+    k: &super::KindExperiment,
+    p: &KPoint,
+    pi: usize,
+    run: u64,
+    seed: u64,
+) -> Result<Out, Error> {
+    let s = k.cfg.series[p.series].get_ref();
+    let measure = k.measures[p.series];
+    let fail = |e: String| Error::Kind {
+        what: format!("series `{}` point {pi} run {run}", s.name),
+        message: e,
+    };
+    let Setup { spec, pots, sampling, burn_in } = setup(s, measure, p).map_err(fail)?;
+    let mut rec =
+        Recorder::new(&pots, sampling).map_err(|e| fail(e.to_string()))?.with_burn_in(burn_in);
+    rec = if measure == Measure::DriftPerBall {
+        let bpd = if p.get("bins_per_decade").is_some() {
+            p.count("bins_per_decade").map_err(fail)? as u32
+        } else {
+            100
+        };
+        rec.with_drift(bpd).map_err(|e| fail(e.to_string()))?
+    } else {
+        rec.with_series()
+    };
+    simulate_observed(&spec, &mut sim_rng(seed), &mut rec).map_err(|e| fail(e.to_string()))?;
+    let (_, series, drift) = rec.into_parts();
+    Ok(match (series, drift) {
+        (_, Some(dr)) => Out::Drift(Box::new(dr)),
+        (Some(se), None) => {
+            Out::Series((0..se.len()).map(|t| (se.row(t).0, se.row(t).1.to_vec())).collect())
+        }
+        (None, None) => Out::Series(Vec::new()),
+    })
+}
+
+/// One point whose rows are being pushed.
+struct PointRows<'a> {
+    point: &'a KPoint,
+    series: &'a KindSeries,
+    measure: Measure,
+    n: u64,
+    b: Option<u64>,
+    /// The row groups of the point's series (one per potential; empty: the series' name).
+    groups: &'a [String],
+}
+
+impl PointRows<'_> {
+    fn ctx(&self) -> RowCtx<'_> {
+        RowCtx {
+            point: self.point,
+            measure: self.measure,
+            series_ref: Some(self.series.name.clone()),
+            n: self.n,
+            b: self.b,
+            rounds: None,
+        }
+    }
+
+    /// Renames the rows pushed since `from` to potential `j`'s group (several potentials).
+    fn rename(&self, d: &mut Driver<'_>, from: usize, j: usize) {
+        if self.series.potentials.is_some() {
+            for row in &mut d.rows[from..] {
+                row.series.clone_from(&self.groups[j]);
+            }
+        }
+    }
+
+    /// `drift_per_ball`: the drift statistics of all runs merged, one row per level bin with
+    /// enough samples (`min_samples`, default 100) for each potential.
+    fn drift(&self, d: &mut Driver<'_>, block: &[Out]) {
+        let p = self.point;
+        let mut all: Option<Drift> = None;
+        for o in block {
+            if let Out::Drift(dr) = o {
+                match &mut all {
+                    Some(a) => a.merge(dr),
+                    None => all = Some((**dr).clone()),
+                }
+            }
+        }
+        let min = if p.get("min_samples").is_some() {
+            p.count("min_samples").unwrap_or(100)
+        } else {
+            100
+        };
+        let Some(all) = all else { return };
+        let rows = all.rows();
+        for (j, spec) in all.specs().iter().enumerate() {
+            let from = d.rows.len();
+            for row in rows.iter().filter(|r| r.potential == *spec) {
+                if row.samples < min || row.level_lo <= 0.0 {
+                    continue;
+                }
+                let x = (row.level_lo * row.level_hi).sqrt();
+                let sum = summary_of(row.mean_change, row.stderr, row.samples as usize);
+                d.push(self.ctx(), x, sum, &|_, _| None);
+            }
+            self.rename(d, from, j);
+        }
+    }
+
+    /// The sampled series: for each potential, one row per sampling point (mean over runs),
+    /// at x = balls / n.
+    fn series(&self, d: &mut Driver<'_>, block: &[Out]) {
+        let series: Vec<&Vec<(u64, Vec<f64>)>> = block
+            .iter()
+            .filter_map(|o| match o {
+                Out::Series(v) => Some(v),
+                Out::Drift(_) => None,
+            })
+            .collect();
+        let len = series.iter().map(|v| v.len()).min().unwrap_or(0);
+        let pots = series.iter().flat_map(|v| v.first()).map(|r| r.1.len()).max();
+        for j in 0..pots.unwrap_or(0) {
+            let from = d.rows.len();
+            for t in 0..len {
+                let ball = series[0][t].0;
+                let values: Vec<f64> = series.iter().map(|v| v[t].1[j]).collect();
+                let x = ball as f64 / self.n as f64;
+                d.push(self.ctx(), x, summarize(&values, ROUNDING), &|_, _| None);
+            }
+            self.rename(d, from, j);
+        }
+    }
 }
 
 #[cfg(test)]

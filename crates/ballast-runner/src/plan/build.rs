@@ -330,6 +330,17 @@ struct SeriesForms<'r> {
     warnings: Vec<String>,
 }
 
+/// The counts of one point: `n`, `b` (batched series), `m`, `observe_every` and `tau`
+/// (delayed series).
+#[derive(Clone, Copy)]
+struct Counts {
+    n: u64,
+    b: Option<u64>,
+    m: u64,
+    observe_every: Option<u64>,
+    tau: Option<u64>,
+}
+
 impl<'r> SeriesForms<'r> {
     /// The series' settings against `[point]`; `None` (with the problem reported) when the
     /// series cannot have points.
@@ -549,28 +560,7 @@ impl<'r> SeriesForms<'r> {
         } else {
             format!("{sctx} at {}", crate::grid::describe(gvals))
         };
-        let mut vars: Vec<(&str, f64)> = gvals.iter().map(|(k, v)| (k.as_str(), *v)).collect();
-        let n = sp.count(&ctx, &self.n, "n", &vars)?;
-        vars.retain(|(k, _)| *k != "n");
-        vars.push(("n", n as f64));
-        let b = match (self.batched, self.b) {
-            (true, Some(f)) => Some(sp.count(&ctx, f, "b", &vars)?),
-            _ => None,
-        };
-        if let Some(b) = b {
-            vars.push(("b", b as f64));
-        }
-        let (batches, m) = self.balls(&ctx, b, &vars, sp)?;
-        vars.push(("batches", batches as f64));
-        vars.push(("m", m as f64));
-        let observe_every = match &s.observe_every {
-            Some(f) => Some(sp.count(&ctx, f, "observe_every", &vars)?),
-            None => None,
-        };
-        let tau = match self.tau {
-            Some(f) if self.delayed => Some(sp.count(&ctx, f, "tau", &vars)?),
-            _ => None,
-        };
+        let (counts, vars) = self.counts_at(&ctx, gvals, sp)?;
         let process = match resolve_process(s.process.get_ref(), &vars, &ctx) {
             Ok((_, p)) => p,
             Err((field, msg)) => {
@@ -582,38 +572,8 @@ impl<'r> SeriesForms<'r> {
                 return None;
             }
         };
-        let sampling = common.sampling();
-        let blocks = sampling.map_or(1, |s| s.blocks.max(1));
-        if m.checked_mul(blocks).is_none() {
-            sp.fail(
-                "m",
-                common.sampling.map(|s| s.span()),
-                format!(
-                    "{ctx}: `sampling.blocks` = {blocks} blocks of `m` = {m} balls: more balls \
-                     than fit in 64 bits"
-                ),
-            );
-            return None;
-        }
-        let spec = RunSpec {
-            tie_break: self.tie_break,
-            setting: match (b, tau) {
-                (Some(b), _) => Setting::Batched { b },
-                (None, Some(tau)) => Setting::Delay { tau, mode: self.delay_mode },
-                (None, None) => Setting::Sequential,
-            },
-            weights: self.weights,
-            observe_every: sampling.map(|_| m.max(1)).or(observe_every),
-            record_trajectory: asks(s, Statistic::is_trajectory) || sampling.is_some(),
-            record_loads: asks(s, Statistic::records_loads),
-            record_probes: s.statistic == Statistic::ProbesDistribution
-                || s.also.contains(&Statistic::ProbesDistribution),
-            engine: common.engine,
-            stop: self.stop,
-            sampling: self.bin_sampling.clone(),
-            start: self.start.clone(),
-            ..RunSpec::new(process, n, m.saturating_mul(blocks))
-        };
+        let spec = self.spec_at(&ctx, &counts, process, common, sp)?;
+        let Counts { n, b, m, .. } = counts;
         let mut warnings = self.check_spec(&spec, &ctx, common, sp)?;
         warnings.extend(self.warnings.iter().cloned());
         let theory = self.theory(&ctx, &vars, sp)?;
@@ -636,6 +596,86 @@ impl<'r> SeriesForms<'r> {
             recovery_target,
         };
         Some((point, warnings))
+    }
+
+    /// The counts of this series at grid values `gvals`, each evaluated with the grid and the
+    /// counts before it, and the variables the later formulas see (the grid, `n`, `b`,
+    /// `batches`, `m`); `None` with the problem reported.
+    fn counts_at<'g>(
+        &self,
+        ctx: &str,
+        gvals: &'g [(String, f64)],
+        sp: &mut SeriesProblems<'_, '_>,
+    ) -> Option<(Counts, Vec<(&'g str, f64)>)> {
+        let mut vars: Vec<(&str, f64)> = gvals.iter().map(|(k, v)| (k.as_str(), *v)).collect();
+        let n = sp.count(ctx, &self.n, "n", &vars)?;
+        vars.retain(|(k, _)| *k != "n");
+        vars.push(("n", n as f64));
+        let b = match (self.batched, self.b) {
+            (true, Some(f)) => Some(sp.count(ctx, f, "b", &vars)?),
+            _ => None,
+        };
+        if let Some(b) = b {
+            vars.push(("b", b as f64));
+        }
+        let (batches, m) = self.balls(ctx, b, &vars, sp)?;
+        vars.push(("batches", batches as f64));
+        vars.push(("m", m as f64));
+        let observe_every = match &self.s.observe_every {
+            Some(f) => Some(sp.count(ctx, f, "observe_every", &vars)?),
+            None => None,
+        };
+        let tau = match self.tau {
+            Some(f) if self.delayed => Some(sp.count(ctx, f, "tau", &vars)?),
+            _ => None,
+        };
+        Some((Counts { n, b, m, observe_every, tau }, vars))
+    }
+
+    /// The run specification of a point with `counts` and `process` (`m` balls per
+    /// sampling block), or `None` when the blocks hold more balls than fit in 64 bits.
+    fn spec_at(
+        &self,
+        ctx: &str,
+        counts: &Counts,
+        process: ballast_core::ProcessSpec,
+        common: &Common<'_>,
+        sp: &mut SeriesProblems<'_, '_>,
+    ) -> Option<RunSpec> {
+        let s = self.s;
+        let Counts { n, b, m, observe_every, tau } = *counts;
+        let sampling = common.sampling();
+        let blocks = sampling.map_or(1, |s| s.blocks.max(1));
+        if m.checked_mul(blocks).is_none() {
+            sp.fail(
+                "m",
+                common.sampling.map(|s| s.span()),
+                format!(
+                    "{ctx}: `sampling.blocks` = {blocks} blocks of `m` = {m} balls: more balls \
+                     than fit in 64 bits"
+                ),
+            );
+            return None;
+        }
+        Some(RunSpec {
+            tie_break: self.tie_break,
+            setting: match (b, tau) {
+                (Some(b), _) => Setting::Batched { b },
+                (None, Some(tau)) => Setting::Delay { tau, mode: self.delay_mode },
+                (None, None) => Setting::Sequential,
+            },
+            weights: self.weights,
+            observe_every: sampling.map(|_| m.max(1)).or(observe_every),
+            record_trajectory: asks(s, Statistic::is_trajectory) || sampling.is_some(),
+            record_loads: asks(s, Statistic::records_loads),
+            record_probes: s.statistic == Statistic::ProbesDistribution
+                || s.also.contains(&Statistic::ProbesDistribution),
+            engine: common.engine,
+            stop: self.stop,
+            sampling: self.bin_sampling.clone(),
+            start: self.start.clone(),
+            ..RunSpec::new(process, n, m.saturating_mul(blocks))
+        })
     }
 
     /// `(batches, m)` from whichever of the two the series gives.
