@@ -10,6 +10,10 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 # The workspace's target directory: the ballast crates built there are reused.
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$root/target}"
+# Its lock file follows the workspace's dependencies; after changing them, refresh it with
+# `cargo metadata --format-version 1 --manifest-path examples/own-process/Cargo.toml`.
+cargo metadata --format-version 1 --locked --manifest-path examples/own-process/Cargo.toml >/dev/null ||
+    { echo "examples/own-process/Cargo.lock is out of date: refresh it with cargo metadata (see above)" >&2; exit 1; }
 cargo build --release --locked --manifest-path examples/own-process/Cargo.toml
 bin="$CARGO_TARGET_DIR/release/own-process"
 "$bin" list | grep -q '^  lighter_by ' || { echo "own-process list: no lighter_by" >&2; exit 1; }
