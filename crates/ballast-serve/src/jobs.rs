@@ -322,13 +322,3 @@ impl Jobs {
         *lock(&self.active)
     }
 }
-
-/// A lab error as the page shows it: kind, message and the form field it names.
-pub fn error_value(e: &LabError) -> Value {
-    let kind = match e.kind {
-        LabErrorKind::BadInput => "bad_input",
-        LabErrorKind::Interrupted => "interrupted",
-        LabErrorKind::Failure => "failure",
-    };
-    json!({ "kind": kind, "message": e.message, "field": crate::playground::field_of(&e.message) })
-}

@@ -12,7 +12,7 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::jobs::{error_value, JobCtx, Work};
+use crate::jobs::{JobCtx, Work};
 use crate::{Lab, LabError, LabErrorKind};
 
 /// Options of `ballast simulate` the form does not offer: the server's own concerns, and
@@ -110,6 +110,16 @@ fn refuse_file(what: &str, v: &str) -> Result<(), LabError> {
         )));
     }
     Ok(())
+}
+
+/// A lab error as the page shows it: kind, message and the form field it names.
+pub fn error_value(e: &LabError) -> Value {
+    let kind = match e.kind {
+        LabErrorKind::BadInput => "bad_input",
+        LabErrorKind::Interrupted => "interrupted",
+        LabErrorKind::Failure => "failure",
+    };
+    json!({ "kind": kind, "message": e.message, "field": field_of(&e.message) })
 }
 
 /// The form field a command-line message names: `param:NAME` for a process parameter

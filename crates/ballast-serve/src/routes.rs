@@ -24,8 +24,8 @@ use tiny_http::{Header, Method, Request, Response};
 
 use crate::animation;
 use crate::gallery::Results;
-use crate::jobs::{error_value, Jobs};
-use crate::playground::{self, Planned};
+use crate::jobs::Jobs;
+use crate::playground::{self, error_value, Planned};
 use crate::{assets, Lab, LabError, LabErrorKind};
 
 /// The most bytes of a request body.
