@@ -173,6 +173,13 @@ pub const LEVEL_MAX_BALLS: u64 = 1 << 53;
 /// Whether the level engine can simulate `spec` exactly; the error says why not and names
 /// the alternative.
 pub fn level_support(spec: &RunSpec) -> Result<(), Error> {
+    run_support(spec)?;
+    process_support(spec, matches!(spec.setting, Setting::Batched { .. }))
+}
+
+/// The checks of [`level_support`] that do not depend on the process: sampling, weights,
+/// batch span and tie rule, m, the start state, the delay setting.
+fn run_support(spec: &RunSpec) -> Result<(), Error> {
     if spec.record_probes && !matches!(spec.process, ProcessSpec::Adaptive { .. }) {
         return Err(Error::use_bins(
             "the level engine does not record probes per step (record_probes)".to_string(),
@@ -229,7 +236,13 @@ pub fn level_support(spec: &RunSpec) -> Result<(), Error> {
     if matches!(spec.setting, Setting::Delay { .. }) {
         return Err(Error::use_bins("the delay setting needs each bin's arrival history"));
     }
-    let batched = matches!(spec.setting, Setting::Batched { .. });
+    Ok(())
+}
+
+/// The checks of [`level_support`] for the process (`batched`: in the batched setting).
+fn process_support(spec: &RunSpec, batched: bool) -> Result<(), Error> {
+    // Exact sequentially; batched, refused with `why` (no batch law).
+    let sequential_only = |why: String| if batched { Err(Error::use_bins(why)) } else { Ok(()) };
     match spec.process {
         // Decisions depend only on the loads (and ranks) of uniform samples.
         ProcessSpec::OneChoice
@@ -245,17 +258,11 @@ pub fn level_support(spec: &RunSpec) -> Result<(), Error> {
         | ProcessSpec::SigmaNoisyLoad { .. } => Ok(()),
         // The heaviest of d samples: the generic sequential rule on the sorted view is exact;
         // the batch step has no law for it yet.
-        ProcessSpec::UnfairDChoice { .. } => {
-            if batched {
-                Err(Error::use_bins(
-                    "the level engine simulates unfair_d_choice sequentially only (no batch \
-                     law yet)"
-                        .to_string(),
-                ))
-            } else {
-                Ok(())
-            }
-        }
+        ProcessSpec::UnfairDChoice { .. } => sequential_only(
+            "the level engine simulates unfair_d_choice sequentially only (no batch \
+             law yet)"
+                .to_string(),
+        ),
         // Ranks are positions of the sorted view; the batch step has no law for a vector
         // (nor for k-Threshold's questions, which depend on the loads only).
         // formula_threshold: its sequential rule reads loads, t and W only; the batch step
@@ -263,17 +270,11 @@ pub fn level_support(spec: &RunSpec) -> Result<(), Error> {
         ProcessSpec::RankVector { .. }
         | ProcessSpec::KThreshold { .. }
         | ProcessSpec::FormulaThreshold { .. }
-        | ProcessSpec::Rule { .. } => {
-            if batched {
-                Err(Error::use_bins(format!(
-                    "the level engine simulates {} sequentially only (no batch law for it \
-                     yet)",
-                    spec.process.kind()
-                )))
-            } else {
-                Ok(())
-            }
-        }
+        | ProcessSpec::Rule { .. } => sequential_only(format!(
+            "the level engine simulates {} sequentially only (no batch law for it \
+             yet)",
+            spec.process.kind()
+        )),
         // Distinct samples: the generic rule on the sorted view (distinct positions are
         // distinct bins); the batch step has no law for them.
         ProcessSpec::DChoiceDistinct { .. }
@@ -282,36 +283,26 @@ pub fn level_support(spec: &RunSpec) -> Result<(), Error> {
         | ProcessSpec::OnePlusBetaDistinct { .. }
         | ProcessSpec::GBoundedDistinct { .. }
         | ProcessSpec::GMyopicDistinct { .. }
-        | ProcessSpec::SigmaNoisyLoadDistinct { .. } => {
-            if batched {
-                Err(Error::use_bins(format!(
-                    "the level engine simulates {} with replacement = false sequentially only \
-                     (no batch law for distinct samples)",
-                    spec.process.kind()
-                )))
-            } else {
-                Ok(())
-            }
-        }
+        | ProcessSpec::SigmaNoisyLoadDistinct { .. } => sequential_only(format!(
+            "the level engine simulates {} with replacement = false sequentially only \
+             (no batch law for distinct samples)",
+            spec.process.kind()
+        )),
         // Multi-ball steps: exact sequentially; inside a batch the number of steps is random
         // (a step may be cut at the batch end), which the batch step does not model.
         ProcessSpec::Twinning | ProcessSpec::Packing { .. } | ProcessSpec::TightPacking { .. } => {
-            if batched {
-                Err(Error::use_bins(format!(
-                    "the level engine simulates {} sequentially only (multi-ball steps inside \
-                     a batch are not modelled)",
-                    spec.process.kind()
-                )))
-            } else {
-                Ok(())
-            }
+            sequential_only(format!(
+                "the level engine simulates {} sequentially only (multi-ball steps inside \
+             a batch are not modelled)",
+                spec.process.kind()
+            ))
         }
         // Bin identity: a cache of bins, or bins split into groups by index.
         ProcessSpec::Memory { .. }
         | ProcessSpec::Caching { .. }
         | ProcessSpec::AlwaysGoLeft { .. } => Err(Error::use_bins(format!(
             "{} remembers or groups particular bins, which the level engine's histogram does \
-                 not know",
+             not know",
             spec.process.kind()
         ))),
         // An item outside the catalogue: its own declaration, sequential balls only (its
@@ -321,7 +312,7 @@ pub fn level_support(spec: &RunSpec) -> Result<(), Error> {
             if batched {
                 return Err(Error::use_bins(format!(
                     "the level engine simulates {} sequentially only (no batch law for a rule \
-                     declared as an item)",
+             declared as an item)",
                     c.item().name()
                 )));
             }
@@ -332,17 +323,11 @@ pub fn level_support(spec: &RunSpec) -> Result<(), Error> {
         ProcessSpec::Equalize { .. } => Ok(()),
         // Adaptive probing: decisions read the loads of uniform bins and W/n only; sequential
         // only (`level/adaptive.rs`), with the probe histogram of the bin engine's loop.
-        ProcessSpec::Adaptive { .. } => {
-            if batched {
-                Err(Error::use_bins(
-                    "the level engine simulates adaptive probing sequentially only (no batch \
-                     law for a probe count that varies)"
-                        .to_string(),
-                ))
-            } else {
-                Ok(())
-            }
-        }
+        ProcessSpec::Adaptive { .. } => sequential_only(
+            "the level engine simulates adaptive probing sequentially only (no batch \
+             law for a probe count that varies)"
+                .to_string(),
+        ),
     }
 }
 

@@ -133,162 +133,80 @@ fn dispatch<S: LoadState, R: RngCore + ?Sized, O: Observer>(
     kernels: bool,
 ) -> RunOutcome {
     let tie = spec.tie_break;
+    // One monomorphised loop per rule type: `run!(rule)` is the generic loop on this state.
+    macro_rules! run {
+        ($rule:expr) => {
+            run_rule_impl(spec, state, $rule, rng, observer, kernels)
+        };
+    }
     match spec.process {
-        ProcessSpec::OneChoice => run_rule_impl(spec, state, OneChoice, rng, observer, kernels),
-        ProcessSpec::DChoice { d: 1 } => {
-            run_rule_impl(spec, state, OneChoice, rng, observer, kernels)
-        }
-        ProcessSpec::DChoice { d: 2 } => {
-            run_rule_impl(spec, state, TwoChoice { tie }, rng, observer, kernels)
-        }
-        ProcessSpec::DChoice { d } => {
-            run_rule_impl(spec, state, DChoice { d, tie }, rng, observer, kernels)
-        }
-        ProcessSpec::UnfairDChoice { d } => {
-            run_rule_impl(spec, state, UnfairDChoice { d }, rng, observer, kernels)
-        }
-        ProcessSpec::KThreshold { ref f } => {
-            let rule = crate::k_threshold::KThreshold { f };
-            run_rule_impl(spec, state, rule, rng, observer, kernels)
-        }
+        ProcessSpec::OneChoice => run!(OneChoice),
+        ProcessSpec::DChoice { d: 1 } => run!(OneChoice),
+        ProcessSpec::DChoice { d: 2 } => run!(TwoChoice { tie }),
+        ProcessSpec::DChoice { d } => run!(DChoice { d, tie }),
+        ProcessSpec::UnfairDChoice { d } => run!(UnfairDChoice { d }),
+        ProcessSpec::KThreshold { ref f } => run!(crate::k_threshold::KThreshold { f }),
         ProcessSpec::KThresholdDistinct { ref f } => {
-            let rule = crate::process::distinct::DistinctPair(crate::k_threshold::KThreshold { f });
-            run_rule_impl(spec, state, rule, rng, observer, kernels)
+            run!(crate::process::distinct::DistinctPair(crate::k_threshold::KThreshold { f }))
         }
         ProcessSpec::OnePlusBetaDistinct { beta } => {
-            let rule = crate::process::distinct::OnePlusBetaDistinct { beta, tie };
-            run_rule_impl(spec, state, rule, rng, observer, kernels)
+            run!(crate::process::distinct::OnePlusBetaDistinct { beta, tie })
         }
         ProcessSpec::GBoundedDistinct { g } => {
-            let rule = crate::process::distinct::DistinctPair(Noisy::GBounded { g });
-            run_rule_impl(spec, state, rule, rng, observer, kernels)
+            run!(crate::process::distinct::DistinctPair(Noisy::GBounded { g }))
         }
         ProcessSpec::GMyopicDistinct { g } => {
-            let rule = crate::process::distinct::DistinctPair(Noisy::GMyopic { g });
-            run_rule_impl(spec, state, rule, rng, observer, kernels)
+            run!(crate::process::distinct::DistinctPair(Noisy::GMyopic { g }))
         }
         ProcessSpec::SigmaNoisyLoadDistinct { sigma, truncate } => {
-            let rule =
-                crate::process::distinct::DistinctPair(Noisy::SigmaNoisyLoad { sigma, truncate });
-            run_rule_impl(spec, state, rule, rng, observer, kernels)
+            run!(crate::process::distinct::DistinctPair(Noisy::SigmaNoisyLoad { sigma, truncate }))
         }
         ProcessSpec::FormulaThreshold { ref f } => {
-            let rule = crate::formula_threshold::FormulaThreshold::new(f);
-            run_rule_impl(spec, state, rule, rng, observer, kernels)
+            run!(crate::formula_threshold::FormulaThreshold::new(f))
         }
-        ProcessSpec::RankVector { ref cum } => {
-            let rule = crate::rank_vector::BinRankVector { cum };
-            run_rule_impl(spec, state, rule, rng, observer, kernels)
-        }
+        ProcessSpec::RankVector { ref cum } => run!(crate::rank_vector::BinRankVector { cum }),
         ProcessSpec::DChoiceDistinct { d } => {
-            let rule = crate::process::distinct::Distinct::new(d, false, tie);
-            run_rule_impl(spec, state, rule, rng, observer, kernels)
+            run!(crate::process::distinct::Distinct::new(d, false, tie))
         }
         ProcessSpec::UnfairDChoiceDistinct { d } => {
-            let rule = crate::process::distinct::Distinct::new(d, true, tie);
-            run_rule_impl(spec, state, rule, rng, observer, kernels)
+            run!(crate::process::distinct::Distinct::new(d, true, tie))
         }
-        ProcessSpec::OnePlusBeta { beta } => {
-            run_rule_impl(spec, state, OnePlusBeta { beta, tie }, rng, observer, kernels)
+        ProcessSpec::OnePlusBeta { beta } => run!(OnePlusBeta { beta, tie }),
+        ProcessSpec::Quantile { delta } => run!(MixedQuantile { delta, eta: 1.0 }),
+        ProcessSpec::MixedQuantile { delta, eta } => run!(MixedQuantile { delta, eta }),
+        ProcessSpec::Threshold { f } => run!(Thinning { accept: Accept::AtMost(f) }),
+        ProcessSpec::GBounded { g } => run!(Noisy::GBounded { g }),
+        ProcessSpec::GMyopic { g } => run!(Noisy::GMyopic { g }),
+        ProcessSpec::SigmaNoisyLoad { sigma, truncate } => {
+            run!(Noisy::SigmaNoisyLoad { sigma, truncate })
         }
-        ProcessSpec::Quantile { delta } => {
-            run_rule_impl(spec, state, MixedQuantile { delta, eta: 1.0 }, rng, observer, kernels)
+        ProcessSpec::RelativeThreshold { f } => {
+            run!(Thinning { accept: Accept::BelowAveragePlus(f) })
         }
-        ProcessSpec::MixedQuantile { delta, eta } => {
-            run_rule_impl(spec, state, MixedQuantile { delta, eta }, rng, observer, kernels)
-        }
-        ProcessSpec::Threshold { f } => run_rule_impl(
-            spec,
-            state,
-            Thinning { accept: Accept::AtMost(f) },
-            rng,
-            observer,
-            kernels,
-        ),
-        ProcessSpec::GBounded { g } => {
-            run_rule_impl(spec, state, Noisy::GBounded { g }, rng, observer, kernels)
-        }
-        ProcessSpec::GMyopic { g } => {
-            run_rule_impl(spec, state, Noisy::GMyopic { g }, rng, observer, kernels)
-        }
-        ProcessSpec::SigmaNoisyLoad { sigma, truncate } => run_rule_impl(
-            spec,
-            state,
-            Noisy::SigmaNoisyLoad { sigma, truncate },
-            rng,
-            observer,
-            kernels,
-        ),
-        ProcessSpec::RelativeThreshold { f } => run_rule_impl(
-            spec,
-            state,
-            Thinning { accept: Accept::BelowAveragePlus(f) },
-            rng,
-            observer,
-            kernels,
-        ),
-        ProcessSpec::Twinning => {
-            run_rule_impl(spec, state, Filling::Twinning, rng, observer, kernels)
-        }
-        ProcessSpec::Packing { offset } => {
-            run_rule_impl(spec, state, Filling::Packing { offset }, rng, observer, kernels)
-        }
+        ProcessSpec::Twinning => run!(Filling::Twinning),
+        ProcessSpec::Packing { offset } => run!(Filling::Packing { offset }),
         ProcessSpec::TightPacking { offset, balls } => {
             let count = balls.map_or(TightCount::AsPacking { offset }, TightCount::Fixed);
-            run_rule_impl(spec, state, TightPacking::new(count), rng, observer, kernels)
+            run!(TightPacking::new(count))
         }
-        ProcessSpec::Memory { d: 1, k: 1 } => {
-            run_rule_impl(spec, state, MemoryOne::<true>::new(), rng, observer, kernels)
+        ProcessSpec::Memory { d: 1, k: 1 } => run!(MemoryOne::<true>::new()),
+        ProcessSpec::Caching { d: 1 } => run!(MemoryOne::<false>::new()),
+        ProcessSpec::Memory { d, k } => run!(Memory::new(d, CachePolicy::LeastLoaded { k })),
+        ProcessSpec::Caching { d } => run!(Memory::new(d, CachePolicy::LastReceiver)),
+        ProcessSpec::Adaptive { tau, cap } => {
+            run!(crate::czumaj::Adaptive { tau, cap: cap.unwrap_or(u32::MAX) })
         }
-        ProcessSpec::Caching { d: 1 } => {
-            run_rule_impl(spec, state, MemoryOne::<false>::new(), rng, observer, kernels)
-        }
-        ProcessSpec::Memory { d, k } => run_rule_impl(
-            spec,
-            state,
-            Memory::new(d, CachePolicy::LeastLoaded { k }),
-            rng,
-            observer,
-            kernels,
-        ),
-        ProcessSpec::Caching { d } => run_rule_impl(
-            spec,
-            state,
-            Memory::new(d, CachePolicy::LastReceiver),
-            rng,
-            observer,
-            kernels,
-        ),
-        ProcessSpec::Adaptive { tau, cap } => run_rule_impl(
-            spec,
-            state,
-            crate::czumaj::Adaptive { tau, cap: cap.unwrap_or(u32::MAX) },
-            rng,
-            observer,
-            kernels,
-        ),
         ProcessSpec::Equalize { .. } => {
             unreachable!("equalize runs in czumaj::simulate_equalize (checked in simulate)")
         }
         ProcessSpec::Rule { d, ref choose } => {
-            let rule = crate::rule_formula::RuleFormula::new(choose, d);
-            run_rule_impl(spec, state, rule, rng, observer, kernels)
+            run!(crate::rule_formula::RuleFormula::new(choose, d))
         }
-        ProcessSpec::Custom(ref c) => {
-            let rule = crate::process::custom::Bridge::new(c.rule());
-            run_rule_impl(spec, state, rule, rng, observer, kernels)
+        ProcessSpec::Custom(ref c) => run!(crate::process::custom::Bridge::new(c.rule())),
+        ProcessSpec::AlwaysGoLeft { d } => run!(AlwaysGoLeft { d }),
+        ProcessSpec::MeanThinning { strict } => {
+            run!(Thinning { accept: Accept::BelowAverage { strict } })
         }
-        ProcessSpec::AlwaysGoLeft { d } => {
-            run_rule_impl(spec, state, AlwaysGoLeft { d }, rng, observer, kernels)
-        }
-        ProcessSpec::MeanThinning { strict } => run_rule_impl(
-            spec,
-            state,
-            Thinning { accept: Accept::BelowAverage { strict } },
-            rng,
-            observer,
-            kernels,
-        ),
     }
 }
 
