@@ -313,7 +313,9 @@ impl OwnFloor {
             | ProcessSpec::GMyopic { .. } => Self::Indices(2),
             ProcessSpec::OnePlusBeta { beta } => Self::CoinAndTwo(beta),
             ProcessSpec::SigmaNoisyLoad { .. } => Self::TwoAndTwoNormals,
-            ProcessSpec::Adaptive { tau, cap: Some(d) } if tau == Tau::NEVER => Self::Indices(d),
+            ProcessSpec::Adaptive { ref tau, cap: Some(d) } if *tau == Tau::NEVER => {
+                Self::Indices(d)
+            }
             _ => return None,
         })
     }

@@ -4,7 +4,7 @@
 //! bin engine keeps 32-bit loads). Pure functions of the spec: nothing here runs an engine,
 //! so every engine and front end can ask.
 
-use crate::spec::{distinct_d, is_distinct_pair};
+use crate::spec::{distinct_d, is_distinct_pair, Tau};
 use crate::start::Start;
 use crate::{Engine, Error, ProcessSpec, RunSpec, Setting, TieBreak, Weights};
 
@@ -142,7 +142,7 @@ pub fn auto_sequential_min_n(spec: &RunSpec) -> u64 {
             AUTO_SEQUENTIAL_MIN_N_THINNING
         }
         // Greedy[d] runs as d-Choice on levels (`level/adaptive.rs`).
-        ProcessSpec::Adaptive { tau, cap } => match crate::spec::greedy_d(&tau, cap) {
+        ProcessSpec::Adaptive { ref tau, cap } => match crate::spec::greedy_d(tau, cap) {
             Some(2) => AUTO_SEQUENTIAL_MIN_N_TWO_CHOICE,
             Some(_) => AUTO_SEQUENTIAL_MIN_N_MANY_CHOICE,
             None => AUTO_SEQUENTIAL_MIN_N_ADAPTIVE,
@@ -516,7 +516,16 @@ impl RunSpec {
         if let ProcessSpec::Rule { d, choose } = &self.process {
             crate::rule_formula::check_probes(choose, *d, self.n, self.m)?;
         }
-        self.process.validate()
+        if let ProcessSpec::Custom(c) = &self.process {
+            c.item().check_run(c.args(), self.n, self.m).map_err(Error::Refused)?;
+        }
+        self.process.validate()?;
+        if let ProcessSpec::Adaptive { tau: Tau { formula: Some(f), .. }, cap: Some(cap) } =
+            &self.process
+        {
+            crate::spec::check_tau_probes(f, self.n, self.m, self.weights.mean(), *cap)?;
+        }
+        Ok(())
     }
 }
 

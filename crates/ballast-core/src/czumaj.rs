@@ -17,31 +17,41 @@ use crate::{Error, RunOutcome, RunSpec, Setting};
 
 /// Adaptive probing: probe uniform bins one at a time, keep the least loaded seen (ties
 /// uniformly at random), stop when its load is below τ_k or after `cap` probes.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct Adaptive {
     /// Threshold sequence.
     pub tau: Tau,
     /// Maximum number of probes per ball (`u32::MAX`: unbounded).
     pub cap: u32,
+    /// The run's balls (the variable `m` of a threshold formula).
+    pub m: u64,
+    /// The formula's evaluation stack.
+    stack: Vec<f64>,
 }
 
-impl Rule for Adaptive {
-    const TRACK_SAMPLES: bool = true;
+impl Adaptive {
+    /// The rule of threshold sequence `tau` with probe cap `cap` (`None`: unbounded) in a run
+    /// of `m` balls.
+    pub fn new(tau: Tau, cap: Option<u32>, m: u64) -> Self {
+        Self { tau, cap: cap.unwrap_or(u32::MAX), m, stack: Vec::new() }
+    }
 
+    /// The probes of one ball, stopping when the best load is below `tau(k)` for the probe
+    /// count `k` (or at the cap). Ties among the least loaded probes are kept uniformly at
+    /// random (one draw per tie, as a reservoir).
     #[inline]
-    fn place<S: LoadState, R: RngCore + ?Sized>(
-        &mut self,
+    fn probe<S: LoadState, R: RngCore + ?Sized>(
+        cap: u32,
         s: &S,
-        _r: &Ranks<S::Load>,
         rng: &mut R,
         ctx: &mut Ctx,
+        mut tau: impl FnMut(u32) -> f64,
     ) -> Placement {
-        let average = if self.tau.per_average != 0.0 { s.total() / s.n() as f64 } else { 0.0 };
         let mut best = ctx.sample(rng);
         let mut best_load: f64 = s.load(best).into();
         let mut ties = 1u64;
         let mut k = 1u32;
-        while k < self.cap && best_load >= self.tau.at(k, average) {
+        while k < cap && best_load >= tau(k) {
             let j = ctx.sample(rng);
             let lj: f64 = s.load(j).into();
             if lj < best_load {
@@ -55,6 +65,29 @@ impl Rule for Adaptive {
             k += 1;
         }
         Placement::one(best)
+    }
+}
+
+impl Rule for Adaptive {
+    const TRACK_SAMPLES: bool = true;
+
+    #[inline]
+    fn place<S: LoadState, R: RngCore + ?Sized>(
+        &mut self,
+        s: &S,
+        _r: &Ranks<S::Load>,
+        rng: &mut R,
+        ctx: &mut Ctx,
+    ) -> Placement {
+        let Some(f) = &self.tau.formula else {
+            let average = if self.tau.per_average != 0.0 { s.total() / s.n() as f64 } else { 0.0 };
+            let tau = &self.tau;
+            return Self::probe(self.cap, s, rng, ctx, |k| tau.at(k, average));
+        };
+        let n = s.n() as f64;
+        let average = s.total() / n;
+        let (m, t, stack) = (self.m as f64, ctx.balls as f64, &mut self.stack);
+        Self::probe(self.cap, s, rng, ctx, |k| f.eval(&[f64::from(k), n, m, t, average], stack))
     }
 }
 

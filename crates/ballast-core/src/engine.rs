@@ -193,8 +193,8 @@ fn dispatch<S: LoadState, R: RngCore + ?Sized, O: Observer>(
         ProcessSpec::Caching { d: 1 } => run!(MemoryOne::<false>::new()),
         ProcessSpec::Memory { d, k } => run!(Memory::new(d, CachePolicy::LeastLoaded { k })),
         ProcessSpec::Caching { d } => run!(Memory::new(d, CachePolicy::LastReceiver)),
-        ProcessSpec::Adaptive { tau, cap } => {
-            run!(crate::czumaj::Adaptive { tau, cap: cap.unwrap_or(u32::MAX) })
+        ProcessSpec::Adaptive { ref tau, cap } => {
+            run!(crate::czumaj::Adaptive::new(tau.clone(), cap, spec.m))
         }
         ProcessSpec::Equalize { .. } => {
             unreachable!("equalize runs in czumaj::simulate_equalize (checked in simulate)")

@@ -77,6 +77,13 @@ pub trait Decision {
 pub trait CustomRule: Send {
     /// The bin of the next ball.
     fn place(&mut self, at: &mut dyn Decision) -> usize;
+    /// How many balls this step places in `bin`, the bin [`CustomRule::place`] just chose
+    /// (at least 1): 1 unless the process places several balls per step, as the Filling
+    /// processes do (then its item says [`ProcessItem::multi_ball`]). A step that would pass
+    /// `m` is cut or completed by the run's stop rule.
+    fn balls(&mut self, _bin: usize, _at: &mut dyn Decision) -> u32 {
+        1
+    }
 }
 
 /// A process kind declared as one item: everything the engines need of it. Its parameters,
@@ -92,6 +99,16 @@ pub trait ProcessItem: Sync + fmt::Debug {
     /// says what is wrong and what would be right.
     fn check(&self, _args: &Args) -> Result<(), String> {
         Ok(())
+    }
+    /// Checks that need the run's size, `n` bins and `m` balls (a formula probed over the
+    /// values a run can give it); run at validation, after [`ProcessItem::check`].
+    fn check_run(&self, _args: &Args, _n: u64, _m: u64) -> Result<(), String> {
+        Ok(())
+    }
+    /// Whether a step may place several balls ([`CustomRule::balls`]): the run's stop rule
+    /// then applies to its last step.
+    fn multi_ball(&self) -> bool {
+        false
     }
     /// `Ok` if the level engine may run the rule on the sorted loads: the rule reads only
     /// loads and samples (never a bin's identity), so bins of one level are exchangeable.
@@ -112,12 +129,26 @@ pub trait ProcessItem: Sync + fmt::Debug {
 pub struct CustomSpec {
     item: &'static dyn ProcessItem,
     args: std::sync::Arc<Args>,
+    /// Its declaration's `unit_weights_only` (set when the registry builds the spec).
+    unit_weights_only: bool,
 }
 
 impl CustomSpec {
     /// The item `item` with the parameters `args` (checked by its declaration).
     pub fn new(item: &'static dyn ProcessItem, args: Args) -> Self {
-        Self { item, args: std::sync::Arc::new(args) }
+        Self { item, args: std::sync::Arc::new(args), unit_weights_only: false }
+    }
+
+    /// Whether its declaration admits unit balls only
+    /// ([`crate::registry::ProcessDef::unit_weights_only`]; false for a spec made by hand).
+    pub fn unit_weights_only(&self) -> bool {
+        self.unit_weights_only
+    }
+
+    /// Records its declaration's `unit_weights_only` (done by
+    /// [`crate::registry::ProcessDef::build`]).
+    pub fn set_unit_weights_only(&mut self, unit_only: bool) {
+        self.unit_weights_only = unit_only;
     }
 
     /// The item.

@@ -53,6 +53,8 @@ pub mod delay;
 pub mod engine;
 mod error;
 #[doc(hidden)]
+pub mod fill_formula;
+#[doc(hidden)]
 pub mod formula;
 #[doc(hidden)]
 pub mod formula_threshold;

@@ -62,7 +62,7 @@ impl ParamType {
             Self::Text => "a text".to_owned(),
             Self::Formula(vars) => format!("a number or a formula in {}", vars.join(", ")),
             Self::Decision(vars) => {
-                format!("a position or a decision formula in {}", vars.join(", "))
+                format!("a number or a formula (with comparisons and if) in {}", vars.join(", "))
             }
         }
     }

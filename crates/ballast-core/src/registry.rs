@@ -28,6 +28,7 @@
 //! ```
 
 use crate::czumaj::Tau;
+use crate::item::{CustomSpec, ProcessItem};
 use crate::spec::{ProcessSpec, RunSpec, Setting, TieBreak, Weights};
 use crate::Engine;
 
@@ -101,7 +102,11 @@ impl ProcessDef {
     /// completes it with the defaults, refuses missing parameters and builds the spec.
     pub fn build(&self, given: &[(&str, ParamValue)]) -> Result<ProcessSpec, ParamError> {
         let args = self.list().args(given)?;
-        let spec = (self.build)(&args)?;
+        let mut spec = (self.build)(&args)?;
+        // An item's spec carries what its declaration says of weights.
+        if let ProcessSpec::Custom(c) = &mut spec {
+            c.set_unit_weights_only(self.unit_weights_only);
+        }
         spec.validate().map_err(|e| ParamError {
             param: None,
             message: format!("process `{}`: {e}", self.name),
@@ -507,6 +512,27 @@ pub static PROCESSES: &[ProcessDef] = &[
         },
     },
     ProcessDef {
+        name: "filling_rule",
+        doc: "one sample; a formula gives the balls to place in it (a Filling rule), e.g. \
+              if(x < avg, 2, 1) for Twinning",
+        params: &[ParamDef {
+            name: "balls",
+            ty: ParamType::Decision(crate::fill_formula::VARS),
+            default: ParamDefault::Required,
+            doc: "balls for the sampled bin (an integer in 1..=1000000), in x (its load), avg \
+                  (W/n), t (balls before this step), n and u (a uniform in [0, 1), drawn only \
+                  when read); with if, comparisons, &&, ||, !",
+        }],
+        ties: NO_TIES,
+        settings: BATCHED,
+        unit_weights_only: true,
+        example: "",
+        build: |a| {
+            crate::fill_formula::ITEM.check(a).map_err(|why| a.refuse("balls", why))?;
+            Ok(ProcessSpec::Custom(CustomSpec::new(&crate::fill_formula::ITEM, a.clone())))
+        },
+    },
+    ProcessDef {
         name: "twinning",
         doc: "one sample; underloaded: 2 balls there, else 1",
         params: &[],
@@ -640,10 +666,19 @@ pub static PROCESSES: &[ProcessDef] = &[
                 doc: "open form: tau_k = -inf from this probe count on",
             },
             ParamDef {
+                name: "tau.formula",
+                ty: ParamType::Decision(crate::spec::TAU_VARS),
+                default: ParamDefault::Unset,
+                doc: "open form: tau_k as a formula in k (probes so far), n, m, t (balls \
+                      placed), avg (W/n), with if and comparisons, e.g. \"k + avg - t/n\"; \
+                      needs cap",
+            },
+            ParamDef {
                 name: "cap",
                 ty: ParamType::Int { lo: 1, hi: 1_000_000 },
                 default: ParamDefault::Unset,
-                doc: "open form: probe cap (optional when tau grows with k)",
+                doc: "open form: probe cap (optional when tau grows with k; required with \
+                      tau.formula)",
             },
         ],
         ties: NO_TIES,
@@ -730,7 +765,8 @@ const OFFSET: ParamDef = ParamDef {
 
 /// `adaptive`: a preset or the open form `tau.*` with `cap` (either, not both).
 fn build_adaptive(a: &Args) -> Result<ProcessSpec, ParamError> {
-    const OPEN: [&str; 5] = ["tau.base", "tau.per_probe", "tau.per_average", "tau.until", "cap"];
+    const OPEN: [&str; 6] =
+        ["tau.base", "tau.per_probe", "tau.per_average", "tau.until", "tau.formula", "cap"];
     let refuse_all = |names: &[&str], why: &str| -> Result<(), ParamError> {
         match names.iter().find(|n| a.given(n)) {
             Some(n) => Err(a.refuse(n, format!("`{n}` {why}"))),
@@ -738,12 +774,12 @@ fn build_adaptive(a: &Args) -> Result<ProcessSpec, ParamError> {
         }
     };
     let Some(preset) = a.text("preset") else {
-        if !OPEN[..4].iter().any(|n| a.given(n)) {
+        if !OPEN[..5].iter().any(|n| a.given(n)) {
             return Err(ParamError {
                 param: None,
                 message: "process `adaptive` needs `preset` (greedy, threshold_first, \
                           probe_count) or the open form `tau = { base, per_probe, per_average, \
-                          until }` with `cap`"
+                          until }` or `tau = { formula }`, with `cap`"
                     .to_owned(),
             });
         }
@@ -751,7 +787,14 @@ fn build_adaptive(a: &Args) -> Result<ProcessSpec, ParamError> {
         if a.flag("relative") {
             return Err(a.refuse("relative", "`relative` is for presets; use tau.per_average"));
         }
+        if let Some(src) = a.formula("tau.formula") {
+            refuse_all(&OPEN[..4], "belongs to the affine form; tau.formula replaces it")?;
+            let f = crate::formula::Formula::parse_decision(&src, crate::spec::TAU_VARS)
+                .map_err(|why| a.refuse("tau.formula", format!("`tau.formula`: {why}")))?;
+            return Ok(ProcessSpec::Adaptive { tau: Tau::formula(f), cap: a.opt_int("cap") });
+        }
         let tau = Tau {
+            formula: None,
             base: a.opt_num("tau.base").unwrap_or(0.0),
             per_probe: a.opt_num("tau.per_probe").unwrap_or(0.0),
             per_average: a.opt_num("tau.per_average").unwrap_or(0.0),

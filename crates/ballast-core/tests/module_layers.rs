@@ -25,6 +25,7 @@ const LAYERS: &[&[&str]] = &[
         "k_threshold",
         "formula_threshold",
         "rule_formula",
+        "fill_formula",
         "rank_vector",
         "histogram",
         "choice",

@@ -50,3 +50,17 @@ def test_errors_in_the_function_are_raised():
         ballast.simulate(two_choice, n=10, m=10, d="two")
     # After an error the next run is not interrupted.
     assert ballast.simulate(two_choice, n=10, m=100).gap.mean >= 0
+
+
+def test_formula_kinds_from_python():
+    # A Filling rule as a formula places more than one ball per sample (Twinning: 2 below
+    # the average); a threshold formula `k` draws what the affine per_probe = 1 draws (the
+    # bin engine, the same seed: the same numbers).
+    r = ballast.simulate("filling_rule", n=100, m=10_000, runs=2, balls="if(x < avg, 2, 1)")
+    assert r.balls_per_sample > 1.0
+    common = dict(n=100, m=10_000, runs=3, seed=4, engine="bins")
+    a = ballast.simulate("adaptive", params={"tau.formula": "k", "cap": 8}, **common)
+    b = ballast.simulate("adaptive", params={"tau.per_probe": 1, "cap": 8}, **common)
+    assert (a.gap.mean, a.samples_per_ball) == (b.gap.mean, b.samples_per_ball)
+    with pytest.raises(ValueError, match="required with tau.formula"):
+        ballast.simulate("adaptive", n=10, m=100, params={"tau.formula": "k"})

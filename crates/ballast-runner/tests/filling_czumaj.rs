@@ -105,7 +105,7 @@ fn adaptive_presets_and_open_form() {
     assert_eq!(
         a(r#"tau = { base = 1.5, per_probe = 0.5, per_average = 1, until = 4 }, cap = 6"#),
         ProcessSpec::Adaptive {
-            tau: Tau { base: 1.5, per_probe: 0.5, per_average: 1.0, until: Some(4) },
+            tau: Tau { base: 1.5, per_probe: 0.5, per_average: 1.0, until: Some(4), formula: None },
             cap: Some(6)
         }
     );

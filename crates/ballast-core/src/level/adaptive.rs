@@ -48,11 +48,13 @@ pub(super) fn run_seq_adaptive<R: RngCore + ?Sized, O: Observer>(
     observer: &mut O,
     chunking: Chunking,
 ) -> RunOutcome {
-    let rule = Adaptive { tau, cap: cap.unwrap_or(u32::MAX) };
-    if chunking == Chunking::Off {
+    let greedy = greedy_d(&tau, cap);
+    let rule = Adaptive::new(tau, cap, spec.m);
+    // A threshold formula: the rule itself on the sorted view (it reads loads, W/n, k, t).
+    if chunking == Chunking::Off || rule.tau.formula.is_some() {
         return run_seq(spec, st, rule, rng, observer);
     }
-    if let Some(d) = greedy_d(&tau, cap) {
+    if let Some(d) = greedy {
         let mut out = run_seq_law(spec, st, ChunkLaw::DChoice { d }, rng, observer, chunking);
         (out.steps, out.samples_per_step) = (spec.m, greedy_probes(d, spec.m));
         return out;
@@ -86,10 +88,10 @@ pub fn simulate_adaptive_levels_flawed<R: RngCore + ?Sized>(
 ) -> Result<RunOutcome, Error> {
     spec.validate()?;
     super::level_support(spec)?;
-    let ProcessSpec::Adaptive { tau, cap } = spec.process else {
+    let ProcessSpec::Adaptive { ref tau, cap } = spec.process else {
         return Err(Error::Unsupported("an adaptive process only".to_string()));
     };
-    let rule = Adaptive { tau, cap: cap.unwrap_or(u32::MAX) };
+    let rule = Adaptive::new(tau.clone(), cap, spec.m);
     let st = LevelLoads::of_start(&spec.start, spec.n, rng);
     Ok(match flaw {
         AdaptiveFlaw::StopAtThreshold => {
@@ -306,7 +308,7 @@ fn adaptive_balls<const FLAW: u8>(
     indexed: bool,
 ) -> u64 {
     let n = st.bins();
-    let (tau, cap) = (rule.tau, rule.cap);
+    let (tau, cap) = (&rule.tau, rule.cap);
     let relative = tau.per_average != 0.0 || FLAW == 2;
     let mut samples = 0u64;
     let mut shift = 0;
@@ -408,7 +410,13 @@ mod tests {
         assert_eq!(greedy_d(&Tau::constant_until(2.0, 2), Some(2)), None);
         assert_eq!(greedy_d(&Tau::constant_until(2.0, 1), Some(2)), Some(2));
         assert_eq!(greedy_d(&Tau::PROBE_COUNT, Some(4)), None);
-        let open = Tau { base: f64::NEG_INFINITY, per_probe: 3.0, per_average: 1.0, until: None };
+        let open = Tau {
+            base: f64::NEG_INFINITY,
+            per_probe: 3.0,
+            per_average: 1.0,
+            until: None,
+            formula: None,
+        };
         assert_eq!(greedy_d(&open, Some(5)), Some(5));
         assert_eq!(open.at(1, 1e9), f64::NEG_INFINITY);
         assert_eq!(greedy_probes(3, 0), Vec::<u64>::new());

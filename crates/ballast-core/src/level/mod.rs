@@ -319,8 +319,8 @@ fn sequential<R: RngCore + ?Sized, O: Observer>(
             let count = balls.map_or(TightCount::AsPacking { offset }, TightCount::Fixed);
             run_seq(spec, s, TightPacking::new(count), r, o)
         }
-        ProcessSpec::Adaptive { tau, cap } => {
-            adaptive::run_seq_adaptive(spec, s, tau, cap, r, o, chunking)
+        ProcessSpec::Adaptive { ref tau, cap } => {
+            adaptive::run_seq_adaptive(spec, s, tau.clone(), cap, r, o, chunking)
         }
         ProcessSpec::Memory { .. }
         | ProcessSpec::Caching { .. }

@@ -32,7 +32,9 @@ impl Rule for Bridge {
         let mut at = At { s, ctx, rng: Words(rng) };
         let bin = self.rule.place(&mut at);
         assert!(bin < n, "a custom rule placed a ball in bin {bin} of {n}");
-        Placement::one(bin)
+        let balls = self.rule.balls(bin, &mut at);
+        assert!(balls >= 1, "a custom rule placed {balls} balls in a step (at least 1)");
+        Placement { bin, balls }
     }
 }
 

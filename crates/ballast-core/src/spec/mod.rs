@@ -11,7 +11,7 @@ mod checks;
 mod delay;
 
 pub(crate) use adaptive::greedy_d;
-pub use adaptive::Tau;
+pub use adaptive::{check_tau_probes, Tau, TAU_VARS};
 pub use checks::{check_thresholds, distinct_d, is_distinct_pair, MAX_K};
 pub use delay::DelayMode;
 
@@ -365,16 +365,23 @@ impl ProcessSpec {
                     Err(Error::invalid("balls", b, "an integer in 1..=1000000"))
                 }
             }
-            Self::Adaptive { tau, cap } => {
+            Self::Adaptive { ref tau, cap } => {
                 tau.validate()?;
                 match cap {
                     Some(c) if !(1..=1_000_000).contains(&c) => {
                         Err(Error::invalid("cap", c, "an integer in 1..=1000000"))
                     }
-                    None if tau.per_probe <= 0.0 => Err(Error::invalid(
+                    None if tau.formula.is_some() => Err(Error::invalid(
                         "cap",
                         "none",
-                        "a probe cap, unless tau grows with the probe count (per_probe > 0)",
+                        "a probe cap (1..=1000000): required with tau.formula",
+                    )),
+                    // From `until` on τ is −∞ and only a cap ends the probes.
+                    None if tau.per_probe <= 0.0 || tau.until.is_some() => Err(Error::invalid(
+                        "cap",
+                        "none",
+                        "a probe cap, unless tau grows with the probe count (per_probe > 0) \
+                         and has no `until`",
                     )),
                     _ => Ok(()),
                 }
@@ -424,6 +431,9 @@ impl ProcessSpec {
     /// Whether the process is defined for unit balls only (it counts balls to fill a bin, or
     /// its cache rule needs the receiver's load after placing).
     pub fn unit_weights_only(&self) -> bool {
+        if let Self::Custom(c) = self {
+            return c.unit_weights_only();
+        }
         matches!(
             self,
             Self::Packing { .. }
@@ -438,7 +448,10 @@ impl ProcessSpec {
     /// Whether a step of the process can place more than one ball (Twinning, Packing,
     /// Tight-Packing): the processes for which the [`Stop`] rule matters.
     pub fn multi_ball(&self) -> bool {
-        matches!(self, Self::Twinning | Self::Packing { .. } | Self::TightPacking { .. })
+        match self {
+            Self::Custom(c) => c.item().multi_ball(),
+            _ => matches!(self, Self::Twinning | Self::Packing { .. } | Self::TightPacking { .. }),
+        }
     }
 
     /// Whether the process compares loads of several samples, so that a [`TieBreak`] applies.
