@@ -269,8 +269,7 @@ fn process_support(spec: &RunSpec, batched: bool) -> Result<(), Error> {
         // has no law for a threshold that is not a constant.
         ProcessSpec::RankVector { .. }
         | ProcessSpec::KThreshold { .. }
-        | ProcessSpec::FormulaThreshold { .. }
-        | ProcessSpec::Rule { .. } => sequential_only(format!(
+        | ProcessSpec::FormulaThreshold { .. } => sequential_only(format!(
             "the level engine simulates {} sequentially only (no batch law for it \
              yet)",
             spec.process.kind()
@@ -305,19 +304,11 @@ fn process_support(spec: &RunSpec, batched: bool) -> Result<(), Error> {
              not know",
             spec.process.kind()
         ))),
-        // An item outside the catalogue: its own declaration, sequential balls only (its
-        // rule runs on the sorted view; no batch law).
-        ProcessSpec::Custom(ref c) => {
-            c.item().levels().map_err(Error::use_bins)?;
-            if batched {
-                return Err(Error::use_bins(format!(
-                    "the level engine simulates {} sequentially only (no batch law for a rule \
-             declared as an item)",
-                    c.item().name()
-                )));
-            }
-            Ok(())
-        }
+        // A rule formula reads loads of uniform samples, W/n, t, n, d and u; an item says
+        // whether its rule reads only loads. Both run on the sorted view, batches decision by
+        // decision on the frozen view (`level/frozen.rs`).
+        ProcessSpec::Rule { .. } => Ok(()),
+        ProcessSpec::Custom(ref c) => c.item().levels().map_err(Error::use_bins),
         // Reallocation reads and sets the loads of the distinct sampled bins only: distinct
         // positions of the sorted view, moved between levels (`czumaj::simulate_equalize_levels`).
         ProcessSpec::Equalize { .. } => Ok(()),

@@ -94,6 +94,7 @@ mod adaptive;
 mod batch;
 #[doc(hidden)]
 pub mod chunked;
+mod frozen;
 #[cfg(test)]
 mod law_test;
 #[doc(hidden)]
@@ -232,7 +233,18 @@ pub(crate) fn simulate_levels<R: RngCore + ?Sized, O: Observer>(
     observer.on_start(&state);
     Ok(match spec.setting {
         Setting::Sequential => sequential(spec, state, rng, observer, chunking),
-        Setting::Batched { b } => batched(spec, b, state, rng, observer),
+        Setting::Batched { b } => match spec.process {
+            // No batch law: every decision on the frozen sorted view (`frozen`).
+            ProcessSpec::Rule { d, ref choose } => {
+                let rule = crate::rule_formula::RuleFormula::new(choose, d);
+                frozen::batched(spec, b, state, rule, rng, observer)
+            }
+            ProcessSpec::Custom(ref c) => {
+                let rule = crate::process::custom::Bridge::new(c.rule());
+                frozen::batched(spec, b, state, rule, rng, observer)
+            }
+            _ => batched(spec, b, state, rng, observer),
+        },
         Setting::Delay { .. } => unreachable!("refused by level_support"),
     })
 }
