@@ -186,6 +186,7 @@ mod error;
 mod experiment;
 pub mod figure;
 pub mod files;
+mod final_loads;
 pub mod formula;
 mod grid;
 mod kinds;
