@@ -116,10 +116,10 @@ impl<A: Observer, B: Observer> Observer for Both<'_, A, B> {
 }
 
 /// The largest loads reported by `top_loads`: the 10 heaviest bins (all of them below 10).
-pub(crate) const TOP_K: usize = 10;
+pub const TOP_K: usize = 10;
 
 /// At most this many bins for `sorted_loads` (one row per bin).
-pub(crate) const MAX_SORTED_BINS: u64 = 100_000;
+pub const MAX_SORTED_BINS: u64 = 100_000;
 
 /// Whether the statistic reads the final load histogram.
 pub(crate) fn reads_histogram(s: Statistic) -> bool {

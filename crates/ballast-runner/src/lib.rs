@@ -214,6 +214,7 @@ pub use config::read_weight_file;
 pub use config::{Layout, Sampling, Scale, Statistic};
 pub use error::Error;
 pub use experiment::Experiment;
+pub use final_loads::{MAX_SORTED_BINS, TOP_K};
 pub use logging::{install_logging, install_stderr_logging, LogFormat, LogOptions};
 pub use measure::Measure;
 pub use options::{RunOptions, Shard};
