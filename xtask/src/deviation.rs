@@ -73,7 +73,8 @@ fn outputs(root: &Path) -> Result<Vec<(&'static str, String)>> {
 
 /// A CSV without quoted fields, as a list of maps from the header's names.
 fn read_table(path: &Path) -> Result<Vec<BTreeMap<String, String>>> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
     let mut lines = text.lines();
     let header: Vec<&str> = lines.next().context("an empty table")?.split(',').collect();
     let mut out = Vec::new();
@@ -83,7 +84,13 @@ fn read_table(path: &Path) -> Result<Vec<BTreeMap<String, String>>> {
         }
         let fields: Vec<&str> = line.split(',').collect();
         if fields.len() != header.len() {
-            bail!("{}: line {}: {} fields, expected {}", path.display(), i + 2, fields.len(), header.len());
+            bail!(
+                "{}: line {}: {} fields, expected {}",
+                path.display(),
+                i + 2,
+                fields.len(),
+                header.len()
+            );
         }
         out.push(header.iter().zip(fields).map(|(h, f)| (h.to_string(), f.to_string())).collect());
     }
