@@ -11,7 +11,8 @@
 //! - `max_diff`, `max_z`: the largest |simulated − fluid| over the offsets seen, and the
 //!   largest |z| of a row.
 //!
-//! It writes `results/meanfield/deviation/two_choice.{csv,md,svg}` (figure: tv against n on
+//! `cargo xtask reproduce meanfield/two_choice` runs it after writing the item (into the same
+//! output directory). It writes `results/meanfield/deviation/two_choice.{csv,md,svg}` (figure: tv against n on
 //! log axes, one line per series and k, the noise level as the reference line). `--check`
 //! writes nothing and fails if a committed file differs (a test does the same).
 
@@ -21,7 +22,7 @@ use std::path::Path;
 use anyhow::{bail, Context, Result};
 
 /// The item whose results are read.
-const ITEM: &str = "meanfield/two_choice";
+pub(crate) const ITEM: &str = "meanfield/two_choice";
 /// Its fluid-limit table under `reference/`.
 const FLUID: &str = "meanfield_two_choice.csv";
 
@@ -34,10 +35,17 @@ struct Line {
     max_z: f64,
 }
 
-/// Writes (or, with `check`, compares) the deviation table, report and figure.
+/// Writes (or, with `check`, compares) the deviation table, report and figure of the
+/// repository at `root`.
 pub(crate) fn run(root: &Path, check: bool) -> Result<()> {
-    let files = outputs(root)?;
-    let dir = root.join("results/meanfield/deviation");
+    write(&root.join("results"), &root.join("reference"), check)
+}
+
+/// [`run`] for the results under `results` (also called by `reproduce` after it wrote
+/// [`ITEM`] there) and the reference tables under `reference`.
+pub(crate) fn write(results: &Path, reference: &Path, check: bool) -> Result<()> {
+    let files = outputs(results, reference)?;
+    let dir = results.join("meanfield/deviation");
     let mut stale = Vec::new();
     for (name, text) in &files {
         let path = dir.join(name);
@@ -60,9 +68,9 @@ pub(crate) fn run(root: &Path, check: bool) -> Result<()> {
 }
 
 /// The three files: (name, text).
-fn outputs(root: &Path) -> Result<Vec<(&'static str, String)>> {
-    let results = read_table(&root.join("results").join(format!("{ITEM}.csv")))?;
-    let fluid = read_table(&root.join("reference").join(FLUID))?;
+fn outputs(results: &Path, reference: &Path) -> Result<Vec<(&'static str, String)>> {
+    let results = read_table(&results.join(format!("{ITEM}.csv")))?;
+    let fluid = read_table(&reference.join(FLUID))?;
     let lines = deviations(&results, &fluid)?;
     Ok(vec![
         ("two_choice.csv", csv(&lines)),

@@ -364,6 +364,9 @@ fn reproduce(selectors: &[String], args: ReproduceArgs) -> Result<()> {
         for f in files {
             println!("{}", f.display());
         }
+        if exp.id() == deviation::ITEM {
+            deviation::write(&out, &repo_root().join("reference"), false)?;
+        }
     }
     let index = write_index(&out)?;
     println!("{}", index.display());
