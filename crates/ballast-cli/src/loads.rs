@@ -3,7 +3,18 @@
 
 use std::fmt::Write as _;
 
+use ballast_runner::Statistic;
+
 use crate::simulate::SimulateReport;
+
+/// The statistics `--loads` adds to the one-point config (`loads`: the flag) of n bins:
+/// `sorted_loads` only up to [`ballast_runner::MAX_SORTED_BINS`] bins.
+pub(crate) fn statistics(loads: bool, n: u64) -> impl Iterator<Item = Statistic> {
+    let sorted = n <= ballast_runner::MAX_SORTED_BINS;
+    [Statistic::LoadDistribution, Statistic::TopLoads, Statistic::SortedLoads]
+        .into_iter()
+        .filter(move |s| loads && (sorted || *s != Statistic::SortedLoads))
+}
 
 /// At most this many sorted loads are printed (the JSON has them all).
 const SHOWN: usize = 20;

@@ -601,10 +601,6 @@ pub fn one_point_config(
     let recovery = args.recovery_target.map(|_| Statistic::RecoveryTime);
     let trajectory = potential_trajectory(args).then_some(Statistic::PotentialTrajectory);
     let probes = reports_probes(args, spec).then_some(Statistic::ProbesDistribution);
-    let sorted = spec.n <= ballast_runner::MAX_SORTED_BINS;
-    let loads = [Statistic::LoadDistribution, Statistic::TopLoads, Statistic::SortedLoads]
-        .into_iter()
-        .filter(|s| args.loads && (sorted || *s != Statistic::SortedLoads));
     // With observation points, the gap and the extreme loads at each (per run, for embedders).
     let observed = spec.observe_every.is_some() || matches!(spec.setting, Setting::Batched { .. });
     let over_time = [Statistic::GapTrajectory, Statistic::MaxTrajectory, Statistic::MinTrajectory];
@@ -613,7 +609,7 @@ pub fn one_point_config(
         .chain(recovery)
         .chain(trajectory)
         .chain(probes)
-        .chain(loads)
+        .chain(crate::loads::statistics(args.loads, spec.n))
         .chain(over_time.into_iter().filter(|_| observed));
     series.insert(
         "also".into(),
