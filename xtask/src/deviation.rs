@@ -185,7 +185,35 @@ fn markdown(lines: &BTreeMap<Key, Line>) -> String {
             l.tv, l.tv_noise, l.max_diff, l.max_z
         ));
     }
+    s.push_str(
+        "\nLeast-squares slopes of log tv and log tv_noise against log n (−1/2: the \
+         runs' noise at a fixed number of runs; −1: a bias of order 1/n):\n\n\
+         | series | k = m/n | slope of tv | slope of tv_noise |\n|---|---|---|---|\n",
+    );
+    let mut by: BTreeMap<(&str, u64), Vec<(f64, f64, f64)>> = BTreeMap::new();
+    for ((series, k, n), l) in lines {
+        by.entry((series, *k)).or_default().push(((*n as f64).ln(), l.tv.ln(), l.tv_noise.ln()));
+    }
+    for ((series, k), pts) in by {
+        let xs: Vec<f64> = pts.iter().map(|p| p.0).collect();
+        let tv: Vec<f64> = pts.iter().map(|p| p.1).collect();
+        let noise: Vec<f64> = pts.iter().map(|p| p.2).collect();
+        s.push_str(&format!(
+            "| {series} | {k} | {:.2} | {:.2} |\n",
+            slope(&xs, &tv),
+            slope(&xs, &noise)
+        ));
+    }
     s
+}
+
+/// The least-squares slope of `ys` against `xs`.
+fn slope(xs: &[f64], ys: &[f64]) -> f64 {
+    let n = xs.len() as f64;
+    let (mx, my) = (xs.iter().sum::<f64>() / n, ys.iter().sum::<f64>() / n);
+    let sxy: f64 = xs.iter().zip(ys).map(|(x, y)| (x - mx) * (y - my)).sum();
+    let sxx: f64 = xs.iter().map(|x| (x - mx) * (x - mx)).sum();
+    sxy / sxx
 }
 
 fn figure(lines: &BTreeMap<Key, Line>) -> Result<String> {
@@ -256,5 +284,12 @@ mod tests {
         let l = &d[&("A".to_string(), 1, 10)];
         assert!((l.tv - 0.25).abs() < 1e-15, "{}", l.tv);
         assert!((l.max_diff - 0.25).abs() < 1e-15);
+    }
+
+    #[test]
+    fn slope_of_a_power_law() {
+        let xs: Vec<f64> = [1e3f64, 1e4, 1e5].iter().map(|x| x.ln()).collect();
+        let ys: Vec<f64> = [1e3f64, 1e4, 1e5].iter().map(|x| x.powf(-0.5).ln()).collect();
+        assert!((slope(&xs, &ys) + 0.5).abs() < 1e-12);
     }
 }
