@@ -190,14 +190,16 @@ fn markdown(lines: &BTreeMap<Key, Line>) -> String {
          runs' noise at a fixed number of runs; −1: a bias of order 1/n):\n\n\
          | series | k = m/n | slope of tv | slope of tv_noise |\n|---|---|---|---|\n",
     );
-    let mut by: BTreeMap<(&str, u64), Vec<(f64, f64, f64)>> = BTreeMap::new();
+    // Per (series, k): ln n, ln tv and ln tv_noise, in the order of n.
+    type Logs = (Vec<f64>, Vec<f64>, Vec<f64>);
+    let mut by: BTreeMap<(&str, u64), Logs> = BTreeMap::new();
     for ((series, k, n), l) in lines {
-        by.entry((series, *k)).or_default().push(((*n as f64).ln(), l.tv.ln(), l.tv_noise.ln()));
+        let e = by.entry((series, *k)).or_default();
+        e.0.push((*n as f64).ln());
+        e.1.push(l.tv.ln());
+        e.2.push(l.tv_noise.ln());
     }
-    for ((series, k), pts) in by {
-        let xs: Vec<f64> = pts.iter().map(|p| p.0).collect();
-        let tv: Vec<f64> = pts.iter().map(|p| p.1).collect();
-        let noise: Vec<f64> = pts.iter().map(|p| p.2).collect();
+    for ((series, k), (xs, tv, noise)) in by {
         s.push_str(&format!(
             "| {series} | {k} | {:.2} | {:.2} |\n",
             slope(&xs, &tv),

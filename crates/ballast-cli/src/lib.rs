@@ -28,7 +28,6 @@ pub mod embed;
 mod error;
 mod list;
 mod list_sections;
-mod loads;
 mod paths;
 mod plot;
 mod process;

@@ -13,6 +13,7 @@
 //! from `derive_seed(seed, [hash_str("simulate"), 0, GRAPH_STREAM])`.
 
 mod kinds;
+mod loads;
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -609,7 +610,7 @@ pub fn one_point_config(
         .chain(recovery)
         .chain(trajectory)
         .chain(probes)
-        .chain(crate::loads::statistics(args.loads, spec.n))
+        .chain(loads::statistics(args.loads, spec.n))
         .chain(over_time.into_iter().filter(|_| observed));
     series.insert(
         "also".into(),
@@ -931,7 +932,7 @@ pub fn render_human(r: &SimulateReport) -> String {
         );
     }
 
-    crate::loads::print_loads(&mut s, r);
+    loads::print_loads(&mut s, r);
     if let Some(g) = &r.graph {
         let _ =
             writeln!(s, "{:<14}{} ({} vertices, {} edges)", "graph", g.kind, g.vertices, g.edges);

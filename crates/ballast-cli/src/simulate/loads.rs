@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 use ballast_runner::Statistic;
 
-use crate::simulate::SimulateReport;
+use super::SimulateReport;
 
 /// The statistics `--loads` adds to the one-point config (`loads`: the flag) of n bins:
 /// `sorted_loads` only up to [`ballast_runner::MAX_SORTED_BINS`] bins.
