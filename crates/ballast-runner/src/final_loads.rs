@@ -229,10 +229,12 @@ mod tests {
         let (a, b) = (counts(1, &[1, 1]), counts(0, &[1, 0, 1]));
         let d = distribution(&[&a, &b]);
         let xs: Vec<f64> = d.iter().map(|c| c.0).collect();
-        assert_eq!(xs, vec![-1.5, -0.5, 0.5]);
+        // Loads 1, 2 (average 1.5) and 0, 2 (average 1): offsets ±0.5 and ±1.
+        assert_eq!(xs, vec![-1.0, -0.5, 0.5, 1.0]);
         assert_eq!(d[0].1, vec![0.0, 0.5]);
         assert_eq!(d[1].1, vec![0.5, 0.0]);
-        assert_eq!(d[2].1, vec![0.5, 0.5]);
+        assert_eq!(d[2].1, vec![0.5, 0.0]);
+        assert_eq!(d[3].1, vec![0.0, 0.5]);
     }
 
     #[test]
