@@ -19,6 +19,12 @@
 //!   it.
 //! - `cargo xtask refresh [selector...]`: rewrites the CSV and SVG of every committed result
 //!   from its JSON (after a change to how tables or figures are written; nothing simulated).
+//! - `cargo xtask formulas [--check]`: writes the reference tables computed from formulas
+//!   (the frozen-rank prediction of Unfair d-Choice, the fluid limit of Two-Choice and (1+β));
+//!   `--check` fails if a committed one differs (see the `formulas` module).
+//! - `cargo xtask deviation [--check]`: the distance of the committed `meanfield/two_choice`
+//!   results from the fluid limit against n, as a table and a figure (see the `deviation`
+//!   module).
 //! - Every command takes `-v`/`-q`, `--log-format json`, and reads `RUST_LOG`.
 //! - `cargo xtask bench [selector...]`: wall time of `reproduce --quick` per item, as a table.
 //!   `--filling` also runs the criterion group `filling` (ns per ball of each filling and
@@ -49,6 +55,8 @@ use std::time::Instant;
 
 mod check;
 mod ci;
+mod deviation;
+mod formulas;
 mod refresh;
 mod verdicts;
 
@@ -119,6 +127,20 @@ enum Command {
     Refresh {
         /// Selectors as for `reproduce` (default `all`).
         selectors: Vec<String>,
+    },
+    /// Write the computed reference tables (`reference/redlich26_unfair_d_choice.csv`,
+    /// `reference/meanfield_two_choice.csv`) from their formulas.
+    Formulas {
+        /// Write nothing; fail if a committed table differs from its formula.
+        #[arg(long)]
+        check: bool,
+    },
+    /// Write `results/meanfield/deviation/two_choice.{csv,md,svg}`: the distance of the
+    /// committed `meanfield/two_choice` results from the fluid limit against n.
+    Deviation {
+        /// Write nothing; fail if a committed file differs from what the results give.
+        #[arg(long)]
+        check: bool,
     },
     /// Rewrite `<out>/README.md`, the index of the results (also done by `reproduce`).
     Index {
@@ -341,6 +363,9 @@ fn reproduce(selectors: &[String], args: ReproduceArgs) -> Result<()> {
         tracing::info!("  {:.1} s; {}", t.elapsed().as_secs_f64(), verdicts.join("; "));
         for f in files {
             println!("{}", f.display());
+        }
+        if exp.id() == deviation::ITEM {
+            deviation::write(&out, &repo_root().join("reference"), false)?;
         }
     }
     let index = write_index(&out)?;
@@ -695,6 +720,8 @@ fn main() -> ExitCode {
         }
         Command::Ci { skip } => ci::ci(&repo_root(), &skip),
         Command::Refresh { selectors } => refresh_items(&selectors),
+        Command::Formulas { check } => formulas::run(&repo_root(), check),
+        Command::Deviation { check } => deviation::run(&repo_root(), check),
         Command::Index { out } => {
             let root = repo_root();
             write_index(&out.unwrap_or_else(|| root.join("results")))

@@ -7,6 +7,9 @@
 //!   evidence in `reference/disagreements.toml`;
 //! - **borderline (k of N beyond 3σ)**: no point beyond |z| = [`BORDERLINE_MAX_Z`], only more
 //!   points beyond 3σ than the verdict allows;
+//! - **differs from a heuristic prediction (expected)**: the reference is a heuristic, not
+//!   a published measurement or an exact law, and `reference/disagreements.toml` says where
+//!   and why it fails (class `heuristic`);
 //! - **unexplained**: anything else; `reference/disagreements.toml` then gives what is known
 //!   of the cause (a series without an entry there says so, and `cargo xtask index` warns).
 //!
@@ -50,6 +53,8 @@ pub enum Class {
     Borderline(u64, u64, f64),
     /// With what is known of the cause (`None`: nothing recorded).
     Unexplained(Option<String>),
+    /// The reference is a heuristic; with where and why it fails.
+    Heuristic(String),
 }
 
 /// The number after `prefix` in `text` (up to the next space or comma).
@@ -89,8 +94,8 @@ pub fn parse(report: &str) -> Vec<SeriesVerdict> {
     out
 }
 
-/// What `reference/disagreements.toml` records for one series: its class (`authors_program`
-/// or `unexplained`) and the cause or evidence.
+/// What `reference/disagreements.toml` records for one series: its class (`authors_program`,
+/// `heuristic` or `unexplained`) and the cause or evidence.
 #[derive(Clone, Debug, Default)]
 pub struct Recorded {
     entries: Vec<(String, String, String, String)>,
@@ -117,8 +122,9 @@ impl Recorded {
             };
             let class = field("class")?;
             anyhow::ensure!(
-                class == "authors_program" || class == "unexplained",
-                "{}: series {}: class `{class}`: expected authors_program or unexplained",
+                ["authors_program", "heuristic", "unexplained"].contains(&class.as_str()),
+                "{}: series {}: class `{class}`: expected authors_program, heuristic or \
+                 unexplained",
                 path.display(),
                 i + 1
             );
@@ -151,6 +157,7 @@ pub fn classify(item: &str, s: &SeriesVerdict, recorded: &Recorded) -> Class {
     }
     match recorded.get(item, &s.series) {
         Some(("authors_program", why)) => Class::AuthorsProgram(why.to_owned()),
+        Some(("heuristic", why)) => Class::Heuristic(why.to_owned()),
         _ if first.max_z <= BORDERLINE_MAX_Z => {
             Class::Borderline(first.beyond, first.points, first.max_z)
         }
@@ -168,6 +175,7 @@ pub fn short(c: &Class) -> String {
         }
         Class::Borderline(k, n, _) => format!("**borderline** ({k} of {n} points beyond 3σ)"),
         Class::Unexplained(_) => "**unexplained**".to_owned(),
+        Class::Heuristic(_) => "**differs from a heuristic prediction (expected)**".to_owned(),
     }
 }
 
@@ -185,6 +193,7 @@ pub fn cause(c: &Class) -> String {
         Class::Unexplained(None) => {
             "no cause recorded (reference/disagreements.toml has no entry)".to_owned()
         }
+        Class::Heuristic(why) => format!("where and why: {why}"),
     }
 }
 
@@ -216,6 +225,11 @@ mod tests {
             entries: vec![("p/i".into(), "C".into(), "unexplained".into(), "why".into())],
         };
         assert_eq!(classify("p/i", &v[2], &recorded), Class::Unexplained(Some("why".into())));
+        let heuristic = Recorded {
+            entries: vec![("p/i".into(), "C".into(), "heuristic".into(), "where".into())],
+        };
+        assert_eq!(classify("p/i", &v[2], &heuristic), Class::Heuristic("where".into()));
+        assert!(short(&Class::Heuristic(String::new())).contains("heuristic"));
         // Without the authors' output, a few points at |z| ≈ 3.3 are borderline.
         let mut b = v[1].clone();
         b.comparisons.truncate(1);

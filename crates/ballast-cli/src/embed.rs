@@ -101,7 +101,10 @@ fn column_of(row: &ballast_runner::Row, series: &str) -> Option<String> {
             Statistic::GapTrajectory => "gap".to_owned(),
             Statistic::MaxTrajectory => "max_load".to_owned(),
             Statistic::MinTrajectory => "min_load".to_owned(),
-            Statistic::ProbesDistribution => return None,
+            Statistic::ProbesDistribution
+            | Statistic::LoadDistribution
+            | Statistic::SortedLoads
+            | Statistic::TopLoads => return None,
             s => s.name().to_owned(),
         });
     }

@@ -107,6 +107,12 @@ fn statistic_needs(s: Statistic) -> &'static str {
         }
         Statistic::PotentialTrajectory => "potentials = [...] in the series (see Potentials)",
         Statistic::ProbesDistribution => "the bin engine (--probes on simulate)",
+        Statistic::LoadDistribution | Statistic::TopLoads => {
+            "unit weights; not with recovery_target (--loads on simulate)"
+        }
+        Statistic::SortedLoads => {
+            "unit weights, n <= 100000; not with recovery_target (--loads on simulate)"
+        }
         _ => "",
     }
 }
@@ -277,6 +283,11 @@ mod tests {
             S::ProbesMax => 18,
             S::MovedPerBall => 19,
             S::ProbesDistribution => 20,
+            S::LoadDistribution => 21,
+            S::SortedLoads => 22,
+            S::TopLoads => 23,
+            S::Spread => 24,
+            S::SpreadDistribution => 25,
             S::Measure(_) => return None,
         })
     }
@@ -284,7 +295,7 @@ mod tests {
     #[test]
     fn every_statistic_is_listed() {
         let listed = statistics();
-        assert_eq!(listed.len(), 21);
+        assert_eq!(listed.len(), 26);
         for (i, s) in Statistic::allocation().iter().enumerate() {
             assert_eq!(statistic_at(*s), Some(i), "{}", s.name());
             assert_eq!(listed[i].name, s.name());

@@ -267,6 +267,10 @@ impl LoadState for LevelLoads {
     type Load = f64;
     type Inc = ();
 
+    fn load_counts(&self) -> Option<(u64, Vec<u64>)> {
+        Some((self.lo, self.counts()))
+    }
+
     #[inline]
     fn n(&self) -> usize {
         self.n as usize

@@ -59,6 +59,22 @@ pub trait LoadState {
     fn empty_bins(&self) -> u64 {
         (0..self.n()).filter(|&i| self.load(i).into() == 0.0).count() as u64
     }
+    /// The histogram of the loads when they are ball counts: the smallest load `lo` and
+    /// `counts[j]` = bins with load `lo + j` (`None` for weighted loads). The default scans
+    /// the bins (O(n)); the level engine's state reads its histogram (O(levels)).
+    fn load_counts(&self) -> Option<(u64, Vec<u64>)> {
+        let mut loads = Vec::with_capacity(self.n());
+        for i in 0..self.n() {
+            loads.push(u64::try_from(self.int_load(i)?).ok()?);
+        }
+        let lo = loads.iter().copied().min()?;
+        let hi = loads.iter().copied().max()?;
+        let mut counts = vec![0u64; usize::try_from(hi - lo).ok()? + 1];
+        for x in loads {
+            counts[(x - lo) as usize] += 1;
+        }
+        Some((lo, counts))
+    }
     /// The `k`-th largest load (1-based) and the highest bin index that is still among the
     /// `k` heaviest when ties are ordered by index: the frozen rank cut of a batch. O(n).
     fn rank_cut(&self, k: u64) -> (Self::Load, usize);

@@ -168,6 +168,21 @@ pub enum Statistic {
     /// the fraction of the run's steps that drew it, mean over runs. Recorded by the bin
     /// engine ([`ballast_core::RunSpec::record_probes`]); as the statistic or in `also`.
     ProbesDistribution,
+    /// The normalised load distribution at the end: one row per offset x = load − W/n seen
+    /// in some run, value = the fraction of the run's bins at that offset, mean over runs
+    /// (which is the fraction pooled over runs; the per-run fractions are the row's values).
+    LoadDistribution,
+    /// The sorted load vector at the end: one row per rank i = 1..n (1 = the lightest bin),
+    /// value = the i-th smallest load, mean over runs. At most 10⁵ bins.
+    SortedLoads,
+    /// The largest loads at the end: one row per rank k = 1..min(10, n) (1 = the heaviest
+    /// bin), value = the k-th largest load, mean over runs.
+    TopLoads,
+    /// The spread at the end, max load − min load, averaged over runs.
+    Spread,
+    /// The empirical distribution of the spread at the end: one row per value, value =
+    /// percent of runs (the x axis becomes the spread).
+    SpreadDistribution,
     /// A statistic of a graph, dynamic or potential item (`kind = …`, see the crate docs);
     /// not accepted in allocation series.
     #[serde(untagged, skip_deserializing)]
@@ -194,7 +209,7 @@ impl Statistic {
     }
 
     /// The statistics an allocation series may name.
-    const ALLOCATION: [Statistic; 21] = [
+    const ALLOCATION: [Statistic; 26] = [
         Self::MaxGap,
         Self::FinalGap,
         Self::RunningMaxGap,
@@ -216,6 +231,11 @@ impl Statistic {
         Self::ProbesMax,
         Self::MovedPerBall,
         Self::ProbesDistribution,
+        Self::LoadDistribution,
+        Self::SortedLoads,
+        Self::TopLoads,
+        Self::Spread,
+        Self::SpreadDistribution,
     ];
 
     /// The allocation statistic of this name, if any.
@@ -251,7 +271,7 @@ impl Statistic {
 
     /// Whether rows of this statistic are a distribution (one row per value, in percent).
     pub fn is_distribution(self) -> bool {
-        matches!(self, Self::Distribution | Self::MaxLoadDistribution)
+        matches!(self, Self::Distribution | Self::MaxLoadDistribution | Self::SpreadDistribution)
     }
 
     /// Whether the statistic is a gap or a distribution of gaps (an allocation series'; the
@@ -292,6 +312,11 @@ impl Statistic {
             Self::ProbesMax => "probes_max",
             Self::MovedPerBall => "moved_per_ball",
             Self::ProbesDistribution => "probes_distribution",
+            Self::LoadDistribution => "load_distribution",
+            Self::SortedLoads => "sorted_loads",
+            Self::TopLoads => "top_loads",
+            Self::Spread => "spread",
+            Self::SpreadDistribution => "spread_distribution",
             Self::Measure(m) => m.name(),
         }
     }
@@ -320,6 +345,11 @@ impl Statistic {
             Self::ProbesMax => "largest probes in one step (mean over runs)",
             Self::MovedPerBall => "balls moved per ball (mean over runs)",
             Self::ProbesDistribution => "fraction of steps with this many probes (mean over runs)",
+            Self::LoadDistribution => "fraction of bins at load − average (mean over runs)",
+            Self::SortedLoads => "i-th smallest load at the end (mean over runs)",
+            Self::TopLoads => "k-th largest load at the end (mean over runs)",
+            Self::Spread => "max load − min load at the end (mean over runs)",
+            Self::SpreadDistribution => "percent of runs with this spread",
             Self::Measure(m) => m.describe(),
         }
     }

@@ -48,6 +48,9 @@ struct UnitOut {
     /// Steps by number of probes: `probes[k]` steps drew k bin samples (only when the
     /// series asks for `probes_distribution`, else empty).
     probes: Vec<u64>,
+    /// The histogram of the final loads (only when the series asks for a statistic of the
+    /// final load vector, [`crate::final_loads`], else `None`).
+    loads: Option<crate::final_loads::LoadCounts>,
 }
 
 impl UnitOut {
@@ -78,9 +81,13 @@ impl UnitOut {
             }
             Statistic::ProbesMax => self.probes_max.map_or(f64::NAN, |p| p as f64),
             Statistic::MovedPerBall => ratio(self.moved, self.balls),
+            Statistic::Spread | Statistic::SpreadDistribution => self.max_load - self.min_load,
             // Rows of their own ([`potential_trajectory_rows`], [`probe_rows`]).
             Statistic::PotentialTrajectory
             | Statistic::ProbesDistribution
+            | Statistic::LoadDistribution
+            | Statistic::SortedLoads
+            | Statistic::TopLoads
             | Statistic::Measure(_) => f64::NAN,
         }
     }
@@ -119,7 +126,7 @@ fn engine_key(spec: &ballast_core::RunSpec, tracked: bool) -> String {
 /// The checkpoint key of a point: SHA-256 of the fields of its run spec that the runner sets,
 /// the resolved engine, the seeds and the versions. (Listed explicitly, so a new core field
 /// that the runner leaves at its default does not invalidate the checkpoints.)
-fn point_key(point: &PlanPoint, seeds: &[u64]) -> String {
+fn point_key(point: &PlanPoint, final_loads: bool, seeds: &[u64]) -> String {
     use sha2::Digest;
     let s = &point.spec;
     let engine = engine_key(s, !point.potentials.is_empty());
@@ -143,6 +150,9 @@ fn point_key(point: &PlanPoint, seeds: &[u64]) -> String {
     }
     if s.record_probes {
         stop.push_str(" probes");
+    }
+    if final_loads {
+        stop.push_str(" final loads");
     }
     // The sampling law only where it is not uniform, so existing checkpoints stay valid.
     let sampling = if s.sampling.is_uniform() {
@@ -188,6 +198,9 @@ fn samples(o: &UnitOut, statistic: Statistic, blocks: bool, n: u64) -> Vec<f64> 
     match statistic {
         Statistic::MaxTrajectory => return o.max_trajectory.clone(),
         Statistic::MinTrajectory => return o.min_trajectory.clone(),
+        Statistic::SortedLoads | Statistic::TopLoads => {
+            return crate::final_loads::per_rank(o.loads.as_ref(), statistic)
+        }
         _ => {}
     }
     if blocks {
@@ -561,13 +574,15 @@ fn execute(
         .enumerate()
         .map(|(pi, p)| {
             let seeds: Vec<u64> = (0..runs).map(|r| Plan::unit_seed(seed, id, pi, r)).collect();
-            PointUnits { point: pi, key: point_key(p, &seeds), balls: p.spec.m }
+            let loads = final_loads_of(plan, p);
+            PointUnits { point: pi, key: point_key(p, loads, &seeds), balls: p.spec.m }
         })
         .collect();
     run_units(job, &points, |pi, run| {
         let point = &plan.points[pi];
-        let PointRun { out, potentials, recovery, potential_trajectories } =
-            simulate_point(point, Plan::unit_seed(seed, id, pi, run)).map_err(|source| {
+        let loads = final_loads_of(plan, point);
+        let PointRun { out, potentials, recovery, potential_trajectories, final_loads } =
+            simulate_point(point, loads, Plan::unit_seed(seed, id, pi, run)).map_err(|source| {
                 Error::Simulation {
                     what: format!(
                         "series `{}` point {pi} run {run}",
@@ -594,8 +609,16 @@ fn execute(
             potentials,
             potential_trajectories,
             probes: if point.spec.record_probes { out.samples_per_step } else { Vec::new() },
+            loads: final_loads,
         })
     })
+}
+
+/// Whether the runs of `point` record their final load histogram (its series asks for a
+/// statistic of the final load vector).
+fn final_loads_of(plan: &Plan, point: &PlanPoint) -> bool {
+    let s = &plan.series[point.series];
+    crate::final_loads::wanted(s.statistic, &s.also)
 }
 
 /// What one run of a point gives besides its outcome.
@@ -607,28 +630,42 @@ struct PointRun {
     recovery: Option<u64>,
     /// With `potential_trajectory`, each potential at every observation point.
     potential_trajectories: Vec<Vec<f64>>,
+    /// With a statistic of the final loads, their histogram.
+    final_loads: Option<crate::final_loads::LoadCounts>,
 }
 
 /// One run of a point from its seed: its outcome, the final values of the point's
 /// potentials (tracked along the run; the same generator and engine as without them: the
 /// tracker only observes), their values at the observation points when the series asks for
-/// `potential_trajectory` (a [`ballast_potential::Recorder`] around the same tracker) and,
-/// with a recovery target, the balls until the gap reached it. Validation refuses potentials
-/// and a recovery target together (each is its own observer).
-fn simulate_point(point: &PlanPoint, seed: u64) -> Result<PointRun, ballast_core::Error> {
+/// `potential_trajectory` (a [`ballast_potential::Recorder`] around the same tracker), with
+/// `loads` the histogram of the final loads (one more observer beside them) and, with a
+/// recovery target, the balls until the gap reached it. Validation refuses potentials, or
+/// the final loads, and a recovery target together (each is its own observer).
+fn simulate_point(
+    point: &PlanPoint,
+    loads: bool,
+    seed: u64,
+) -> Result<PointRun, ballast_core::Error> {
+    use crate::final_loads::{Both, FinalLoads};
     let plain = |out| PointRun {
         out,
         potentials: Vec::new(),
         recovery: None,
         potential_trajectories: Vec::new(),
+        final_loads: None,
     };
     if let Some(target) = point.recovery_target {
         let (out, recovery) =
             ballast_core::recovery::simulate_recovery(&point.spec, &mut sim_rng(seed), target)?;
         return Ok(PointRun { recovery, ..plain(out) });
     }
+    let mut finals = FinalLoads::new(point.spec.m, loads);
     if point.potentials.is_empty() {
-        return Ok(plain(simulate_seeded(&point.spec, seed)?));
+        if !loads {
+            return Ok(plain(simulate_seeded(&point.spec, seed)?));
+        }
+        let out = ballast_core::simulate_observed(&point.spec, &mut sim_rng(seed), &mut finals)?;
+        return Ok(PointRun { final_loads: finals.counts, ..plain(out) });
     }
     let invalid = |e: ballast_potential::Error| {
         ballast_core::Error::invalid("potentials", e, "potentials that validate")
@@ -638,17 +675,30 @@ fn simulate_point(point: &PlanPoint, seed: u64) -> Result<PointRun, ballast_core
         let mut rec = ballast_potential::Recorder::new(&point.potentials, sampling)
             .map_err(invalid)?
             .with_series();
-        let out = ballast_core::simulate_observed(&point.spec, &mut sim_rng(seed), &mut rec)?;
+        let out = ballast_core::simulate_observed(
+            &point.spec,
+            &mut sim_rng(seed),
+            &mut Both(&mut rec, &mut finals),
+        )?;
         let potentials = rec.potentials().values();
         let potential_trajectories = match rec.series() {
             Some(s) => (0..potentials.len()).map(|k| s.column(k).collect()).collect(),
             None => Vec::new(),
         };
-        return Ok(PointRun { potentials, potential_trajectories, ..plain(out) });
+        return Ok(PointRun {
+            potentials,
+            potential_trajectories,
+            final_loads: finals.counts,
+            ..plain(out)
+        });
     }
     let mut tracker = ballast_potential::Potentials::new(&point.potentials).map_err(invalid)?;
-    let out = ballast_core::simulate_observed(&point.spec, &mut sim_rng(seed), &mut tracker)?;
-    Ok(PointRun { potentials: tracker.values(), ..plain(out) })
+    let out = ballast_core::simulate_observed(
+        &point.spec,
+        &mut sim_rng(seed),
+        &mut Both(&mut tracker, &mut finals),
+    )?;
+    Ok(PointRun { potentials: tracker.values(), final_loads: finals.counts, ..plain(out) })
 }
 
 /// The rows of an item from its units' outcomes, sequentially and deterministically: per
@@ -690,6 +740,10 @@ fn aggregate(
                 rounding: ps.round.unwrap_or(ROUNDING),
                 also: !with_refs,
             };
+            if statistic == Statistic::LoadDistribution {
+                rows.extend(stat.load_distribution_rows(block));
+                continue;
+            }
             rows.extend(stat.rows(stat.per_run(block, blocks), &group));
         }
         rows.extend(potential_rows(point, &ps.name, block, &group, refs.len()));
@@ -767,14 +821,25 @@ impl StatRows<'_> {
                     self.row(x, point.grid.clone(), column(j))
                 })
                 .collect(),
-            Statistic::RunningMaxGap => {
+            Statistic::RunningMaxGap | Statistic::SortedLoads | Statistic::TopLoads => {
                 (0..len).map(|j| self.row((j + 1) as f64, point.grid.clone(), column(j))).collect()
             }
-            Statistic::Distribution | Statistic::MaxLoadDistribution => {
-                self.distribution_rows(per_run.concat())
-            }
+            Statistic::Distribution
+            | Statistic::MaxLoadDistribution
+            | Statistic::SpreadDistribution => self.distribution_rows(per_run.concat()),
             _ => vec![self.row(point.x, group.to_vec(), per_run.concat())],
         }
+    }
+
+    /// Rows of `load_distribution`: per offset x = load − W/n seen in some run, the
+    /// fraction of each run's bins at it (compared with the references at x).
+    fn load_distribution_rows(&self, block: &[UnitOut]) -> Vec<Row> {
+        let runs: Vec<&crate::final_loads::LoadCounts> =
+            block.iter().filter_map(|o| o.loads.as_ref()).collect();
+        crate::final_loads::distribution(&runs)
+            .into_iter()
+            .map(|(x, values)| self.row(x, self.point.grid.clone(), values))
+            .collect()
     }
 
     /// The row of `values` at `x`, compared with every reference table.

@@ -541,6 +541,9 @@ pub fn graph_outcome(args: &SimulateArgs) -> anyhow::Result<Outcome> {
         // Graph items record no trajectories or probe counts.
         potential_trajectories: std::collections::BTreeMap::new(),
         probes_distribution: Vec::new(),
+        load_distribution: Vec::new(),
+        sorted_loads: Vec::new(),
+        top_loads: Vec::new(),
         samples_per_ball,
         balls_per_sample: 1.0 / samples_per_ball,
         ns_per_ball: super::ns_per_ball(&result.meta),

@@ -13,6 +13,7 @@
 //! from `derive_seed(seed, [hash_str("simulate"), 0, GRAPH_STREAM])`.
 
 mod kinds;
+mod loads;
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -184,6 +185,11 @@ pub struct SimulateArgs {
     /// does not count probes per step).
     #[arg(long, conflicts_with_all = ["offline", "graph"])]
     pub probes: bool,
+    /// Also report the final load vector: the normalised load distribution (per offset
+    /// load − W/n the fraction of bins, mean over runs), the 10 largest loads and, for
+    /// n <= 100000, the sorted loads (mean over runs). Unit weights only.
+    #[arg(long, conflicts_with_all = ["offline", "graph", "recovery_target"])]
+    pub loads: bool,
     /// Print one JSON object instead of the human summary.
     #[arg(long)]
     pub json: bool,
@@ -299,6 +305,15 @@ pub struct SimulateReport {
     /// The distribution of probes per step (`--probes`, and adaptive probing): per probe
     /// count the fraction of steps, mean over runs; empty otherwise.
     pub probes_distribution: Vec<kinds::HistogramBin>,
+    /// With `--loads`: the normalised load distribution, per offset load − W/n (`value`)
+    /// the fraction of bins, mean over runs; empty otherwise.
+    pub load_distribution: Vec<kinds::HistogramBin>,
+    /// With `--loads`: the i-th smallest final load, mean over runs, i = 1..n (n <= 100000);
+    /// empty otherwise.
+    pub sorted_loads: Vec<f64>,
+    /// With `--loads`: the k-th largest final load, mean over runs, k = 1..min(10, n);
+    /// empty otherwise.
+    pub top_loads: Vec<f64>,
     /// Bin samples per ball over all runs.
     pub samples_per_ball: f64,
     /// Balls per bin sample over all runs (its inverse: above 1 for Packing and Twinning).
@@ -525,7 +540,7 @@ pub(crate) fn parse_potentials(texts: &[String]) -> Result<Vec<PotentialSpec>, B
 }
 
 /// The statistics `simulate` reports besides the gap (its primary statistic) and max gap.
-const ALSO: [Statistic; 10] = [
+const ALSO: [Statistic; 11] = [
     Statistic::MaxLoad,
     Statistic::MinLoad,
     Statistic::Underload,
@@ -536,6 +551,7 @@ const ALSO: [Statistic; 10] = [
     Statistic::ProbesMean,
     Statistic::ProbesMax,
     Statistic::MovedPerBall,
+    Statistic::Spread,
 ];
 
 /// Whether the runs report the potentials' trajectories: `--potential` with observation
@@ -594,6 +610,7 @@ pub fn one_point_config(
         .chain(recovery)
         .chain(trajectory)
         .chain(probes)
+        .chain(loads::statistics(args.loads, spec.n))
         .chain(over_time.into_iter().filter(|_| observed));
     series.insert(
         "also".into(),
@@ -769,6 +786,14 @@ pub fn report(args: &SimulateArgs) -> anyhow::Result<SimulateReport> {
             .filter(|r| r.statistic == Statistic::ProbesDistribution)
             .map(|r| kinds::HistogramBin { value: r.x, fraction: r.summary.mean })
             .collect(),
+        load_distribution: result
+            .rows
+            .iter()
+            .filter(|r| r.statistic == Statistic::LoadDistribution)
+            .map(|r| kinds::HistogramBin { value: r.x, fraction: r.summary.mean })
+            .collect(),
+        sorted_loads: means_of(&result, Statistic::SortedLoads),
+        top_loads: means_of(&result, Statistic::TopLoads),
         // Pooled over runs (every run places m balls, or a step more with `stop = finish`):
         // the mean of the per-run ratios, and its inverse.
         samples_per_ball: stat_mean(Statistic::SamplesPerBall),
@@ -777,6 +802,11 @@ pub fn report(args: &SimulateArgs) -> anyhow::Result<SimulateReport> {
         wall_s: result.meta.wall_time_s,
         rows: result.rows,
     })
+}
+
+/// The means of the rows of `statistic`, in row order (one per rank).
+fn means_of(result: &ItemResult, statistic: Statistic) -> Vec<f64> {
+    result.rows.iter().filter(|r| r.statistic == statistic).map(|r| r.summary.mean).collect()
 }
 
 /// Nanoseconds per ball of a run's metadata: its CPU time (the process's, all threads, as
@@ -902,6 +932,7 @@ pub fn render_human(r: &SimulateReport) -> String {
         );
     }
 
+    loads::print_loads(&mut s, r);
     if let Some(g) = &r.graph {
         let _ =
             writeln!(s, "{:<14}{} ({} vertices, {} edges)", "graph", g.kind, g.vertices, g.edges);

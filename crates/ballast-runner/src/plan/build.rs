@@ -579,6 +579,17 @@ impl<'r> SeriesForms<'r> {
         let theory = self.theory(&ctx, &vars, sp)?;
         let recovery_target = self.recovery_target(&ctx, &vars, sp)?;
         self.check_statistic(b, sp)?;
+        let histogram = crate::final_loads::refusal(
+            s.statistic,
+            &s.also,
+            &spec,
+            recovery_target.is_some(),
+            &ctx,
+        );
+        if let Some((key, msg)) = histogram {
+            sp.fail(key, None, msg);
+            return None;
+        }
         let potentials = self.potentials(&ctx, &vars, sp)?;
         let grid = gvals.to_vec();
         let point = PlanPoint {
