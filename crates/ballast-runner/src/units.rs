@@ -43,8 +43,9 @@ use crate::Error;
 /// [`UNIT_HEADER`], the format as 4 little-endian bytes, the postcard body and the SHA-256
 /// of everything before it ([`seal`]). Format 4: an allocation run's outcome also holds
 /// its empty bins and recovery time. Format 5: and its load trajectories, potential
-/// trajectories and probe histogram (empty unless a statistic asks for them).
-pub(crate) const UNIT_FORMAT: u32 = 5;
+/// trajectories and probe histogram (empty unless a statistic asks for them). Format 6: a
+/// dynamic run's summary also holds its discrepancy and overload.
+pub(crate) const UNIT_FORMAT: u32 = 6;
 
 /// The first bytes of a checkpoint or shard file.
 const UNIT_HEADER: &[u8] = b"ballast-units\n";

@@ -425,6 +425,12 @@ fn resolve_starts(
     for (si, s) in cfg.series.iter_mut().enumerate() {
         let span = s.span();
         let series = s.get_mut();
+        // A deletion model's schedule file: relative to the config's directory.
+        if let Some(toml::Value::String(p)) =
+            series.process.as_mut().and_then(|v| v.get_mut("schedule"))
+        {
+            *p = dir.join(p.as_str()).to_string_lossy().into_owned();
+        }
         let Some(raw) = &series.start else { continue };
         let ctx = format!("series `{}`", series.name);
         if !kind.takes_start() {
