@@ -85,6 +85,9 @@ pub struct DeletionConfig {
     pub steps_per_round: u64,
     /// The loads before the first step (`None`: empty bins).
     pub start: Option<ballast_core::Start>,
+    /// Run on the level engine ([`crate::LevelDeletions`]: bin counts per load only); refused
+    /// for oldest-first deletion and reinsertion.
+    pub levels: bool,
 }
 
 impl DeletionConfig {
@@ -99,6 +102,7 @@ impl DeletionConfig {
             workload,
             steps_per_round: n as u64,
             start: None,
+            levels: false,
         }
     }
 
@@ -133,6 +137,9 @@ impl DeletionConfig {
         }
         if let Some(s) = &self.start {
             crate::start::check_start(s, self.n, None)?;
+        }
+        if let Some(why) = crate::deletion_levels::level_refusal(self).filter(|_| self.levels) {
+            return Err(Error::invalid("engine", "levels", why));
         }
         Ok(())
     }

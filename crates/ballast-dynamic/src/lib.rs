@@ -110,6 +110,7 @@
 #![forbid(unsafe_code)]
 
 mod azar;
+mod deletion_levels;
 mod deletions;
 mod error;
 mod greedy;
@@ -125,6 +126,7 @@ pub mod tolerance;
 pub mod workload;
 
 pub use azar::{AzarConfig, InfiniteAzar};
+pub use deletion_levels::{level_refusal, LevelDeletions};
 pub use deletions::{DeletionConfig, DeletionLaw, Deletions, Insertion};
 pub use error::Error;
 pub use greedy::{greedy, greedy_reference};

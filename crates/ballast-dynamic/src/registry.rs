@@ -161,8 +161,18 @@ const STEPS: ParamDef = ParamDef {
     doc: "steps per observed round (0: n)",
 };
 
-/// The deletion law and the steps per round of a deletion model's arguments.
+/// The engine of a deletion model.
+const ENGINE: ParamDef = ParamDef {
+    name: "engine",
+    ty: ParamType::Choice(&["bins", "levels"]),
+    default: ParamDefault::Text("bins"),
+    doc: "bins: one load per bin (every law); levels: bin counts per load only (uniform_bin \
+          and uniform_ball deletions without reinsertion)",
+};
+
+/// The deletion law, the steps per round and the engine of a deletion model's arguments.
 fn deletion_common(a: &Args, n: usize, cfg: &mut DeletionConfig) {
+    cfg.levels = a.text("engine") == Some("levels");
     let law = a.text("deletion").and_then(DeletionLaw::from_name);
     cfg.deletion = law.unwrap_or(DeletionLaw::UniformBin);
     let steps = a.int("steps_per_round");
@@ -276,6 +286,7 @@ pub static MODELS: &[ModelDef] = &[
             },
             DELETION,
             STEPS,
+            ENGINE,
         ],
         point: &[("n", "bins")],
         build: build_random_deletions,
@@ -337,6 +348,7 @@ pub static MODELS: &[ModelDef] = &[
                       its own choices (rules of at most two choices)",
             },
             STEPS,
+            ENGINE,
         ],
         point: &[("n", "bins"), ("m", "balls inserted before the phases (workload phases)")],
         build: build_insert_delete,

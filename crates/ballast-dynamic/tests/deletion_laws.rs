@@ -17,7 +17,9 @@ use std::collections::{BTreeMap, VecDeque};
 
 use ballast_core::sim_rng;
 use ballast_dynamic::workload::{Beta, Workload};
-use ballast_dynamic::{DeletionConfig, DeletionLaw, Deletions, Insertion, RoundProcess};
+use ballast_dynamic::{
+    DeletionConfig, DeletionLaw, Deletions, Insertion, LevelDeletions, RoundProcess,
+};
 use ballast_testkit::{chi2_critical, ALPHA};
 
 /// Runs per case.
@@ -178,6 +180,19 @@ fn delete(c: &Case, s: &State) -> Vec<(State, f64)> {
 
 /// The exact law of the load vector after `c.steps` steps from the empty system.
 fn exact(c: &Case) -> BTreeMap<Vec<u8>, f64> {
+    exact_as(c, |v| v)
+}
+
+/// The exact law of the sorted load vector (what the level engine keeps).
+fn exact_sorted(c: &Case) -> BTreeMap<Vec<u8>, f64> {
+    exact_as(c, |mut v| {
+        v.sort_unstable();
+        v
+    })
+}
+
+/// The exact law of `view(load vector)` after `c.steps` steps from the empty system.
+fn exact_as(c: &Case, view: impl Fn(Vec<u8>) -> Vec<u8>) -> BTreeMap<Vec<u8>, f64> {
     let mut law: BTreeMap<State, f64> = BTreeMap::new();
     law.insert(State { balls: Vec::new(), out: VecDeque::new() }, 1.0);
     for t in 0..c.steps {
@@ -195,7 +210,7 @@ fn exact(c: &Case) -> BTreeMap<Vec<u8>, f64> {
     }
     let mut loads: BTreeMap<Vec<u8>, f64> = BTreeMap::new();
     for (s, p) in law {
-        *loads.entry(s.loads(c.n)).or_default() += p;
+        *loads.entry(view(s.loads(c.n))).or_default() += p;
     }
     loads
 }
@@ -253,10 +268,42 @@ fn noncentrality(right: &BTreeMap<Vec<u8>, f64>, wrong: &BTreeMap<Vec<u8>, f64>)
         * N as f64
 }
 
-/// The right law passes, the wrong one is rejected, on the same simulated draws.
+/// Simulated sorted load vectors of the level engine after `steps` steps, `N` runs.
+fn simulate_levels(cfg: &DeletionConfig, steps: u64, seed: u64) -> BTreeMap<Vec<u8>, u64> {
+    let mut rng = sim_rng(seed);
+    let mut counts = BTreeMap::new();
+    for _ in 0..N {
+        let mut p = LevelDeletions::starting(cfg, &mut rng).unwrap();
+        for _ in 0..steps {
+            p.step(&mut rng);
+        }
+        p.check_state().unwrap();
+        *counts.entry(p.sorted_loads().iter().map(|&x| x as u8).collect()).or_insert(0) += 1;
+    }
+    counts
+}
+
+/// The right law passes, the wrong one is rejected, on the same simulated draws (bin engine).
 fn check(what: &str, cfg: DeletionConfig, right: Case, wrong: Case, seed: u64) {
     let counts = simulate(&cfg, right.steps, seed);
-    let (law, bad) = (exact(&right), exact(&wrong));
+    check_counts(what, &counts, &exact(&right), &exact(&wrong));
+}
+
+/// As [`check`] on the level engine, with the laws of the sorted load vector.
+fn check_levels(what: &str, mut cfg: DeletionConfig, right: Case, wrong: Case, seed: u64) {
+    cfg.levels = true;
+    let counts = simulate_levels(&cfg, right.steps, seed);
+    check_counts(what, &counts, &exact_sorted(&right), &exact_sorted(&wrong));
+}
+
+/// The χ² test of `counts` against the right law `law` passes and against `bad` rejects.
+fn check_counts(
+    what: &str,
+    counts: &BTreeMap<Vec<u8>, u64>,
+    law: &BTreeMap<Vec<u8>, f64>,
+    bad: &BTreeMap<Vec<u8>, f64>,
+) {
+    let (counts, law, bad) = (counts.clone(), law.clone(), bad.clone());
     let total: f64 = law.values().sum();
     assert!((total - 1.0).abs() < 1e-9, "{what}: the law sums to {total}");
     let (stat, df) = chi2(&counts, &law);
@@ -396,5 +443,50 @@ fn a_schedule_runs_as_its_steps_say() {
         }
         assert_eq!(p.state().total(), 5 + k, "after cycle {k}");
         p.check_state().unwrap();
+    }
+}
+
+#[test]
+fn the_level_engine_follows_the_laws_that_read_only_loads() {
+    let w = Workload::Random(Beta::Const(0.6));
+    let c = cfg(3, w, Insertion::Greedy(2), DeletionLaw::UniformBin, false);
+    let case = |rule| Case {
+        n: 3,
+        insertion: Insertion::Greedy(2),
+        rule,
+        reinsert: false,
+        beta: beta_06,
+        steps: 6,
+    };
+    check_levels(
+        "levels: uniform bin vs any bin",
+        c,
+        case(Rule::UniformBin),
+        case(Rule::AnyBin),
+        21,
+    );
+    let w = Workload::Phases { m: 4, phase: 2 };
+    let ins = Insertion::OnePlusBeta(0.7);
+    let c = cfg(3, w, ins, DeletionLaw::UniformBall, false);
+    let case = |rule| Case { n: 3, insertion: ins, rule, reinsert: false, beta: phases, steps: 12 };
+    check_levels(
+        "levels: uniform ball vs uniform bin",
+        c,
+        case(Rule::UniformBall),
+        case(Rule::UniformBin),
+        22,
+    );
+}
+
+#[test]
+fn the_level_engine_refuses_identities_with_the_reason() {
+    for (law, re, word) in [
+        (DeletionLaw::Oldest, false, "oldest-first"),
+        (DeletionLaw::UniformBall, true, "reinsertion"),
+    ] {
+        let mut c = cfg(5, Workload::Phases { m: 3, phase: 1 }, Insertion::Greedy(2), law, re);
+        c.levels = true;
+        let e = c.validate().unwrap_err().to_string();
+        assert!(e.contains(word) && e.contains("engine = \"bins\""), "{e}");
     }
 }

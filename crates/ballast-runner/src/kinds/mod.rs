@@ -438,7 +438,8 @@ fn resolve_starts(
                 Some(span),
                 format!(
                     "{ctx}: `start` applies to allocation series and dynamic items (rbb, \
-                     leaky_bins, infinite_azar), not to {} items",
+                     leaky_bins, infinite_azar, random_deletions, insert_delete), not to {} \
+                     items",
                     kind.name()
                 ),
             );
