@@ -426,8 +426,11 @@ fn resolve_starts(
         let span = s.span();
         let series = s.get_mut();
         // A deletion model's schedule file: relative to the config's directory.
-        if let Some(toml::Value::String(p)) =
-            series.process.as_mut().and_then(|v| v.get_mut("schedule"))
+        if let Some(toml::Value::String(p)) = series
+            .process
+            .as_mut()
+            .filter(|_| kind.name() == "dynamic")
+            .and_then(|v| v.get_mut("schedule"))
         {
             *p = dir.join(p.as_str()).to_string_lossy().into_owned();
         }
