@@ -113,6 +113,9 @@ where
         DynamicSpec::Leaky(c) => drive(&mut LeakyBins::starting(c, rng)?, tracker, rng, observe),
         DynamicSpec::Rbb(c) => drive(&mut Rbb::starting(c, rng)?, tracker, rng, observe),
         DynamicSpec::Azar(c) => drive(&mut InfiniteAzar::starting(c, rng)?, tracker, rng, observe),
+        DynamicSpec::Deletions(c) if c.levels => {
+            drive(&mut crate::LevelDeletions::starting(c, rng)?, tracker, rng, observe)
+        }
         DynamicSpec::Deletions(c) => {
             drive(&mut Deletions::starting(c, rng)?, tracker, rng, observe)
         }
