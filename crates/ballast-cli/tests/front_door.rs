@@ -347,12 +347,25 @@ fn round_based_models_run_from_simulate_as_their_one_point_config() {
     for (i, def) in ballast_dynamic::registry::MODELS.iter().enumerate() {
         let size: &[&str] = if def.point.iter().any(|(p, _)| *p == "lambda") {
             &["--lambda", "0.7"]
-        } else {
+        } else if def.point.iter().any(|(p, _)| *p == "m") {
             &["--m", "150"]
+        } else {
+            &[]
         };
         let common =
             ["--n", "50", "--rounds", "300", "--burn-in", "50", "--runs", "3", "--param", "d=2"];
-        let args: Vec<&str> = [&["simulate", "--process", def.name], size, &common[..]].concat();
+        // Other required parameters (random_deletions' `beta`): a probability.
+        let required: Vec<String> = def
+            .params
+            .iter()
+            .filter(|p| {
+                p.name != "d" && p.default == ballast_core::registry::ParamDefault::Required
+            })
+            .map(|p| format!("{}=0.6", p.name))
+            .collect();
+        let extra: Vec<&str> = required.iter().flat_map(|r| ["--param", r.as_str()]).collect();
+        let args: Vec<&str> =
+            [&["simulate", "--process", def.name], size, &common[..], &extra[..]].concat();
         let printed = run_in(&dir, &[&args[..], &["--print-config"]].concat());
         ok(&printed);
         let path = dir.join(format!("configs/demo/model{i}.toml"));

@@ -146,6 +146,7 @@ impl RoundProcess for InfiniteAzar {
             total_load: self.state.total(),
             empty_bins: self.state.empty(),
             moved: self.steps_per_round,
+            peak_total: 0,
         }
     }
 }

@@ -238,6 +238,7 @@ impl RoundProcess for LeakyBins {
                     total_load: s.total(),
                     empty_bins: s.empty(),
                     moved: a,
+                    peak_total: 0,
                 }
             }
             Loads::List(s) => {
@@ -267,6 +268,7 @@ impl RoundProcess for LeakyBins {
                     total_load: s.total(),
                     empty_bins: s.empty(),
                     moved: a,
+                    peak_total: 0,
                 }
             }
         }

@@ -19,9 +19,17 @@
 //! - **infinite Azar process** ([`InfiniteAzar`]): each step deletes a ball chosen uniformly
 //!   among the *balls* (so a bin is hit with probability proportional to its load), then
 //!   inserts one ball by Greedy\[d\] on the current loads.
+//! - **deletions** ([`Deletions`]): one step at a time, a [`Workload`] says insert or delete;
+//!   random deletions (Berenbrink, Friedetzky, Kling, Nagel, arXiv 2510.14798: insert by
+//!   Greedy\[2\] with probability β(t), else delete from a uniform non-empty bin) and
+//!   insert/delete workloads (a pattern or a schedule file; Greedy\[d\], (1+β) or One-Choice;
+//!   uniform-ball, uniform-bin or oldest-first deletions; optional reinsertion of deleted
+//!   balls with their own choices, after Bansal & Kuszmaul, FOCS'22, arXiv 2205.06558).
 //!
-//! All three report per round ([`RoundMetrics`]) the max load, the total load and the number
-//! of empty bins, observed **at the end of the round** (after allocations and deletions).
+//! All of them report per round ([`RoundMetrics`]) the max load, the total load and the number
+//! of empty bins, observed **at the end of the round** (after allocations and deletions), and
+//! from these the discrepancy (max − current average) and the overload (max − highest average
+//! so far).
 //! [`Tracker`] turns these into time averages after a burn-in, the distribution of the max
 //! load over rounds, and batch-means standard errors with two mixing diagnostics (the drift
 //! between the two halves of the run and the lag-1 autocorrelation of the batch means).
@@ -47,7 +55,7 @@
 //! loops. The exception is One-Choice RBB with `m >= n/2`, where at least 38 % of the bins
 //! are non-empty in stationarity (`1 − (sqrt(k² + 1) − k)` at `k = m/n`): there a
 //! [`DenseLoads`] (a plain vector, vectorised passes over `n`) is faster and follows the same
-//! draws to the same loads. The infinite Azar process deletes from arbitrary bins, so its
+//! draws to the same loads. The infinite Azar process and the deletion models delete from arbitrary bins, so their
 //! [`LevelLoads`] keeps a level
 //! histogram (bins per load): the max falls by one exactly when its level empties, and the
 //! empty bins are level 0. It keeps one entry per ball (the ball's bin) in a vector, so
@@ -102,6 +110,8 @@
 #![forbid(unsafe_code)]
 
 mod azar;
+mod deletion_levels;
+mod deletions;
 mod error;
 mod greedy;
 mod leaky;
@@ -113,8 +123,11 @@ mod start;
 mod state;
 pub mod theory;
 pub mod tolerance;
+pub mod workload;
 
 pub use azar::{AzarConfig, InfiniteAzar};
+pub use deletion_levels::{level_refusal, LevelDeletions};
+pub use deletions::{DeletionConfig, DeletionLaw, Deletions, Insertion};
 pub use error::Error;
 pub use greedy::{greedy, greedy_reference};
 pub use leaky::{Arrivals, LeakyBins, LeakyConfig, DENSE_LAMBDA};
@@ -122,3 +135,4 @@ pub use metrics::{Horizon, MetricSummary, RoundMetrics, RunSummary, Tracker};
 pub use rbb::{Rbb, RbbConfig, RethrowView};
 pub use run::{simulate, simulate_observed, simulate_process, DynamicSpec, RoundProcess};
 pub use state::{uniform_loads, DenseLoads, DynLoads, LevelLoads};
+pub use workload::{Beta, Workload};

@@ -24,8 +24,13 @@ pub struct RoundMetrics {
     /// Number of empty bins.
     pub empty_bins: u64,
     /// Balls moved in the round: arrivals (leaky bins), re-thrown balls (RBB) or insertions
-    /// (infinite Azar). The unit of "ns per ball-round".
+    /// (infinite Azar), steps (the deletion models). The unit of "ns per ball-round".
     pub moved: u64,
+    /// The highest total load at any moment of the run so far, for the overload
+    /// (`max load − peak_total/n`). 0 when the model does not track it within a round (the
+    /// round processes, whose totals are only read at round ends): [`Tracker`] then takes the
+    /// highest round-end total.
+    pub peak_total: u64,
 }
 
 /// The simulated horizon: `burn_in` rounds that are simulated but not measured, then
@@ -159,6 +164,12 @@ pub struct RunSummary {
     pub moved: u64,
     /// The metrics of the last round.
     pub last: RoundMetrics,
+    /// Discrepancy `max load − total/n` (max relative to the current average) over the
+    /// measured rounds.
+    pub discrepancy: MetricSummary,
+    /// Overload `max load − peak total/n` (max relative to the highest average so far,
+    /// [`RoundMetrics::peak_total`]) over the measured rounds.
+    pub overload: MetricSummary,
 }
 
 impl RunSummary {
@@ -184,6 +195,11 @@ pub struct Tracker {
     next_boundary: u64,
     /// Per batch: sums of max load, total load, empty bins.
     sums: Vec<[u64; 3]>,
+    /// Per batch: sums of `n·max − total` and `n·max − peak` (exact integers; divided by
+    /// `n` at the end).
+    excess: Vec<[i128; 2]>,
+    /// Highest total so far (see [`RoundMetrics::peak_total`]).
+    peak: u64,
     sizes: Vec<u64>,
     max_hist: Vec<u64>,
     moved: u64,
@@ -202,6 +218,8 @@ impl Tracker {
             batch: 0,
             next_boundary: 0,
             sums: vec![[0; 3]; b],
+            excess: vec![[0; 2]; b],
+            peak: 0,
             sizes: vec![0; b],
             max_hist: Vec::new(),
             moved: 0,
@@ -220,6 +238,7 @@ impl Tracker {
     pub fn observe(&mut self, m: &RoundMetrics) {
         self.moved += m.moved;
         self.last = *m;
+        self.peak = self.peak.max(m.peak_total).max(m.total_load);
         let t = self.seen;
         self.seen += 1;
         if t < self.horizon.burn_in {
@@ -235,6 +254,10 @@ impl Tracker {
         s[0] += u64::from(m.max_load);
         s[1] += m.total_load;
         s[2] += m.empty_bins;
+        let top = self.n as i128 * i128::from(m.max_load);
+        let e = &mut self.excess[self.batch];
+        e[0] += top - i128::from(m.total_load);
+        e[1] += top - i128::from(self.peak);
         self.sizes[self.batch] += 1;
         let l = m.max_load as usize;
         if l >= self.max_hist.len() {
@@ -261,6 +284,12 @@ impl Tracker {
             let total: u128 = self.sums.iter().map(|s| u128::from(s[k])).sum();
             MetricSummary::from_batches(total as f64, rounds, &sums, &self.sizes)
         };
+        let excess = |k: usize| {
+            let sums: Vec<f64> = self.excess.iter().map(|s| s[k] as f64).collect();
+            let total: i128 = self.excess.iter().map(|s| s[k]).sum();
+            MetricSummary::from_batches(total as f64, rounds, &sums, &self.sizes)
+                .scaled(1.0 / self.n as f64)
+        };
         let max_load_distribution: Vec<(u32, u64)> = self
             .max_hist
             .iter()
@@ -279,6 +308,8 @@ impl Tracker {
             peak_max_load,
             moved: self.moved,
             last: self.last,
+            discrepancy: excess(0),
+            overload: excess(1),
         }
     }
 }

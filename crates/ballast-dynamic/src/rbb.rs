@@ -218,6 +218,7 @@ impl RoundProcess for Rbb {
                     total_load: s.total(),
                     empty_bins: s.empty(),
                     moved,
+                    peak_total: 0,
                 };
             }
             Loads::List(s) => s,
@@ -274,6 +275,7 @@ impl RoundProcess for Rbb {
             total_load: state.total(),
             empty_bins: state.empty(),
             moved,
+            peak_total: 0,
         }
     }
 }

@@ -28,7 +28,10 @@ use ballast_core::registry::{
     did_you_mean, Args, ParamDef, ParamDefault, ParamError, ParamList, ParamType,
 };
 
-use crate::{Arrivals, AzarConfig, DynamicSpec, LeakyConfig, RbbConfig, RethrowView};
+use crate::{
+    Arrivals, AzarConfig, Beta, DeletionConfig, DeletionLaw, DynamicSpec, Insertion, LeakyConfig,
+    RbbConfig, RethrowView, Workload,
+};
 
 /// One round-based model.
 #[derive(Debug)]
@@ -141,6 +144,83 @@ fn build_azar(a: &Args, point: &Point<'_>) -> Result<DynamicSpec, ParamError> {
     Ok(DynamicSpec::Azar(AzarConfig::new(n, m, a.int("d"))))
 }
 
+/// The deletion law of a deletion model.
+const DELETION: ParamDef = ParamDef {
+    name: "deletion",
+    ty: ParamType::Choice(DeletionLaw::NAMES),
+    default: ParamDefault::Text("uniform_bin"),
+    doc: "which ball a deletion removes: one of a uniform non-empty bin, a uniform ball, or \
+          the oldest ball",
+};
+
+/// Steps per observed round of a deletion model.
+const STEPS: ParamDef = ParamDef {
+    name: "steps_per_round",
+    ty: ParamType::Int { lo: 0, hi: u32::MAX },
+    default: ParamDefault::Num(0.0),
+    doc: "steps per observed round (0: n)",
+};
+
+/// The engine of a deletion model.
+const ENGINE: ParamDef = ParamDef {
+    name: "engine",
+    ty: ParamType::Choice(&["bins", "levels"]),
+    default: ParamDefault::Text("bins"),
+    doc: "bins: one load per bin (every law); levels: bin counts per load only (uniform_bin \
+          and uniform_ball deletions without reinsertion)",
+};
+
+/// The deletion law, the steps per round and the engine of a deletion model's arguments.
+fn deletion_common(a: &Args, n: usize, cfg: &mut DeletionConfig) {
+    cfg.levels = a.text("engine") == Some("levels");
+    let law = a.text("deletion").and_then(DeletionLaw::from_name);
+    cfg.deletion = law.unwrap_or(DeletionLaw::UniformBin);
+    let steps = a.int("steps_per_round");
+    cfg.steps_per_round = if steps == 0 { n as u64 } else { u64::from(steps) };
+}
+
+fn build_random_deletions(a: &Args, point: &Point<'_>) -> Result<DynamicSpec, ParamError> {
+    let n = bins(point, "random_deletions")?;
+    let beta = match (a.opt_num("beta"), a.formula("beta")) {
+        (Some(x), _) => Beta::constant(x),
+        (None, Some(f)) => Beta::parse(&f),
+        (None, None) => Err("`beta` is required".into()),
+    }
+    .map_err(|m| ParamError::at("beta", format!("model `random_deletions`: {m}")))?;
+    let mut cfg = DeletionConfig::new(n, Workload::Random(beta));
+    cfg.insertion = Insertion::Greedy(a.int("d"));
+    deletion_common(a, n, &mut cfg);
+    Ok(DynamicSpec::Deletions(cfg))
+}
+
+fn build_insert_delete(a: &Args, point: &Point<'_>) -> Result<DynamicSpec, ParamError> {
+    let model = "insert_delete";
+    let n = bins(point, model)?;
+    let workload = match a.text("workload") {
+        Some("schedule") => {
+            let path = a.text("schedule").filter(|p| !p.is_empty()).ok_or_else(|| {
+                ParamError::at(
+                    "schedule",
+                    format!("model `{model}`: workload \"schedule\" needs `schedule` (the file)"),
+                )
+            })?;
+            let s = crate::workload::read_schedule(std::path::Path::new(path))
+                .map_err(|m| ParamError::at("schedule", format!("model `{model}`: {m}")))?;
+            Workload::Schedule(std::sync::Arc::new(s))
+        }
+        _ => Workload::Phases { m: count(point, model, "m")?, phase: u64::from(a.int("phase")) },
+    };
+    let mut cfg = DeletionConfig::new(n, workload);
+    cfg.insertion = match a.text("rule") {
+        Some("one_choice") => Insertion::Greedy(1),
+        Some("one_plus_beta") => Insertion::OnePlusBeta(a.num("beta")),
+        _ => Insertion::Greedy(a.int("d")),
+    };
+    cfg.reinsert = a.flag("reinsert");
+    deletion_common(a, n, &mut cfg);
+    Ok(DynamicSpec::Deletions(cfg))
+}
+
 /// Every model, in display order.
 pub static MODELS: &[ModelDef] = &[
     ModelDef {
@@ -185,6 +265,96 @@ pub static MODELS: &[ModelDef] = &[
         start: "the uniform load vector (m mod n bins one ball more); a `start` must hold \
                 exactly m balls",
     },
+    ModelDef {
+        name: "random_deletions",
+        doc: "each step inserts a ball with probability β(t) by Greedy[d], else deletes one \
+              (default: from a uniform non-empty bin); Berenbrink, Friedetzky, Kling, Nagel, \
+              arXiv 2510.14798",
+        params: &[
+            ParamDef {
+                name: "beta",
+                ty: ParamType::Formula(crate::workload::BETA_VARS),
+                default: ParamDefault::Required,
+                doc: "insertion probability: a number in [0, 1] or a formula in t (the step, \
+                      from 0) and n, clamped to [0, 1]",
+            },
+            ParamDef {
+                name: "d",
+                ty: ParamType::Int { lo: 1, hi: 64 },
+                default: ParamDefault::Num(2.0),
+                doc: "bins sampled per inserted ball; it joins a least loaded one",
+            },
+            DELETION,
+            STEPS,
+            ENGINE,
+        ],
+        point: &[("n", "bins")],
+        build: build_random_deletions,
+        start: "empty bins; any `start` (its balls count as one-choice balls, older in lower \
+                bins)",
+    },
+    ModelDef {
+        name: "insert_delete",
+        doc: "a workload of insertions and deletions: fill to m, then phases of deletions and \
+              insertions, or a schedule file; Greedy[d], (1+β) or One-Choice; optional \
+              reinsertion of deleted balls with their own choices",
+        params: &[
+            ParamDef {
+                name: "workload",
+                ty: ParamType::Choice(&["phases", "schedule"]),
+                default: ParamDefault::Text("phases"),
+                doc: "phases: m insertions, then `phase` deletions and `phase` insertions for \
+                      ever; schedule: the steps of the file `schedule`",
+            },
+            ParamDef {
+                name: "phase",
+                ty: ParamType::Int { lo: 1, hi: u32::MAX },
+                default: ParamDefault::Num(1.0),
+                doc: "deletions (then insertions) per phase of the `phases` workload",
+            },
+            ParamDef {
+                name: "schedule",
+                ty: ParamType::Text,
+                default: ParamDefault::Unset,
+                doc: "the schedule file of workload \"schedule\" (relative to the config's \
+                      directory): lines `+`, `-`, `+COUNT`, `-COUNT`; after a line `*` the \
+                      rest repeats (without one, all of it)",
+            },
+            ParamDef {
+                name: "rule",
+                ty: ParamType::Choice(&["greedy", "one_choice", "one_plus_beta"]),
+                default: ParamDefault::Text("greedy"),
+                doc: "insertion rule: Greedy[d], One-Choice, or (1+β) (two samples with \
+                      probability β)",
+            },
+            ParamDef {
+                name: "d",
+                ty: ParamType::Int { lo: 1, hi: 64 },
+                default: ParamDefault::Num(2.0),
+                doc: "samples of rule greedy",
+            },
+            ParamDef {
+                name: "beta",
+                ty: ParamType::Unit,
+                default: ParamDefault::Num(0.5),
+                doc: "probability of two samples under rule one_plus_beta",
+            },
+            DELETION,
+            ParamDef {
+                name: "reinsert",
+                ty: ParamType::Bool,
+                default: ParamDefault::Bool(false),
+                doc: "an insertion brings back the earliest deleted ball not yet back, with \
+                      its own choices (rules of at most two choices)",
+            },
+            STEPS,
+            ENGINE,
+        ],
+        point: &[("n", "bins"), ("m", "balls inserted before the phases (workload phases)")],
+        build: build_insert_delete,
+        start: "empty bins; any `start` (its balls count as one-choice balls, older in lower \
+                bins)",
+    },
 ];
 
 /// The model `name`, or a message with the known names and the nearest one.
@@ -225,8 +395,8 @@ mod tests {
     fn every_model_builds_at_a_point_and_refuses_what_it_does_not_take() {
         for def in MODELS {
             let mut given = Vec::new();
-            if def.params.iter().any(|p| p.default == ParamDefault::Required) {
-                given.push(("d", ParamValue::Num(2.0)));
+            for p in def.params.iter().filter(|p| p.default == ParamDefault::Required) {
+                given.push((p.name, ParamValue::Num(if p.name == "d" { 2.0 } else { 0.5 })));
             }
             let spec = def.build(&given, &point).unwrap_or_else(|e| panic!("{}: {e}", def.name));
             assert_eq!(spec.kind(), def.name, "{spec:?}");

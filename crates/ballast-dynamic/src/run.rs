@@ -4,8 +4,8 @@
 use rand::Rng;
 
 use crate::{
-    AzarConfig, Error, Horizon, InfiniteAzar, LeakyBins, LeakyConfig, Rbb, RbbConfig, RoundMetrics,
-    RunSummary, Tracker,
+    AzarConfig, DeletionConfig, Deletions, Error, Horizon, InfiniteAzar, LeakyBins, LeakyConfig,
+    Rbb, RbbConfig, RoundMetrics, RunSummary, Tracker,
 };
 
 /// A round-based process: its state, and one round at a time.
@@ -28,6 +28,8 @@ pub enum DynamicSpec {
     Rbb(RbbConfig),
     /// The infinite Azar process.
     Azar(AzarConfig),
+    /// Insertions and deletions step by step (random deletions, insert/delete workloads).
+    Deletions(DeletionConfig),
 }
 
 impl DynamicSpec {
@@ -37,6 +39,10 @@ impl DynamicSpec {
             Self::Leaky(_) => "leaky_bins",
             Self::Rbb(_) => "rbb",
             Self::Azar(_) => "infinite_azar",
+            Self::Deletions(c) => match c.workload {
+                crate::Workload::Random(_) => "random_deletions",
+                _ => "insert_delete",
+            },
         }
     }
 
@@ -46,6 +52,7 @@ impl DynamicSpec {
             Self::Leaky(c) => c.n,
             Self::Rbb(c) => c.n,
             Self::Azar(c) => c.n,
+            Self::Deletions(c) => c.n,
         }
     }
 
@@ -55,6 +62,7 @@ impl DynamicSpec {
             Self::Leaky(c) => c.validate(),
             Self::Rbb(c) => c.validate(),
             Self::Azar(c) => c.validate(),
+            Self::Deletions(c) => c.validate(),
         }
     }
 
@@ -64,6 +72,7 @@ impl DynamicSpec {
             Self::Leaky(c) => c.start.as_ref(),
             Self::Rbb(c) => c.start.as_ref(),
             Self::Azar(c) => c.start.as_ref(),
+            Self::Deletions(c) => c.start.as_ref(),
         }
     }
 
@@ -73,6 +82,7 @@ impl DynamicSpec {
             Self::Leaky(c) => Self::Leaky(c.with_start(start)),
             Self::Rbb(c) => Self::Rbb(c.with_start(start)),
             Self::Azar(c) => Self::Azar(c.with_start(start)),
+            Self::Deletions(c) => Self::Deletions(c.with_start(start)),
         }
     }
 }
@@ -103,6 +113,12 @@ where
         DynamicSpec::Leaky(c) => drive(&mut LeakyBins::starting(c, rng)?, tracker, rng, observe),
         DynamicSpec::Rbb(c) => drive(&mut Rbb::starting(c, rng)?, tracker, rng, observe),
         DynamicSpec::Azar(c) => drive(&mut InfiniteAzar::starting(c, rng)?, tracker, rng, observe),
+        DynamicSpec::Deletions(c) if c.levels => {
+            drive(&mut crate::LevelDeletions::starting(c, rng)?, tracker, rng, observe)
+        }
+        DynamicSpec::Deletions(c) => {
+            drive(&mut Deletions::starting(c, rng)?, tracker, rng, observe)
+        }
     })
 }
 

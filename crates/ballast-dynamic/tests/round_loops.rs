@@ -206,7 +206,13 @@ impl RoundProcess for Wrong {
                 r
             }
         };
-        RoundMetrics { max_load: s.max(), total_load: s.total(), empty_bins: s.empty(), moved }
+        RoundMetrics {
+            max_load: s.max(),
+            total_load: s.total(),
+            empty_bins: s.empty(),
+            moved,
+            peak_total: 0,
+        }
     }
 }
 

@@ -232,6 +232,7 @@ fn tracker_matches_direct_batch_means() {
             total_load: below(&mut rng, 1000),
             empty_bins: below(&mut rng, 10),
             moved: 1,
+            peak_total: 0,
         };
         if r >= 7 {
             values.push(m);

@@ -137,11 +137,13 @@
 //! | kind | statistics | parameters |
 //! |---|---|---|
 //! | `graph` | `final_gap` (graphical process on `graph`), `offline_optimum`, `greedy_max_load` | `n m b d p c` |
-//! | `dynamic` | `avg_max_load`, `avg_fraction_empty_bins`, `avg_load_per_bin`, `avg_system_load`, `max_load_over_shape` | `n m lambda d burn_in rounds batches skip` |
+//! | `dynamic` | `avg_max_load`, `avg_fraction_empty_bins`, `avg_load_per_bin`, `avg_system_load`, `max_load_over_shape`, `avg_discrepancy`, `avg_overload` | `n m lambda d burn_in rounds batches skip` |
 //! | `potential` | `potential` (x = balls/n), `drift_per_ball` (x = level); a list `potentials = ["hyperbolic:alpha=0.1", "quadratic"]` instead of `potential` tracks several in the same runs, one row group `<series> [<potential>]` each | `n m b alpha beta sample_every bins_per_decade min_samples burn_in` |
 //!
 //! Dynamic processes: `{ kind = "rbb", d = 1 }`, `{ kind = "leaky_bins", d, arrivals =
-//! "binomial" | "poisson" | "fixed" }`, `{ kind = "infinite_azar", d }`. A `[[reference]]` of
+//! "binomial" | "poisson" | "fixed" }`, `{ kind = "infinite_azar", d }`, `{ kind =
+//! "random_deletions", beta }`, `{ kind = "insert_delete", workload, rule, deletion, reinsert
+//! }` (`ballast list` shows every parameter). A `[[reference]]` of
 //! these kinds is a file (the runner's format, or another layout named by `columns = { n, x,
 //! value }`, with `runs`, `rounds` for time averages, `precision` of the published digits and an
 //! `offset`) or a closed form (`theory = "offline_predicted" | "rbb_empty_fraction" |

@@ -41,11 +41,15 @@ pub enum Measure {
     Potential,
     /// Mean change of the potential per ball, conditional on its level (x = level).
     DriftPerBall,
+    /// Round-based process: time average of the discrepancy, max load − current average.
+    AvgDiscrepancy,
+    /// Round-based process: time average of the overload, max load − highest average so far.
+    AvgOverload,
 }
 
 impl Measure {
     /// Every measure, in declaration order (for listings; a test keeps it complete).
-    pub const ALL: [Measure; 15] = [
+    pub const ALL: [Measure; 17] = [
         Self::FinalGap,
         Self::MaxGap,
         Self::MaxLoad,
@@ -61,6 +65,8 @@ impl Measure {
         Self::MaxLoadHistogram,
         Self::Potential,
         Self::DriftPerBall,
+        Self::AvgDiscrepancy,
+        Self::AvgOverload,
     ];
 
     /// The snake_case name used in CSV files.
@@ -81,6 +87,8 @@ impl Measure {
             Self::MaxLoadHistogram => "max_load_histogram",
             Self::Potential => "potential",
             Self::DriftPerBall => "drift_per_ball",
+            Self::AvgDiscrepancy => "avg_discrepancy",
+            Self::AvgOverload => "avg_overload",
         }
     }
 
@@ -102,6 +110,8 @@ impl Measure {
             Self::MaxLoadHistogram => "fraction of measured rounds with this max load",
             Self::Potential => "potential (mean over runs)",
             Self::DriftPerBall => "mean change of the potential per ball",
+            Self::AvgDiscrepancy => "time-averaged max load − current average",
+            Self::AvgOverload => "time-averaged max load − highest average so far",
         }
     }
 
@@ -140,6 +150,8 @@ mod tests {
             Measure::MaxLoadHistogram => 12,
             Measure::Potential => 13,
             Measure::DriftPerBall => 14,
+            Measure::AvgDiscrepancy => 15,
+            Measure::AvgOverload => 16,
         }
     }
 

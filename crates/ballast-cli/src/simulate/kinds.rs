@@ -1,10 +1,10 @@
 //! `ballast simulate` for the item kinds beyond allocation, through the runner's pipeline
 //! like the allocation processes:
 //!
-//! - `--process rbb | leaky_bins | infinite_azar`: the round-based models of
-//!   `ballast-dynamic`, as a one-point `kind = "dynamic"` config with one series per
-//!   statistic (the series share their runs, so every statistic comes from the same
-//!   simulations);
+//! - `--process rbb | leaky_bins | infinite_azar | random_deletions | insert_delete`: the
+//!   round-based models of `ballast-dynamic`, as a one-point `kind = "dynamic"` config with
+//!   one series per statistic (the series share their runs, so every statistic comes from
+//!   the same simulations);
 //! - `--offline D`: the off-line d-choice optimum, as a one-point `kind = "graph"` config
 //!   with the optimum and the on-line Greedy\[D\] max load;
 //! - `--graph TOPOLOGY` with an allocation process: the graphical process as a one-point
@@ -34,6 +34,8 @@ fn measures(def: &ModelDef) -> Vec<Measure> {
         Measure::AvgSystemLoad,
         Measure::PeakMaxLoad,
         Measure::MaxLoadHistogram,
+        Measure::AvgDiscrepancy,
+        Measure::AvgOverload,
     ];
     if def.name == "leaky_bins" {
         m.push(Measure::MaxLoadOverShape);

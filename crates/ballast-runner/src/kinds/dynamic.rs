@@ -4,7 +4,10 @@
 //!   with their parameters): `{ kind = "rbb", d = 1 }` (repeated balls-into-bins: parameters `n`, `m`;
 //!   uniform start), `{ kind = "leaky_bins", d = 1, arrivals = "binomial" | "poisson" |
 //!   "fixed" }` (parameters `n`, `lambda`), `{ kind = "infinite_azar", d = 2 }` (parameters
-//!   `n`, `m`); `d` may be a formula.
+//!   `n`, `m`), `{ kind = "random_deletions", beta = 0.75 }` (parameter `n`; `beta` a number
+//!   or a formula in t, n), `{ kind = "insert_delete", rule = "greedy", deletion = "oldest",
+//!   reinsert = true }` (parameters `n`, `m`; `workload = "schedule"` with `schedule` = a file
+//!   relative to the config); `d` may be a formula.
 //! - start: `start = { kind = … }` as in allocation series (the core registry's starts):
 //!   the loads before the first round; rbb and infinite_azar need a start of exactly `m`
 //!   balls, leaky bins take any; without it the models start as before (uniform, empty).
@@ -17,7 +20,9 @@
 //!   `peak_max_load` (largest max load of a measured round), `max_load_histogram` (one row
 //!   per max-load value, x = the value, with the fraction of measured rounds at it),
 //!   `max_load_over_shape` (time-averaged max load divided by (1/(1−λ))·ln(n/(1−λ)) for
-//!   d = 1 and ln(n/(1−λ)) for d ≥ 2, leaky bins only).
+//!   d = 1 and ln(n/(1−λ)) for d ≥ 2, leaky bins only), `avg_discrepancy` (max load −
+//!   current average) and `avg_overload` (max load − highest average so far; at step
+//!   resolution for the deletion models, at round ends for the round processes).
 //! - closed forms: `rbb_empty_fraction` (√(k²+1) − k, k = m/n), `leaky_mean_load` (d = 1:
 //!   the single-queue mean, per bin or for the system), `leaky_max_iid` (d = 1: E[max of n
 //!   independent stationary queues]).
@@ -59,6 +64,8 @@ impl ItemKind for Dynamic {
             Measure::PeakMaxLoad,
             Measure::MaxLoadHistogram,
             Measure::MaxLoadOverShape,
+            Measure::AvgDiscrepancy,
+            Measure::AvgOverload,
         ]
     }
 
@@ -194,6 +201,8 @@ fn run(d: &mut Driver<'_>) -> Result<(), Error> {
             Measure::AvgLoadPerBin => r.load_per_bin(),
             Measure::AvgSystemLoad => r.total_load.clone(),
             Measure::MaxLoadOverShape => r.max_load.scaled(1.0 / shape),
+            Measure::AvgDiscrepancy => r.discrepancy.clone(),
+            Measure::AvgOverload => r.overload.clone(),
             _ => r.max_load.clone(),
         };
         let series_ref = match &s.reference {

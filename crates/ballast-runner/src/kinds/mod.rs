@@ -425,6 +425,15 @@ fn resolve_starts(
     for (si, s) in cfg.series.iter_mut().enumerate() {
         let span = s.span();
         let series = s.get_mut();
+        // A deletion model's schedule file: relative to the config's directory.
+        if let Some(toml::Value::String(p)) = series
+            .process
+            .as_mut()
+            .filter(|_| kind.name() == "dynamic")
+            .and_then(|v| v.get_mut("schedule"))
+        {
+            *p = dir.join(p.as_str()).to_string_lossy().into_owned();
+        }
         let Some(raw) = &series.start else { continue };
         let ctx = format!("series `{}`", series.name);
         if !kind.takes_start() {
@@ -432,7 +441,8 @@ fn resolve_starts(
                 Some(span),
                 format!(
                     "{ctx}: `start` applies to allocation series and dynamic items (rbb, \
-                     leaky_bins, infinite_azar), not to {} items",
+                     leaky_bins, infinite_azar, random_deletions, insert_delete), not to {} \
+                     items",
                     kind.name()
                 ),
             );
