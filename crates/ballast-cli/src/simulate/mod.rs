@@ -80,7 +80,7 @@ impl StopArg {
 #[derive(Debug, Args)]
 pub struct SimulateArgs {
     /// Process kind (see `ballast list`), e.g. two_choice, one_plus_beta, quantile, or a
-    /// round-based model (rbb, leaky_bins, infinite_azar).
+    /// round-based model (rbb, leaky_bins, infinite_azar, random_deletions, insert_delete).
     #[arg(
         long,
         value_name = "KIND",
@@ -95,7 +95,7 @@ pub struct SimulateArgs {
     /// Number of bins.
     #[arg(long, value_parser = crate::whole::parse)]
     pub n: u64,
-    /// Number of balls (allocation processes, rbb and infinite_azar).
+    /// Number of balls (allocation processes, and the round-based models that read it).
     #[arg(long, value_parser = crate::whole::parse)]
     pub m: Option<u64>,
     /// Round-based models: arrival rate per bin (leaky_bins).
@@ -469,8 +469,9 @@ pub(crate) fn build_spec(
     {
         if given {
             return Err(BadInput::new(format!(
-                "`{flag}` applies to the round-based models only (rbb, leaky_bins, \
-                 infinite_azar); `{}` is an allocation process",
+                "`{flag}` applies to the round-based models only ({}); `{}` is an allocation \
+                 process",
+                ballast_dynamic::registry::names().join(", "),
                 proc_.name()
             )));
         }
@@ -967,7 +968,7 @@ pub enum Outcome {
     Config(String),
     /// An allocation process (graphical and with potentials included).
     Allocation(Box<SimulateReport>),
-    /// A round-based model (rbb, leaky_bins, infinite_azar).
+    /// A round-based model (`ballast_dynamic`'s registry).
     Dynamic(kinds::DynamicReport),
     /// `--offline D`: the off-line d-choice optimum and Greedy\[D\].
     Offline(kinds::OfflineReport),
