@@ -122,7 +122,7 @@ fn advice_is_in_the_words_of_the_surface() {
     let dir = std::env::temp_dir();
     let small = ["--n", "10", "--m", "10"];
     let cases: [(&[&str], &[&str]); 3] = [
-        (&["--process", "memory", "--engine", "levels"], &["use --engine bins"]),
+        (&["--process", "memory", "--param", "k=2", "--engine", "levels"], &["use --engine bins"]),
         (
             &[
                 "--process",
