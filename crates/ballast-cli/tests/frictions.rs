@@ -122,7 +122,7 @@ fn advice_is_in_the_words_of_the_surface() {
     let dir = std::env::temp_dir();
     let small = ["--n", "10", "--m", "10"];
     let cases: [(&[&str], &[&str]); 3] = [
-        (&["--process", "memory", "--engine", "levels"], &["use --engine bins"]),
+        (&["--process", "memory", "--param", "k=2", "--engine", "levels"], &["use --engine bins"]),
         (
             &[
                 "--process",
@@ -154,7 +154,7 @@ fn advice_is_in_the_words_of_the_surface() {
     let scratch = common::scratch("frictions", "words");
     let config = CONFIG
         .replace("seed = 3", "seed = 3\nengine = \"levels\"")
-        .replace("process = { kind = \"two_choice\" }", "process = { kind = \"memory\" }");
+        .replace("process = { kind = \"two_choice\" }", "process = { kind = \"memory\", k = 2 }");
     std::fs::write(scratch.join("configs/demo/two.toml"), config).unwrap();
     let o = common::run_in(&scratch, &["run", "configs/demo/two.toml", "--no-checkpoint"]);
     assert_eq!(o.status.code(), Some(2));

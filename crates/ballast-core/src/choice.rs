@@ -75,6 +75,14 @@ pub const AUTO_SEQUENTIAL_MIN_N_MANY_CHOICE: u64 = 1 << 10;
 /// bins), and the crossover was 2¹⁷.
 pub const AUTO_SEQUENTIAL_MIN_N_ONE_PLUS_BETA: u64 = 0;
 
+/// Sequential Tight-Packing, (1, 1)-Memory and Caching with d = 1 go to the level engine under `auto` from this many bins (the block loop of
+/// `level/filling.rs`). Measured (`floor --only tight_packing,memory --n
+/// 1000,10000,50000,100000 --m-per-n 1000 --reps 3`, 2026-12-05, machine shared, floor
+/// 3.55–4.1 ns), bins / levels in ns per ball: Tight-Packing 8.1 / 5.9 at 10³, 8.8 / 6.4 at
+/// 10⁴, 11.7 / 5.9 at 5·10⁴, 11.2 / 5.6 at 10⁵; (1, 1)-Memory 6.7 / 6.6, 6.8 / 6.4,
+/// 8.7 / 6.4, 8.4 / 5.8. The level engine wins at every measured n; below 10³ not measured.
+pub const AUTO_SEQUENTIAL_MIN_N_FILLING: u64 = 1000;
+
 /// Sequential g-Bounded goes to the level engine under `auto` from this many bins (the pair
 /// loop, `level/pair.rs`). Measured (g = 4, m = 1000n, `floor --n 1024,4096,10000,16384,
 /// 32768,50000,100000,131072 --only g_bounded,g_myopic,sigma --engine both --reps 3
@@ -138,6 +146,9 @@ pub fn auto_sequential_min_n(spec: &RunSpec) -> u64 {
         ProcessSpec::GMyopic { .. } => AUTO_SEQUENTIAL_MIN_N_G_MYOPIC,
         ProcessSpec::SigmaNoisyLoad { .. } => AUTO_SEQUENTIAL_MIN_N_SIGMA_NOISY,
         ProcessSpec::Threshold { .. } => AUTO_SEQUENTIAL_MIN_N_THRESHOLD,
+        ProcessSpec::TightPacking { .. }
+        | ProcessSpec::Memory { d: 1, k: 1 }
+        | ProcessSpec::Caching { d: 1 } => AUTO_SEQUENTIAL_MIN_N_FILLING,
         ProcessSpec::MeanThinning { .. } | ProcessSpec::RelativeThreshold { .. } => {
             AUTO_SEQUENTIAL_MIN_N_THINNING
         }
@@ -293,6 +304,15 @@ fn process_support(spec: &RunSpec, batched: bool) -> Result<(), Error> {
             sequential_only(format!(
                 "the level engine simulates {} sequentially only (multi-ball steps inside \
              a batch are not modelled)",
+                spec.process.kind()
+            ))
+        }
+        // One cached bin: its load is tracked beside the histogram (`level/filling.rs`);
+        // sequential only (a batch would place balls on a cache it does not update).
+        ProcessSpec::Memory { d: 1, k: 1 } | ProcessSpec::Caching { d: 1 } => {
+            sequential_only(format!(
+                "the level engine simulates {} sequentially only (its cache changes with \
+                 every ball)",
                 spec.process.kind()
             ))
         }

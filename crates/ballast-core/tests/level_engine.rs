@@ -354,7 +354,7 @@ fn auto_selection_and_refusals() {
     let lowest = batched.clone().tie_break(TieBreak::LowestIndex);
     assert_eq!(resolve_engine(&lowest), Ok(Engine::Bins));
     let weighted = batched.clone().weights(Weights::Exp { mean: 1.0 });
-    let memory = RunSpec::new(ProcessSpec::Memory { d: 1, k: 1 }, 1 << 20, 10);
+    let memory = RunSpec::new(ProcessSpec::Memory { d: 1, k: 2 }, 1 << 20, 10);
     let twin_batched = RunSpec::new(ProcessSpec::Twinning, 100, 1000).batched(10);
     let huge_batches = RunSpec::new(ProcessSpec::DChoice { d: 2 }, 2, 1 << 31).batched(1 << 30);
     for spec in [lowest, weighted, memory, twin_batched, huge_batches] {

@@ -32,10 +32,11 @@ use std::collections::BTreeMap;
 
 use ballast_core::level::{
     auto_sequential_min_n, simulate_levels_chunked, Chunking, LevelEngine,
-    AUTO_BATCH_MIN_BALLS_ONE_CHOICE, AUTO_SEQUENTIAL_MIN_N, AUTO_SEQUENTIAL_MIN_N_G_BOUNDED,
-    AUTO_SEQUENTIAL_MIN_N_G_MYOPIC, AUTO_SEQUENTIAL_MIN_N_MANY_CHOICE,
-    AUTO_SEQUENTIAL_MIN_N_ONE_CHOICE, AUTO_SEQUENTIAL_MIN_N_ONE_PLUS_BETA,
-    AUTO_SEQUENTIAL_MIN_N_SIGMA_NOISY, AUTO_SEQUENTIAL_MIN_N_TWO_CHOICE, LEVEL_MAX_BATCH_PER_BIN,
+    AUTO_BATCH_MIN_BALLS_ONE_CHOICE, AUTO_SEQUENTIAL_MIN_N, AUTO_SEQUENTIAL_MIN_N_FILLING,
+    AUTO_SEQUENTIAL_MIN_N_G_BOUNDED, AUTO_SEQUENTIAL_MIN_N_G_MYOPIC,
+    AUTO_SEQUENTIAL_MIN_N_MANY_CHOICE, AUTO_SEQUENTIAL_MIN_N_ONE_CHOICE,
+    AUTO_SEQUENTIAL_MIN_N_ONE_PLUS_BETA, AUTO_SEQUENTIAL_MIN_N_SIGMA_NOISY,
+    AUTO_SEQUENTIAL_MIN_N_TWO_CHOICE, LEVEL_MAX_BATCH_PER_BIN,
 };
 use ballast_core::{derive_seed, resolve_engine, sim_rng, Engine, ProcessSpec, RunSpec};
 use common::{chi2_critical, chi2_gof, exact_sorted_law, fit_law, FinalState};
@@ -215,6 +216,9 @@ fn auto_routes_sequential_runs_per_process() {
             AUTO_SEQUENTIAL_MIN_N_SIGMA_NOISY,
         ),
         (ProcessSpec::Threshold { f: 1.0 }, AUTO_SEQUENTIAL_MIN_N),
+        (ProcessSpec::TightPacking { offset: 1, balls: None }, AUTO_SEQUENTIAL_MIN_N_FILLING),
+        (ProcessSpec::Memory { d: 1, k: 1 }, AUTO_SEQUENTIAL_MIN_N_FILLING),
+        (ProcessSpec::Caching { d: 1 }, AUTO_SEQUENTIAL_MIN_N_FILLING),
     ] {
         assert_eq!(engine(p.clone(), min, big), Engine::Levels, "{p:?} at {min}");
         assert_eq!(engine(p.clone(), min - 1, big), Engine::Bins, "{p:?} at {}", min - 1);
@@ -225,5 +229,5 @@ fn auto_routes_sequential_runs_per_process() {
     assert_eq!(engine(ProcessSpec::Quantile { delta: 0.5 }, 2, big), Engine::Levels);
     assert_eq!(engine(ProcessSpec::MixedQuantile { delta: 0.5, eta: 0.5 }, 2, big), Engine::Levels);
     // Processes the level engine cannot run stay on bins whatever n.
-    assert_eq!(engine(ProcessSpec::Memory { d: 1, k: 1 }, 1 << 22, big), Engine::Bins);
+    assert_eq!(engine(ProcessSpec::Memory { d: 1, k: 2 }, 1 << 22, big), Engine::Bins);
 }

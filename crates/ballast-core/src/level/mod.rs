@@ -94,6 +94,7 @@ mod adaptive;
 mod batch;
 #[doc(hidden)]
 pub mod chunked;
+mod filling;
 mod frozen;
 #[cfg(test)]
 mod law_test;
@@ -112,12 +113,12 @@ pub use crate::choice::{
 #[doc(hidden)]
 pub use crate::choice::{
     AUTO_BATCH_MIN_BALLS, AUTO_BATCH_MIN_BALLS_ONE_CHOICE, AUTO_POSITION_MAX_BINS_PER_BALL,
-    AUTO_SEQUENTIAL_MIN_N, AUTO_SEQUENTIAL_MIN_N_ADAPTIVE, AUTO_SEQUENTIAL_MIN_N_G_BOUNDED,
-    AUTO_SEQUENTIAL_MIN_N_G_MYOPIC, AUTO_SEQUENTIAL_MIN_N_MANY_CHOICE,
-    AUTO_SEQUENTIAL_MIN_N_ONE_CHOICE, AUTO_SEQUENTIAL_MIN_N_ONE_PLUS_BETA,
-    AUTO_SEQUENTIAL_MIN_N_SIGMA_NOISY, AUTO_SEQUENTIAL_MIN_N_THINNING,
-    AUTO_SEQUENTIAL_MIN_N_THRESHOLD, AUTO_SEQUENTIAL_MIN_N_TWO_CHOICE, LEVEL_MAX_BALLS,
-    LEVEL_MAX_BATCH_PER_BIN,
+    AUTO_SEQUENTIAL_MIN_N, AUTO_SEQUENTIAL_MIN_N_ADAPTIVE, AUTO_SEQUENTIAL_MIN_N_FILLING,
+    AUTO_SEQUENTIAL_MIN_N_G_BOUNDED, AUTO_SEQUENTIAL_MIN_N_G_MYOPIC,
+    AUTO_SEQUENTIAL_MIN_N_MANY_CHOICE, AUTO_SEQUENTIAL_MIN_N_ONE_CHOICE,
+    AUTO_SEQUENTIAL_MIN_N_ONE_PLUS_BETA, AUTO_SEQUENTIAL_MIN_N_SIGMA_NOISY,
+    AUTO_SEQUENTIAL_MIN_N_THINNING, AUTO_SEQUENTIAL_MIN_N_THRESHOLD,
+    AUTO_SEQUENTIAL_MIN_N_TWO_CHOICE, LEVEL_MAX_BALLS, LEVEL_MAX_BATCH_PER_BIN,
 };
 pub use crate::histogram::LevelLoads;
 pub use adaptive::{simulate_adaptive_levels_flawed, AdaptiveFlaw};
@@ -129,7 +130,7 @@ use crate::observe::{LoadTrajectories, Schedule};
 use crate::outcome::RunOutcome;
 use crate::process::distinct::DistinctPair;
 use crate::process::{
-    Accept, Ctx, Filling, Noisy, OneChoice, Ranks, Rule, TightCount, TightPacking, UnfairDChoice,
+    Accept, Ctx, Filling, Noisy, OneChoice, Ranks, Rule, TightCount, UnfairDChoice,
 };
 use crate::{Error, Observer, ProcessSpec, RunSpec, Setting, TieBreak};
 
@@ -148,7 +149,9 @@ use crate::{Error, Observer, ProcessSpec, RunSpec, Setting, TieBreak};
 /// only their keys carry the new number ([`values_version`]).
 /// 8: sequential g-Bounded, g-Myopic and σ-Noisy-Load in chunks from
 /// [`chunked::chunk_min_n_pair`] bins on (only runs with at least that many bins change).
-pub const VALUES_VERSION: u32 = 8;
+/// 9: sequential Tight-Packing in the block loop of `level/filling.rs`, one
+/// word per ball; (1, 1)-Memory and Caching with d = 1 newly on the level engine.
+pub const VALUES_VERSION: u32 = 9;
 
 /// The version of the values `spec` gives on the level engine: the number of the last bump
 /// that changed its runs (8, 7, 6, 5, or 4 for every run that none changed), so that stored
@@ -165,6 +168,9 @@ pub fn values_version(spec: &RunSpec) -> u32 {
         }
         _ => None,
     };
+    if filling::changed_in_9(spec) {
+        return 9;
+    }
     if pair.is_some_and(|rule| spec.n >= chunked::chunk_min_n_pair(&rule)) {
         return 8;
     }
@@ -329,10 +335,16 @@ fn sequential<R: RngCore + ?Sized, O: Observer>(
         ProcessSpec::Packing { offset } => run_seq(spec, s, Filling::Packing { offset }, r, o),
         ProcessSpec::TightPacking { offset, balls } => {
             let count = balls.map_or(TightCount::AsPacking { offset }, TightCount::Fixed);
-            run_seq(spec, s, TightPacking::new(count), r, o)
+            filling::run_seq_tight(spec, s, count, r, o, chunking)
         }
         ProcessSpec::Adaptive { ref tau, cap } => {
             adaptive::run_seq_adaptive(spec, s, tau.clone(), cap, r, o, chunking)
+        }
+        ProcessSpec::Memory { d: 1, k: 1 } => {
+            filling::run_seq_memory::<true, _, _>(spec, s, r, o, chunking)
+        }
+        ProcessSpec::Caching { d: 1 } => {
+            filling::run_seq_memory::<false, _, _>(spec, s, r, o, chunking)
         }
         ProcessSpec::Memory { .. }
         | ProcessSpec::Caching { .. }

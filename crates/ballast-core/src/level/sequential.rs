@@ -237,6 +237,28 @@ fn both_positions(w: u64, n: u64, rest: &[u64], rng: &mut ChildRng) -> (u64, u64
     }
 }
 
+/// The position in `0..n` given by the low half of `w` (the high half is the caller's), and
+/// the number of further block words used: the low half of [`both_positions`].
+#[inline(always)]
+pub(super) fn low_position(w: u64, n: u64, rest: &[u64], rng: &mut ChildRng) -> (u64, usize) {
+    let a = (w & 0xffff_ffff) * n;
+    if (a as u32) < n as u32 {
+        low_position_slow(w, n, rest, rng)
+    } else {
+        (a >> 32, 0)
+    }
+}
+
+/// [`low_position`] with the rejection test.
+#[cold]
+#[inline(never)]
+fn low_position_slow(w: u64, n: u64, rest: &[u64], rng: &mut ChildRng) -> (u64, usize) {
+    let mut x = Extra { rest, used: 0, rng };
+    let a = x.position(w as u32, n);
+    x.rng.extra += x.used as u64;
+    (a, x.used)
+}
+
 /// [`both_positions`] with the rejection tests, lower half first.
 #[cold]
 #[inline(never)]
@@ -524,7 +546,7 @@ pub(super) fn thin_level(cut: &mut ThinCut, st: &LevelLoads, rng: &mut ChildRng)
 /// [`crate::rng::below`] on the generator: the one-draw-at-a-time form of
 /// [`Extra::position`].
 #[inline]
-fn position(word: u32, n: u64, rng: &mut ChildRng) -> u64 {
+pub(super) fn position(word: u32, n: u64, rng: &mut ChildRng) -> u64 {
     match below_from_word(word, n as u32) {
         Some(p) => u64::from(p),
         None => crate::rng::below(rng, n),
@@ -571,13 +593,22 @@ impl Levels<'_> {
             Levels::Wide(st) => st.level_of(p),
         }
     }
+
+    /// The number of positions at level `j` or below (`j` a level of the histogram).
+    #[inline(always)]
+    pub(super) fn end(&self, j: usize) -> u64 {
+        match *self {
+            Levels::Fast { lv, .. } => lv[j & (KERNEL_LEVELS - 1)],
+            Levels::Wide(st) => st.cum[j],
+        }
+    }
 }
 
 /// `balls` balls, each to a bin of level `draw(first word, rest of the block, rng, levels)`,
 /// which returns the level and the block words it used after the first (also counted in
 /// `rng.extra`).
 #[inline(always)]
-fn indexed_balls<F>(
+pub(super) fn indexed_balls<F>(
     st: &mut LevelLoads,
     balls: u64,
     index: &mut RankIndex,
