@@ -13,7 +13,7 @@ pub const TAU_VARS: &[&str] = &["k", "n", "m", "t", "avg"];
 /// The threshold sequence of an adaptive process: after `k` probes the process stops when the
 /// least loaded probed bin has load below `τ_k = base + per_probe·k + per_average·W/n`; for
 /// `k >= until` the threshold is −∞ (only the cap stops). With a [`Tau::formula`] the
-/// threshold is that formula of `k`, `n`, `m`, `t` and `avg` ([`TAU_VARS`]) instead, and the
+/// threshold is that formula of `k`, `n`, `m`, `t` and `avg` (`TAU_VARS`) instead, and the
 /// affine terms are unused.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Tau {
@@ -25,7 +25,7 @@ pub struct Tau {
     pub per_average: f64,
     /// Probe count from which the threshold is −∞ (`None`: never).
     pub until: Option<u32>,
-    /// τ as a formula in [`TAU_VARS`] (Czumaj–Stemann's general τ(k, n, m, t)); `None`: the
+    /// τ as a formula in `k`, `n`, `m`, `t` and `avg` (Czumaj–Stemann's general τ(k, n, m, t)); `None`: the
     /// affine form above.
     pub formula: Option<Formula>,
 }
@@ -45,7 +45,7 @@ impl Tau {
         Tau { base: c, per_probe: 0.0, per_average: 0.0, until: Some(d), formula: None }
     }
 
-    /// τ_k = `f(k, n, m, t, avg)` for a formula read with [`TAU_VARS`].
+    /// τ_k = `f(k, n, m, t, avg)` for a formula in those variables (`TAU_VARS`).
     pub fn formula(f: Formula) -> Tau {
         Tau { formula: Some(f), ..Tau::NEVER }
     }
