@@ -18,7 +18,7 @@
 use ballast_core::rng::below;
 use rand::Rng;
 
-use crate::deletions::{DeletionConfig, DeletionLaw, Insertion};
+use crate::deletions::{level_refusal, DeletionConfig, DeletionLaw, Insertion};
 use crate::workload::Cursor;
 use crate::{Error, RoundMetrics, RoundProcess};
 
@@ -35,23 +35,6 @@ pub struct LevelDeletions {
     cursor: Cursor,
     t: u64,
     stack: Vec<f64>,
-}
-
-/// Why a configuration cannot run on the level engine, or `None`.
-pub fn level_refusal(cfg: &DeletionConfig) -> Option<&'static str> {
-    if cfg.reinsert {
-        return Some(
-            "reinsertion brings back a ball with its own choices, which the level histogram \
-             does not keep: use engine = \"bins\"",
-        );
-    }
-    if cfg.deletion == DeletionLaw::Oldest {
-        return Some(
-            "oldest-first deletion needs each ball's age and bin, which the level histogram \
-             does not keep: use engine = \"bins\"",
-        );
-    }
-    None
 }
 
 impl LevelDeletions {

@@ -138,11 +138,28 @@ impl DeletionConfig {
         if let Some(s) = &self.start {
             crate::start::check_start(s, self.n, None)?;
         }
-        if let Some(why) = crate::deletion_levels::level_refusal(self).filter(|_| self.levels) {
+        if let Some(why) = level_refusal(self).filter(|_| self.levels) {
             return Err(Error::invalid("engine", "levels", why));
         }
         Ok(())
     }
+}
+
+/// Why a configuration cannot run on the level engine, or `None`.
+pub fn level_refusal(cfg: &DeletionConfig) -> Option<&'static str> {
+    if cfg.reinsert {
+        return Some(
+            "reinsertion brings back a ball with its own choices, which the level histogram \
+             does not keep: use engine = \"bins\"",
+        );
+    }
+    if cfg.deletion == DeletionLaw::Oldest {
+        return Some(
+            "oldest-first deletion needs each ball's age and bin, which the level histogram \
+             does not keep: use engine = \"bins\"",
+        );
+    }
+    None
 }
 
 /// A ball's choices: two bins (equal for a one-choice ball).

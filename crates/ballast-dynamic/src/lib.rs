@@ -126,13 +126,13 @@ pub mod tolerance;
 pub mod workload;
 
 pub use azar::{AzarConfig, InfiniteAzar};
-pub use deletion_levels::{level_refusal, LevelDeletions};
-pub use deletions::{DeletionConfig, DeletionLaw, Deletions, Insertion};
+pub use deletion_levels::LevelDeletions;
+pub use deletions::{level_refusal, DeletionConfig, DeletionLaw, Deletions, Insertion};
 pub use error::Error;
 pub use greedy::{greedy, greedy_reference};
 pub use leaky::{Arrivals, LeakyBins, LeakyConfig, DENSE_LAMBDA};
-pub use metrics::{Horizon, MetricSummary, RoundMetrics, RunSummary, Tracker};
+pub use metrics::{Horizon, MetricSummary, RoundMetrics, RoundProcess, RunSummary, Tracker};
 pub use rbb::{Rbb, RbbConfig, RethrowView};
-pub use run::{simulate, simulate_observed, simulate_process, DynamicSpec, RoundProcess};
+pub use run::{simulate, simulate_observed, simulate_process, DynamicSpec};
 pub use state::{uniform_loads, DenseLoads, DynLoads, LevelLoads};
 pub use workload::{Beta, Workload};

@@ -1,4 +1,5 @@
-//! Per-round metrics and their time statistics: [`RoundMetrics`] (what one round reports),
+//! Per-round metrics and their time statistics: [`RoundProcess`] (a process, one round at a
+//! time), [`RoundMetrics`] (what one round reports),
 //! [`Tracker`] (burn-in, time averages, batch means, the max-load distribution) and the
 //! resulting [`RunSummary`].
 //!
@@ -11,6 +12,8 @@
 //! to mix) and the drift between the first and the second half of the run, in standard
 //! errors (`(mean₂ − mean₁) / (2·sd(batch means)/√B)`: a stationary run gives roughly a
 //! standard normal).
+
+use rand::Rng;
 
 use crate::Error;
 
@@ -312,4 +315,14 @@ impl Tracker {
             overload: excess(1),
         }
     }
+}
+
+/// A round-based process: its state, and one round at a time.
+pub trait RoundProcess {
+    /// The current loads.
+    fn loads(&self) -> &[u32];
+    /// Verifies the state's invariants by an O(n) recomputation (for tests).
+    fn check_state(&self) -> Result<(), String>;
+    /// Simulates one round and reports its end-of-round metrics.
+    fn round<R: Rng + ?Sized>(&mut self, rng: &mut R) -> RoundMetrics;
 }

@@ -1,22 +1,12 @@
-//! Running a process over a [`Horizon`]: the [`RoundProcess`] trait, the plain-data
-//! [`DynamicSpec`] (matched once per run), and [`simulate`] / [`simulate_observed`].
+//! Running a process over a [`Horizon`]: the plain-data [`DynamicSpec`] (matched once per
+//! run), and [`simulate`] / [`simulate_observed`] driving any [`RoundProcess`].
 
 use rand::Rng;
 
 use crate::{
     AzarConfig, DeletionConfig, Deletions, Error, Horizon, InfiniteAzar, LeakyBins, LeakyConfig,
-    Rbb, RbbConfig, RoundMetrics, RunSummary, Tracker,
+    Rbb, RbbConfig, RoundMetrics, RoundProcess, RunSummary, Tracker,
 };
-
-/// A round-based process: its state, and one round at a time.
-pub trait RoundProcess {
-    /// The current loads.
-    fn loads(&self) -> &[u32];
-    /// Verifies the state's invariants by an O(n) recomputation (for tests).
-    fn check_state(&self) -> Result<(), String>;
-    /// Simulates one round and reports its end-of-round metrics.
-    fn round<R: Rng + ?Sized>(&mut self, rng: &mut R) -> RoundMetrics;
-}
 
 /// Which process to run: the boundary between configuration and the simulation loops.
 #[derive(Clone, Debug, PartialEq)]
