@@ -18,7 +18,7 @@ use ballast_core::registry::{find, ParamValue};
 use ballast_core::{
     sim_rng, simulate, simulate_observed, Engine, LoadState, Observer, ProcessSpec, RunSpec,
 };
-use ballast_testkit::{chi2_critical, chi2_gof, chi2_two_sample};
+use ballast_testkit::{chi2_critical, chi2_two_sample};
 
 const N: usize = 3;
 const M: u64 = 6;
@@ -83,22 +83,7 @@ fn chi2(process: &ProcessSpec, engine: Engine, law: &BTreeMap<Vec<u64>, f64>) ->
         *counts.entry(seen.0).or_default() += 1;
     }
     // Cells below an expected count of 5 pooled into one.
-    let (mut obs, mut probs, mut rest) = (Vec::new(), Vec::new(), (0u64, 0.0));
-    for (k, &p) in law {
-        let c = counts.get(k).copied().unwrap_or(0);
-        if p * RUNS as f64 >= 5.0 {
-            obs.push(c);
-            probs.push(p);
-        } else {
-            rest = (rest.0 + c, rest.1 + p);
-        }
-    }
-    if rest.1 * RUNS as f64 >= 5.0 {
-        obs.push(rest.0);
-        probs.push(rest.1);
-    }
-    let (stat, df) = chi2_gof(&obs, &probs);
-    (stat, chi2_critical(df))
+    ballast_testkit::chi2_against_law(&counts, law, RUNS)
 }
 
 fn one(xs: &[u64]) -> Vec<f64> {
