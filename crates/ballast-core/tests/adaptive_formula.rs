@@ -13,12 +13,12 @@
 //! and asserted to be at least 200, where a χ² test at α = 0.001 on under 30 degrees of
 //! freedom rejects with probability above 1 − 10⁻¹⁰.
 
+mod common;
+
 use std::collections::BTreeMap;
 
 use ballast_core::registry::{find, ParamValue};
-use ballast_core::{
-    sim_rng, simulate_observed, Engine, LoadState, Observer, ProcessSpec, RunSpec, Tau,
-};
+use ballast_core::{sim_rng, simulate_observed, Engine, ProcessSpec, RunSpec, Tau};
 
 const N: usize = 3;
 const M: u64 = 6;
@@ -79,28 +79,10 @@ fn exact_law(shift: f64) -> BTreeMap<Vec<u64>, f64> {
     law
 }
 
-#[derive(Default)]
-struct Final(Vec<u64>);
-
-impl Observer for Final {
-    const PER_BALL: bool = false;
-    fn on_observation<S: LoadState>(&mut self, s: &S) {
-        let mut v: Vec<u64> = (0..s.n()).map(|i| s.load(i).into() as u64).collect();
-        v.sort_unstable_by(|a, b| b.cmp(a));
-        self.0 = v;
-    }
-}
-
 /// χ² and its critical value of RUNS runs of `process` on `engine` against `law`.
 fn chi2(process: &ProcessSpec, engine: Engine, law: &BTreeMap<Vec<u64>, f64>) -> (f64, f64) {
     let spec = RunSpec::new(process.clone(), N as u64, M).engine(engine);
-    let mut counts: BTreeMap<Vec<u64>, u64> = BTreeMap::new();
-    for r in 0..RUNS {
-        let mut seen = Final::default();
-        simulate_observed(&spec, &mut sim_rng(5000 + r), &mut seen).expect("runs");
-        *counts.entry(seen.0).or_default() += 1;
-    }
-    ballast_testkit::chi2_against_law(&counts, law, RUNS)
+    common::fit_final_law(&spec, RUNS, 5000, law)
 }
 
 #[test]
@@ -145,7 +127,7 @@ fn the_formula_k_draws_what_the_affine_probe_count_draws() {
         for seed in 0..20 {
             let run = |p: &ProcessSpec| {
                 let spec = RunSpec::new(p.clone(), n, m).engine(Engine::Bins);
-                let mut seen = Final::default();
+                let mut seen = common::FinalState::default();
                 let out = simulate_observed(&spec, &mut sim_rng(seed), &mut seen).unwrap();
                 (seen.0, out.samples, out.samples_per_step, out.max_gap)
             };

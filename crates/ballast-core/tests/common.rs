@@ -158,3 +158,22 @@ pub fn lumped_fit(counts: &[u64], probs: impl IntoIterator<Item = f64>, runs: u6
     let (stat, df) = chi2_gof(&o_cat, &p_cat);
     (stat, chi2_critical(df))
 }
+
+/// [`fit_law`] of the sorted final loads, heaviest first, of `runs` runs of `spec` with the
+/// seeds `seed0`, `seed0 + 1`, … against the exact `law` of that vector.
+pub fn fit_final_law(
+    spec: &RunSpec,
+    runs: u64,
+    seed0: u64,
+    law: &std::collections::BTreeMap<Vec<u64>, f64>,
+) -> (f64, f64) {
+    let keys: Vec<Vec<u64>> = (0..runs)
+        .map(|r| {
+            let mut seen = FinalState::default();
+            simulate_observed(spec, &mut sim_rng(seed0 + r), &mut seen).expect("runs");
+            seen.0.reverse();
+            seen.0
+        })
+        .collect();
+    fit_law(&keys, law)
+}

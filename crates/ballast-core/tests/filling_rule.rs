@@ -13,12 +13,12 @@
 //! λ = RUNS·Σ(p − q)²/p computed from the two exact laws and asserted to be at least 200,
 //! where the test rejects with probability above 1 − 10⁻¹⁰ on under 30 degrees of freedom.
 
+mod common;
+
 use std::collections::BTreeMap;
 
 use ballast_core::registry::{find, ParamValue};
-use ballast_core::{
-    sim_rng, simulate, simulate_observed, Engine, LoadState, Observer, ProcessSpec, RunSpec, Stop,
-};
+use ballast_core::{sim_rng, simulate, Engine, ProcessSpec, RunSpec, Stop};
 
 const N: usize = 3;
 const M: u64 = 9;
@@ -81,28 +81,10 @@ fn exact_law(def: Definition) -> BTreeMap<Vec<u64>, f64> {
     law
 }
 
-#[derive(Default)]
-struct Final(Vec<u64>);
-
-impl Observer for Final {
-    const PER_BALL: bool = false;
-    fn on_observation<S: LoadState>(&mut self, s: &S) {
-        let mut v: Vec<u64> = (0..s.n()).map(|i| s.load(i).into() as u64).collect();
-        v.sort_unstable_by(|a, b| b.cmp(a));
-        self.0 = v;
-    }
-}
-
 /// χ² and its critical value of RUNS runs of `process` on `engine` against `law`.
 fn chi2(process: &ProcessSpec, engine: Engine, law: &BTreeMap<Vec<u64>, f64>) -> (f64, f64) {
     let spec = RunSpec::new(process.clone(), N as u64, M).engine(engine);
-    let mut counts: BTreeMap<Vec<u64>, u64> = BTreeMap::new();
-    for r in 0..RUNS {
-        let mut seen = Final::default();
-        simulate_observed(&spec, &mut sim_rng(7000 + r), &mut seen).expect("runs");
-        *counts.entry(seen.0).or_default() += 1;
-    }
-    ballast_testkit::chi2_against_law(&counts, law, RUNS)
+    common::fit_final_law(&spec, RUNS, 7000, law)
 }
 
 #[test]

@@ -13,12 +13,12 @@
 //! multi-ball item has no closed law here; its levels runs are compared with its bins runs by a
 //! two-sample χ² of the final gap (2 000 runs each, n = 40, m = 2 000, b = 80, α = 0.001).
 
+mod common;
+
 use std::collections::BTreeMap;
 
 use ballast_core::registry::{find, ParamValue};
-use ballast_core::{
-    sim_rng, simulate, simulate_observed, Engine, LoadState, Observer, ProcessSpec, RunSpec,
-};
+use ballast_core::{sim_rng, simulate, Engine, ProcessSpec, RunSpec};
 use ballast_testkit::{chi2_critical, chi2_two_sample, exact_batch_law};
 
 const N: usize = 3;
@@ -69,26 +69,8 @@ fn exact_law(b: u64) -> BTreeMap<Vec<u64>, f64> {
     law
 }
 
-#[derive(Default)]
-struct Final(Vec<u64>);
-
-impl Observer for Final {
-    const PER_BALL: bool = false;
-    fn on_observation<S: LoadState>(&mut self, s: &S) {
-        let mut v: Vec<u64> = (0..s.n()).map(|i| s.load(i).into() as u64).collect();
-        v.sort_unstable_by(|a, b| b.cmp(a));
-        self.0 = v;
-    }
-}
-
 fn chi2(spec: &RunSpec, law: &BTreeMap<Vec<u64>, f64>) -> (f64, f64) {
-    let mut counts: BTreeMap<Vec<u64>, u64> = BTreeMap::new();
-    for r in 0..RUNS {
-        let mut seen = Final::default();
-        simulate_observed(spec, &mut sim_rng(9000 + r), &mut seen).expect("runs");
-        *counts.entry(seen.0).or_default() += 1;
-    }
-    ballast_testkit::chi2_against_law(&counts, law, RUNS)
+    common::fit_final_law(spec, RUNS, 9000, law)
 }
 
 #[test]

@@ -12,12 +12,12 @@
 //! Two-sample tests at n = 1000: the final gap's distribution over 2 000 runs of the formula
 //! against 2 000 of the built-in (`chi2_two_sample`, α = 0.001), m = 10n.
 
+mod common;
+
 use std::collections::BTreeMap;
 
 use ballast_core::registry::{find, ParamValue};
-use ballast_core::{
-    sim_rng, simulate, simulate_observed, Engine, LoadState, Observer, ProcessSpec, RunSpec,
-};
+use ballast_core::{sim_rng, simulate, Engine, ProcessSpec, RunSpec};
 use ballast_testkit::{chi2_critical, chi2_two_sample};
 
 const N: usize = 3;
@@ -61,29 +61,10 @@ fn exact_law(d: u32, def: Definition) -> BTreeMap<Vec<u64>, f64> {
     law
 }
 
-#[derive(Default)]
-struct Final(Vec<u64>);
-
-impl Observer for Final {
-    const PER_BALL: bool = false;
-    fn on_observation<S: LoadState>(&mut self, s: &S) {
-        let mut v: Vec<u64> = (0..s.n()).map(|i| s.load(i).into() as u64).collect();
-        v.sort_unstable_by(|a, b| b.cmp(a));
-        self.0 = v;
-    }
-}
-
 /// χ² and its critical value of RUNS runs of `process` on `engine` against `law`.
 fn chi2(process: &ProcessSpec, engine: Engine, law: &BTreeMap<Vec<u64>, f64>) -> (f64, f64) {
     let spec = RunSpec::new(process.clone(), N as u64, M).engine(engine);
-    let mut counts: BTreeMap<Vec<u64>, u64> = BTreeMap::new();
-    for r in 0..RUNS {
-        let mut seen = Final::default();
-        simulate_observed(&spec, &mut sim_rng(1000 + r), &mut seen).expect("runs");
-        *counts.entry(seen.0).or_default() += 1;
-    }
-    // Cells below an expected count of 5 pooled into one.
-    ballast_testkit::chi2_against_law(&counts, law, RUNS)
+    common::fit_final_law(&spec, RUNS, 1000, law)
 }
 
 fn one(xs: &[u64]) -> Vec<f64> {

@@ -27,34 +27,6 @@ pub fn chi2_critical_at(df: usize, alpha: f64) -> f64 {
     ChiSquared::new(df as f64).expect("df > 0").inverse_cdf(1.0 - alpha)
 }
 
-/// Pearson's χ² of `runs` observations counted per state (`counts`) against the exact `law`
-/// of the states, with the states whose expected count is below 5 pooled into one cell (the
-/// pool kept only if its own expected count reaches 5). Returns (statistic, critical value at
-/// [`ALPHA`]). A state observed but absent from the law counts in the pool.
-pub fn chi2_against_law<K: Ord>(
-    counts: &std::collections::BTreeMap<K, u64>,
-    law: &std::collections::BTreeMap<K, f64>,
-    runs: u64,
-) -> (f64, f64) {
-    let (mut obs, mut probs) = (Vec::new(), Vec::new());
-    let mut rest = (runs - law.keys().filter_map(|k| counts.get(k)).sum::<u64>(), 0.0);
-    for (k, &p) in law {
-        let c = counts.get(k).copied().unwrap_or(0);
-        if p * runs as f64 >= 5.0 {
-            obs.push(c);
-            probs.push(p);
-        } else {
-            rest = (rest.0 + c, rest.1 + p);
-        }
-    }
-    if rest.1 * runs as f64 >= 5.0 {
-        obs.push(rest.0);
-        probs.push(rest.1);
-    }
-    let (stat, df) = chi2_gof(&obs, &probs);
-    (stat, chi2_critical(df))
-}
-
 /// Pearson's goodness-of-fit statistic of observed counts against expected probabilities.
 /// Returns (statistic, degrees of freedom).
 pub fn chi2_gof(observed: &[u64], probs: &[f64]) -> (f64, usize) {
