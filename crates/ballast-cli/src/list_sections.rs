@@ -107,11 +107,16 @@ fn statistic_needs(s: Statistic) -> &'static str {
         }
         Statistic::PotentialTrajectory => "potentials = [...] in the series (see Potentials)",
         Statistic::ProbesDistribution => "the bin engine (--probes on simulate)",
-        Statistic::LoadDistribution | Statistic::TopLoads => {
-            "unit weights; not with recovery_target (--loads on simulate)"
+        Statistic::LoadDistribution => {
+            "unit weights; not with recovery_target or equalize (--loads on simulate)"
+        }
+        Statistic::TopLoads => {
+            "unit weights; top_k = K in the series (default 10); not with recovery_target or \
+             equalize (--loads --top-k K on simulate)"
         }
         Statistic::SortedLoads => {
-            "unit weights, n <= 100000; not with recovery_target (--loads on simulate)"
+            "unit weights, n <= 100000; not with recovery_target or equalize (--loads on \
+             simulate)"
         }
         _ => "",
     }

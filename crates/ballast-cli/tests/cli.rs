@@ -541,3 +541,19 @@ fn min_load_and_underload_are_reported_on_both_engines() {
     assert_eq!(one["statistics"]["min_load"]["mean"], 77.0);
     assert_eq!(one["statistics"]["underload"]["mean"], 0.0);
 }
+
+#[test]
+fn the_max_load_distribution_is_the_runs_max_loads() {
+    let v = simulate_json(
+        &["--process", "two_choice", "--n", "100", "--m", "1000", "--runs", "40", "--seed", "5"],
+        &[],
+    );
+    let d = v["max_load_distribution"].as_object().expect("an object of value → fraction");
+    let total: f64 = d.values().map(|f| f.as_f64().unwrap()).sum();
+    assert!((total - 1.0).abs() < 1e-12, "fractions sum to {total}");
+    // Unit balls: the max loads are integers, so the distribution's mean is the mean max load.
+    let mean: f64 = d.iter().map(|(k, f)| k.parse::<f64>().unwrap() * f.as_f64().unwrap()).sum();
+    let reported = v["statistics"]["max_load"]["mean"].as_f64().unwrap();
+    assert!((mean - reported).abs() < 1e-9, "{mean} against {reported}");
+    assert!(d.len() >= 2, "40 runs of Two-Choice at n = 100 see more than one max load: {d:?}");
+}

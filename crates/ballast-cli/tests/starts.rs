@@ -119,9 +119,11 @@ fn bad_starts_are_bad_input() {
     assert_bad_input(&sim(&["--start", "uniform:k=2", "--weights", "exp"]), &["start", "weighted"]);
     assert_bad_input(&sim(&["--start", "uniform:k=2", "--tau", "4"]), &["start", "delay"]);
     assert_bad_input(&sim(&["--recovery-target", "nan"]), &["finite"]);
+    // Potentials start from the start state; with a recovery target they are refused (each
+    // needs its own observer of the runs).
     assert_bad_input(
-        &sim(&["--start", "uniform:k=2", "--potential", "quadratic"]),
-        &["--potential"],
+        &sim(&["--recovery-target", "3", "--potential", "quadratic"]),
+        &["--potential", "--recovery-target"],
     );
     // Round-based models take starts (their own rule: RBB keeps its m balls).
     assert_bad_input(
@@ -152,4 +154,30 @@ fn list_shows_the_start_states() {
     assert!(text.contains("Start states"), "{text}");
     let v = ballast_cli::embed::list();
     assert_eq!(v["starts"].as_array().map(Vec::len), Some(5), "{v}");
+}
+
+#[test]
+fn leaky_bins_recover_from_a_start() {
+    // 400 balls in one bin drain at one ball per round, so the discrepancy cannot be down to 5
+    // before round 390 or so; the arrivals (λ = 0.8, Two-Choice) keep the others near 4.
+    let v = simulate_json(&[
+        "--process",
+        "leaky_bins",
+        "--n",
+        "100",
+        "--lambda",
+        "0.8",
+        "--param",
+        "d=2",
+        "--rounds",
+        "2000",
+        "--runs",
+        "4",
+        "--start",
+        "one_bin:balls=400",
+        "--recovery-target",
+        "5",
+    ]);
+    let r = v["statistics"]["recovery_rounds"]["mean"].as_f64().expect("recovery_rounds");
+    assert!((380.0..2000.0).contains(&r), "recovery after {r} rounds");
 }

@@ -524,7 +524,7 @@ impl RunSpec {
         if let ProcessSpec::FormulaThreshold { f } = &self.process {
             crate::formula_threshold::check_probes(f, self.n, self.m, self.weights.mean())?;
         }
-        if let ProcessSpec::Rule { d, choose } = &self.process {
+        if let ProcessSpec::Rule { d, choose, .. } = &self.process {
             crate::rule_formula::check_probes(choose, *d, self.n, self.m)?;
         }
         if let ProcessSpec::Custom(c) = &self.process {

@@ -35,6 +35,8 @@ pub fn simulate<R: RngCore + ?Sized>(spec: &RunSpec, rng: &mut R) -> Result<RunO
 ///
 /// The engine is `spec.engine`, with `auto` resolved by [`crate::level::resolve_engine`];
 /// an explicit `levels` the level engine cannot simulate exactly is an
+/// [`Error::Unsupported`]. The delay setting's loop calls every hook; `equalize`'s loops
+/// call none, and refuse an observer of single balls ([`Observer::PER_BALL`]) with
 /// [`Error::Unsupported`].
 pub fn simulate_observed<R: RngCore + ?Sized, O: Observer>(
     spec: &RunSpec,
@@ -74,9 +76,16 @@ fn simulate_with<R: RngCore + ?Sized, O: Observer>(
         return Err(Error::Unsupported(crate::sampling::unsupported_message(name, &spec.sampling)));
     }
     if let Setting::Delay { tau, mode } = spec.setting {
-        return crate::delay::simulate_delay(spec, tau, mode, rng);
+        return crate::delay::simulate_delay(spec, tau, mode, rng, observer);
     }
     if let ProcessSpec::Equalize { d } = spec.process {
+        if O::PER_BALL {
+            return Err(Error::Unsupported(
+                "equalize moves balls between the sampled bins, which an observer of single \
+                 balls (a potential tracker) does not follow"
+                    .into(),
+            ));
+        }
         use crate::czumaj::{
             simulate_equalize, simulate_equalize_levels, simulate_equalize_levels_reference,
             simulate_equalize_reference,
@@ -199,8 +208,8 @@ fn dispatch<S: LoadState, R: RngCore + ?Sized, O: Observer>(
         ProcessSpec::Equalize { .. } => {
             unreachable!("equalize runs in czumaj::simulate_equalize (checked in simulate)")
         }
-        ProcessSpec::Rule { d, ref choose } => {
-            run!(crate::rule_formula::RuleFormula::new(choose, d))
+        ProcessSpec::Rule { d, ref choose, replacement } => {
+            run!(crate::rule_formula::RuleFormula::new(choose, d, replacement))
         }
         ProcessSpec::Custom(ref c) => run!(crate::process::custom::Bridge::new(c.rule())),
         ProcessSpec::AlwaysGoLeft { d } => run!(AlwaysGoLeft { d }),

@@ -102,8 +102,8 @@ impl<const PER_BALL: bool> Observer for Recovery<PER_BALL> {
 /// its recovery time for `target`: the balls placed until the gap was first at most
 /// `target`, or `None` when it never was (censored at the run's balls).
 ///
-/// Errors when the spec is invalid or in the delay setting or `equalize` (their loops take
-/// no observer).
+/// Errors when the spec is invalid, in the delay setting (its runs start from empty bins only,
+/// so there is nothing to recover from) or for `equalize` (its loops take no observer).
 pub fn simulate_recovery<R: RngCore + ?Sized>(
     spec: &RunSpec,
     rng: &mut R,
@@ -113,7 +113,9 @@ pub fn simulate_recovery<R: RngCore + ?Sized>(
         || matches!(spec.process, crate::ProcessSpec::Equalize { .. })
     {
         return Err(Error::Unsupported(
-            "recovery time: the delay setting and equalize take no observer".into(),
+            "recovery time: not in the delay setting (its runs start from empty bins only) or \
+             for equalize (its loops take no observer)"
+                .into(),
         ));
     }
     if !target.is_finite() {

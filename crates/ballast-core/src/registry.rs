@@ -498,16 +498,26 @@ pub static PROCESSES: &[ProcessDef] = &[
                       order), avg (W/n), t (balls before this one), n, d and u (a uniform in \
                       [0, 1), drawn only when read); with if, comparisons, &&, ||, !",
             },
+            ParamDef {
+                name: crate::process::distinct::OPTION,
+                ty: ParamType::Bool,
+                default: ParamDefault::Bool(true),
+                doc: "sample with replacement (false: d distinct uniform bins, d <= n)",
+            },
         ],
         ties: NO_TIES,
-        settings: BATCHED,
+        settings: BATCHED_AND_DELAY,
         unit_weights_only: false,
         example: "",
         build: |a| {
             let d = a.int("d");
             let src = a.formula("choose").expect("required formula");
             crate::rule_formula::parse(&src, d)
-                .map(|choose| ProcessSpec::Rule { d, choose })
+                .map(|choose| ProcessSpec::Rule {
+                    d,
+                    choose,
+                    replacement: a.flag(crate::process::distinct::OPTION),
+                })
                 .map_err(|why| a.refuse("choose", format!("`choose`: {why}")))
         },
     },

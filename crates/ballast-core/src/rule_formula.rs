@@ -18,6 +18,7 @@ use rand::RngCore;
 
 use crate::formula::Formula;
 use crate::loads::LoadState;
+use crate::process::distinct::SparseDraw;
 use crate::process::{Ctx, Placement, Ranks, Rule};
 
 /// The variables of a rule formula, in evaluation order.
@@ -103,15 +104,57 @@ pub struct RuleFormula<'a> {
     reads_u: bool,
     values: [f64; VARS.len()],
     stack: Vec<f64>,
+    /// `Some` without replacement: the draw of `d` distinct uniform bins.
+    distinct: Option<SparseDraw>,
 }
 
 impl<'a> RuleFormula<'a> {
-    /// The rule of `f` over `d` samples.
-    pub fn new(f: &'a Formula, d: u32) -> Self {
+    /// The rule of `f` over `d` samples, drawn with or without `replacement`.
+    pub fn new(f: &'a Formula, d: u32, replacement: bool) -> Self {
         let mut values = [0.0; VARS.len()];
         values[D] = f64::from(d);
         let (reads_avg, reads_u) = (f.uses("avg"), f.uses("u"));
-        Self { f, d, reads_avg, reads_u, values, stack: Vec::with_capacity(16) }
+        let distinct = (!replacement).then(|| SparseDraw::new(d));
+        Self { f, d, reads_avg, reads_u, values, stack: Vec::with_capacity(16), distinct }
+    }
+
+    /// The 0-based position of the chosen sample when the samples' loads are in `x1` … `xd`
+    /// of the values: sets `avg` (if read) to `total / n`, `t`, `n`, and draws `u` (if read).
+    #[inline]
+    fn decide<R: RngCore + ?Sized>(&mut self, total: f64, n: f64, t: u64, rng: &mut R) -> usize {
+        if self.reads_avg {
+            self.values[AVG] = total / n;
+        }
+        self.values[T] = t as f64;
+        self.values[N] = n;
+        if self.reads_u {
+            self.values[U] = (rng.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64);
+        }
+        let v = self.f.eval(&self.values, &mut self.stack);
+        match position(v, self.d) {
+            Some(i) => i,
+            None => panic!(
+                "rule formula \"{}\" gives {v} at {}: expected an integer in 1..={}",
+                self.f.source(),
+                describe(&self.values, self.d),
+                self.d
+            ),
+        }
+    }
+
+    /// The 0-based position chosen among samples that report the loads `xs` (the delay
+    /// setting: loads of the past), with the current total load `total` on `n` bins after `t`
+    /// balls; draws `u` from `rng` if the formula reads it.
+    pub fn choose_among<R: RngCore + ?Sized>(
+        &mut self,
+        xs: &[f64],
+        total: f64,
+        n: f64,
+        t: u64,
+        rng: &mut R,
+    ) -> usize {
+        self.values[..xs.len()].copy_from_slice(xs);
+        self.decide(total, n, t, rng)
     }
 }
 
@@ -126,7 +169,12 @@ impl Rule for RuleFormula<'_> {
     ) -> Placement {
         let d = self.d as usize;
         let mut bins = [0usize; MAX_D as usize];
-        if d == 2 {
+        if let Some(draw) = &mut self.distinct {
+            draw.start();
+            for bin in bins.iter_mut().take(d) {
+                *bin = draw.next(s.n() as u64, rng, ctx);
+            }
+        } else if d == 2 {
             // The bins of two calls of `Ctx::sample`, from one word where it can.
             (bins[0], bins[1]) = ctx.sample_two(rng);
         } else {
@@ -137,24 +185,8 @@ impl Rule for RuleFormula<'_> {
         for (x, &bin) in self.values.iter_mut().zip(&bins).take(d) {
             *x = s.load(bin).into();
         }
-        let n = s.n() as f64;
-        if self.reads_avg {
-            self.values[AVG] = s.total() / n;
-        }
-        self.values[T] = ctx.balls as f64;
-        self.values[N] = n;
-        if self.reads_u {
-            self.values[U] = (rng.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64);
-        }
-        let v = self.f.eval(&self.values, &mut self.stack);
-        match position(v, self.d) {
-            Some(i) => Placement::one(bins[i]),
-            None => panic!(
-                "rule formula \"{}\" gives {v} at {}: expected an integer in 1..={}",
-                self.f.source(),
-                describe(&self.values, self.d),
-                self.d
-            ),
-        }
+        let total = if self.reads_avg { s.total() } else { 0.0 };
+        let i = self.decide(total, s.n() as f64, ctx.balls, rng);
+        Placement::one(bins[i])
     }
 }

@@ -33,7 +33,7 @@ fn exact_law() -> BTreeMap<Vec<u64>, f64> {
 /// A `rule` process with decision formula `choose` over two samples.
 fn rule(choose: &str) -> ProcessSpec {
     let f = ballast_core::rule_formula::parse(choose, 2).expect("a decision formula");
-    ProcessSpec::Rule { d: 2, choose: f }
+    ProcessSpec::Rule { d: 2, choose: f, replacement: true }
 }
 
 /// χ² statistic and critical value of `RUNS` runs of `process` on `engine` against the law.

@@ -173,6 +173,10 @@ pub struct RunSummary {
     /// Overload `max load − peak total/n` (max relative to the highest average so far,
     /// [`RoundMetrics::peak_total`]) over the measured rounds.
     pub overload: MetricSummary,
+    /// The rounds (1-based, burn-in included) at whose end the discrepancy reached a new
+    /// low, with `n · discrepancy = n · max load − total` then (decreasing): what
+    /// [`RunSummary::recovery_round`] reads.
+    pub discrepancy_lows: Vec<(u64, i128)>,
 }
 
 impl RunSummary {
@@ -184,6 +188,14 @@ impl RunSummary {
     /// System load per bin (the total-load statistics divided by `n`).
     pub fn load_per_bin(&self) -> MetricSummary {
         self.total_load.scaled(1.0 / self.n as f64)
+    }
+
+    /// The recovery time for `target`: the first round (1-based, burn-in included) at whose
+    /// end the discrepancy `max load − total/n` is at most `target`; `None` if no simulated
+    /// round reached it.
+    pub fn recovery_round(&self, target: f64) -> Option<u64> {
+        let n = self.n as f64;
+        self.discrepancy_lows.iter().find(|&&(_, e)| e as f64 / n <= target).map(|&(r, _)| r)
     }
 }
 
@@ -207,6 +219,8 @@ pub struct Tracker {
     max_hist: Vec<u64>,
     moved: u64,
     last: RoundMetrics,
+    /// See [`RunSummary::discrepancy_lows`].
+    lows: Vec<(u64, i128)>,
 }
 
 impl Tracker {
@@ -227,6 +241,7 @@ impl Tracker {
             max_hist: Vec::new(),
             moved: 0,
             last: RoundMetrics::default(),
+            lows: Vec::new(),
         };
         t.next_boundary = t.boundary(1);
         Ok(t)
@@ -244,6 +259,10 @@ impl Tracker {
         self.peak = self.peak.max(m.peak_total).max(m.total_load);
         let t = self.seen;
         self.seen += 1;
+        let excess = self.n as i128 * i128::from(m.max_load) - i128::from(m.total_load);
+        if self.lows.last().is_none_or(|&(_, low)| excess < low) {
+            self.lows.push((self.seen, excess));
+        }
         if t < self.horizon.burn_in {
             return;
         }
@@ -313,6 +332,7 @@ impl Tracker {
             last: self.last,
             discrepancy: excess(0),
             overload: excess(1),
+            discrepancy_lows: self.lows,
         }
     }
 }

@@ -578,6 +578,9 @@ pub(crate) struct RawSeries {
     /// The gap target of `recovery_time` (a number or a formula).
     #[serde(default)]
     pub recovery_target: Option<SFormula>,
+    /// How many of the largest loads `top_loads` reports (default [`crate::TOP_K`]).
+    #[serde(default)]
+    pub top_k: Option<Spanned<u64>>,
     #[serde(default)]
     pub statistic: Statistic,
     #[serde(default)]

@@ -115,7 +115,8 @@ impl<A: Observer, B: Observer> Observer for Both<'_, A, B> {
     }
 }
 
-/// The largest loads reported by `top_loads`: the 10 heaviest bins (all of them below 10).
+/// The largest loads reported by `top_loads` unless the series sets `top_k`: the 10 heaviest
+/// bins (all of them below 10).
 pub const TOP_K: usize = 10;
 
 /// At most this many bins for `sorted_loads` (one row per bin).
@@ -154,6 +155,16 @@ pub(crate) fn refusal(
             ),
         ));
     }
+    if matches!(spec.process, ballast_core::ProcessSpec::Equalize { .. }) {
+        return Some((
+            key,
+            format!(
+                "{ctx}: statistic = \"{name}\" reads the final loads, which the `equalize` \
+                 loop does not report (it keeps its own load store); use max_load, min_load, \
+                 final_gap or empty_bins"
+            ),
+        ));
+    }
     if recovery {
         return Some((
             key,
@@ -177,12 +188,12 @@ pub(crate) fn refusal(
 }
 
 /// Per run, the values of a final-load statistic that has one value per rank: the sorted
-/// loads (lightest first) or the [`TOP_K`] largest (largest first); empty for a run without
+/// loads (lightest first) or the `top_k` largest (largest first); empty for a run without
 /// a histogram.
-pub(crate) fn per_rank(loads: Option<&LoadCounts>, statistic: Statistic) -> Vec<f64> {
+pub(crate) fn per_rank(loads: Option<&LoadCounts>, statistic: Statistic, top_k: usize) -> Vec<f64> {
     match (loads, statistic) {
         (Some(l), Statistic::SortedLoads) => l.sorted(),
-        (Some(l), Statistic::TopLoads) => l.top(TOP_K),
+        (Some(l), Statistic::TopLoads) => l.top(top_k),
         _ => Vec::new(),
     }
 }

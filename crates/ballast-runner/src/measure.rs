@@ -45,11 +45,15 @@ pub enum Measure {
     AvgDiscrepancy,
     /// Round-based process: time average of the overload, max load − highest average so far.
     AvgOverload,
+    /// Round-based process: the rounds until the discrepancy (max load − current average)
+    /// first is at most the series' `recovery_target` (a run that never gets there counts
+    /// its simulated rounds), mean over runs.
+    RecoveryRounds,
 }
 
 impl Measure {
     /// Every measure, in declaration order (for listings; a test keeps it complete).
-    pub const ALL: [Measure; 17] = [
+    pub const ALL: [Measure; 18] = [
         Self::FinalGap,
         Self::MaxGap,
         Self::MaxLoad,
@@ -67,6 +71,7 @@ impl Measure {
         Self::DriftPerBall,
         Self::AvgDiscrepancy,
         Self::AvgOverload,
+        Self::RecoveryRounds,
     ];
 
     /// The snake_case name used in CSV files.
@@ -89,6 +94,7 @@ impl Measure {
             Self::DriftPerBall => "drift_per_ball",
             Self::AvgDiscrepancy => "avg_discrepancy",
             Self::AvgOverload => "avg_overload",
+            Self::RecoveryRounds => "recovery_rounds",
         }
     }
 
@@ -112,6 +118,7 @@ impl Measure {
             Self::DriftPerBall => "mean change of the potential per ball",
             Self::AvgDiscrepancy => "time-averaged max load − current average",
             Self::AvgOverload => "time-averaged max load − highest average so far",
+            Self::RecoveryRounds => "rounds until max load − average first is at most the target",
         }
     }
 
@@ -152,6 +159,7 @@ mod tests {
             Measure::DriftPerBall => 14,
             Measure::AvgDiscrepancy => 15,
             Measure::AvgOverload => 16,
+            Measure::RecoveryRounds => 17,
         }
     }
 

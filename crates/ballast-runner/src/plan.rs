@@ -58,6 +58,8 @@ pub struct PlanSeries {
     /// Rounding of each per-run (or per-block) value before it is summarised (`None`: none;
     /// distributions default to rounding up).
     pub round: Option<Rounding>,
+    /// The loads `top_loads` reports: the series' `top_k` (default [`crate::TOP_K`]).
+    pub top_k: usize,
 }
 
 impl PlanSeries {
@@ -72,6 +74,7 @@ impl PlanSeries {
     ///     also: vec![],
     ///     reference: Some("g-Bounded n={n} g={g}".into()),
     ///     round: None,
+    ///     top_k: ballast_runner::TOP_K,
     /// };
     /// let at = s.reference_at(&[("g".into(), 4.0)], 10_000, None);
     /// assert_eq!(at.as_deref(), Some("g-Bounded n=10000 g=4"));

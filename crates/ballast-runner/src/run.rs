@@ -193,13 +193,14 @@ fn stopping_rules(plan: &Plan) -> Vec<(String, String)> {
 }
 
 /// The per-sample values of one run for a statistic: one value, or one per block with
-/// `sampling = { blocks }`, or the running maximum after every batch.
-fn samples(o: &UnitOut, statistic: Statistic, blocks: bool, n: u64) -> Vec<f64> {
+/// `sampling = { blocks }`, or the running maximum after every batch, or one per rank
+/// (`top_k` of them for `top_loads`).
+fn samples(o: &UnitOut, statistic: Statistic, blocks: bool, n: u64, top_k: usize) -> Vec<f64> {
     match statistic {
         Statistic::MaxTrajectory => return o.max_trajectory.clone(),
         Statistic::MinTrajectory => return o.min_trajectory.clone(),
         Statistic::SortedLoads | Statistic::TopLoads => {
-            return crate::final_loads::per_rank(o.loads.as_ref(), statistic)
+            return crate::final_loads::per_rank(o.loads.as_ref(), statistic, top_k)
         }
         _ => {}
     }
@@ -798,7 +799,7 @@ impl StatRows<'_> {
         block
             .iter()
             .map(|o| {
-                let v = samples(o, self.statistic, blocks, self.point.n);
+                let v = samples(o, self.statistic, blocks, self.point.n, self.series.top_k);
                 if gap_stat {
                     v.into_iter().map(round).collect()
                 } else {

@@ -45,8 +45,9 @@ use crate::Error;
 /// its empty bins and recovery time. Format 5: and its load trajectories, potential
 /// trajectories and probe histogram (empty unless a statistic asks for them). Format 6: and
 /// its final load histogram (`None` unless a statistic of the final loads asks for it).
-/// Format 7: a dynamic run's summary also holds its discrepancy and overload.
-pub(crate) const UNIT_FORMAT: u32 = 7;
+/// Format 7: a dynamic run's summary also holds its discrepancy and overload. Format 8: and
+/// the rounds at which its discrepancy reached a new low (for `recovery_rounds`).
+pub(crate) const UNIT_FORMAT: u32 = 8;
 
 /// The first bytes of a checkpoint or shard file.
 const UNIT_HEADER: &[u8] = b"ballast-units\n";

@@ -25,8 +25,8 @@ use toml::{Table, Value};
 use super::{Outcome, SimulateArgs, StatSummary, SIMULATE_ITEM};
 use crate::error::BadInput;
 
-/// The statistics of a model, in output order.
-fn measures(def: &ModelDef) -> Vec<Measure> {
+/// The statistics of a model, in output order (`recovery`: with `--recovery-target`).
+fn measures(def: &ModelDef, recovery: bool) -> Vec<Measure> {
     let mut m = vec![
         Measure::AvgMaxLoad,
         Measure::AvgFractionEmptyBins,
@@ -39,6 +39,9 @@ fn measures(def: &ModelDef) -> Vec<Measure> {
     ];
     if def.name == "leaky_bins" {
         m.push(Measure::MaxLoadOverShape);
+    }
+    if recovery {
+        m.push(Measure::RecoveryRounds);
     }
     m
 }
@@ -142,11 +145,12 @@ pub fn one_point_config(args: &SimulateArgs, def: &ModelDef) -> Result<String, B
     for (name, _) in def.point {
         match *name {
             "n" => {}
+            // Whether the model needs `m` is its own business (insert_delete reads it for
+            // its `phases` workload only): without `--m` its build says so.
             "m" => {
-                let m = args.m.ok_or_else(|| {
-                    BadInput::new(format!("`--m` (balls) is required for `{}`", def.name))
-                })?;
-                point.insert("m".into(), int(m));
+                if let Some(m) = args.m {
+                    point.insert("m".into(), int(m));
+                }
             }
             "lambda" => {
                 let l = args.lambda.ok_or_else(|| {
@@ -181,13 +185,18 @@ pub fn one_point_config(args: &SimulateArgs, def: &ModelDef) -> Result<String, B
         }
         None => None,
     };
-    let series: Vec<Value> = measures(def)
+    let series: Vec<Value> = measures(def, args.recovery_target.is_some())
         .into_iter()
         .map(|m| {
             let mut s = Table::new();
             s.insert("name".into(), Value::String(m.name().to_owned()));
             s.insert("process".into(), Value::Table(process.clone()));
             s.insert("statistic".into(), Value::String(m.name().to_owned()));
+            if let Some(t) = args.recovery_target.filter(|_| m == Measure::RecoveryRounds) {
+                let mut params = Table::new();
+                params.insert("recovery_target".into(), Value::Float(t));
+                s.insert("params".into(), Value::Table(params));
+            }
             if let Some(t) = &start {
                 s.insert("start".into(), Value::Table(t.clone()));
             }
@@ -400,7 +409,6 @@ pub fn outcome(args: &SimulateArgs) -> anyhow::Result<Outcome> {
         ("--potential", !args.potentials.is_empty()),
         ("--observe-every", args.observe_every.is_some()),
         ("--sampling", args.sampling.is_some()),
-        ("--recovery-target", args.recovery_target.is_some()),
         ("--probes", args.probes),
     ];
     if let Some((flag, _)) = allocation_only.iter().find(|(_, given)| *given) {
@@ -534,6 +542,7 @@ pub fn graph_outcome(args: &SimulateArgs) -> anyhow::Result<Outcome> {
         gap,
         max_gap: summary(Measure::MaxGap)?,
         statistics,
+        max_load_distribution: std::collections::BTreeMap::new(),
         graph: Some(GraphReport {
             kind: args.graph.clone().unwrap_or_default(),
             vertices: info.n_vertices,

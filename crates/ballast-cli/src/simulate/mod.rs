@@ -130,7 +130,8 @@ pub struct SimulateArgs {
     #[arg(long, value_name = "KIND", conflicts_with = "offline")]
     pub start: Option<String>,
     /// Also report `recovery_time`: the balls until the gap first falls to this target
-    /// (after every ball; at batch ends when batched).
+    /// (after every ball; at batch ends when batched). For a round-based model,
+    /// `recovery_rounds`: the rounds until max load − average first falls to it.
     #[arg(long, value_name = "GAP", conflicts_with = "offline")]
     pub recovery_target: Option<f64>,
     /// Mean of the exponential weights (with `--weights exp`; the same as `exp:mean=MEAN`).
@@ -186,10 +187,13 @@ pub struct SimulateArgs {
     #[arg(long, conflicts_with_all = ["offline", "graph"])]
     pub probes: bool,
     /// Also report the final load vector: the normalised load distribution (per offset
-    /// load − W/n the fraction of bins, mean over runs), the 10 largest loads and, for
-    /// n <= 100000, the sorted loads (mean over runs). Unit weights only.
+    /// load − W/n the fraction of bins, mean over runs), the largest loads (`--top-k`) and,
+    /// for n <= 100000, the sorted loads (mean over runs). Unit weights only.
     #[arg(long, conflicts_with_all = ["offline", "graph", "recovery_target"])]
     pub loads: bool,
+    /// With `--loads`: how many of the largest loads to report (1 to 100000, default 10).
+    #[arg(long = "top-k", value_name = "K", requires = "loads")]
+    pub top_k: Option<u64>,
     /// Print one JSON object instead of the human summary.
     #[arg(long)]
     pub json: bool,
@@ -294,6 +298,9 @@ pub struct SimulateReport {
     /// Every other statistic the runs collect (`max_load`, `gap_over_ln_n`, probes, moves),
     /// mean and standard error over runs; statistics a process does not define are left out.
     pub statistics: BTreeMap<String, StatSummary>,
+    /// The distribution of the final max load over runs (rounded up: exact for unit
+    /// balls): value → fraction of runs; empty for graphical runs.
+    pub max_load_distribution: BTreeMap<i64, f64>,
     /// The topology of a graphical run (`null` otherwise).
     pub graph: Option<GraphReport>,
     /// Final value of each tracked potential over runs, keyed by its spec text.
@@ -311,7 +318,8 @@ pub struct SimulateReport {
     /// With `--loads`: the i-th smallest final load, mean over runs, i = 1..n (n <= 100000);
     /// empty otherwise.
     pub sorted_loads: Vec<f64>,
-    /// With `--loads`: the k-th largest final load, mean over runs, k = 1..min(10, n);
+    /// With `--loads`: the k-th largest final load, mean over runs, k = 1..min(K, n) (K of
+    /// `--top-k`, default 10);
     /// empty otherwise.
     pub top_loads: Vec<f64>,
     /// Bin samples per ball over all runs.
@@ -503,12 +511,15 @@ pub(crate) fn build_spec(
              samples edges or vertices of its graph uniformly",
         ));
     }
-    if (args.graph.is_some() || !args.potentials.is_empty())
-        && (!spec.start.is_empty() || args.recovery_target.is_some())
-    {
+    if args.graph.is_some() && (!spec.start.is_empty() || args.recovery_target.is_some()) {
         return Err(BadInput::new(
-            "`--start` and `--recovery-target` apply to plain allocation runs, not with \
-             `--graph` or `--potential`",
+            "`--start` and `--recovery-target` apply to allocation runs, not with `--graph`",
+        ));
+    }
+    if !args.potentials.is_empty() && args.recovery_target.is_some() {
+        return Err(BadInput::new(
+            "`--potential` and `--recovery-target` each need their own observer of the runs; \
+             give one of them",
         ));
     }
     if let Some(t) = args.recovery_target {
@@ -642,6 +653,9 @@ pub fn one_point_config(
     }
     if let Some(k) = spec.observe_every {
         series.insert("observe_every".into(), int(k));
+    }
+    if let Some(k) = args.top_k {
+        series.insert("top_k".into(), int(k));
     }
     if !args.potentials.is_empty() {
         let list = args.potentials.iter().map(|p| Value::String(p.clone())).collect();
@@ -778,6 +792,7 @@ pub fn report(args: &SimulateArgs) -> anyhow::Result<SimulateReport> {
         gap: summary(Statistic::FinalGap)?,
         max_gap: summary(Statistic::MaxGap)?,
         statistics,
+        max_load_distribution: summary(Statistic::MaxLoad)?.distribution,
         graph: None,
         potentials: potential_summaries(&result, proc_.name(), &potentials),
         potential_trajectories: potential_trajectories(&result, proc_.name(), &potentials),
@@ -916,6 +931,10 @@ pub fn render_human(r: &SimulateReport) -> String {
     let _ = writeln!(s, "{:<14}{:.4} ± {:.4}", "max_gap", r.max_gap.mean, r.max_gap.stderr);
     let _ = writeln!(s, "{:<14}{}", "ceil(gap)", format_distribution(&r.gap.distribution));
     let _ = writeln!(s, "{:<14}{}", "ceil(max_gap)", format_distribution(&r.max_gap.distribution));
+    if !r.max_load_distribution.is_empty() {
+        let d = format_distribution(&r.max_load_distribution);
+        let _ = writeln!(s, "{:<14}{d}  (fraction of runs)", "ceil(max_load)");
+    }
     for (name, v) in &r.statistics {
         let _ = writeln!(s, "{name:<14}{:.4} ± {:.4}", v.mean, v.stderr);
     }

@@ -241,8 +241,8 @@ pub(crate) fn simulate_levels<R: RngCore + ?Sized, O: Observer>(
         Setting::Sequential => sequential(spec, state, rng, observer, chunking),
         Setting::Batched { b } => match spec.process {
             // No batch law: every decision on the frozen sorted view (`frozen`).
-            ProcessSpec::Rule { d, ref choose } => {
-                let rule = crate::rule_formula::RuleFormula::new(choose, d);
+            ProcessSpec::Rule { d, ref choose, replacement } => {
+                let rule = crate::rule_formula::RuleFormula::new(choose, d, replacement);
                 frozen::batched(spec, b, state, rule, rng, observer)
             }
             ProcessSpec::Custom(ref c) => {
@@ -352,8 +352,9 @@ fn sequential<R: RngCore + ?Sized, O: Observer>(
         ProcessSpec::Equalize { .. } => {
             unreachable!("runs in czumaj::simulate_equalize_levels (simulate_levels)")
         }
-        ProcessSpec::Rule { d, ref choose } => {
-            run_seq(spec, s, crate::rule_formula::RuleFormula::new(choose, d), r, o)
+        ProcessSpec::Rule { d, ref choose, replacement } => {
+            let rule = crate::rule_formula::RuleFormula::new(choose, d, replacement);
+            run_seq(spec, s, rule, r, o)
         }
         ProcessSpec::Custom(ref c) => {
             run_seq(spec, s, crate::process::custom::Bridge::new(c.rule()), r, o)

@@ -39,14 +39,52 @@ pub struct Distinct {
     pub most: bool,
     /// Tie rule among equally loaded samples.
     pub tie: TieBreak,
-    /// Displaced entries of the virtual permutation: `(slot, value)`.
-    moved: Vec<(u64, u64)>,
+    draw: SparseDraw,
 }
 
 impl Distinct {
     /// The rule for `d` distinct samples.
     pub fn new(d: u32, most: bool, tie: TieBreak) -> Self {
-        Self { d, most, tie, moved: Vec::with_capacity(2 * d as usize) }
+        Self { d, most, tie, draw: SparseDraw::new(d) }
+    }
+}
+
+/// Distinct uniform bins, one at a time: the first slots of a virtual uniform permutation of
+/// `0..n` (a partial Fisher–Yates shuffle kept sparse). [`SparseDraw::start`] begins a step;
+/// the k-th [`SparseDraw::next`] of the step is its k-th sample.
+#[derive(Clone, Debug)]
+pub struct SparseDraw {
+    /// Displaced entries of the virtual permutation: `(slot, value)`.
+    moved: Vec<(u64, u64)>,
+    /// Samples drawn in this step.
+    k: u64,
+}
+
+impl SparseDraw {
+    /// A draw of up to `d` samples per step.
+    pub fn new(d: u32) -> Self {
+        Self { moved: Vec::with_capacity(2 * d as usize), k: 0 }
+    }
+
+    /// Begins a step: every bin may be drawn again.
+    #[inline]
+    pub fn start(&mut self) {
+        self.moved.clear();
+        self.k = 0;
+    }
+
+    /// The next distinct bin of this step (at most `n` per step), counted as one sample:
+    /// slot k is swapped with a uniform slot of `k..n` and then holds the k-th sample.
+    #[inline]
+    pub fn next<R: RngCore + ?Sized>(&mut self, n: u64, rng: &mut R, ctx: &mut Ctx) -> usize {
+        let k = self.k;
+        ctx.samples += 1;
+        let r = k + below(rng, n - k);
+        let (vk, vr) = (self.at(k), self.at(r));
+        self.moved.push((r, vk));
+        self.moved.push((k, vr));
+        self.k += 1;
+        vr as usize
     }
 
     /// The value now at `slot` of the virtual permutation.
@@ -65,16 +103,10 @@ impl Rule for Distinct {
         ctx: &mut Ctx,
     ) -> Placement {
         let n = s.n() as u64;
-        self.moved.clear();
+        self.draw.start();
         let (mut best, mut best_load, mut ties) = (usize::MAX, None, 0u64);
-        for k in 0..u64::from(self.d) {
-            // Swap slot k with a uniform slot of k..n: slot k then holds the k-th sample.
-            ctx.samples += 1;
-            let r = k + below(rng, n - k);
-            let (vk, vr) = (self.at(k), self.at(r));
-            self.moved.push((r, vk));
-            self.moved.push((k, vr));
-            let j = vr as usize;
+        for _ in 0..self.d {
+            let j = self.draw.next(n, rng, ctx);
             let lj = s.load(j);
             let Some(bl) = best_load else {
                 (best, best_load, ties) = (j, Some(lj), 1);

@@ -24,10 +24,12 @@ pub fn check_thresholds(f: &[f64]) -> Result<(), String> {
 }
 
 /// Whether `spec` samples without replacement, and its `d`, for the d-sample family
-/// (`d_choice`, `unfair_d_choice`).
+/// (`d_choice`, `unfair_d_choice`) and `rule`.
 pub fn distinct_d(process: &ProcessSpec) -> Option<u32> {
     match *process {
-        ProcessSpec::DChoiceDistinct { d } | ProcessSpec::UnfairDChoiceDistinct { d } => Some(d),
+        ProcessSpec::DChoiceDistinct { d }
+        | ProcessSpec::UnfairDChoiceDistinct { d }
+        | ProcessSpec::Rule { d, replacement: false, .. } => Some(d),
         _ => None,
     }
 }

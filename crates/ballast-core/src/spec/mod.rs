@@ -195,6 +195,10 @@ pub enum ProcessSpec {
         d: u32,
         /// The decision formula in `x1` … `xd`, `avg`, `t`, `n`, `d`, `u`.
         choose: crate::formula::Formula,
+        /// `true`: the samples are drawn by the run's sampling law, independently; `false`:
+        /// `d` distinct uniform bins, every ordered d-tuple equally likely
+        /// ([`crate::process::distinct`]).
+        replacement: bool,
     },
     /// A process declared outside the built-in catalogue ([`crate::item`]): its item and
     /// its checked parameters.
@@ -457,7 +461,7 @@ impl ProcessSpec {
     /// Whether the process compares loads of several samples, so that a [`TieBreak`] applies.
     pub fn compares(&self) -> bool {
         matches!(self, Self::DChoice { d } | Self::UnfairDChoice { d } if *d > 1)
-            || matches!(distinct_d(self), Some(d) if d > 1)
+            || matches!(self, Self::DChoiceDistinct { d } | Self::UnfairDChoiceDistinct { d } if *d > 1)
             || matches!(self, Self::OnePlusBeta { .. } | Self::OnePlusBetaDistinct { .. })
     }
 }

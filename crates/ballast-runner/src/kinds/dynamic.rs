@@ -22,7 +22,10 @@
 //!   `max_load_over_shape` (time-averaged max load divided by (1/(1−λ))·ln(n/(1−λ)) for
 //!   d = 1 and ln(n/(1−λ)) for d ≥ 2, leaky bins only), `avg_discrepancy` (max load −
 //!   current average) and `avg_overload` (max load − highest average so far; at step
-//!   resolution for the deletion models, at round ends for the round processes).
+//!   resolution for the deletion models, at round ends for the round processes);
+//!   `recovery_rounds` with the parameter `recovery_target` (a number or a formula): the
+//!   rounds, burn-in included, until the discrepancy first is at most the target at a round
+//!   end (a run that never gets there counts its simulated rounds), mean over runs.
 //! - closed forms: `rbb_empty_fraction` (√(k²+1) − k, k = m/n), `leaky_mean_load` (d = 1:
 //!   the single-queue mean, per bin or for the system), `leaky_max_iid` (d = 1: E[max of n
 //!   independent stationary queues]).
@@ -66,11 +69,12 @@ impl ItemKind for Dynamic {
             Measure::MaxLoadOverShape,
             Measure::AvgDiscrepancy,
             Measure::AvgOverload,
+            Measure::RecoveryRounds,
         ]
     }
 
     fn params(&self) -> &'static [&'static str] {
-        &["n", "m", "lambda", "d", "burn_in", "rounds", "batches", "skip"]
+        &["n", "m", "lambda", "d", "burn_in", "rounds", "batches", "skip", "recovery_target"]
     }
 
     fn validate(&self, s: &KindSeries, m: Measure, p: &KPoint) -> Result<(), Problem> {
@@ -134,7 +138,18 @@ fn validate(s: &KindSeries, m: Measure, p: &KPoint) -> Result<(), String> {
     if m == Measure::MaxLoadOverShape && !matches!(spec, DynamicSpec::Leaky(_)) {
         return Err("`max_load_over_shape` is defined for leaky bins only".into());
     }
-    Ok(())
+    match (m == Measure::RecoveryRounds, p.get("recovery_target")) {
+        (true, None) => Err("statistic `recovery_rounds` needs `recovery_target` (the \
+                             discrepancy max load − average to reach: a number or a formula)"
+            .into()),
+        (false, Some(_)) => {
+            Err("`recovery_target` applies to the statistic `recovery_rounds` only".into())
+        }
+        (true, Some(t)) if !t.is_finite() => {
+            Err(format!("`recovery_target` = {t}: expected a finite number"))
+        }
+        _ => Ok(()),
+    }
 }
 
 fn skipped(p: &KPoint) -> bool {
@@ -227,6 +242,16 @@ fn run(d: &mut Driver<'_>) -> Result<(), Error> {
             // One value per run (no time average): the plain mean and standard error.
             let peaks: Vec<f64> = block.iter().map(|r| f64::from(r.peak_max_load)).collect();
             d.push(ctx, p.x, summarize(&peaks, ROUNDING), &closed_form);
+            continue;
+        }
+        if measure == Measure::RecoveryRounds {
+            // One value per run; a run that never recovers counts its simulated rounds.
+            let target = p.get("recovery_target").unwrap_or(f64::NAN);
+            let rounds: Vec<f64> = block
+                .iter()
+                .map(|r| r.recovery_round(target).unwrap_or(h.burn_in + h.rounds) as f64)
+                .collect();
+            d.push(ctx, p.x, summarize(&rounds, ROUNDING), &closed_form);
             continue;
         }
         let ms: Vec<_> = block.iter().map(metric).collect();

@@ -184,6 +184,7 @@ fn plan_series(s: &RawSeries) -> PlanSeries {
             None => Some(s.name.clone()),
         },
         round: s.round,
+        top_k: s.top_k.as_ref().map_or(crate::TOP_K, |k| *k.get_ref() as usize),
     }
 }
 
@@ -392,7 +393,7 @@ impl<'r> SeriesForms<'r> {
                  `start`; each later block continues from the loads the one before left"
             ));
         }
-        check_recovery_and_potentials(s, &start, &sctx, sp)?;
+        check_recovery_and_potentials(s, &sctx, sp)?;
         let n = point.n.clone().unwrap_or_else(|| Spanned::new(0..0, Formula::new("n")));
         let b = s.b.as_ref().or(point.b.as_ref());
         let (batches, m) = if s.batches.is_some() || s.m.is_some() {
@@ -871,6 +872,7 @@ impl<'r> SeriesForms<'r> {
             );
             return None;
         }
+        check_top_k(s, sctx, sp)?;
         let observed = b.is_some() || s.observe_every.is_some();
         if let Some(t) =
             std::iter::once(&s.statistic).chain(&s.also).find(|t| t.at_observations() && !observed)
@@ -934,12 +936,28 @@ impl<'r> SeriesForms<'r> {
     }
 }
 
+/// `top_k` belongs to `top_loads` (as the statistic or in `also`) and is 1 to
+/// [`crate::MAX_SORTED_BINS`].
+fn check_top_k(s: &RawSeries, sctx: &str, sp: &mut SeriesProblems<'_, '_>) -> Option<()> {
+    let Some(k) = &s.top_k else { return Some(()) };
+    let asked = s.statistic == Statistic::TopLoads || s.also.contains(&Statistic::TopLoads);
+    let v = *k.get_ref();
+    let msg = if !asked {
+        format!("{sctx}: `top_k` applies to the statistic \"top_loads\" only (as the statistic or in `also`)")
+    } else if v == 0 || v > crate::MAX_SORTED_BINS {
+        format!("{sctx}: `top_k` = {v}: expected an integer in 1..={}", crate::MAX_SORTED_BINS)
+    } else {
+        return Some(());
+    };
+    sp.fail("top_k", Some(k.span()), msg);
+    None
+}
+
 /// `recovery_time` and `recovery_target` go together (and not in the delay setting or with
-/// `equalize`); potentials are tracked from empty bins and by their own observer, so they
-/// take neither a start nor a recovery target.
+/// `equalize`); potentials are tracked by their own observer (from the start state, at the
+/// first ball), so they take no recovery target, and not `equalize` (it moves old balls).
 fn check_recovery_and_potentials(
     s: &RawSeries,
-    start: &ballast_core::Start,
     sctx: &str,
     sp: &mut SeriesProblems<'_, '_>,
 ) -> Option<()> {
@@ -953,11 +971,19 @@ fn check_recovery_and_potentials(
         crate::start::check_recovery(s.statistic, &s.also, has_target, delayed, equalize, sctx);
     let problem = match (checked, &s.potentials) {
         (Err(msg), _) => Some((s.recovery_target.as_ref().map(|f| f.span()), msg)),
-        (Ok(()), Some(p)) if has_target || !start.is_empty() => Some((
+        (Ok(()), Some(p)) if has_target => Some((
             Some(p.span()),
             format!(
-                "{sctx}: `potentials` are tracked from empty bins and cannot be combined with \
-                 `start` or `recovery_target`; expected one of them in a series"
+                "{sctx}: `potentials` and `recovery_target` each need their own observer of \
+                 the runs; expected one of them in a series"
+            ),
+        )),
+        (Ok(()), Some(p)) if equalize => Some((
+            Some(p.span()),
+            format!(
+                "{sctx}: `potentials` follow every ball, and `equalize` moves balls between \
+                 bins besides the new one, which the potential trackers do not follow; remove \
+                 `potentials` or use another process"
             ),
         )),
         _ => None,
