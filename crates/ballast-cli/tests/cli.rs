@@ -557,3 +557,23 @@ fn the_max_load_distribution_is_the_runs_max_loads() {
     assert!((mean - reported).abs() < 1e-9, "{mean} against {reported}");
     assert!(d.len() >= 2, "40 runs of Two-Choice at n = 100 see more than one max load: {d:?}");
 }
+
+#[test]
+fn observation_points_give_the_trajectories() {
+    let v = simulate_json(
+        &["--process", "two_choice", "--n", "100", "--m", "1000", "--runs", "4", "--batch", "100"],
+        &[],
+    );
+    let t = v["trajectories"].as_object().expect("trajectories");
+    for key in ["gap", "max_load", "min_load"] {
+        let points = t[key].as_array().unwrap_or_else(|| panic!("no {key} trajectory"));
+        assert_eq!(points.len(), 10, "{key}: one point per batch");
+        let last = points.last().unwrap();
+        assert_eq!(last["balls_per_bin"].as_f64(), Some(10.0));
+    }
+    // The last point of the gap trajectory is the final gap.
+    let last_gap = t["gap"].as_array().unwrap().last().unwrap()["mean"].as_f64().unwrap();
+    assert!((last_gap - v["gap"]["mean"].as_f64().unwrap()).abs() < 1e-12);
+    let none = simulate_json(&["--process", "two_choice", "--n", "100", "--m", "1000"], &[]);
+    assert!(none["trajectories"].as_object().unwrap().is_empty());
+}

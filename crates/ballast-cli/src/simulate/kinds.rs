@@ -551,6 +551,7 @@ pub fn graph_outcome(args: &SimulateArgs) -> anyhow::Result<Outcome> {
         potentials: super::potential_summaries(&result, proc_.name(), &potentials),
         // Graph items record no trajectories or probe counts.
         potential_trajectories: std::collections::BTreeMap::new(),
+        trajectories: std::collections::BTreeMap::new(),
         probes_distribution: Vec::new(),
         load_distribution: Vec::new(),
         sorted_loads: Vec::new(),

@@ -309,6 +309,10 @@ pub struct SimulateReport {
     /// mean over runs, keyed by its spec text; empty without observation points (and with
     /// `--graph`).
     pub potential_trajectories: BTreeMap<String, Vec<TrajectoryPoint>>,
+    /// With observation points (`--observe-every` or `--batch`): the gap, max load and min
+    /// load at every point, mean over runs, keyed `gap`, `max_load`, `min_load`; empty
+    /// otherwise.
+    pub trajectories: BTreeMap<String, Vec<TrajectoryPoint>>,
     /// The distribution of probes per step (`--probes`, and adaptive probing): per probe
     /// count the fraction of steps, mean over runs; empty otherwise.
     pub probes_distribution: Vec<kinds::HistogramBin>,
@@ -796,6 +800,7 @@ pub fn report(args: &SimulateArgs) -> anyhow::Result<SimulateReport> {
         graph: None,
         potentials: potential_summaries(&result, proc_.name(), &potentials),
         potential_trajectories: potential_trajectories(&result, proc_.name(), &potentials),
+        trajectories: trajectories(&result),
         probes_distribution: result
             .rows
             .iter()
@@ -888,6 +893,35 @@ fn potential_trajectories(
         .collect()
 }
 
+/// The trajectories of the gap and the extreme loads, by the names of
+/// [`SimulateReport::trajectories`].
+fn trajectories(result: &ItemResult) -> BTreeMap<String, Vec<TrajectoryPoint>> {
+    OVER_TIME
+        .iter()
+        .map(|&(key, statistic)| {
+            let points: Vec<TrajectoryPoint> = result
+                .rows
+                .iter()
+                .filter(|r| r.statistic == statistic)
+                .map(|r| TrajectoryPoint {
+                    balls_per_bin: r.x,
+                    mean: r.summary.mean,
+                    stderr: r.summary.stderr,
+                })
+                .collect();
+            (key.to_owned(), points)
+        })
+        .filter(|(_, v)| !v.is_empty())
+        .collect()
+}
+
+/// The statistics over time of a run with observation points, by their report key.
+const OVER_TIME: [(&str, Statistic); 3] = [
+    ("gap", Statistic::GapTrajectory),
+    ("max_load", Statistic::MaxTrajectory),
+    ("min_load", Statistic::MinTrajectory),
+];
+
 /// Formats a distribution as `value: fraction` pairs.
 fn format_distribution(d: &BTreeMap<i64, f64>) -> String {
     d.iter().map(|(k, v)| format!("{k}: {v:.3}")).collect::<Vec<_>>().join(", ")
@@ -952,6 +986,9 @@ pub fn render_human(r: &SimulateReport) -> String {
         );
     }
 
+    for (name, t) in &r.trajectories {
+        let _ = writeln!(s, "{:<14}balls/n: mean  {}", format!("{name}(t)"), format_trajectory(t));
+    }
     loads::print_loads(&mut s, r);
     if let Some(g) = &r.graph {
         let _ =
