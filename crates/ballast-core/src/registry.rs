@@ -32,6 +32,7 @@ use crate::item::{CustomSpec, ProcessItem};
 use crate::spec::{ProcessSpec, RunSpec, Setting, TieBreak, Weights};
 use crate::Engine;
 
+pub use crate::capacity::{find_capacities, CapacityDef, CAPACITIES};
 pub use crate::error::did_you_mean;
 pub use crate::params::{
     Args, ParamDef, ParamDefault, ParamError, ParamList, ParamType, ParamValue,
@@ -1038,6 +1039,7 @@ pub fn check_run(spec: &RunSpec) -> Result<Vec<String>, ParamError> {
         return refuse("m", "m = 0 balls: the run would place nothing; expected m >= 1".into());
     }
     let sampling_warnings = check_run_sampling(spec)?;
+    check_capacities_process(spec)?;
     crate::process::distinct::check(spec)?;
     crate::rank_vector::check(spec)?;
     if let Setting::Batched { b } = spec.setting {
@@ -1455,6 +1457,26 @@ fn check_run_sampling(spec: &RunSpec) -> Result<Vec<String>, ParamError> {
         return Err(ParamError::at(&field, e.to_string()));
     }
     Ok(spec.sampling.warnings(spec.n))
+}
+
+/// The registry's refusal of capacities (`docs/capacities.md`) for a process whose rule
+/// does not read its loads through the bin engine's load state and draw its bins from the
+/// sampling law: the same processes as biased sampling.
+pub fn check_capacities_process(spec: &RunSpec) -> Result<(), ParamError> {
+    let def = def_of(&spec.process);
+    if spec.capacities.is_unit() || def.settings.biased {
+        return Ok(());
+    }
+    Err(ParamError::at(
+        "capacities",
+        format!(
+            "process `{}` does not take capacities (its rule does not read normalised loads \
+             on the bin engine); got capacities \"{}\". `ballast list` marks the processes \
+             that do",
+            def.name,
+            spec.capacities.name()
+        ),
+    ))
 }
 
 /// Memory of a non-uniform law on the bin engine, bytes, from above: while the alias table is
