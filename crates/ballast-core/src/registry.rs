@@ -1463,8 +1463,11 @@ fn check_run_sampling(spec: &RunSpec) -> Result<Vec<String>, ParamError> {
 /// does not read its loads through the bin engine's load state and draw its bins from the
 /// sampling law: the same processes as biased sampling.
 pub fn check_capacities_process(spec: &RunSpec) -> Result<(), ParamError> {
+    if spec.capacities.is_unit() {
+        return Ok(());
+    }
     let def = def_of(&spec.process);
-    if spec.capacities.is_unit() || def.settings.biased {
+    if def.settings.biased {
         return Ok(());
     }
     Err(ParamError::at(
