@@ -9,7 +9,8 @@ use crate::loads::{LoadState, WeightSampler};
 /// Loads of bins with capacities: the weight `x_i` of each bin, its capacity `c_i` and its
 /// normalised load `y_i = x_i / c_i` (recomputed from `x_i` at every ball, so it never
 /// drifts), with the running maximum of `y`, the total weight `W` (Neumaier-compensated)
-/// and the total capacity `C`. [`LoadState::load`] is `y_i`; the average is `W / C`.
+/// and the total capacity `C`. [`LoadState::load`] is `y_i`; [`LoadState::average`] is
+/// `W / C` and [`LoadState::normalized`] is `y_i − W / C`.
 #[derive(Clone, Debug)]
 pub struct CapacityLoads {
     x: Vec<f64>,
@@ -39,8 +40,8 @@ impl CapacityLoads {
     }
 
     /// The same bins with decisions on the raw loads `x_i` ([`LoadState::load`],
-    /// `below_average` against `W / n`, `at_most`, ranks); the gap, the extremes and
-    /// `normalized` stay normalised.
+    /// `below_average`, `average` (`W / n`), `normalized` (`x_i − W / n`), `at_most`, ranks);
+    /// the gap and the extremes stay normalised.
     pub fn deciding_on_raw_loads(mut self) -> Self {
         self.raw = true;
         self
@@ -68,7 +69,7 @@ impl CapacityLoads {
 
     /// The average normalised load `W / C`.
     #[inline]
-    pub fn average(&self) -> f64 {
+    pub fn normalised_average(&self) -> f64 {
         (self.total + self.comp) / self.cap_total
     }
 }
@@ -87,7 +88,7 @@ impl LoadState for CapacityLoads {
     }
     #[inline]
     fn below_average(&self, i: usize, strict: bool) -> bool {
-        let avg = if self.raw { self.total() / self.n() as f64 } else { self.average() };
+        let avg = self.average();
         if strict {
             self.key(i) < avg
         } else {
@@ -117,7 +118,15 @@ impl LoadState for CapacityLoads {
     }
     #[inline]
     fn normalized(&self, i: usize) -> f64 {
-        self.y[i] - self.average()
+        self.key(i) - self.average()
+    }
+    #[inline]
+    fn average(&self) -> f64 {
+        if self.raw {
+            self.total() / self.n() as f64
+        } else {
+            self.normalised_average()
+        }
     }
     fn total(&self) -> f64 {
         self.total + self.comp
@@ -142,7 +151,7 @@ impl LoadState for CapacityLoads {
     }
     #[inline]
     fn gap(&self) -> f64 {
-        self.max_y - self.average()
+        self.max_y - self.normalised_average()
     }
     fn max_min(&self) -> (f64, f64) {
         let min = self.y.iter().copied().fold(f64::INFINITY, f64::min);

@@ -619,6 +619,12 @@ fn check_capacities(spec: &RunSpec) -> Result<(), Error> {
     if matches!(spec.process, ProcessSpec::Equalize { .. }) {
         return refuse("do not apply to `equalize` (its reallocation loop moves whole balls)");
     }
+    if matches!(spec.process, ProcessSpec::Packing { .. } | ProcessSpec::TightPacking { .. }) {
+        return refuse(
+            "do not apply to `packing` and `tight_packing` (they fill a bin with whole balls up \
+             to the rounded-up average, a count of balls)",
+        );
+    }
     if c.sampling == crate::capacity::CapacitySampling::Proportional && !spec.sampling.is_uniform()
     {
         return refuse(

@@ -874,7 +874,19 @@ pub fn run_memory_bytes(spec: &RunSpec) -> u128 {
     };
     let trajectory = if spec.record_trajectory { observations * 8 } else { 0 }
         + if spec.record_loads { observations * 16 } else { 0 };
-    bins + buffer + trajectory + sampling_table_bytes(spec)
+    bins + buffer + trajectory + sampling_table_bytes(spec) + capacity_bytes(spec)
+}
+
+/// Memory of capacities on the bin engine, bytes, from above: the state's weight, capacity
+/// and normalised load per bin (24, beyond the 8 or 24 counted for the loads), the capacity
+/// vector drawn for the run and, with proportional sampling, its alias table built like a
+/// sampling law's (40); 0 without capacities.
+fn capacity_bytes(spec: &RunSpec) -> u128 {
+    if spec.capacities.is_unit() {
+        return 0;
+    }
+    let proportional = spec.capacities.sampling == crate::capacity::CapacitySampling::Proportional;
+    u128::from(spec.n) * if proportional { 72 } else { 32 }
 }
 
 /// The most balls one run may place one at a time ([`ball_by_ball_balls`]): 10¹³, about

@@ -139,7 +139,7 @@ impl Rule for RuleFormula<'_> {
         }
         let n = s.n() as f64;
         if self.reads_avg {
-            self.values[AVG] = s.total() / n;
+            self.values[AVG] = s.average();
         }
         self.values[T] = ctx.balls as f64;
         self.values[N] = n;

@@ -22,19 +22,28 @@ use ballast_core::{
 };
 use common::{fit_law, BinTrace};
 
-/// Records the raw load vector `x_i` (rounded: unit balls) at the end of a run.
+/// Records the raw load vector `x_i` (rounded: unit balls) at the end of a run; `raw`: the
+/// run decides on raw loads (then `normalized` is `x_i − W/n`).
 struct RawLoads {
     c: Vec<f64>,
+    raw: bool,
     x: Vec<u64>,
 }
 
 impl Observer for RawLoads {
     const PER_BALL: bool = false;
     fn on_observation<S: LoadState>(&mut self, s: &S) {
-        // x_i = (y_i − W/C + W/C) · c_i, through `normalized` (which is y_i − W/C whatever
-        // the decisions compare).
-        let avg = s.total() / self.c.iter().sum::<f64>();
-        self.x = (0..s.n()).map(|i| ((s.normalized(i) + avg) * self.c[i]).round() as u64).collect();
+        // `normalized` is y_i − W/C (x_i − W/n when deciding on raw loads).
+        let avg = s.average();
+        let x = |i: usize| {
+            let v = s.normalized(i) + avg;
+            if self.raw {
+                v
+            } else {
+                v * self.c[i]
+            }
+        };
+        self.x = (0..s.n()).map(|i| x(i).round() as u64).collect();
     }
 }
 
@@ -98,7 +107,8 @@ fn two_class_spec(sampling: CapacitySampling, m: u64) -> RunSpec {
 fn final_loads(spec: &RunSpec, c: &[f64], runs: u64, seed0: u64) -> Vec<Vec<u64>> {
     (0..runs)
         .map(|r| {
-            let mut o = RawLoads { c: c.to_vec(), x: Vec::new() };
+            let raw = spec.capacities.decide == CapacityDecision::Raw;
+            let mut o = RawLoads { c: c.to_vec(), raw, x: Vec::new() };
             simulate_observed(spec, &mut sim_rng(seed0 + r), &mut o).expect("valid");
             o.x
         })
@@ -254,4 +264,31 @@ fn refusals_and_validation() {
     let e = simulate(&file(vec![1.0, 0.0, 2.0]), &mut sim_rng(1)).expect_err("zero").to_string();
     assert!(e.contains("bin 2") && e.contains("> 0"), "{e}");
     assert!(simulate(&file(vec![1.0, 3.0, 2.0]), &mut sim_rng(1)).is_ok());
+}
+
+/// The average a rule reads is W/C under capacities: a threshold formula `avg` makes the
+/// same decisions, ball for ball, as Mean-Thinning (accept y ≤ W/C), and a `rule` formula
+/// reads the same `avg`; `packing` (fills whole balls to ⌈W/n⌉) refuses capacities.
+#[test]
+fn formulas_read_the_normalised_average() {
+    use ballast_core::registry::{self, ParamValue};
+    let caps = Capacities {
+        law: CapacityLaw::LogNormal { sigma: 1.0, seed: 3 },
+        sampling: CapacitySampling::Proportional,
+        ..Capacities::UNIT
+    };
+    let formula = registry::find("formula_threshold")
+        .unwrap()
+        .build(&[("f", ParamValue::Text("avg".into()))])
+        .unwrap();
+    let run = |p: ProcessSpec| {
+        let spec = RunSpec::new(p, 30, 3000).capacities(caps.clone());
+        let mut t = BinTrace::default();
+        simulate_observed(&spec, &mut sim_rng(21), &mut t).expect("valid");
+        t.0
+    };
+    assert_eq!(run(formula), run(ProcessSpec::MeanThinning { strict: false }));
+    let packing = RunSpec::new(ProcessSpec::Packing { offset: 1 }, 30, 300).capacities(caps);
+    let e = simulate(&packing, &mut sim_rng(1)).expect_err("packing").to_string();
+    assert!(e.contains("packing"), "{e}");
 }
