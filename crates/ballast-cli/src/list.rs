@@ -98,6 +98,7 @@ pub fn render() -> String {
     }
     render_weights(&mut s);
     crate::sampling::render_laws(&mut s);
+    crate::capacities::render_laws(&mut s);
     crate::start::render_starts(&mut s);
     crate::list_sections::render(&mut s);
     let _ = writeln!(s, "\nEngines (--engine):");
@@ -305,6 +306,7 @@ pub fn structured() -> serde_json::Value {
             })
             .collect::<Vec<_>>(),
         "sampling": crate::sampling::laws_json(),
+        "capacities": crate::capacities::laws_json(),
         "starts": crate::start::structured_starts(),
         "engines": engines,
         "configs_dir": configs,

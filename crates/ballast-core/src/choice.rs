@@ -203,6 +203,13 @@ fn run_support(spec: &RunSpec) -> Result<(), Error> {
             spec.sampling.name()
         )));
     }
+    if !spec.capacities.is_unit() {
+        return Err(Error::use_bins(format!(
+            "the level engine needs bins of equal capacity (got capacities = \"{}\": bins of \
+             one load level are no longer exchangeable)",
+            spec.capacities.name()
+        )));
+    }
     if !matches!(spec.weights, Weights::Unit) {
         return Err(Error::use_bins(format!(
             "the level engine needs unit weights (got weights = \"{}\")",
@@ -519,6 +526,7 @@ impl RunSpec {
             return Err(Error::invalid("observe_every", 0, "an integer >= 1"));
         }
         self.sampling.validate(self.n)?;
+        check_capacities(self)?;
         let on_levels = resolve_engine(self).is_ok_and(|e| e == Engine::Levels);
         check_start(&self.start, self, on_levels)?;
         if let ProcessSpec::FormulaThreshold { f } = &self.process {
@@ -589,6 +597,40 @@ fn check_start(start: &Start, spec: &RunSpec, on_levels: bool) -> Result<(), Err
             start.name(),
             "the empty start for equalize (its loop keeps no start state)",
         ));
+    }
+    Ok(())
+}
+
+/// The checks of a run's capacities (`docs/capacities.md`) that do not depend on the
+/// process's declaration: the law against n, and the settings that have no normalised form
+/// (the delay setting and `equalize` run loops of their own on integer loads; proportional
+/// sampling is itself a sampling law, so it does not combine with another).
+fn check_capacities(spec: &RunSpec) -> Result<(), Error> {
+    let c = &spec.capacities;
+    if c.is_unit() {
+        return Ok(());
+    }
+    c.validate(spec.n)?;
+    let refuse =
+        |why: &str| Err(Error::Unsupported(format!("capacities = \"{}\" {why}", c.name())));
+    if matches!(spec.setting, Setting::Delay { .. }) {
+        return refuse("do not run in the delay setting (its loop keeps integer past loads)");
+    }
+    if matches!(spec.process, ProcessSpec::Equalize { .. }) {
+        return refuse("do not apply to `equalize` (its reallocation loop moves whole balls)");
+    }
+    if matches!(spec.process, ProcessSpec::Packing { .. } | ProcessSpec::TightPacking { .. }) {
+        return refuse(
+            "do not apply to `packing` and `tight_packing` (they fill a bin with whole balls up \
+             to the rounded-up average, a count of balls)",
+        );
+    }
+    if c.sampling == crate::capacity::CapacitySampling::Proportional && !spec.sampling.is_uniform()
+    {
+        return refuse(
+            "with sampling = \"proportional\" already set the law of the bin samples; drop \
+             the series' `sampling` or use the capacities' uniform sampling",
+        );
     }
     Ok(())
 }

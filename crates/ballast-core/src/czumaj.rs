@@ -80,12 +80,12 @@ impl Rule for Adaptive {
         ctx: &mut Ctx,
     ) -> Placement {
         let Some(f) = &self.tau.formula else {
-            let average = if self.tau.per_average != 0.0 { s.total() / s.n() as f64 } else { 0.0 };
+            let average = if self.tau.per_average != 0.0 { s.average() } else { 0.0 };
             let tau = &self.tau;
             return Self::probe(self.cap, s, rng, ctx, |k| tau.at(k, average));
         };
         let n = s.n() as f64;
-        let average = s.total() / n;
+        let average = s.average();
         let (m, t, stack) = (self.m as f64, ctx.balls as f64, &mut self.stack);
         Self::probe(self.cap, s, rng, ctx, |k| f.eval(&[f64::from(k), n, m, t, average], stack))
     }

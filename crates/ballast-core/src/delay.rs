@@ -166,9 +166,9 @@ fn random_report<R: RngCore + ?Sized>(
             *bin = ctx.sample(rng);
             *x = f64::from(h.load_ago(*bin, t, below(rng, window)));
         }
-        // Unit balls: the total load after t balls is t.
+        // Unit balls: the average after t balls is t/n.
         let n = h.state.loads().len() as f64;
-        return bins[rule.choose_among(&xs[..d as usize], t as f64, n, t, rng)];
+        return bins[rule.choose_among(&xs[..d as usize], t as f64 / n, n, t, rng)];
     }
     let mut best = 0usize;
     let mut best_load = u32::MAX;

@@ -75,6 +75,7 @@ fn simulate_with<R: RngCore + ?Sized, O: Observer>(
         let name = crate::registry::def_of(&spec.process).name;
         return Err(Error::Unsupported(crate::sampling::unsupported_message(name, &spec.sampling)));
     }
+    crate::registry::check_capacities_process(spec).map_err(|e| Error::Unsupported(e.message))?;
     if let Setting::Delay { tau, mode } = spec.setting {
         return crate::delay::simulate_delay(spec, tau, mode, rng, observer);
     }
@@ -103,6 +104,17 @@ fn simulate_with<R: RngCore + ?Sized, O: Observer>(
         return crate::level::simulate_levels(spec, rng, observer, chunking);
     }
     let n = spec.n as usize;
+    if !spec.capacities.is_unit() {
+        // Normalised loads x_i / c_i for every rule (`docs/capacities.md`).
+        let x = spec.start.unit_loads(n, rng).into_iter().map(f64::from).collect();
+        let law = crate::loads::WeightSampler::new(spec.weights);
+        let state = crate::capacity_loads::CapacityLoads::new(spec.capacities.values(n), x, law);
+        let state = match spec.capacities.decide {
+            crate::capacity::CapacityDecision::Normalised => state,
+            crate::capacity::CapacityDecision::Raw => state.deciding_on_raw_loads(),
+        };
+        return Ok(dispatch(spec, state, rng, observer, fast));
+    }
     let uses_ranks =
         matches!(spec.process, ProcessSpec::Quantile { .. } | ProcessSpec::MixedQuantile { .. });
     let sequential = matches!(spec.setting, Setting::Sequential);
@@ -285,7 +297,11 @@ where
     let m = spec.m;
     // Biased sampling: samples through the alias table, and no kernels (they draw uniform
     // bins themselves).
-    let table = spec.sampling.table(n);
+    // Capacity-proportional sampling is an alias table over the capacities.
+    let table = spec.sampling.table(n).or_else(|| {
+        let c = &spec.capacities;
+        c.table(&c.values(n))
+    });
     let mut ctx = Ctx::new(n).with_alias(table.as_ref());
     let kernels = kernels && table.is_none();
     let mut steps = 0u64;

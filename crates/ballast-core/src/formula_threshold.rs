@@ -111,7 +111,7 @@ impl<'a> FormulaThreshold<'a> {
             _ => {
                 let n = s.n() as f64;
                 let f = self.bound.as_ref().expect("bound above");
-                let v = f.eval(&[t as f64, n, w / n], &mut self.stack);
+                let v = f.eval(&[t as f64, n, s.average()], &mut self.stack);
                 self.last = Some((t, w.to_bits(), v));
                 v
             }

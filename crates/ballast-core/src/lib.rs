@@ -44,6 +44,10 @@
 
 #[doc(hidden)]
 pub mod binomial;
+/// Heterogeneous bins: capacities and normalised loads (`docs/capacities.md`).
+pub mod capacity;
+/// The bin engine's load state under capacities (normalised loads).
+pub mod capacity_loads;
 mod choice;
 #[doc(hidden)]
 pub mod czumaj;
@@ -90,6 +94,7 @@ pub mod start;
 #[doc(hidden)]
 pub mod weighted;
 
+pub use capacity::Capacities;
 pub use choice::{resolve_engine, supported_engines};
 pub use engine::{simulate, simulate_ball_by_ball, simulate_observed, simulate_seeded};
 pub use error::Error;

@@ -48,6 +48,13 @@ pub trait LoadState {
     fn normalized(&self, i: usize) -> f64;
     /// Total weight `W`.
     fn total(&self) -> f64;
+    /// The average load the rules compare with (`avg` of the formulas, adaptive probing's
+    /// thresholds): `W/n`; bins with capacities override it (`W/C`,
+    /// [`crate::capacity_loads::CapacityLoads`]).
+    #[inline]
+    fn average(&self) -> f64 {
+        self.total() / self.n() as f64
+    }
     /// Adds one ball to bin `i`.
     fn add(&mut self, i: usize, inc: Self::Inc);
     /// Current gap `max − W/n`.

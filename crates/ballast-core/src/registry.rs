@@ -32,6 +32,7 @@ use crate::item::{CustomSpec, ProcessItem};
 use crate::spec::{ProcessSpec, RunSpec, Setting, TieBreak, Weights};
 use crate::Engine;
 
+pub use crate::capacity::{find_capacities, CapacityDef, CAPACITIES};
 pub use crate::error::did_you_mean;
 pub use crate::params::{
     Args, ParamDef, ParamDefault, ParamError, ParamList, ParamType, ParamValue,
@@ -883,7 +884,19 @@ pub fn run_memory_bytes(spec: &RunSpec) -> u128 {
     };
     let trajectory = if spec.record_trajectory { observations * 8 } else { 0 }
         + if spec.record_loads { observations * 16 } else { 0 };
-    bins + buffer + trajectory + sampling_table_bytes(spec)
+    bins + buffer + trajectory + sampling_table_bytes(spec) + capacity_bytes(spec)
+}
+
+/// Memory of capacities on the bin engine, bytes, from above: the state's weight, capacity
+/// and normalised load per bin (24, beyond the 8 or 24 counted for the loads), the capacity
+/// vector drawn for the run and, with proportional sampling, its alias table built like a
+/// sampling law's (40); 0 without capacities.
+fn capacity_bytes(spec: &RunSpec) -> u128 {
+    if spec.capacities.is_unit() {
+        return 0;
+    }
+    let proportional = spec.capacities.sampling == crate::capacity::CapacitySampling::Proportional;
+    u128::from(spec.n) * if proportional { 72 } else { 32 }
 }
 
 /// The most balls one run may place one at a time ([`ball_by_ball_balls`]): 10¹³, about
@@ -1048,6 +1061,7 @@ pub fn check_run(spec: &RunSpec) -> Result<Vec<String>, ParamError> {
         return refuse("m", "m = 0 balls: the run would place nothing; expected m >= 1".into());
     }
     let sampling_warnings = check_run_sampling(spec)?;
+    check_capacities_process(spec)?;
     crate::process::distinct::check(spec)?;
     crate::rank_vector::check(spec)?;
     if let Setting::Batched { b } = spec.setting {
@@ -1465,6 +1479,29 @@ fn check_run_sampling(spec: &RunSpec) -> Result<Vec<String>, ParamError> {
         return Err(ParamError::at(&field, e.to_string()));
     }
     Ok(spec.sampling.warnings(spec.n))
+}
+
+/// The registry's refusal of capacities (`docs/capacities.md`) for a process whose rule
+/// does not read its loads through the bin engine's load state and draw its bins from the
+/// sampling law: the same processes as biased sampling.
+pub fn check_capacities_process(spec: &RunSpec) -> Result<(), ParamError> {
+    if spec.capacities.is_unit() {
+        return Ok(());
+    }
+    let def = def_of(&spec.process);
+    if def.settings.biased {
+        return Ok(());
+    }
+    Err(ParamError::at(
+        "capacities",
+        format!(
+            "process `{}` does not take capacities (its rule does not read normalised loads \
+             on the bin engine); got capacities \"{}\". `ballast list` marks the processes \
+             that do",
+            def.name,
+            spec.capacities.name()
+        ),
+    ))
 }
 
 /// Memory of a non-uniform law on the bin engine, bytes, from above: while the alias table is

@@ -119,11 +119,11 @@ impl<'a> RuleFormula<'a> {
     }
 
     /// The 0-based position of the chosen sample when the samples' loads are in `x1` … `xd`
-    /// of the values: sets `avg` (if read) to `total / n`, `t`, `n`, and draws `u` (if read).
+    /// of the values: sets `avg` (if read), `t`, `n`, and draws `u` (if read).
     #[inline]
-    fn decide<R: RngCore + ?Sized>(&mut self, total: f64, n: f64, t: u64, rng: &mut R) -> usize {
+    fn decide<R: RngCore + ?Sized>(&mut self, avg: f64, n: f64, t: u64, rng: &mut R) -> usize {
         if self.reads_avg {
-            self.values[AVG] = total / n;
+            self.values[AVG] = avg;
         }
         self.values[T] = t as f64;
         self.values[N] = n;
@@ -143,18 +143,18 @@ impl<'a> RuleFormula<'a> {
     }
 
     /// The 0-based position chosen among samples that report the loads `xs` (the delay
-    /// setting: loads of the past), with the current total load `total` on `n` bins after `t`
+    /// setting: loads of the past), with the current average load `avg` on `n` bins after `t`
     /// balls; draws `u` from `rng` if the formula reads it.
     pub fn choose_among<R: RngCore + ?Sized>(
         &mut self,
         xs: &[f64],
-        total: f64,
+        avg: f64,
         n: f64,
         t: u64,
         rng: &mut R,
     ) -> usize {
         self.values[..xs.len()].copy_from_slice(xs);
-        self.decide(total, n, t, rng)
+        self.decide(avg, n, t, rng)
     }
 }
 
@@ -185,8 +185,8 @@ impl Rule for RuleFormula<'_> {
         for (x, &bin) in self.values.iter_mut().zip(&bins).take(d) {
             *x = s.load(bin).into();
         }
-        let total = if self.reads_avg { s.total() } else { 0.0 };
-        let i = self.decide(total, s.n() as f64, ctx.balls, rng);
+        let avg = if self.reads_avg { s.average() } else { 0.0 };
+        let i = self.decide(avg, s.n() as f64, ctx.balls, rng);
         Placement::one(bins[i])
     }
 }

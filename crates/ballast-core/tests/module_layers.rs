@@ -16,7 +16,7 @@ const LAYERS: &[&[&str]] = &[
     &["rng", "error", "outcome", "binomial", "input"],
     // 1. Plain data: parameters, formulas, specs, sampling laws, start states; the bins'
     //    load store (it draws weights of the spec's law).
-    &["params", "item", "formula", "spec", "sampling", "start", "loads"],
+    &["params", "item", "formula", "spec", "sampling", "start", "loads", "capacity"],
     // 2. Rules (the bin-engine decisions, shared by the level engine's generic loop), the
     //    level histogram (built from a start state), the engine choice and validation, and
     //    observation.
@@ -30,6 +30,7 @@ const LAYERS: &[&[&str]] = &[
         "histogram",
         "choice",
         "observe",
+        "capacity_loads",
     ],
     // 3. Engines: reallocation and adaptive probing, delay, levels, weighted batches.
     &["czumaj", "delay", "level", "weighted"],

@@ -2,9 +2,12 @@
 //! validation into an [`Experiment`]. The format is documented in the crate root.
 
 mod bin_sampling;
+mod capacities;
 pub(crate) mod schema;
 pub use bin_sampling::read_weight_file;
 pub(crate) use bin_sampling::{resolve_sampling, RawBinSampling};
+pub use capacities::read_capacity_file;
+pub(crate) use capacities::{resolve_capacities, RawCapacities};
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::ops::Range;
@@ -575,6 +578,9 @@ pub(crate) struct RawSeries {
     /// The loads the runs start from (`start = { kind = "uniform", k = 5 }`; default empty).
     #[serde(default)]
     pub start: Option<RawStart>,
+    /// The bins' capacities (`config/capacities.rs`; default none).
+    #[serde(default)]
+    pub capacities: Option<RawCapacities>,
     /// The gap target of `recovery_time` (a number or a formula).
     #[serde(default)]
     pub recovery_target: Option<SFormula>,

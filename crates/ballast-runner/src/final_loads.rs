@@ -165,6 +165,15 @@ pub(crate) fn refusal(
             ),
         ));
     }
+    if !spec.capacities.is_unit() {
+        return Some((
+            key,
+            format!(
+                "{ctx}: statistic = \"{name}\" reads the final loads as ball counts; with \
+                 `capacities` they are normalised loads x_i/c_i (remove `capacities`)"
+            ),
+        ));
+    }
     if recovery {
         return Some((
             key,

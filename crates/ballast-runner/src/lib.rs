@@ -212,6 +212,7 @@ pub mod units;
 
 use std::path::{Path, PathBuf};
 
+pub use config::read_capacity_file;
 pub use config::read_weight_file;
 pub use config::{Layout, Sampling, Scale, Statistic};
 pub use error::Error;

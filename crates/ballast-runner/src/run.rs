@@ -160,6 +160,12 @@ fn point_key(point: &PlanPoint, final_loads: bool, seeds: &[u64]) -> String {
     } else {
         format!(" sampling {}", s.sampling.fingerprint())
     };
+    // The capacities likewise only where there are some.
+    let sampling = if s.capacities.is_unit() {
+        sampling
+    } else {
+        format!("{sampling} capacities {}", s.capacities.fingerprint())
+    };
     let text = format!(
         "ballast-runner {} units v{} | seeds v{SEED_DERIVATION_VERSION} {seeds:?} | engine \
          {engine} | {:?} n {} m {} {:?} {:?} {:?} observe {:?} trajectory {}{stop}{sampling} | \

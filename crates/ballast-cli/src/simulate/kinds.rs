@@ -273,10 +273,10 @@ pub fn render_human(r: &DynamicReport) -> String {
 /// The one-point config of `--offline D`.
 fn offline_config(args: &SimulateArgs, d: u64) -> Result<String, BadInput> {
     let int = |v: u64| Value::Integer(i64::try_from(v).unwrap_or(i64::MAX));
-    if args.sampling.is_some() {
+    if args.sampling.is_some() || args.capacities.is_some() {
         return Err(BadInput::new(
-            "`--sampling` applies to allocation processes; the off-line optimum takes uniform \
-             choices",
+            "`--sampling` and `--capacities` apply to allocation processes; the off-line \
+             optimum takes uniform choices on bins of equal capacity",
         ));
     }
     if d < 2 || !args.params.is_empty() || !args.process.is_empty() {
@@ -409,6 +409,7 @@ pub fn outcome(args: &SimulateArgs) -> anyhow::Result<Outcome> {
         ("--potential", !args.potentials.is_empty()),
         ("--observe-every", args.observe_every.is_some()),
         ("--sampling", args.sampling.is_some()),
+        ("--capacities", args.capacities.is_some()),
         ("--probes", args.probes),
     ];
     if let Some((flag, _)) = allocation_only.iter().find(|(_, given)| *given) {

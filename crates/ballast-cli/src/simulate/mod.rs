@@ -142,6 +142,11 @@ pub struct SimulateArgs {
     /// shows every law and which processes support it).
     #[arg(long, value_name = "LAW")]
     pub sampling: Option<String>,
+    /// Bin capacities, `KIND[:key=value,...]` (`two_class:factor=4`,
+    /// `lognormal:sigma=0.5,sampling=proportional`, `file:path=caps.txt`; default none):
+    /// decisions and the gap read x_i/c_i (bin engine; `ballast list` shows every law).
+    #[arg(long, value_name = "LAW", conflicts_with = "offline")]
+    pub capacities: Option<String>,
     /// Tie-breaking rule among equally loaded samples: random, first, lowest_index, position.
     #[arg(long, default_value = "random", value_name = "RULE")]
     pub tie_break: String,
@@ -245,6 +250,10 @@ pub struct RunDescription {
     pub sampling: &'static str,
     /// The sampling law's parameters (empty for uniform and file weights).
     pub sampling_params: BTreeMap<&'static str, f64>,
+    /// The bins' capacities (`two_class:fraction=0.5,factor=4 sampling=uniform`); absent
+    /// without capacities.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub capacities: Option<String>,
 }
 
 impl RunDescription {
@@ -278,6 +287,7 @@ impl RunDescription {
             stop: spec.stop.name(),
             sampling: spec.sampling.name(),
             sampling_params: spec.sampling.params().into_iter().collect(),
+            capacities: (!spec.capacities.is_unit()).then(|| spec.capacities.to_string()),
         }
     }
 }
@@ -508,7 +518,14 @@ pub(crate) fn build_spec(
             Some(text) => crate::start::parse_start(text)?.start,
             None => ballast_core::Start::Empty,
         },
+        capacities: crate::capacities::parse_capacities(args.capacities.as_deref())?.0,
     };
+    if (args.graph.is_some() || !args.potentials.is_empty()) && !spec.capacities.is_unit() {
+        return Err(BadInput::new(
+            "`--capacities` applies to plain allocation runs, not with `--graph` (its bins \
+             are a graph's vertices) or `--potential`",
+        ));
+    }
     if args.graph.is_some() && !spec.sampling.is_uniform() {
         return Err(BadInput::new(
             "`--sampling` applies to the bin engine's processes; a graphical run (--graph) \
@@ -649,6 +666,11 @@ pub fn one_point_config(
     let file = crate::sampling::parse_sampling(args.sampling.as_deref()).ok().and_then(|s| s.1);
     if let Some(t) = crate::sampling::config_table(spec, file.as_ref()) {
         series.insert("sampling".into(), Value::Table(t));
+    }
+    let caps = args.capacities.as_deref();
+    let file = crate::capacities::parse_capacities(caps).ok().and_then(|c| c.1);
+    if let Some(t) = crate::capacities::config_table(&spec.capacities, file.as_ref()) {
+        series.insert("capacities".into(), Value::Table(t));
     }
     if let Setting::Delay { tau, mode } = spec.setting {
         series.insert("setting".into(), Value::String("delay".into()));
@@ -955,6 +977,10 @@ pub fn render_human(r: &SimulateReport) -> String {
                 r.run.sampling_params.iter().map(|(k, v)| format!("{k}={v}")).collect();
             format!("{weights} sampling={law}({})", p.join(", "))
         }
+    };
+    let weights = match &r.run.capacities {
+        Some(c) => format!("{weights} capacities={c}"),
+        None => weights,
     };
     let _ = writeln!(
         s,

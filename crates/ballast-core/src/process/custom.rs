@@ -68,7 +68,7 @@ impl<S: LoadState, R: RngCore + ?Sized> Decision for At<'_, '_, S, R> {
         self.s.load(bin).into()
     }
     fn average(&mut self) -> f64 {
-        self.s.total() / self.s.n() as f64
+        self.s.average()
     }
     fn balls(&self) -> u64 {
         self.ctx.balls

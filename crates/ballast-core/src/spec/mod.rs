@@ -796,6 +796,9 @@ pub struct RunSpec {
     /// The loads the run starts from (default [`crate::Start::Empty`]); `m` counts the
     /// balls the process adds on top ([`crate::start`]).
     pub start: crate::Start,
+    /// The bins' capacities (default none: every capacity 1, the classical run;
+    /// `docs/capacities.md`).
+    pub capacities: crate::Capacities,
 }
 
 /// Which engine simulates a run (`ARCHITECTURE.md`, "Two engines, one meaning"; `docs/level-engine.md`). Both are exact;
@@ -855,7 +858,14 @@ impl RunSpec {
             stop: Stop::Truncate,
             sampling: crate::Sampling::Uniform,
             start: crate::Start::Empty,
+            capacities: crate::Capacities::UNIT,
         }
+    }
+
+    /// Builder: the bins' capacities.
+    pub fn capacities(mut self, c: crate::Capacities) -> Self {
+        self.capacities = c;
+        self
     }
 
     /// Builder: start state.

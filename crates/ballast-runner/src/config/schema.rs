@@ -267,9 +267,13 @@ impl Remap {
 fn param_spans_in(doc: &Item, si: usize) -> HashMap<String, Range<usize>> {
     let mut out = HashMap::new();
     let series = [Seg::Key("series".into()), Seg::Index(si)];
-    for (table, prefix) in
-        [("process", ""), ("weights", "weights."), ("sampling", "sampling."), ("start", "start.")]
-    {
+    for (table, prefix) in [
+        ("process", ""),
+        ("weights", "weights."),
+        ("sampling", "sampling."),
+        ("start", "start."),
+        ("capacities", "capacities."),
+    ] {
         let mut path = series.to_vec();
         path.push(Seg::Key(table.into()));
         let Some(item) = get(doc, &path) else { continue };

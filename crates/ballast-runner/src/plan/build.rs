@@ -573,7 +573,8 @@ impl<'r> SeriesForms<'r> {
                 return None;
             }
         };
-        let spec = self.spec_at(&ctx, &counts, process, common, sp)?;
+        let mut spec = self.spec_at(&ctx, &counts, process, common, sp)?;
+        spec.capacities = self.capacities_at(&ctx, &vars, sp)?;
         let Counts { n, b, m, .. } = counts;
         let mut warnings = self.check_spec(&spec, &ctx, common, sp)?;
         warnings.extend(self.warnings.iter().cloned());
@@ -688,6 +689,26 @@ impl<'r> SeriesForms<'r> {
             start: self.start.clone(),
             ..RunSpec::new(process, n, m.saturating_mul(blocks))
         })
+    }
+
+    /// The series' capacities at the point (parameters may be formulas of the point's
+    /// variables; none without `capacities`).
+    fn capacities_at(
+        &self,
+        ctx: &str,
+        vars: &[(&str, f64)],
+        sp: &mut SeriesProblems<'_, '_>,
+    ) -> Option<ballast_core::Capacities> {
+        let dir = sp.problems.config_dir().to_path_buf();
+        match crate::config::resolve_capacities(self.s.capacities.as_ref(), &dir, vars, ctx) {
+            Ok(c) => Some(c),
+            Err((field, msg)) => {
+                let field = field.unwrap_or_else(|| "capacities".into());
+                let span = sp.params.get(&field).or_else(|| sp.params.get("capacities")).cloned();
+                sp.fail(&field, span, msg);
+                None
+            }
+        }
     }
 
     /// `(batches, m)` from whichever of the two the series gives.
@@ -984,6 +1005,13 @@ fn check_recovery_and_potentials(
                 "{sctx}: `potentials` follow every ball, and `equalize` moves balls between \
                  bins besides the new one, which the potential trackers do not follow; remove \
                  `potentials` or use another process"
+            ),
+        )),
+        (Ok(()), Some(p)) if s.capacities.is_some() => Some((
+            Some(p.span()),
+            format!(
+                "{sctx}: `potentials` are tracked on bins of equal capacity and cannot be \
+                 combined with `capacities`; expected one of them in a series"
             ),
         )),
         _ => None,

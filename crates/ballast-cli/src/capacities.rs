@@ -1,0 +1,111 @@
+//! `ballast simulate --capacities KIND[:key=value,...]`: the bins' capacities through the
+//! core registry's declaration (`ballast_core::registry::CAPACITIES`), with the same
+//! key=value reader as `--sampling`. `file:path=caps.txt` reads the file relative to the
+//! working directory; the one-point config names it by its absolute path. Also the section
+//! of `ballast list` that shows the capacity laws.
+
+use std::path::PathBuf;
+
+use ballast_core::{registry, Capacities};
+
+use crate::error::BadInput;
+use crate::process;
+
+/// The capacities of `--capacities` (none when absent) and, for `file`, the absolute path
+/// of the capacity file.
+pub(crate) fn parse_capacities(
+    text: Option<&str>,
+) -> Result<(Capacities, Option<PathBuf>), BadInput> {
+    let Some(text) = text else { return Ok((Capacities::UNIT, None)) };
+    let bad = |m: String| BadInput::new(format!("--capacities: {m}"));
+    let (kind, params) = text.split_once(':').unwrap_or((text, ""));
+    let def = registry::find_capacities(kind.trim()).map_err(|e| bad(e.message))?;
+    let mut pairs: Vec<&str> = params.split(',').filter(|p| !p.trim().is_empty()).collect();
+    let mut path = None;
+    if let Some(key) = def.file {
+        let at = pairs.iter().position(|p| p.split_once('=').is_some_and(|(k, _)| k.trim() == key));
+        let Some(at) = at else {
+            return Err(bad(format!(
+                "capacity law `{}` needs `{key}=FILE` (one capacity per line, # comments)",
+                def.name
+            )));
+        };
+        let raw = pairs.remove(at).split_once('=').map(|(_, v)| v.trim()).unwrap_or_default();
+        let abs = std::path::absolute(raw).map_err(|e| bad(format!("capacities `{raw}`: {e}")))?;
+        path = Some(abs);
+    }
+    let given = process::parse_pairs(&def.list(), pairs, "").map_err(|e| bad(e.to_string()))?;
+    let values = match &path {
+        Some(p) => Some(ballast_runner::read_capacity_file(p).map_err(bad)?),
+        None => None,
+    };
+    let c = def.build(&given, values).map_err(|e| bad(e.message))?;
+    Ok((c, path))
+}
+
+/// The series table `capacities = { … }` of the one-point config (`None` without
+/// capacities).
+pub(crate) fn config_table(c: &Capacities, path: Option<&PathBuf>) -> Option<toml::Table> {
+    use toml::Value;
+    if c.is_unit() {
+        return None;
+    }
+    let mut t = toml::Table::new();
+    t.insert("kind".into(), Value::String(c.name().into()));
+    for (k, v) in c.params() {
+        // The seed is an integer parameter; the others are numbers.
+        let v = if k == "seed" { Value::Integer(v as i64) } else { Value::Float(v) };
+        t.insert(k.into(), v);
+    }
+    t.insert("sampling".into(), Value::String(c.sampling.name().into()));
+    t.insert("decide".into(), Value::String(c.decide.name().into()));
+    if let Some(p) = path {
+        t.insert("path".into(), Value::String(p.display().to_string()));
+    }
+    Some(t)
+}
+
+/// The section of `ballast list` that shows the capacity laws.
+pub(crate) fn render_laws(s: &mut String) {
+    use std::fmt::Write as _;
+    let _ = writeln!(
+        s,
+        "\nCapacities (--capacities KIND[:key=value,...], capacities = {{ kind = … }} in a \
+         series; decisions and the gap read x_i/c_i, gap = max x_i/c_i - W/C; bin engine, for \
+         the processes that take every sampling law):"
+    );
+    for d in registry::CAPACITIES {
+        let _ = writeln!(s, "  {:<15} {}", d.name, d.doc);
+        for p in d.params {
+            let default = p.default.describe();
+            let default = if default.is_empty() { default } else { format!(", {default}") };
+            let _ = writeln!(s, "      {:<15} {} ({}{default})", p.name, p.doc, p.ty.describe());
+        }
+        if let Some(f) = d.file {
+            let _ = writeln!(
+                s,
+                "      {f:<15} the capacity file (one number > 0 per line, # comments; relative \
+                 to the config's directory)"
+            );
+        }
+    }
+}
+
+/// The capacity laws as JSON (`ballast list --json`).
+pub(crate) fn laws_json() -> serde_json::Value {
+    use serde_json::json;
+    registry::CAPACITIES
+        .iter()
+        .map(|d| {
+            let params: Vec<serde_json::Value> = d
+                .params
+                .iter()
+                .map(|p| {
+                    json!({"name": p.name, "doc": p.doc, "type": p.ty.describe(),
+                           "default": p.default.describe()})
+                })
+                .collect();
+            json!({"name": d.name, "doc": d.doc, "params": params, "file": d.file})
+        })
+        .collect()
+}
