@@ -24,6 +24,7 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+mod dynamic_bins;
 pub mod embed;
 mod error;
 mod list;

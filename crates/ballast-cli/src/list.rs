@@ -99,6 +99,7 @@ pub fn render() -> String {
     render_weights(&mut s);
     crate::sampling::render_laws(&mut s);
     crate::start::render_starts(&mut s);
+    crate::dynamic_bins::render(&mut s);
     crate::list_sections::render(&mut s);
     let _ = writeln!(s, "\nEngines (--engine):");
     for (name, e) in Engine::ALL {
@@ -306,6 +307,7 @@ pub fn structured() -> serde_json::Value {
             .collect::<Vec<_>>(),
         "sampling": crate::sampling::laws_json(),
         "starts": crate::start::structured_starts(),
+        "churn_and_dispatchers": crate::dynamic_bins::structured(),
         "engines": engines,
         "configs_dir": configs,
         "items": items,

@@ -247,6 +247,9 @@ fn run_support(spec: &RunSpec) -> Result<(), Error> {
     if matches!(spec.setting, Setting::Delay { .. }) {
         return Err(Error::use_bins("the delay setting needs each bin's arrival history"));
     }
+    if spec.churn.is_some() || spec.dispatchers.is_some() {
+        return Err(Error::use_bins("churn and dispatchers run on the bin engine only"));
+    }
     Ok(())
 }
 
@@ -442,6 +445,7 @@ pub fn resolve_engine(spec: &RunSpec) -> Result<Engine, Error> {
 impl RunSpec {
     /// Checks every parameter; the engines assume a validated spec.
     pub fn validate(&self) -> Result<(), Error> {
+        crate::spec::check_dynamic_bins(self)?;
         if self.n == 0 || self.n > u64::from(u32::MAX) {
             return Err(Error::invalid("n", self.n, "an integer in 1..=4294967295"));
         }

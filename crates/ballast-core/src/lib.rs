@@ -45,10 +45,12 @@
 #[doc(hidden)]
 pub mod binomial;
 mod choice;
+mod churn;
 #[doc(hidden)]
 pub mod czumaj;
 #[doc(hidden)]
 pub mod delay;
+mod dispatchers;
 #[doc(hidden)]
 pub mod engine;
 mod error;
@@ -89,6 +91,7 @@ mod spec;
 pub mod start;
 #[doc(hidden)]
 pub mod weighted;
+mod with_rule;
 
 pub use choice::{resolve_engine, supported_engines};
 pub use engine::{simulate, simulate_ball_by_ball, simulate_observed, simulate_seeded};
@@ -104,5 +107,8 @@ pub use rng::{derive_seed, sim_rng, SimRng};
 #[doc(hidden)]
 pub use sampling::AliasTable;
 pub use sampling::Sampling;
+pub use spec::{
+    check_dynamic_bins, Assign, Churn, Dispatchers, JoinAt, Leaving, LeftBalls, CHURN, DISPATCHERS,
+};
 pub use spec::{DelayMode, Engine, ProcessSpec, RunSpec, Setting, Stop, Tau, TieBreak, Weights};
 pub use start::Start;

@@ -2,9 +2,11 @@
 //! validation into an [`Experiment`]. The format is documented in the crate root.
 
 mod bin_sampling;
+mod dynamic_bins;
 pub(crate) mod schema;
 pub use bin_sampling::read_weight_file;
 pub(crate) use bin_sampling::{resolve_sampling, RawBinSampling};
+pub(crate) use dynamic_bins::{resolve_dynamic_bins, RawSettingTable};
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::ops::Range;
@@ -609,6 +611,12 @@ pub(crate) struct RawSeries {
     /// and `m`): each adds rows `<series> [<spec>]` of its value at the end.
     #[serde(default)]
     pub potentials: Option<Spanned<Vec<String>>>,
+    /// Bins joining and leaving (`config/dynamic_bins.rs`).
+    #[serde(default)]
+    pub churn: Option<RawSettingTable>,
+    /// Several dispatchers on stale views (`config/dynamic_bins.rs`).
+    #[serde(default)]
+    pub dispatchers: Option<RawSettingTable>,
 }
 
 /// One `[[reference]]` entry.

@@ -153,10 +153,18 @@ pub struct SimulateArgs {
     /// Delay setting: how the reported load is chosen from the window (random, adversarial).
     #[arg(long, value_name = "MODE", requires = "tau")]
     pub delay_mode: Option<String>,
+    /// Bins joining and leaving during the run: `every=1000,leave=1,join=1,join_at=average,
+    /// leaving=random,balls=lost` (`ballast list` shows every key; sequential, unit weights).
+    #[arg(long, value_name = "KEY=VALUE,...", conflicts_with_all = ["batch", "tau"])]
+    pub churn: Option<String>,
+    /// Several dispatchers, each on its own stale view of the loads: `k=8,tau=100,
+    /// assign=round_robin,own=true` (`ballast list` shows every key; replaces the setting).
+    #[arg(long, value_name = "KEY=VALUE,...", conflicts_with_all = ["batch", "tau", "churn"])]
+    pub dispatchers: Option<String>,
     /// The off-line d-choice optimum with D choices per ball instead of an allocation process:
     /// each run draws m balls with D uniform bins each and reports the smallest possible max
     /// load (max-flow, verified) and the on-line Greedy[D] max load on the same choices.
-    #[arg(long, value_name = "D", conflicts_with_all = ["batch", "tau", "graph"], value_parser = crate::whole::parse)]
+    #[arg(long, value_name = "D", conflicts_with_all = ["batch", "tau", "graph", "churn", "dispatchers"], value_parser = crate::whole::parse)]
     pub offline: Option<u64>,
     /// Print the one-point config that these runs are (the same TOML for `ballast run`) and
     /// exit without simulating.
@@ -241,6 +249,12 @@ pub struct RunDescription {
     pub sampling: &'static str,
     /// The sampling law's parameters (empty for uniform and file weights).
     pub sampling_params: BTreeMap<&'static str, f64>,
+    /// The churn schedule as `key=value` words (left out without churn).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub churn: Option<String>,
+    /// The dispatchers as `key=value` words (left out without them).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dispatchers: Option<String>,
 }
 
 impl RunDescription {
@@ -274,6 +288,8 @@ impl RunDescription {
             stop: spec.stop.name(),
             sampling: spec.sampling.name(),
             sampling_params: spec.sampling.params().into_iter().collect(),
+            churn: spec.churn.map(|c| c.describe()),
+            dispatchers: spec.dispatchers.map(|d| d.describe()),
         }
     }
 }
@@ -496,7 +512,21 @@ pub(crate) fn build_spec(
             Some(text) => crate::start::parse_start(text)?.start,
             None => ballast_core::Start::Empty,
         },
+        churn: crate::dynamic_bins::parse_churn(args.churn.as_deref())?,
+        dispatchers: crate::dynamic_bins::parse_dispatchers(args.dispatchers.as_deref())?,
     };
+    if args.graph.is_some() && (spec.churn.is_some() || spec.dispatchers.is_some()) {
+        return Err(BadInput::new(
+            "`--churn` and `--dispatchers` apply to the bin engine's allocation processes, not \
+             to a graphical run (--graph)",
+        ));
+    }
+    if spec.churn.is_some() && !args.potentials.is_empty() {
+        return Err(BadInput::new(
+            "`--potential` is defined for a fixed set of bins; with `--churn` bins join and \
+             leave (drop one of the two)",
+        ));
+    }
     if args.graph.is_some() && !spec.sampling.is_uniform() {
         return Err(BadInput::new(
             "`--sampling` applies to the bin engine's processes; a graphical run (--graph) \
@@ -642,6 +672,11 @@ pub fn one_point_config(
     }
     if let Some(k) = spec.observe_every {
         series.insert("observe_every".into(), int(k));
+    }
+    for (key, t) in
+        crate::dynamic_bins::config_tables(args.churn.as_deref(), args.dispatchers.as_deref())
+    {
+        series.insert(key.into(), Value::Table(t));
     }
     if !args.potentials.is_empty() {
         let list = args.potentials.iter().map(|p| Value::String(p.clone())).collect();
@@ -891,6 +926,11 @@ pub fn render_human(r: &SimulateReport) -> String {
         (Some(b), _) => format!("batched b={b}"),
         (None, Some(tau)) => format!("delay tau={tau} {}", r.run.delay_mode.unwrap_or("random")),
         (None, None) => "sequential".to_owned(),
+    };
+    let setting = match (&r.run.churn, &r.run.dispatchers) {
+        (Some(c), _) => format!("{setting}, churn {c}"),
+        (None, Some(d)) => format!("dispatchers {d}"),
+        (None, None) => setting,
     };
     let weights = if r.run.weight_params.is_empty() {
         r.run.weights.to_owned()

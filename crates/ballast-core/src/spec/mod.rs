@@ -8,11 +8,15 @@ use crate::Error;
 
 mod adaptive;
 mod checks;
+mod churn;
 mod delay;
 
 pub(crate) use adaptive::greedy_d;
 pub use adaptive::{check_tau_probes, Tau, TAU_VARS};
 pub use checks::{check_thresholds, distinct_d, is_distinct_pair, MAX_K};
+pub use churn::{
+    check_dynamic_bins, Assign, Churn, Dispatchers, JoinAt, Leaving, LeftBalls, CHURN, DISPATCHERS,
+};
 pub use delay::DelayMode;
 
 /// An allocation process (`docs/processes.md`). Every comparing process also takes a [`TieBreak`].
@@ -792,6 +796,10 @@ pub struct RunSpec {
     /// The loads the run starts from (default [`crate::Start::Empty`]); `m` counts the
     /// balls the process adds on top ([`crate::start`]).
     pub start: crate::Start,
+    /// Bins joining and leaving during the run (`crate::churn`; default none).
+    pub churn: Option<Churn>,
+    /// Several dispatchers on stale views (`crate::dispatchers`; default one, sequential).
+    pub dispatchers: Option<Dispatchers>,
 }
 
 /// Which engine simulates a run (`ARCHITECTURE.md`, "Two engines, one meaning"; `docs/level-engine.md`). Both are exact;
@@ -851,6 +859,8 @@ impl RunSpec {
             stop: Stop::Truncate,
             sampling: crate::Sampling::Uniform,
             start: crate::Start::Empty,
+            churn: None,
+            dispatchers: None,
         }
     }
 

@@ -56,7 +56,7 @@ pub(crate) fn display_path(p: &[Seg]) -> String {
 /// The backquoted names in a serde message after its first one: the allowed names of
 /// The fields of a `[[series]]` that a `[point]` table (or the `point` of `[quick]` or
 /// `[reduced]`) does not take.
-const SERIES_ONLY: [&str; 13] = [
+const SERIES_ONLY: [&str; 15] = [
     "observe_every",
     "tie_break",
     "stop",
@@ -70,6 +70,8 @@ const SERIES_ONLY: [&str; 13] = [
     "setting",
     "delay_mode",
     "potentials",
+    "churn",
+    "dispatchers",
 ];
 
 /// For a series field written in a point table: where it belongs (else empty).
@@ -266,9 +268,14 @@ impl Remap {
 fn param_spans_in(doc: &Item, si: usize) -> HashMap<String, Range<usize>> {
     let mut out = HashMap::new();
     let series = [Seg::Key("series".into()), Seg::Index(si)];
-    for (table, prefix) in
-        [("process", ""), ("weights", "weights."), ("sampling", "sampling."), ("start", "start.")]
-    {
+    for (table, prefix) in [
+        ("process", ""),
+        ("weights", "weights."),
+        ("sampling", "sampling."),
+        ("start", "start."),
+        ("churn", "churn."),
+        ("dispatchers", "dispatchers."),
+    ] {
         let mut path = series.to_vec();
         path.push(Seg::Key(table.into()));
         let Some(item) = get(doc, &path) else { continue };
