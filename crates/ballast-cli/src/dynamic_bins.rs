@@ -54,16 +54,15 @@ pub fn parse_dispatchers(text: Option<&str>) -> Result<Option<Dispatchers>, BadI
 pub fn config_tables(
     churn: Option<&str>,
     dispatchers: Option<&str>,
-) -> Vec<(&'static str, toml::Table)> {
+) -> Vec<(&'static str, Vec<(&'static str, ParamValue)>)> {
     let mut out = Vec::new();
     for (key, list, text) in [
         ("churn", &ballast_core::CHURN, churn),
         ("dispatchers", &ballast_core::DISPATCHERS, dispatchers),
     ] {
-        let Some(given) = text.and_then(|t| pairs(list, t, key).ok()) else { continue };
-        let table =
-            given.iter().map(|(k, v)| ((*k).to_owned(), crate::simulate::toml_value(v))).collect();
-        out.push((key, table));
+        if let Some(given) = text.and_then(|t| pairs(list, t, key).ok()) {
+            out.push((key, given));
+        }
     }
     out
 }

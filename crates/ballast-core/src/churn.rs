@@ -1,4 +1,4 @@
-//! Bins that join and leave during a run (`docs/settings.md#churn`): the loop of a
+//! Bins that join and leave during a run (`docs/churn.md#churn`): the loop of a
 //! sequential run with a [`Churn`] schedule, on the bin engine with unit balls.
 //!
 //! The present bins are kept in one load vector. At an event (between two steps, once the

@@ -1,8 +1,9 @@
-//! Several dispatchers on stale views of the loads (`docs/settings.md#dispatchers`): the
+//! Several dispatchers on stale views of the loads (`docs/churn.md#dispatchers`): the
 //! loop of a run with [`Dispatchers`], on the bin engine with unit balls.
 //!
-//! Each of the `k` dispatchers keeps its own copy of the loads (its view). Ball `t` goes to
-//! dispatcher `t mod k` (round robin) or to a uniformly random one; the dispatcher decides
+//! Each of the `k` dispatchers keeps its own copy of the loads (its view). Step `t` (a ball,
+//! or a multi-ball step) goes to dispatcher `t mod k` (round robin) or to a uniformly random
+//! one; the dispatcher decides
 //! with the run's process on its own view, and the ball lands in the true loads. Its view
 //! counts the ball at once when `own` is set (it knows what it sent), and every view is
 //! refreshed to the true loads before its dispatcher's first ball after every `tau` of its

@@ -46,7 +46,7 @@ fn ball(law: &Law, d: u32) -> Law {
 }
 
 /// One churn event of `c` (one leave, one join) on the law of sorted vectors, with `d`-Choice
-/// for rethrown balls: the definition of `docs/settings.md#churn`.
+/// for rethrown balls: the definition of `docs/churn.md#churn`.
 fn event(law: &Law, c: &Churn, d: u32) -> Law {
     assert_eq!((c.leave, c.join), (1, 1), "the enumeration covers one leave and one join");
     let mut out = Law::new();

@@ -114,7 +114,7 @@ type Chain = BTreeMap<(Vec<u64>, Vec<Vec<u64>>), f64>;
 /// between the two samples) dispatched round robin by `k` dispatchers, each view refreshed
 /// before its dispatcher's ball once it placed `tau` own balls since the last refresh, and
 /// counting its own balls at once when `own`: the definition of
-/// `docs/settings.md#dispatchers`, state by state.
+/// `docs/churn.md#dispatchers`, state by state.
 fn exact(n: usize, m: u64, k: usize, tau: u64, own: bool) -> Law {
     let mut chain = Chain::from([((vec![0; n], vec![vec![0; n]; k]), 1.0)]);
     let mut own_balls = vec![0u64; k];

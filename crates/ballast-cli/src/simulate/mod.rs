@@ -673,9 +673,10 @@ pub fn one_point_config(
     if let Some(k) = spec.observe_every {
         series.insert("observe_every".into(), int(k));
     }
-    for (key, t) in
-        crate::dynamic_bins::config_tables(args.churn.as_deref(), args.dispatchers.as_deref())
-    {
+    let tables =
+        crate::dynamic_bins::config_tables(args.churn.as_deref(), args.dispatchers.as_deref());
+    for (key, given) in tables {
+        let t = given.iter().map(|(k, v)| ((*k).to_owned(), toml_value(v))).collect();
         series.insert(key.into(), Value::Table(t));
     }
     if !args.potentials.is_empty() {

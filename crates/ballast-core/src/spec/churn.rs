@@ -3,7 +3,7 @@
 //! ([`CHURN`], [`DISPATCHERS`]: what every front end reads, so configs, `ballast simulate`
 //! and `ballast list` agree) and the checks of a run spec that uses them
 //! ([`check_dynamic_bins`]). The loops are `crate::churn` and `crate::dispatchers`;
-//! `docs/settings.md#churn` and `docs/settings.md#dispatchers` say what they mean.
+//! `docs/churn.md#churn` and `docs/churn.md#dispatchers` say what they mean.
 
 use crate::params::{Args, ParamDef, ParamDefault, ParamError, ParamList, ParamType, ParamValue};
 use crate::{Engine, Error, ProcessSpec, RunSpec, Setting, Weights};
@@ -40,7 +40,7 @@ pub enum LeftBalls {
 /// How balls are spread over the dispatchers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Assign {
-    /// Ball `t` goes to dispatcher `t mod k`.
+    /// Step `t` (a ball, or a multi-ball step) goes to dispatcher `t mod k`.
     RoundRobin,
     /// Each ball to a uniformly random dispatcher (independent of everything else).
     Random,
