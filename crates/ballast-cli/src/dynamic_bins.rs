@@ -5,7 +5,7 @@
 use std::fmt::Write as _;
 
 use ballast_core::registry::{ParamList, ParamValue};
-use ballast_core::{Churn, Dispatchers};
+use ballast_core::{Churn, Dispatchers, RunSpec};
 
 use crate::error::BadInput;
 use crate::process;
@@ -47,6 +47,24 @@ pub fn parse_dispatchers(text: Option<&str>) -> Result<Option<Dispatchers>, BadI
     let Some(text) = text else { return Ok(None) };
     let given = pairs(&ballast_core::DISPATCHERS, text, "--dispatchers")?;
     Dispatchers::build(&given).map(Some).map_err(|e| BadInput::new(format!("--dispatchers: {e}")))
+}
+
+/// What `ballast simulate` refuses beside the core's checks: churn or dispatchers with
+/// `--graph`, churn with `--potential`.
+pub fn refusals(spec: &RunSpec, graph: bool, potentials: bool) -> Result<(), BadInput> {
+    if graph && (spec.churn.is_some() || spec.dispatchers.is_some()) {
+        return Err(BadInput::new(
+            "`--churn` and `--dispatchers` apply to the bin engine's allocation processes, not \
+             to a graphical run (--graph)",
+        ));
+    }
+    if spec.churn.is_some() && potentials {
+        return Err(BadInput::new(
+            "`--potential` is defined for a fixed set of bins; with `--churn` bins join and \
+             leave (drop one of the two)",
+        ));
+    }
+    Ok(())
 }
 
 /// The series tables `churn = { … }` and `dispatchers = { … }` of the one-point config: the

@@ -449,16 +449,9 @@ fn parse_weights(text: &str, weight_mean: Option<f64>) -> Result<Weights, BadInp
 }
 
 /// Builds the run spec from the arguments; every error is a [`BadInput`].
-pub(crate) fn build_spec(
-    args: &SimulateArgs,
-) -> Result<(RunSpec, process::ResolvedProcess), BadInput> {
-    let proc_ = process::resolve(&args.process, &args.params)?;
-    let tie_break = TieBreak::from_name(&args.tie_break).map_err(from_core)?;
-    let def = ballast_core::registry::def_of(&proc_.spec);
-    if !def.accepts_tie(tie_break) {
-        return Err(BadInput::new(def.tie_error_in(tie_break, crate::error::setting_words)));
-    }
-    let setting = match (args.batch, args.tau) {
+/// The setting of `--batch`, `--tau` and `--delay-mode`.
+fn setting_of(args: &SimulateArgs) -> Result<Setting, BadInput> {
+    Ok(match (args.batch, args.tau) {
         (Some(b), _) => Setting::Batched { b },
         (None, Some(tau)) => {
             let mode = args.delay_mode.as_deref().unwrap_or("random");
@@ -472,7 +465,19 @@ pub(crate) fn build_spec(
             Setting::Delay { tau, mode }
         }
         (None, None) => Setting::Sequential,
-    };
+    })
+}
+
+pub(crate) fn build_spec(
+    args: &SimulateArgs,
+) -> Result<(RunSpec, process::ResolvedProcess), BadInput> {
+    let proc_ = process::resolve(&args.process, &args.params)?;
+    let tie_break = TieBreak::from_name(&args.tie_break).map_err(from_core)?;
+    let def = ballast_core::registry::def_of(&proc_.spec);
+    if !def.accepts_tie(tie_break) {
+        return Err(BadInput::new(def.tie_error_in(tie_break, crate::error::setting_words)));
+    }
+    let setting = setting_of(args)?;
     if args.batch.is_some() && args.observe_every.is_some() {
         return Err(BadInput::new(
             "`--observe-every` applies to the sequential setting only; the batched setting \
@@ -515,18 +520,7 @@ pub(crate) fn build_spec(
         churn: crate::dynamic_bins::parse_churn(args.churn.as_deref())?,
         dispatchers: crate::dynamic_bins::parse_dispatchers(args.dispatchers.as_deref())?,
     };
-    if args.graph.is_some() && (spec.churn.is_some() || spec.dispatchers.is_some()) {
-        return Err(BadInput::new(
-            "`--churn` and `--dispatchers` apply to the bin engine's allocation processes, not \
-             to a graphical run (--graph)",
-        ));
-    }
-    if spec.churn.is_some() && !args.potentials.is_empty() {
-        return Err(BadInput::new(
-            "`--potential` is defined for a fixed set of bins; with `--churn` bins join and \
-             leave (drop one of the two)",
-        ));
-    }
+    crate::dynamic_bins::refusals(&spec, args.graph.is_some(), !args.potentials.is_empty())?;
     if args.graph.is_some() && !spec.sampling.is_uniform() {
         return Err(BadInput::new(
             "`--sampling` applies to the bin engine's processes; a graphical run (--graph) \
