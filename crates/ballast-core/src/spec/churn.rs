@@ -280,6 +280,24 @@ impl Dispatchers {
     }
 }
 
+/// The memory churn or dispatchers add to a run (part of
+/// [`crate::registry::run_memory_bytes`]): with churn, the bins that join beyond `n` and the
+/// copy of the loads an event makes (8 bytes per bin each); with dispatchers, one view of 8
+/// bytes per bin per dispatcher and the log of placements since the stalest refresh (8
+/// bytes per ball, about `k·tau` balls with round robin, at most `m`).
+pub fn dynamic_bins_bytes(spec: &RunSpec) -> u128 {
+    let (n, m) = (u128::from(spec.n), u128::from(spec.m));
+    let churn = spec.churn.map_or(0, |c| {
+        let high = c.bins_range(spec.n, spec.m).1.max(0) as u128;
+        (high.saturating_sub(n) + high) * 8
+    });
+    let dispatchers = spec.dispatchers.map_or(0, |d| {
+        let k = u128::from(d.k);
+        k * n * 8 + (k * u128::from(d.tau)).min(m) * 8
+    });
+    churn + dispatchers
+}
+
 /// Why churn or dispatchers do not apply to `process`, if they do not: the rules that keep
 /// a bin between balls (a cache, a round, a probe budget of the whole run) or read ranks
 /// that the loops do not maintain.
