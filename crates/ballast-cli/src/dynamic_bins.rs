@@ -15,7 +15,7 @@ const SETTINGS: [(&ParamList, &str); 2] = [
     (
         &ballast_core::CHURN,
         "bins leave and join during a run, every `every` balls (decisions and the gap over \
-         the bins present; sequential, unit weights, bin engine)",
+         the bins present; sequential, unit weights; the level engine when asked)",
     ),
     (
         &ballast_core::DISPATCHERS,

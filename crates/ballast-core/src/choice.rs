@@ -247,8 +247,14 @@ fn run_support(spec: &RunSpec) -> Result<(), Error> {
     if matches!(spec.setting, Setting::Delay { .. }) {
         return Err(Error::use_bins("the delay setting needs each bin's arrival history"));
     }
-    if spec.churn.is_some() || spec.dispatchers.is_some() {
-        return Err(Error::use_bins("churn and dispatchers run on the bin engine only"));
+    if spec.dispatchers.is_some() {
+        return Err(Error::use_bins("the dispatchers' views are per bin"));
+    }
+    if spec.churn.is_some() && !crate::spec::churn_on_levels(&spec.process) {
+        return Err(Error::use_bins(
+            "churn on the level engine takes one_choice, d_choice, one_plus_beta, threshold, \
+             relative_threshold and mean_thinning",
+        ));
     }
     Ok(())
 }
@@ -408,6 +414,10 @@ pub fn resolve_engine(spec: &RunSpec) -> Result<Engine, Error> {
         Engine::Levels => level_support(spec).map(|()| Engine::Levels),
         Engine::Auto => {
             if level_support(spec).is_err() {
+                return Ok(Engine::Bins);
+            }
+            if spec.churn.is_some() {
+                // Churn takes the level engine only when asked (its loop is the generic one).
                 return Ok(Engine::Bins);
             }
             let big_m = matches!(spec.weights, Weights::Unit) && spec.m > u64::from(u32::MAX);

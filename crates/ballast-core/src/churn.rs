@@ -1,5 +1,6 @@
 //! Bins that join and leave during a run (`docs/churn.md#churn`): the loop of a
-//! sequential run with a [`Churn`] schedule, on the bin engine with unit balls.
+//! sequential run with a [`Churn`] schedule, with unit balls, on the bin engine's loads or on
+//! the level engine's histogram ([`ChurnState`]).
 //!
 //! The present bins are kept in one load vector. At an event (between two steps, once the
 //! process has placed the event's number of balls), `leave` bins leave one after the other
@@ -9,11 +10,14 @@
 //! leaving bins' balls are placed again one at a time by the process (they are not counted
 //! in `m`). Decisions sample uniformly among the bins present, and the gap, the loads and
 //! every statistic are over the bins present: `max − W/n` with `W` and `n` of that moment.
-//! An event costs O(n) (the state is rebuilt), which is why events are periodic, not per
-//! ball.
+//! On the bin engine an event costs O(n) (the state is rebuilt), which is why events are
+//! periodic, not per ball; on the level histogram it costs O(levels).
 
 use rand::RngCore;
 
+use std::marker::PhantomData;
+
+use crate::histogram::LevelLoads;
 use crate::loads::{LoadState, UnitLoads};
 use crate::observe::{GapTracker, Observer, Schedule};
 use crate::process::{Ctx, Ranks, Rule};
@@ -22,19 +26,101 @@ use crate::spec::{Churn, JoinAt, Leaving, LeftBalls};
 use crate::with_rule::WithRule;
 use crate::{Error, RunOutcome, RunSpec};
 
-/// The churn loop of one run, handed its rule by the router.
-pub(crate) struct ChurnLoop<'a, R: ?Sized, O> {
+/// The churn loop of one run on the state `S` (the bin engine's [`UnitLoads`] or the level
+/// engine's [`LevelLoads`]), handed its rule by the router.
+pub(crate) struct ChurnLoop<'a, R: ?Sized, O, S> {
     spec: &'a RunSpec,
     churn: Churn,
     rng: &'a mut R,
     observer: &'a mut O,
+    state: PhantomData<S>,
 }
 
-impl<'a, R: RngCore + ?Sized, O: Observer> ChurnLoop<'a, R, O> {
+impl<'a, R: RngCore + ?Sized, O: Observer, S: ChurnState> ChurnLoop<'a, R, O, S> {
     /// The loop of `spec` (whose `churn` is `Some`, checked by `RunSpec::validate`).
     pub(crate) fn new(spec: &'a RunSpec, rng: &'a mut R, observer: &'a mut O) -> Self {
         let churn = spec.churn.expect("a churn schedule");
-        Self { spec, churn, rng, observer }
+        Self { spec, churn, rng, observer, state: PhantomData }
+    }
+}
+
+/// A load state that churn events change: the loads of the bins present.
+pub(crate) trait ChurnState: LoadState<Inc = ()> + Sized {
+    /// The state a run starts from (the same random numbers as its engine draws).
+    fn start<R: RngCore + ?Sized>(spec: &RunSpec, rng: &mut R) -> Self;
+    /// The leaves and joins of one event; the state after them and the balls the leaving
+    /// bins held.
+    fn leave_and_join<R: RngCore + ?Sized>(self, churn: &Churn, rng: &mut R) -> (Self, u64);
+}
+
+impl ChurnState for UnitLoads {
+    fn start<R: RngCore + ?Sized>(spec: &RunSpec, rng: &mut R) -> Self {
+        start_loads(spec, rng)
+    }
+
+    fn leave_and_join<R: RngCore + ?Sized>(self, churn: &Churn, rng: &mut R) -> (Self, u64) {
+        let mut loads = self.loads().to_vec();
+        drop(self);
+        let mut removed = 0u64;
+        for _ in 0..churn.leave {
+            let i = leaving_bin(&loads, churn.leaving, rng);
+            removed += u64::from(loads.swap_remove(i));
+        }
+        let total: u64 = loads.iter().map(|&x| u64::from(x)).sum();
+        let join = join_load(churn.join_at, total, loads.len() as u64) as u32;
+        loads.resize(loads.len() + churn.join as usize, join);
+        (UnitLoads::from_loads(loads, false), removed)
+    }
+}
+
+/// The exact counterpart on the level histogram: a uniformly random bin is one at a
+/// uniformly random position of the sorted view, a heaviest (lightest) one is one of the top
+/// (bottom) level; an event costs O(levels), not O(n).
+impl ChurnState for LevelLoads {
+    fn start<R: RngCore + ?Sized>(spec: &RunSpec, rng: &mut R) -> Self {
+        LevelLoads::of_start(&spec.start, spec.n, rng)
+    }
+
+    fn leave_and_join<R: RngCore + ?Sized>(self, churn: &Churn, rng: &mut R) -> (Self, u64) {
+        let lo = self.min_load();
+        let mut counts = self.counts();
+        let (mut n, mut total) = (self.bins(), self.balls());
+        let mut removed = 0u64;
+        for _ in 0..churn.leave {
+            let j = match churn.leaving {
+                Leaving::Random => {
+                    let mut p = below(rng, n);
+                    let mut j = 0;
+                    while p >= counts[j] {
+                        p -= counts[j];
+                        j += 1;
+                    }
+                    j
+                }
+                Leaving::Heaviest => counts.iter().rposition(|&c| c > 0).expect("a bin"),
+                Leaving::Lightest => counts.iter().position(|&c| c > 0).expect("a bin"),
+            };
+            counts[j] -= 1;
+            removed += lo + j as u64;
+            (n, total) = (n - 1, total - (lo + j as u64));
+        }
+        let join = join_load(churn.join_at, total, n);
+        // Level counts from min(lo, join) up, with the joining bins added.
+        let base = lo.min(join);
+        let shift = (lo - base) as usize;
+        let top = (lo + counts.len() as u64 - 1).max(join);
+        let mut all = vec![0u64; (top - base) as usize + 1];
+        all[shift..shift + counts.len()].copy_from_slice(&counts);
+        all[(join - base) as usize] += u64::from(churn.join);
+        (LevelLoads::from_counts(base, &all), removed)
+    }
+}
+
+/// The load of a joining bin: 0, or `⌈total/n⌉` of the `n` bins present after the leaves.
+fn join_load(at: JoinAt, total: u64, n: u64) -> u64 {
+    match at {
+        JoinAt::Empty => 0,
+        JoinAt::Average => total.div_ceil(n),
     }
 }
 
@@ -75,14 +161,14 @@ impl Events {
     }
 }
 
-impl<R: RngCore + ?Sized, O: Observer> WithRule for ChurnLoop<'_, R, O> {
+impl<R: RngCore + ?Sized, O: Observer, S: ChurnState> WithRule for ChurnLoop<'_, R, O, S> {
     type Out = Result<RunOutcome, Error>;
 
     fn run<P: Rule>(self, mut rule: P) -> Self::Out {
         check_rule(&rule, "churn")?;
-        let Self { spec, churn, rng, observer } = self;
+        let Self { spec, churn, rng, observer, .. } = self;
         let m = spec.m;
-        let mut state = start_loads(spec, rng);
+        let mut state = S::start(spec, rng);
         let mut ctx = Ctx::new(state.n());
         let mut gaps = GapTracker::new(spec);
         let mut points = Schedule::new(spec);
@@ -117,32 +203,17 @@ impl<R: RngCore + ?Sized, O: Observer> WithRule for ChurnLoop<'_, R, O> {
 }
 
 /// One event after `done` balls: the leaves, the joins, then the rethrown balls.
-fn apply_event<P: Rule, R: RngCore + ?Sized, O: Observer>(
-    state: UnitLoads,
+fn apply_event<S: ChurnState, P: Rule, R: RngCore + ?Sized, O: Observer>(
+    state: S,
     rule: &mut P,
     churn: &Churn,
     rng: &mut R,
     ctx: &mut Ctx,
     done: u64,
     observer: &mut O,
-) -> UnitLoads {
-    let mut loads = state.loads().to_vec();
-    drop(state);
-    let mut removed = 0u64;
-    for _ in 0..churn.leave {
-        let i = leaving_bin(&loads, churn.leaving, rng);
-        removed += u64::from(loads.swap_remove(i));
-    }
-    let join_load = match churn.join_at {
-        JoinAt::Empty => 0,
-        JoinAt::Average => {
-            let total: u64 = loads.iter().map(|&x| u64::from(x)).sum();
-            total.div_ceil(loads.len() as u64) as u32
-        }
-    };
-    loads.resize(loads.len() + churn.join as usize, join_load);
-    ctx.n = loads.len() as u32;
-    let mut state = UnitLoads::from_loads(loads, false);
+) -> S {
+    let (mut state, removed) = state.leave_and_join(churn, rng);
+    ctx.n = state.n() as u32;
     if churn.balls == LeftBalls::Rethrown {
         let mut left = removed;
         while left > 0 {

@@ -75,7 +75,14 @@ fn simulate_with<R: RngCore + ?Sized, O: Observer>(
         return Err(Error::Unsupported(crate::sampling::unsupported_message(name, &spec.sampling)));
     }
     if spec.churn.is_some() {
-        return dispatch_to(spec, crate::churn::ChurnLoop::new(spec, rng, observer));
+        use crate::churn::ChurnLoop;
+        return match crate::level::resolve_engine(spec)? {
+            crate::Engine::Levels => dispatch_to(
+                spec,
+                ChurnLoop::<_, _, crate::histogram::LevelLoads>::new(spec, rng, observer),
+            ),
+            _ => dispatch_to(spec, ChurnLoop::<_, _, UnitLoads>::new(spec, rng, observer)),
+        };
     }
     if spec.dispatchers.is_some() {
         return dispatch_to(spec, crate::dispatchers::DispatchLoop::new(spec, rng, observer));

@@ -13,8 +13,8 @@ mod common;
 use std::collections::BTreeMap;
 
 use ballast_core::{
-    derive_seed, sim_rng, simulate_observed, Churn, JoinAt, Leaving, LeftBalls, ProcessSpec,
-    RunSpec,
+    derive_seed, sim_rng, simulate_observed, Churn, Engine, JoinAt, Leaving, LeftBalls,
+    ProcessSpec, RunSpec,
 };
 use common::{fit_law, FinalState};
 
@@ -117,24 +117,27 @@ fn noncentrality(law: &Law, wrong: &Law, runs: u64) -> f64 {
         * runs as f64
 }
 
-/// n = 3, 3 balls, one event, 3 more balls; the statistic of the simulated sorted final loads
-/// against the exact law of `c`, and against the wrong variant `w`.
+/// n = 3, 3 balls, one event, 3 more balls, on the bin and on the level engine; the
+/// statistic of the simulated sorted final loads against the exact law of `c`, and against
+/// the wrong variant `w`.
 fn law_case(d: u32, c: Churn, w: Churn, seed: u64) {
     let (n, before, after, runs) = (3usize, 3u64, 3u64, 20_000u64);
-    let process = if d == 1 { ProcessSpec::OneChoice } else { ProcessSpec::DChoice { d } };
-    let mut spec = RunSpec::new(process, n as u64, before + after);
-    spec.churn = Some(c);
-    let data = finals(&spec, runs, seed);
     let law = exact(n, d, before, after, &c);
     let total: f64 = law.values().sum();
     assert!((total - 1.0).abs() < 1e-12, "{total}");
-    let (stat, crit) = fit_law(&data, &law);
-    assert!(stat < crit, "{c:?}: chi2 = {stat:.1} >= {crit:.1}");
     let wrong = exact(n, d, before, after, &w);
     let lambda = noncentrality(&law, &wrong, runs);
     assert!(lambda > 100.0, "the wrong variant is too close to test: lambda = {lambda:.1}");
-    let (stat, crit) = fit_law(&data, &wrong);
-    assert!(stat >= crit, "wrong variant {w:?} not rejected: chi2 = {stat:.1} < {crit:.1}");
+    for (i, engine) in [Engine::Bins, Engine::Levels].into_iter().enumerate() {
+        let process = if d == 1 { ProcessSpec::OneChoice } else { ProcessSpec::DChoice { d } };
+        let mut spec = RunSpec::new(process, n as u64, before + after).engine(engine);
+        spec.churn = Some(c);
+        let data = finals(&spec, runs, seed + 100 * i as u64);
+        let (stat, crit) = fit_law(&data, &law);
+        assert!(stat < crit, "{engine:?}, {c:?}: chi2 = {stat:.1} >= {crit:.1}");
+        let (stat, crit) = fit_law(&data, &wrong);
+        assert!(stat >= crit, "{engine:?}: wrong {w:?} not rejected: chi2 = {stat:.1} < {crit:.1}");
+    }
 }
 
 #[test]
@@ -189,6 +192,37 @@ fn the_gap_is_over_the_bins_present() {
 }
 
 #[test]
+fn both_engines_agree_on_a_larger_run() {
+    // n = 200, m = 40 n, Two-Choice, every 50 balls the heaviest bin leaves and two bins join
+    // at the average, the heaviest's balls rethrown: the histogram of the final maximum load
+    // over 2000 runs on each engine, two-sample chi-square at ALPHA.
+    let c = Churn {
+        every: 50,
+        first: 50,
+        events: None,
+        leave: 1,
+        join: 2,
+        join_at: JoinAt::Average,
+        leaving: Leaving::Heaviest,
+        balls: LeftBalls::Rethrown,
+    };
+    let hist = |engine: Engine, seed: u64| {
+        let mut spec = RunSpec::new(ProcessSpec::DChoice { d: 2 }, 200, 8000).engine(engine);
+        spec.churn = Some(c);
+        common::histogram(
+            (0..2000u64).map(|r| {
+                let out = ballast_core::simulate_seeded(&spec, derive_seed(seed, &[r])).unwrap();
+                out.max_load as i64
+            }),
+            0,
+            100,
+        )
+    };
+    let (stat, df) = common::chi2_two_sample(&hist(Engine::Bins, 31), &hist(Engine::Levels, 32));
+    assert!(stat < common::chi2_critical(df), "chi2 = {stat:.1}, df = {df}");
+}
+
+#[test]
 fn churn_refuses_what_it_cannot_run() {
     let c = churn(JoinAt::Empty, Leaving::Random, LeftBalls::Lost, 2);
     let mut spec = RunSpec::new(ProcessSpec::DChoice { d: 2 }, 10, 10).batched(2);
@@ -199,11 +233,14 @@ fn churn_refuses_what_it_cannot_run() {
     spec.churn = Some(c);
     let e = ballast_core::simulate_seeded(&spec, 1).unwrap_err().to_string();
     assert!(e.contains("cache"), "{e}");
-    let mut spec =
-        RunSpec::new(ProcessSpec::DChoice { d: 2 }, 10, 10).engine(ballast_core::Engine::Levels);
+    let mut spec = RunSpec::new(ProcessSpec::GBounded { g: 1.0 }, 10, 10).engine(Engine::Levels);
     spec.churn = Some(c);
     let e = ballast_core::simulate_seeded(&spec, 1).unwrap_err().to_string();
-    assert!(e.contains("bin engine"), "{e}");
+    assert!(e.contains("churn on the level engine takes"), "{e}");
+    // `auto` keeps the bin engine for churn.
+    spec.engine = Engine::Auto;
+    spec.n = 10_000_000;
+    assert_eq!(ballast_core::resolve_engine(&spec).unwrap(), Engine::Bins);
     // Every event removes two bins and adds none: 3 bins cannot take two events.
     let mut spec = RunSpec::new(ProcessSpec::OneChoice, 3, 10);
     spec.churn = Some(Churn { leave: 2, join: 0, events: None, ..c });

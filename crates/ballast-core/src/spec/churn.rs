@@ -298,6 +298,22 @@ pub fn dynamic_bins_bytes(spec: &RunSpec) -> u128 {
     churn + dispatchers
 }
 
+/// Whether churn runs `process` on the level engine: the processes whose rule reads only
+/// the loads of uniform samples and which keep no bin between balls, so that the rule on the
+/// sorted view and the events as histogram moves are the same law (`engine = "levels"`;
+/// `auto` keeps the bin engine).
+pub fn churn_on_levels(process: &ProcessSpec) -> bool {
+    matches!(
+        process,
+        ProcessSpec::OneChoice
+            | ProcessSpec::DChoice { .. }
+            | ProcessSpec::OnePlusBeta { .. }
+            | ProcessSpec::Threshold { .. }
+            | ProcessSpec::RelativeThreshold { .. }
+            | ProcessSpec::MeanThinning { .. }
+    )
+}
+
 /// Why churn or dispatchers do not apply to `process`, if they do not: the rules that keep
 /// a bin between balls (a cache, a round, a probe budget of the whole run) or read ranks
 /// that the loops do not maintain.
@@ -318,8 +334,9 @@ fn process_refusal(process: &ProcessSpec) -> Option<&'static str> {
 }
 
 /// The checks of a spec with churn or dispatchers (part of [`RunSpec::validate`]): one of
-/// the two, the sequential setting, unit weights, uniform samples, the bin engine, a process
-/// without state between balls, and at least one bin present at every moment.
+/// the two, the sequential setting, unit weights, uniform samples, the bin engine for
+/// dispatchers (churn on the level engine: `churn_on_levels`, checked by the engine choice),
+/// a process without state between balls, and at least one bin present at every moment.
 pub fn check_dynamic_bins(spec: &RunSpec) -> Result<(), Error> {
     let what = match (&spec.churn, &spec.dispatchers) {
         (None, None) => return Ok(()),
@@ -345,10 +362,10 @@ pub fn check_dynamic_bins(spec: &RunSpec) -> Result<(), Error> {
     if !spec.sampling.is_uniform() {
         return refuse("uniform samples only (a sampling law is per bin, and bins change)".into());
     }
-    if spec.engine == Engine::Levels {
+    if spec.engine == Engine::Levels && spec.dispatchers.is_some() {
         return refuse(
-            "runs on the bin engine only (the level engine has no per-dispatcher views and \
-             no churn events in this version); use engine = \"bins\" or \"auto\""
+            "runs on the bin engine only (each dispatcher's view is a load per bin); use \
+             engine = \"bins\" or \"auto\""
                 .into(),
         );
     }

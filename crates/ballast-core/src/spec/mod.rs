@@ -15,8 +15,8 @@ pub(crate) use adaptive::greedy_d;
 pub use adaptive::{check_tau_probes, Tau, TAU_VARS};
 pub use checks::{check_thresholds, distinct_d, is_distinct_pair, MAX_K};
 pub use churn::{
-    check_dynamic_bins, dynamic_bins_bytes, Assign, Churn, Dispatchers, JoinAt, Leaving, LeftBalls,
-    CHURN, DISPATCHERS,
+    check_dynamic_bins, churn_on_levels, dynamic_bins_bytes, Assign, Churn, Dispatchers, JoinAt,
+    Leaving, LeftBalls, CHURN, DISPATCHERS,
 };
 pub use delay::DelayMode;
 
