@@ -43,6 +43,22 @@ pub(crate) fn parse_capacities(
     Ok((c, path))
 }
 
+/// The refusals of `--capacities` that the command line adds to the core's: not with
+/// `--graph` (its bins are a graph's vertices) or `--potential`.
+pub(crate) fn refusals(
+    spec: &ballast_core::RunSpec,
+    graph: bool,
+    potentials: bool,
+) -> Result<(), BadInput> {
+    if (graph || potentials) && !spec.capacities.is_unit() {
+        return Err(BadInput::new(
+            "`--capacities` applies to plain allocation runs, not with `--graph` (its bins \
+             are a graph's vertices) or `--potential`",
+        ));
+    }
+    Ok(())
+}
+
 /// The series table `capacities = { … }` of the one-point config (`None` without
 /// capacities).
 pub(crate) fn config_table(c: &Capacities, path: Option<&PathBuf>) -> Option<toml::Table> {

@@ -25,6 +25,7 @@
 #![forbid(unsafe_code)]
 
 mod capacities;
+mod dynamic_bins;
 pub mod embed;
 mod error;
 mod list;

@@ -100,6 +100,7 @@ pub fn render() -> String {
     crate::sampling::render_laws(&mut s);
     crate::capacities::render_laws(&mut s);
     crate::start::render_starts(&mut s);
+    crate::dynamic_bins::render(&mut s);
     crate::list_sections::render(&mut s);
     let _ = writeln!(s, "\nEngines (--engine):");
     for (name, e) in Engine::ALL {
@@ -308,6 +309,7 @@ pub fn structured() -> serde_json::Value {
         "sampling": crate::sampling::laws_json(),
         "capacities": crate::capacities::laws_json(),
         "starts": crate::start::structured_starts(),
+        "churn_and_dispatchers": crate::dynamic_bins::structured(),
         "engines": engines,
         "configs_dir": configs,
         "items": items,

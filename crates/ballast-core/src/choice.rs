@@ -254,6 +254,15 @@ fn run_support(spec: &RunSpec) -> Result<(), Error> {
     if matches!(spec.setting, Setting::Delay { .. }) {
         return Err(Error::use_bins("the delay setting needs each bin's arrival history"));
     }
+    if spec.dispatchers.is_some() {
+        return Err(Error::use_bins("the dispatchers' views are per bin"));
+    }
+    if spec.churn.is_some() && !crate::spec::churn_on_levels(&spec.process) {
+        return Err(Error::use_bins(
+            "churn on the level engine takes one_choice, d_choice, one_plus_beta, threshold, \
+             relative_threshold and mean_thinning",
+        ));
+    }
     Ok(())
 }
 
@@ -414,6 +423,10 @@ pub fn resolve_engine(spec: &RunSpec) -> Result<Engine, Error> {
             if level_support(spec).is_err() {
                 return Ok(Engine::Bins);
             }
+            if spec.churn.is_some() {
+                // Churn takes the level engine only when asked (its loop is the generic one).
+                return Ok(Engine::Bins);
+            }
             let big_m = matches!(spec.weights, Weights::Unit) && spec.m > u64::from(u32::MAX);
             let prefer = match spec.setting {
                 Setting::Batched { b } => {
@@ -449,6 +462,7 @@ pub fn resolve_engine(spec: &RunSpec) -> Result<Engine, Error> {
 impl RunSpec {
     /// Checks every parameter; the engines assume a validated spec.
     pub fn validate(&self) -> Result<(), Error> {
+        crate::spec::check_dynamic_bins(self)?;
         if self.n == 0 || self.n > u64::from(u32::MAX) {
             return Err(Error::invalid("n", self.n, "an integer in 1..=4294967295"));
         }
@@ -618,6 +632,12 @@ fn check_capacities(spec: &RunSpec) -> Result<(), Error> {
     }
     if matches!(spec.process, ProcessSpec::Equalize { .. }) {
         return refuse("do not apply to `equalize` (its reallocation loop moves whole balls)");
+    }
+    if spec.churn.is_some() || spec.dispatchers.is_some() {
+        return refuse(
+            "do not combine with `churn` or `dispatchers` (their loops keep unit loads); drop \
+             one of them",
+        );
     }
     if matches!(spec.process, ProcessSpec::Packing { .. } | ProcessSpec::TightPacking { .. }) {
         return refuse(

@@ -21,6 +21,7 @@ use crate::process::{
     UnfairDChoice,
 };
 use crate::rng::sim_rng;
+use crate::with_rule::WithRule;
 use crate::{Error, ProcessSpec, RunSpec, Setting, Stop, Weights};
 
 /// Runs `spec` with randomness from `rng`.
@@ -76,6 +77,19 @@ fn simulate_with<R: RngCore + ?Sized, O: Observer>(
         return Err(Error::Unsupported(crate::sampling::unsupported_message(name, &spec.sampling)));
     }
     crate::registry::check_capacities_process(spec).map_err(|e| Error::Unsupported(e.message))?;
+    if spec.churn.is_some() {
+        use crate::churn::ChurnLoop;
+        return match crate::level::resolve_engine(spec)? {
+            crate::Engine::Levels => dispatch_to(
+                spec,
+                ChurnLoop::<_, _, crate::histogram::LevelLoads>::new(spec, rng, observer),
+            ),
+            _ => dispatch_to(spec, ChurnLoop::<_, _, UnitLoads>::new(spec, rng, observer)),
+        };
+    }
+    if spec.dispatchers.is_some() {
+        return dispatch_to(spec, crate::dispatchers::DispatchLoop::new(spec, rng, observer));
+    }
     if let Setting::Delay { tau, mode } = spec.setting {
         return crate::delay::simulate_delay(spec, tau, mode, rng, observer);
     }
@@ -153,11 +167,34 @@ fn dispatch<S: LoadState, R: RngCore + ?Sized, O: Observer>(
     observer: &mut O,
     kernels: bool,
 ) -> RunOutcome {
+    dispatch_to(spec, Plain { spec, state, rng, observer, kernels })
+}
+
+/// The bin engine's loop ([`run_rule_impl`]) as a [`WithRule`].
+struct Plain<'a, S, R: ?Sized, O> {
+    spec: &'a RunSpec,
+    state: S,
+    rng: &'a mut R,
+    observer: &'a mut O,
+    kernels: bool,
+}
+
+impl<S: LoadState, R: RngCore + ?Sized, O: Observer> WithRule for Plain<'_, S, R, O> {
+    type Out = RunOutcome;
+
+    fn run<P: Rule>(self, rule: P) -> RunOutcome {
+        run_rule_impl(self.spec, self.state, rule, self.rng, self.observer, self.kernels)
+    }
+}
+
+/// The one match over the process: hands the spec's rule to `runner` (the bin engine's
+/// loop, or the churn and dispatcher loops).
+fn dispatch_to<X: WithRule>(spec: &RunSpec, runner: X) -> X::Out {
     let tie = spec.tie_break;
-    // One monomorphised loop per rule type: `run!(rule)` is the generic loop on this state.
+    // One monomorphised loop per rule type: `run!(rule)` is the runner's loop.
     macro_rules! run {
         ($rule:expr) => {
-            run_rule_impl(spec, state, $rule, rng, observer, kernels)
+            runner.run($rule)
         };
     }
     match spec.process {

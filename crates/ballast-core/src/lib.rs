@@ -49,10 +49,12 @@ pub mod capacity;
 /// The bin engine's load state under capacities (normalised loads).
 pub mod capacity_loads;
 mod choice;
+mod churn;
 #[doc(hidden)]
 pub mod czumaj;
 #[doc(hidden)]
 pub mod delay;
+mod dispatchers;
 #[doc(hidden)]
 pub mod engine;
 mod error;
@@ -93,6 +95,7 @@ mod spec;
 pub mod start;
 #[doc(hidden)]
 pub mod weighted;
+mod with_rule;
 
 pub use capacity::Capacities;
 pub use choice::{resolve_engine, supported_engines};
@@ -109,5 +112,8 @@ pub use rng::{derive_seed, sim_rng, SimRng};
 #[doc(hidden)]
 pub use sampling::AliasTable;
 pub use sampling::Sampling;
+pub use spec::{
+    check_dynamic_bins, Assign, Churn, Dispatchers, JoinAt, Leaving, LeftBalls, CHURN, DISPATCHERS,
+};
 pub use spec::{DelayMode, Engine, ProcessSpec, RunSpec, Setting, Stop, Tau, TieBreak, Weights};
 pub use start::Start;

@@ -860,7 +860,8 @@ pub const MAX_RUN_BYTES: u128 = 16 << 30;
 /// weights, 24 with weights), the batch buffer (16 bytes per ball of a batch), the delay
 /// window (12 bytes per bin and 8 per step of τ) and the recorded trajectories (8 bytes per
 /// observation point for the gap, 16 for the largest and smallest load). The level engine keeps per-level counts only (its state does not grow
-/// with n); its batch and trajectory buffers are counted the same way.
+/// with n); its batch and trajectory buffers are counted the same way. Churn and
+/// dispatchers add their own (`spec::dynamic_bins_bytes`: the views and the log).
 pub fn run_memory_bytes(spec: &RunSpec) -> u128 {
     let engine = crate::resolve_engine(spec).unwrap_or(Engine::Bins);
     let n = u128::from(spec.n);
@@ -884,7 +885,11 @@ pub fn run_memory_bytes(spec: &RunSpec) -> u128 {
     };
     let trajectory = if spec.record_trajectory { observations * 8 } else { 0 }
         + if spec.record_loads { observations * 16 } else { 0 };
-    bins + buffer + trajectory + sampling_table_bytes(spec) + capacity_bytes(spec)
+    bins + buffer
+        + trajectory
+        + sampling_table_bytes(spec)
+        + capacity_bytes(spec)
+        + crate::spec::dynamic_bins_bytes(spec)
 }
 
 /// Memory of capacities on the bin engine, bytes, from above: the state's weight, capacity

@@ -242,6 +242,16 @@ fn refusals_and_validation() {
         ..spec.clone()
     };
     assert!(simulate(&delay, &mut sim_rng(1)).expect_err("delay").to_string().contains("delay"));
+    // The dispatchers' (and churn's) loops keep unit loads: refused, not run without them.
+    let k = ballast_core::Dispatchers {
+        k: 2,
+        tau: 10,
+        assign: ballast_core::Assign::RoundRobin,
+        own: true,
+    };
+    let stale = RunSpec { dispatchers: Some(k), ..spec.clone() };
+    let e = simulate(&stale, &mut sim_rng(1)).expect_err("dispatchers").to_string();
+    assert!(e.contains("churn") && e.contains("dispatchers"), "{e}");
     let eq = RunSpec::new(ProcessSpec::Equalize { d: 2 }, 10, 100).capacities(two.clone());
     assert!(simulate(&eq, &mut sim_rng(1)).expect_err("equalize").to_string().contains("equalize"));
     let agl = RunSpec::new(ProcessSpec::AlwaysGoLeft { d: 2 }, 10, 100).capacities(two.clone());

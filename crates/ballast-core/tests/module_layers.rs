@@ -31,9 +31,10 @@ const LAYERS: &[&[&str]] = &[
         "choice",
         "observe",
         "capacity_loads",
+        "with_rule",
     ],
     // 3. Engines: reallocation and adaptive probing, delay, levels, weighted batches.
-    &["czumaj", "delay", "level", "weighted"],
+    &["czumaj", "delay", "level", "weighted", "churn", "dispatchers"],
     // 4. The bin engine and router, the registry (tables of declarations), recovery time.
     &["engine", "registry", "recovery"],
 ];

@@ -39,6 +39,14 @@ CASES = [
         ["--process", "two_choice", "--n", "100", "--m", "1000", "--runs", "3", "--tau", "4", "--delay-mode", "adversarial"],
     ),
     (
+        dict(process="two_choice", n=100, m=2000, runs=3, churn="every=100,join_at=average"),
+        ["--process", "two_choice", "--n", "100", "--m", "2000", "--runs", "3", "--churn", "every=100,join_at=average"],
+    ),
+    (
+        dict(process="one_plus_beta", n=100, m=2000, runs=3, beta=0.5, dispatchers="k=4,tau=10"),
+        ["--process", "one_plus_beta", "--param", "beta=0.5", "--n", "100", "--m", "2000", "--runs", "3", "--dispatchers", "k=4,tau=10"],
+    ),
+    (
         dict(process="rbb", n=20, m=40, rounds=50, burn_in=5, runs=2),
         ["--process", "rbb", "--n", "20", "--m", "40", "--rounds", "50", "--burn-in", "5", "--runs", "2"],
     ),

@@ -3,11 +3,13 @@
 
 mod bin_sampling;
 mod capacities;
+mod dynamic_bins;
 pub(crate) mod schema;
 pub use bin_sampling::read_weight_file;
 pub(crate) use bin_sampling::{resolve_sampling, RawBinSampling};
 pub use capacities::read_capacity_file;
 pub(crate) use capacities::{resolve_capacities, RawCapacities};
+pub(crate) use dynamic_bins::{resolve_dynamic_bins, RawSettingTable};
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::ops::Range;
@@ -618,6 +620,12 @@ pub(crate) struct RawSeries {
     /// and `m`): each adds rows `<series> [<spec>]` of its value at the end.
     #[serde(default)]
     pub potentials: Option<Spanned<Vec<String>>>,
+    /// Bins joining and leaving (`config/dynamic_bins.rs`).
+    #[serde(default)]
+    pub churn: Option<RawSettingTable>,
+    /// Several dispatchers on stale views (`config/dynamic_bins.rs`).
+    #[serde(default)]
+    pub dispatchers: Option<RawSettingTable>,
 }
 
 /// One `[[reference]]` entry.

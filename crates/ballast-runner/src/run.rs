@@ -154,6 +154,13 @@ fn point_key(point: &PlanPoint, final_loads: bool, seeds: &[u64]) -> String {
     if final_loads {
         stop.push_str(" final loads");
     }
+    // Churn and dispatchers only where set, for the same reason.
+    if let Some(c) = s.churn {
+        stop.push_str(&format!(" churn {c:?}"));
+    }
+    if let Some(d) = s.dispatchers {
+        stop.push_str(&format!(" dispatchers {d:?}"));
+    }
     // The sampling law only where it is not uniform, so existing checkpoints stay valid.
     let sampling = if s.sampling.is_uniform() {
         String::new()

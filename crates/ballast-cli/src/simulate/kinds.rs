@@ -411,6 +411,8 @@ pub fn outcome(args: &SimulateArgs) -> anyhow::Result<Outcome> {
         ("--sampling", args.sampling.is_some()),
         ("--capacities", args.capacities.is_some()),
         ("--probes", args.probes),
+        ("--churn", args.churn.is_some()),
+        ("--dispatchers", args.dispatchers.is_some()),
     ];
     if let Some((flag, _)) = allocation_only.iter().find(|(_, given)| *given) {
         anyhow::bail!(BadInput::new(format!(

@@ -159,10 +159,18 @@ pub struct SimulateArgs {
     /// Delay setting: how the reported load is chosen from the window (random, adversarial).
     #[arg(long, value_name = "MODE", requires = "tau")]
     pub delay_mode: Option<String>,
+    /// Bins joining and leaving during the run: `every=1000,leave=1,join=1,join_at=average,
+    /// leaving=random,balls=lost` (`ballast list` shows every key; sequential, unit weights).
+    #[arg(long, value_name = "KEY=VALUE,...", conflicts_with_all = ["batch", "tau"])]
+    pub churn: Option<String>,
+    /// Several dispatchers, each on its own stale view of the loads: `k=8,tau=100,
+    /// assign=round_robin,own=true` (`ballast list` shows every key; replaces the setting).
+    #[arg(long, value_name = "KEY=VALUE,...", conflicts_with_all = ["batch", "tau", "churn"])]
+    pub dispatchers: Option<String>,
     /// The off-line d-choice optimum with D choices per ball instead of an allocation process:
     /// each run draws m balls with D uniform bins each and reports the smallest possible max
     /// load (max-flow, verified) and the on-line Greedy[D] max load on the same choices.
-    #[arg(long, value_name = "D", conflicts_with_all = ["batch", "tau", "graph"], value_parser = crate::whole::parse)]
+    #[arg(long, value_name = "D", conflicts_with_all = ["batch", "tau", "graph", "churn", "dispatchers"], value_parser = crate::whole::parse)]
     pub offline: Option<u64>,
     /// Print the one-point config that these runs are (the same TOML for `ballast run`) and
     /// exit without simulating.
@@ -254,6 +262,12 @@ pub struct RunDescription {
     /// without capacities.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub capacities: Option<String>,
+    /// The churn schedule as `key=value` words (left out without churn).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub churn: Option<String>,
+    /// The dispatchers as `key=value` words (left out without them).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dispatchers: Option<String>,
 }
 
 impl RunDescription {
@@ -288,6 +302,8 @@ impl RunDescription {
             sampling: spec.sampling.name(),
             sampling_params: spec.sampling.params().into_iter().collect(),
             capacities: (!spec.capacities.is_unit()).then(|| spec.capacities.to_string()),
+            churn: spec.churn.map(|c| c.describe()),
+            dispatchers: spec.dispatchers.map(|d| d.describe()),
         }
     }
 }
@@ -455,16 +471,9 @@ fn parse_weights(text: &str, weight_mean: Option<f64>) -> Result<Weights, BadInp
 }
 
 /// Builds the run spec from the arguments; every error is a [`BadInput`].
-pub(crate) fn build_spec(
-    args: &SimulateArgs,
-) -> Result<(RunSpec, process::ResolvedProcess), BadInput> {
-    let proc_ = process::resolve(&args.process, &args.params)?;
-    let tie_break = TieBreak::from_name(&args.tie_break).map_err(from_core)?;
-    let def = ballast_core::registry::def_of(&proc_.spec);
-    if !def.accepts_tie(tie_break) {
-        return Err(BadInput::new(def.tie_error_in(tie_break, crate::error::setting_words)));
-    }
-    let setting = match (args.batch, args.tau) {
+/// The setting of `--batch`, `--tau` and `--delay-mode`.
+fn setting_of(args: &SimulateArgs) -> Result<Setting, BadInput> {
+    Ok(match (args.batch, args.tau) {
         (Some(b), _) => Setting::Batched { b },
         (None, Some(tau)) => {
             let mode = args.delay_mode.as_deref().unwrap_or("random");
@@ -478,7 +487,19 @@ pub(crate) fn build_spec(
             Setting::Delay { tau, mode }
         }
         (None, None) => Setting::Sequential,
-    };
+    })
+}
+
+pub(crate) fn build_spec(
+    args: &SimulateArgs,
+) -> Result<(RunSpec, process::ResolvedProcess), BadInput> {
+    let proc_ = process::resolve(&args.process, &args.params)?;
+    let tie_break = TieBreak::from_name(&args.tie_break).map_err(from_core)?;
+    let def = ballast_core::registry::def_of(&proc_.spec);
+    if !def.accepts_tie(tie_break) {
+        return Err(BadInput::new(def.tie_error_in(tie_break, crate::error::setting_words)));
+    }
+    let setting = setting_of(args)?;
     if args.batch.is_some() && args.observe_every.is_some() {
         return Err(BadInput::new(
             "`--observe-every` applies to the sequential setting only; the batched setting \
@@ -519,13 +540,11 @@ pub(crate) fn build_spec(
             None => ballast_core::Start::Empty,
         },
         capacities: crate::capacities::parse_capacities(args.capacities.as_deref())?.0,
+        churn: crate::dynamic_bins::parse_churn(args.churn.as_deref())?,
+        dispatchers: crate::dynamic_bins::parse_dispatchers(args.dispatchers.as_deref())?,
     };
-    if (args.graph.is_some() || !args.potentials.is_empty()) && !spec.capacities.is_unit() {
-        return Err(BadInput::new(
-            "`--capacities` applies to plain allocation runs, not with `--graph` (its bins \
-             are a graph's vertices) or `--potential`",
-        ));
-    }
+    crate::capacities::refusals(&spec, args.graph.is_some(), !args.potentials.is_empty())?;
+    crate::dynamic_bins::refusals(&spec, args.graph.is_some(), !args.potentials.is_empty())?;
     if args.graph.is_some() && !spec.sampling.is_uniform() {
         return Err(BadInput::new(
             "`--sampling` applies to the bin engine's processes; a graphical run (--graph) \
@@ -682,6 +701,12 @@ pub fn one_point_config(
     }
     if let Some(k) = args.top_k {
         series.insert("top_k".into(), int(k));
+    }
+    let tables =
+        crate::dynamic_bins::config_tables(args.churn.as_deref(), args.dispatchers.as_deref());
+    for (key, given) in tables {
+        let t = given.iter().map(|(k, v)| ((*k).to_owned(), toml_value(v))).collect();
+        series.insert(key.into(), Value::Table(t));
     }
     if !args.potentials.is_empty() {
         let list = args.potentials.iter().map(|p| Value::String(p.clone())).collect();
@@ -962,6 +987,11 @@ pub fn render_human(r: &SimulateReport) -> String {
         (Some(b), _) => format!("batched b={b}"),
         (None, Some(tau)) => format!("delay tau={tau} {}", r.run.delay_mode.unwrap_or("random")),
         (None, None) => "sequential".to_owned(),
+    };
+    let setting = match (&r.run.churn, &r.run.dispatchers) {
+        (Some(c), _) => format!("{setting}, churn {c}"),
+        (None, Some(d)) => format!("dispatchers {d}"),
+        (None, None) => setting,
     };
     let weights = if r.run.weight_params.is_empty() {
         r.run.weights.to_owned()

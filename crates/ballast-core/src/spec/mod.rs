@@ -8,11 +8,16 @@ use crate::Error;
 
 mod adaptive;
 mod checks;
+mod churn;
 mod delay;
 
 pub(crate) use adaptive::greedy_d;
 pub use adaptive::{check_tau_probes, Tau, TAU_VARS};
 pub use checks::{check_thresholds, distinct_d, is_distinct_pair, MAX_K};
+pub use churn::{
+    check_dynamic_bins, churn_on_levels, dynamic_bins_bytes, Assign, Churn, Dispatchers, JoinAt,
+    Leaving, LeftBalls, CHURN, DISPATCHERS,
+};
 pub use delay::DelayMode;
 
 /// An allocation process (`docs/processes.md`). Every comparing process also takes a [`TieBreak`].
@@ -799,6 +804,10 @@ pub struct RunSpec {
     /// The bins' capacities (default none: every capacity 1, the classical run;
     /// `docs/capacities.md`).
     pub capacities: crate::Capacities,
+    /// Bins joining and leaving during the run (`crate::churn`; default none).
+    pub churn: Option<Churn>,
+    /// Several dispatchers on stale views (`crate::dispatchers`; default one, sequential).
+    pub dispatchers: Option<Dispatchers>,
 }
 
 /// Which engine simulates a run (`ARCHITECTURE.md`, "Two engines, one meaning"; `docs/level-engine.md`). Both are exact;
@@ -859,6 +868,8 @@ impl RunSpec {
             sampling: crate::Sampling::Uniform,
             start: crate::Start::Empty,
             capacities: crate::Capacities::UNIT,
+            churn: None,
+            dispatchers: None,
         }
     }
 

@@ -724,7 +724,8 @@ def registry(format: str = "dict") -> Union[Dict[str, Any], str]:
 
     ``format="dict"`` (default): a dict with ``processes`` (name, doc, params with name,
     doc, type and default, engines, settings, tie_breaks, weights), ``models``,
-    ``topologies``, ``tie_breaks``, ``weights``, ``sampling``, ``capacities``, ``starts``, ``engines``,
+    ``topologies``, ``tie_breaks``, ``weights``, ``sampling``, ``capacities``, ``starts``,
+    ``churn_and_dispatchers``, ``engines``,
     ``settings``, ``delay_modes``, ``stops``, ``statistics`` (allocation series),
     ``measures`` (other item kinds), ``potentials`` (each entry: name, form, doc, needs),
     ``offline`` (``simulate --offline D``), ``configs_dir`` and ``items`` (id, path).

@@ -56,7 +56,7 @@ pub(crate) fn display_path(p: &[Seg]) -> String {
 /// The backquoted names in a serde message after its first one: the allowed names of
 /// The fields of a `[[series]]` that a `[point]` table (or the `point` of `[quick]` or
 /// `[reduced]`) does not take.
-const SERIES_ONLY: [&str; 14] = [
+const SERIES_ONLY: [&str; 16] = [
     "observe_every",
     "top_k",
     "tie_break",
@@ -71,6 +71,8 @@ const SERIES_ONLY: [&str; 14] = [
     "setting",
     "delay_mode",
     "potentials",
+    "churn",
+    "dispatchers",
 ];
 
 /// For a series field written in a point table: where it belongs (else empty).
@@ -273,6 +275,8 @@ fn param_spans_in(doc: &Item, si: usize) -> HashMap<String, Range<usize>> {
         ("sampling", "sampling."),
         ("start", "start."),
         ("capacities", "capacities."),
+        ("churn", "churn."),
+        ("dispatchers", "dispatchers."),
     ] {
         let mut path = series.to_vec();
         path.push(Seg::Key(table.into()));

@@ -575,6 +575,17 @@ impl<'r> SeriesForms<'r> {
         };
         let mut spec = self.spec_at(&ctx, &counts, process, common, sp)?;
         spec.capacities = self.capacities_at(&ctx, &vars, sp)?;
+        let tables = (s.churn.as_ref(), s.dispatchers.as_ref());
+        let potentials = s.potentials.is_some();
+        match crate::config::resolve_dynamic_bins(tables.0, tables.1, potentials, &vars, &ctx) {
+            Ok((churn, dispatchers)) => (spec.churn, spec.dispatchers) = (churn, dispatchers),
+            Err((field, msg)) => {
+                let field = field.unwrap_or_else(|| "churn".into());
+                let span = sp.params.get(&field).cloned();
+                sp.fail(&field, span, msg);
+                return None;
+            }
+        }
         let Counts { n, b, m, .. } = counts;
         let mut warnings = self.check_spec(&spec, &ctx, common, sp)?;
         warnings.extend(self.warnings.iter().cloned());
