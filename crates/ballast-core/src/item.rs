@@ -84,6 +84,13 @@ pub trait CustomRule: Send {
     fn balls(&mut self, _bin: usize, _at: &mut dyn Decision) -> u32 {
         1
     }
+    /// Whether the step this rule is in is unfinished: a step that places its balls into
+    /// several bins, one [`CustomRule::place`] call per ball (decided at the step's start,
+    /// as `kd_choice` does). The engines then count one step for the whole round, and the
+    /// stop rule `finish` completes it; false by default (every call starts a step).
+    fn in_round(&self) -> bool {
+        false
+    }
 }
 
 /// A process kind declared as one item: everything the engines need of it. Its parameters,

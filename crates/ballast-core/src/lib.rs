@@ -48,6 +48,8 @@ mod choice;
 #[doc(hidden)]
 pub mod czumaj;
 #[doc(hidden)]
+pub mod d_thinning;
+#[doc(hidden)]
 pub mod delay;
 #[doc(hidden)]
 pub mod engine;
@@ -64,6 +66,8 @@ pub mod input;
 pub mod item;
 #[doc(hidden)]
 pub mod k_threshold;
+#[doc(hidden)]
+pub mod kd_choice;
 #[doc(hidden)]
 pub mod level;
 #[doc(hidden)]

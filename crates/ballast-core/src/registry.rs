@@ -240,6 +240,40 @@ pub static PROCESSES: &[ProcessDef] = &[
         },
     },
     ProcessDef {
+        name: "kd_choice",
+        doc: "Park's (k, d)-choice: d samples; k balls, one into each of the k least loaded \
+              (ties at random)",
+        params: &[
+            ParamDef {
+                name: "k",
+                ty: ParamType::Int { lo: 1, hi: crate::kd_choice::MAX_D },
+                default: ParamDefault::Required,
+                doc: "balls per step (k <= d)",
+            },
+            ParamDef {
+                name: "d",
+                ty: ParamType::Int { lo: 1, hi: crate::kd_choice::MAX_D },
+                default: ParamDefault::Required,
+                doc: "samples per step",
+            },
+            ParamDef {
+                name: crate::process::distinct::OPTION,
+                ty: ParamType::Bool,
+                default: ParamDefault::Bool(false),
+                doc: "sample with replacement (default false: d distinct bins, Park's, d <= n)",
+            },
+        ],
+        ties: NO_TIES,
+        settings: BATCHED,
+        unit_weights_only: false,
+        example: "",
+        build: |a| {
+            let item = &crate::kd_choice::ITEM;
+            item.check(a).map_err(|why| a.refuse("k", why))?;
+            Ok(ProcessSpec::Custom(CustomSpec::new(item, a.clone())))
+        },
+    },
+    ProcessDef {
         name: "rank_vector",
         doc: "the ball goes to the bin at a rank drawn from p (rank 1 = most loaded, ties in \
               random order)",
@@ -477,6 +511,43 @@ pub static PROCESSES: &[ProcessDef] = &[
             crate::formula_threshold::parse(&src)
                 .map(|f| ProcessSpec::FormulaThreshold { f })
                 .map_err(|why| a.refuse("f", format!("`f`: {why}")))
+        },
+    },
+    ProcessDef {
+        name: "d_thinning",
+        doc: "up to d samples in turn; the j-th is kept if its load is below a threshold \
+              (W/n + f_j, or a formula), else the next; the d-th is forced",
+        params: &[
+            ParamDef {
+                name: "d",
+                ty: ParamType::Int { lo: 2, hi: crate::d_thinning::MAX_D },
+                default: ParamDefault::Num(2.0),
+                doc: "samples per ball at most (the last is forced)",
+            },
+            ParamDef {
+                name: "f",
+                ty: ParamType::List,
+                default: ParamDefault::Unset,
+                doc: "d - 1 offsets: keep the j-th sample if x < W/n + f_j (d = 2, f = [0]: \
+                      mean_thinning)",
+            },
+            ParamDef {
+                name: "threshold",
+                ty: ParamType::Decision(crate::d_thinning::VARS),
+                default: ParamDefault::Unset,
+                doc: "instead of f: keep the j-th sample if x < the formula, in j (1..d-1), \
+                      avg (W/n), t (balls before this one) and n",
+            },
+        ],
+        ties: NO_TIES,
+        settings: BATCHED,
+        unit_weights_only: false,
+        example: "threshold=avg",
+        build: |a| {
+            let item = &crate::d_thinning::ITEM;
+            let param = if a.given("threshold") { "threshold" } else { "f" };
+            item.check(a).map_err(|why| a.refuse(param, why))?;
+            Ok(ProcessSpec::Custom(CustomSpec::new(item, a.clone())))
         },
     },
     ProcessDef {

@@ -26,6 +26,8 @@ const LAYERS: &[&[&str]] = &[
         "formula_threshold",
         "rule_formula",
         "fill_formula",
+        "d_thinning",
+        "kd_choice",
         "rank_vector",
         "histogram",
         "choice",

@@ -21,6 +21,9 @@ impl Bridge {
 }
 
 impl Rule for Bridge {
+    fn in_round(&self) -> bool {
+        self.rule.in_round()
+    }
     fn place<S: LoadState, R: RngCore + ?Sized>(
         &mut self,
         s: &S,
