@@ -68,6 +68,10 @@ pub trait Decision {
     /// A random bin drawn by the run's sampling law (uniform by default), counted as one
     /// sample in the run's outcome.
     fn sample(&mut self) -> usize;
+    /// A uniform bin in `lo..hi` (`lo < hi <= n`), whatever the run's sampling law, counted
+    /// as one sample: for rules that sample inside a group of bins (Always-Go-Left), whose
+    /// declaration then refuses biased sampling.
+    fn sample_in(&mut self, lo: usize, hi: usize) -> usize;
     /// The run's random numbers, for the rule's own coins.
     fn rng(&mut self) -> &mut dyn RngCore;
 }

@@ -43,6 +43,8 @@
 #![forbid(unsafe_code)]
 
 #[doc(hidden)]
+pub mod agl_random;
+#[doc(hidden)]
 pub mod binomial;
 mod choice;
 #[doc(hidden)]

@@ -675,13 +675,29 @@ pub static PROCESSES: &[ProcessDef] = &[
     },
     ProcessDef {
         name: "always_go_left",
-        doc: "Voecking: d contiguous groups, one sample each, least loaded, ties to the left",
-        params: &[D],
+        doc: "Voecking: d contiguous groups, one sample each, least loaded, ties to the left \
+              (or at random)",
+        params: &[
+            D,
+            ParamDef {
+                name: "ties",
+                ty: ParamType::Choice(&["left", "random"]),
+                default: ParamDefault::Text("left"),
+                doc: "equally loaded samples: the leftmost group's (Voecking) or a uniform one \
+                      (the ablation of the asymmetry)",
+            },
+        ],
         ties: NO_TIES,
         settings: BATCHED_UNIFORM_ONLY,
         unit_weights_only: false,
         example: "",
-        build: |a| Ok(ProcessSpec::AlwaysGoLeft { d: a.int("d") }),
+        build: |a| {
+            Ok(if a.text("ties") == Some("random") {
+                ProcessSpec::Custom(CustomSpec::new(&crate::agl_random::ITEM, a.clone()))
+            } else {
+                ProcessSpec::AlwaysGoLeft { d: a.int("d") }
+            })
+        },
     },
     ProcessDef {
         name: "adaptive",

@@ -28,6 +28,7 @@ const LAYERS: &[&[&str]] = &[
         "fill_formula",
         "d_thinning",
         "kd_choice",
+        "agl_random",
         "rank_vector",
         "histogram",
         "choice",

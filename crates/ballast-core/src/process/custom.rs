@@ -79,6 +79,10 @@ impl<S: LoadState, R: RngCore + ?Sized> Decision for At<'_, '_, S, R> {
     fn sample(&mut self) -> usize {
         self.ctx.sample(&mut self.rng)
     }
+    fn sample_in(&mut self, lo: usize, hi: usize) -> usize {
+        assert!(lo < hi && hi <= self.s.n(), "a custom rule sampled in {lo}..{hi}");
+        lo + self.ctx.sample_below(&mut self.rng, (hi - lo) as u64)
+    }
     fn rng(&mut self) -> &mut dyn RngCore {
         &mut self.rng
     }
