@@ -94,6 +94,8 @@ mod spec;
 #[doc(hidden)]
 pub mod start;
 #[doc(hidden)]
+pub mod tight_distinct;
+#[doc(hidden)]
 pub mod weighted;
 
 pub use choice::{resolve_engine, supported_engines};

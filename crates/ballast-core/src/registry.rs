@@ -635,12 +635,23 @@ pub static PROCESSES: &[ProcessDef] = &[
                 default: ParamDefault::Unset,
                 doc: "fixed balls per underloaded sample (default: as many as Packing would)",
             },
+            ParamDef {
+                name: "distinct",
+                ty: ParamType::Bool,
+                default: ParamDefault::Bool(false),
+                doc: "one ball into each of the round's c least loaded bins at its start \
+                      (false: each ball to a bin least loaded when it is placed)",
+            },
         ],
         ties: NO_TIES,
         settings: BATCHED,
         unit_weights_only: true,
         example: "",
         build: |a| {
+            if a.flag("distinct") {
+                let item = &crate::tight_distinct::ITEM;
+                return Ok(ProcessSpec::Custom(CustomSpec::new(item, a.clone())));
+            }
             Ok(ProcessSpec::TightPacking { offset: a.int("offset"), balls: a.opt_int("balls") })
         },
     },

@@ -29,6 +29,7 @@ const LAYERS: &[&[&str]] = &[
         "d_thinning",
         "kd_choice",
         "agl_random",
+        "tight_distinct",
         "rank_vector",
         "histogram",
         "choice",
