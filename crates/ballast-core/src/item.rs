@@ -68,6 +68,10 @@ pub trait Decision {
     /// A random bin drawn by the run's sampling law (uniform by default), counted as one
     /// sample in the run's outcome.
     fn sample(&mut self) -> usize;
+    /// A uniform bin in `lo..hi` (`lo < hi <= n`), whatever the run's sampling law, counted
+    /// as one sample: for rules that sample inside a group of bins (Always-Go-Left), whose
+    /// declaration then refuses biased sampling.
+    fn sample_in(&mut self, lo: usize, hi: usize) -> usize;
     /// The run's random numbers, for the rule's own coins.
     fn rng(&mut self) -> &mut dyn RngCore;
 }
@@ -83,6 +87,13 @@ pub trait CustomRule: Send {
     /// `m` is cut or completed by the run's stop rule.
     fn balls(&mut self, _bin: usize, _at: &mut dyn Decision) -> u32 {
         1
+    }
+    /// Whether the step this rule is in is unfinished: a step that places its balls into
+    /// several bins, one [`CustomRule::place`] call per ball (decided at the step's start,
+    /// as `kd_choice` does). The engines then count one step for the whole round, and the
+    /// stop rule `finish` completes it; false by default (every call starts a step).
+    fn in_round(&self) -> bool {
+        false
     }
 }
 

@@ -43,6 +43,8 @@
 #![forbid(unsafe_code)]
 
 #[doc(hidden)]
+pub mod agl_random;
+#[doc(hidden)]
 pub mod binomial;
 /// Heterogeneous bins: capacities and normalised loads (`docs/capacities.md`).
 pub mod capacity;
@@ -52,6 +54,8 @@ mod choice;
 mod churn;
 #[doc(hidden)]
 pub mod czumaj;
+#[doc(hidden)]
+pub mod d_thinning;
 #[doc(hidden)]
 pub mod delay;
 mod dispatchers;
@@ -70,6 +74,8 @@ pub mod input;
 pub mod item;
 #[doc(hidden)]
 pub mod k_threshold;
+#[doc(hidden)]
+pub mod kd_choice;
 #[doc(hidden)]
 pub mod level;
 #[doc(hidden)]
@@ -93,6 +99,8 @@ pub mod sampling;
 mod spec;
 #[doc(hidden)]
 pub mod start;
+#[doc(hidden)]
+pub mod tight_distinct;
 #[doc(hidden)]
 pub mod weighted;
 mod with_rule;

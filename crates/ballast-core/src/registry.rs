@@ -241,6 +241,40 @@ pub static PROCESSES: &[ProcessDef] = &[
         },
     },
     ProcessDef {
+        name: "kd_choice",
+        doc: "Park's (k, d)-choice: d samples; k balls, one into each of the k least loaded \
+              (ties at random)",
+        params: &[
+            ParamDef {
+                name: "k",
+                ty: ParamType::Int { lo: 1, hi: crate::kd_choice::MAX_D },
+                default: ParamDefault::Required,
+                doc: "balls per step (k <= d)",
+            },
+            ParamDef {
+                name: "d",
+                ty: ParamType::Int { lo: 1, hi: crate::kd_choice::MAX_D },
+                default: ParamDefault::Required,
+                doc: "samples per step",
+            },
+            ParamDef {
+                name: crate::process::distinct::OPTION,
+                ty: ParamType::Bool,
+                default: ParamDefault::Bool(false),
+                doc: "sample with replacement (default false: d distinct bins, Park's, d <= n)",
+            },
+        ],
+        ties: NO_TIES,
+        settings: BATCHED,
+        unit_weights_only: false,
+        example: "",
+        build: |a| {
+            let item = &crate::kd_choice::ITEM;
+            item.check(a).map_err(|why| a.refuse("k", why))?;
+            Ok(ProcessSpec::Custom(CustomSpec::new(item, a.clone())))
+        },
+    },
+    ProcessDef {
         name: "rank_vector",
         doc: "the ball goes to the bin at a rank drawn from p (rank 1 = most loaded, ties in \
               random order)",
@@ -481,6 +515,43 @@ pub static PROCESSES: &[ProcessDef] = &[
         },
     },
     ProcessDef {
+        name: "d_thinning",
+        doc: "up to d samples in turn; the j-th is kept if its load is below a threshold \
+              (W/n + f_j, or a formula), else the next; the d-th is forced",
+        params: &[
+            ParamDef {
+                name: "d",
+                ty: ParamType::Int { lo: 2, hi: crate::d_thinning::MAX_D },
+                default: ParamDefault::Num(2.0),
+                doc: "samples per ball at most (the last is forced)",
+            },
+            ParamDef {
+                name: "f",
+                ty: ParamType::List,
+                default: ParamDefault::Unset,
+                doc: "d - 1 offsets: keep the j-th sample if x < W/n + f_j (d = 2, f = [0]: \
+                      mean_thinning)",
+            },
+            ParamDef {
+                name: "threshold",
+                ty: ParamType::Decision(crate::d_thinning::VARS),
+                default: ParamDefault::Unset,
+                doc: "instead of f: keep the j-th sample if x < the formula, in j (1..d-1), \
+                      avg (W/n), t (balls before this one) and n",
+            },
+        ],
+        ties: NO_TIES,
+        settings: BATCHED,
+        unit_weights_only: false,
+        example: "threshold=avg",
+        build: |a| {
+            let item = &crate::d_thinning::ITEM;
+            let param = if a.given("threshold") { "threshold" } else { "f" };
+            item.check(a).map_err(|why| a.refuse(param, why))?;
+            Ok(ProcessSpec::Custom(CustomSpec::new(item, a.clone())))
+        },
+    },
+    ProcessDef {
         name: "rule",
         doc: "d samples; a decision formula gives the position (1..=d) of the one that gets \
               the ball, e.g. if(x1 < x2, 1, if(x2 < x1, 2, if(u < 0.5, 1, 2)))",
@@ -575,12 +646,23 @@ pub static PROCESSES: &[ProcessDef] = &[
                 default: ParamDefault::Unset,
                 doc: "fixed balls per underloaded sample (default: as many as Packing would)",
             },
+            ParamDef {
+                name: "distinct",
+                ty: ParamType::Bool,
+                default: ParamDefault::Bool(false),
+                doc: "one ball into each of the round's c least loaded bins at its start \
+                      (false: each ball to a bin least loaded when it is placed)",
+            },
         ],
         ties: NO_TIES,
         settings: BATCHED,
         unit_weights_only: true,
         example: "",
         build: |a| {
+            if a.flag("distinct") {
+                let item = &crate::tight_distinct::ITEM;
+                return Ok(ProcessSpec::Custom(CustomSpec::new(item, a.clone())));
+            }
             Ok(ProcessSpec::TightPacking { offset: a.int("offset"), balls: a.opt_int("balls") })
         },
     },
@@ -615,13 +697,29 @@ pub static PROCESSES: &[ProcessDef] = &[
     },
     ProcessDef {
         name: "always_go_left",
-        doc: "Voecking: d contiguous groups, one sample each, least loaded, ties to the left",
-        params: &[D],
+        doc: "Voecking: d contiguous groups, one sample each, least loaded, ties to the left \
+              (or at random)",
+        params: &[
+            D,
+            ParamDef {
+                name: "ties",
+                ty: ParamType::Choice(&["left", "random"]),
+                default: ParamDefault::Text("left"),
+                doc: "equally loaded samples: the leftmost group's (Voecking) or a uniform one \
+                      (the ablation of the asymmetry)",
+            },
+        ],
         ties: NO_TIES,
         settings: BATCHED_UNIFORM_ONLY,
         unit_weights_only: false,
         example: "",
-        build: |a| Ok(ProcessSpec::AlwaysGoLeft { d: a.int("d") }),
+        build: |a| {
+            Ok(if a.text("ties") == Some("random") {
+                ProcessSpec::Custom(CustomSpec::new(&crate::agl_random::ITEM, a.clone()))
+            } else {
+                ProcessSpec::AlwaysGoLeft { d: a.int("d") }
+            })
+        },
     },
     ProcessDef {
         name: "adaptive",

@@ -21,6 +21,9 @@ impl Bridge {
 }
 
 impl Rule for Bridge {
+    fn in_round(&self) -> bool {
+        self.rule.in_round()
+    }
     fn place<S: LoadState, R: RngCore + ?Sized>(
         &mut self,
         s: &S,
@@ -75,6 +78,10 @@ impl<S: LoadState, R: RngCore + ?Sized> Decision for At<'_, '_, S, R> {
     }
     fn sample(&mut self) -> usize {
         self.ctx.sample(&mut self.rng)
+    }
+    fn sample_in(&mut self, lo: usize, hi: usize) -> usize {
+        assert!(lo < hi && hi <= self.s.n(), "a custom rule sampled in {lo}..{hi}");
+        lo + self.ctx.sample_below(&mut self.rng, (hi - lo) as u64)
     }
     fn rng(&mut self) -> &mut dyn RngCore {
         &mut self.rng

@@ -1,0 +1,146 @@
+//! The `d_thinning` process (`docs/processes.md#d_thinning`), built as a process item
+//! ([`crate::item`]): d-thinning (Feldheim and Li, ECP 2020; k-thinning in other papers).
+//! A ball draws up to `d` samples one after another; it stays at the j-th sample
+//! (j < d) if that bin's load `x` is below the j-th threshold, else it moves on to a fresh
+//! sample; the d-th sample is forced. Its registry entry (parameters, settings) is
+//! `d_thinning` in [`crate::registry::PROCESSES`]; everything else is here.
+//!
+//! The thresholds are given in one of two forms:
+//! - `f`, a list of `d − 1` offsets above the average: accept the j-th sample if
+//!   `x < W/n + f_j` (so `d = 2`, `f = [0]` is Mean-Thinning and `f = [c]` is
+//!   `relative_threshold`);
+//! - `threshold`, one formula in `j` (the sample's position, 1..d−1), `avg` (W/n as the
+//!   decision sees it), `t` (balls placed before this one; batched: before the batch) and
+//!   `n`, with the decision grammar of [`crate::formula`]: accept if `x < threshold`.
+//!
+//! The rule reads the loads of uniform samples (or samples of the run's sampling law) and the
+//! average only, so the level engine runs it on the sorted loads.
+
+use crate::formula::Formula;
+use crate::item::{CustomRule, Decision, ProcessItem};
+use crate::params::Args;
+
+/// The variables of a threshold formula, in evaluation order.
+pub const VARS: &[&str] = &["j", "avg", "t", "n"];
+
+/// The most samples per ball.
+pub const MAX_D: u32 = 1024;
+
+/// The process item `d_thinning`.
+#[derive(Debug)]
+pub struct DThinning;
+
+/// The item behind the registry entry `d_thinning`.
+pub static ITEM: DThinning = DThinning;
+
+/// The thresholds of checked parameters.
+#[derive(Clone, Debug)]
+enum Thresholds {
+    /// Offsets above the average, one per sample but the last.
+    Offsets(Vec<f64>),
+    /// One formula in [`VARS`].
+    Formula(Formula),
+}
+
+/// The thresholds of `args`, or why they are not usable: exactly one of `f` (length
+/// `d − 1`) and `threshold` (a formula) must be given.
+fn thresholds(args: &Args) -> Result<Thresholds, String> {
+    let d = args.int("d");
+    match (args.list("f"), args.formula("threshold")) {
+        (Some(_), Some(_)) => {
+            Err("give either `f` (offsets above the average) or `threshold` (a formula), \
+                 not both"
+                .to_owned())
+        }
+        (None, None) => Err(format!(
+            "give `f`, {} offset(s) above the average (one per sample but the last), or \
+             `threshold`, a formula in j, avg, t, n",
+            d - 1
+        )),
+        (Some(f), None) if f.len() != (d - 1) as usize => Err(format!(
+            "`f` has {} entries; d = {d} samples need d - 1 = {} (the last sample is forced)",
+            f.len(),
+            d - 1
+        )),
+        (Some(f), None) => Ok(Thresholds::Offsets(f.to_vec())),
+        (None, Some(src)) => Formula::parse_decision(&src, VARS)
+            .map(Thresholds::Formula)
+            .map_err(|why| format!("`threshold`: {why}")),
+    }
+}
+
+/// Refuses a threshold formula that is NaN at a probe: `j` in 1..=min(d − 1, 8) and d − 1,
+/// `t` at the first and last ball of `m`, `avg` at 0 and t/n. Infinite values are allowed
+/// (+∞ accepts every sample, −∞ none).
+fn check_probes(f: &Formula, d: u32, n: u64, m: u64) -> Result<(), String> {
+    let mut js: Vec<u32> = (1..d.min(9)).collect();
+    js.push(d - 1);
+    let mut stack = Vec::new();
+    for j in js {
+        for t in [0, m.saturating_sub(1)] {
+            for avg in [0.0, t as f64 / n as f64] {
+                let values = [f64::from(j), avg, t as f64, n as f64];
+                if f.eval(&values, &mut stack).is_nan() {
+                    return Err(format!(
+                        "`threshold` \"{}\" is NaN at j = {j}, avg = {avg}, t = {t}, n = {n}: \
+                         expected a number (the load below which the j-th sample is kept)",
+                        f.source()
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+impl ProcessItem for DThinning {
+    fn name(&self) -> &'static str {
+        "d_thinning"
+    }
+
+    fn rule(&self, args: &Args) -> Box<dyn CustomRule> {
+        let thresholds = thresholds(args).expect("checked by ProcessItem::check");
+        Box::new(ThinningRule { d: args.int("d"), thresholds, stack: Vec::new() })
+    }
+
+    fn check(&self, args: &Args) -> Result<(), String> {
+        thresholds(args).map(|_| ())
+    }
+
+    fn check_run(&self, args: &Args, n: u64, m: u64) -> Result<(), String> {
+        match thresholds(args)? {
+            Thresholds::Formula(f) => check_probes(&f, args.int("d"), n, m),
+            Thresholds::Offsets(_) => Ok(()),
+        }
+    }
+
+    fn levels(&self) -> Result<(), String> {
+        Ok(()) // loads of samples, W/n, t and n
+    }
+}
+
+/// The rule of one run.
+struct ThinningRule {
+    d: u32,
+    thresholds: Thresholds,
+    stack: Vec<f64>,
+}
+
+impl CustomRule for ThinningRule {
+    fn place(&mut self, at: &mut dyn Decision) -> usize {
+        let avg = at.average();
+        let (t, n) = (at.balls() as f64, at.n() as f64);
+        for j in 1..self.d {
+            let i = at.sample();
+            let x = at.load(i);
+            let keep = match &self.thresholds {
+                Thresholds::Offsets(f) => x - avg < f[j as usize - 1],
+                Thresholds::Formula(f) => x < f.eval(&[f64::from(j), avg, t, n], &mut self.stack),
+            };
+            if keep {
+                return i;
+            }
+        }
+        at.sample()
+    }
+}
