@@ -216,6 +216,24 @@ fn render_items(s: &mut String) {
     }
 }
 
+/// The configs directory found from here (`null` without one) and its items, as `{id, path}`.
+fn configs_and_items() -> (serde_json::Value, Vec<serde_json::Value>) {
+    use serde_json::{json, Value};
+    match find_configs_dir() {
+        Some(dir) => {
+            let items: Vec<Value> = ballast_runner::discover(&dir)
+                .map(|v| {
+                    v.into_iter()
+                        .map(|(id, path)| json!({ "id": id, "path": path.display().to_string() }))
+                        .collect()
+                })
+                .unwrap_or_default();
+            (Value::String(dir.display().to_string()), items)
+        }
+        None => (Value::Null, Vec::new()),
+    }
+}
+
 /// The full listing as JSON: the same registries as [`render`], one object per entry.
 pub fn structured() -> serde_json::Value {
     use serde_json::{json, Value};
@@ -274,19 +292,7 @@ pub fn structured() -> serde_json::Value {
         .iter()
         .map(|&(name, e)| json!({ "name": name, "doc": engine_doc(e) }))
         .collect();
-    let (configs, items) = match find_configs_dir() {
-        Some(dir) => {
-            let items: Vec<Value> = ballast_runner::discover(&dir)
-                .map(|v| {
-                    v.into_iter()
-                        .map(|(id, path)| json!({ "id": id, "path": path.display().to_string() }))
-                        .collect()
-                })
-                .unwrap_or_default();
-            (Value::String(dir.display().to_string()), items)
-        }
-        None => (Value::Null, Vec::new()),
-    };
+    let (configs, items) = configs_and_items();
     let mut out = json!({
         "processes": processes,
         "models": models,

@@ -633,6 +633,46 @@ pub(crate) fn toml_value(v: &ParamValue) -> toml::Value {
     }
 }
 
+/// The `also` statistics of the one-point config: the gap's maximum, [`ALSO`], and what the
+/// flags ask for (recovery time, potential trajectories, probes, the final loads, and with
+/// observation points the gap and the extreme loads at each, per run for embedders).
+fn also_statistics(args: &SimulateArgs, spec: &RunSpec) -> Vec<Statistic> {
+    let recovery = args.recovery_target.map(|_| Statistic::RecoveryTime);
+    let trajectory = potential_trajectory(args).then_some(Statistic::PotentialTrajectory);
+    let probes = reports_probes(args, spec).then_some(Statistic::ProbesDistribution);
+    let observed = spec.observe_every.is_some() || matches!(spec.setting, Setting::Batched { .. });
+    let over_time = [Statistic::GapTrajectory, Statistic::MaxTrajectory, Statistic::MinTrajectory];
+    std::iter::once(Statistic::MaxGap)
+        .chain(ALSO)
+        .chain(recovery)
+        .chain(trajectory)
+        .chain(probes)
+        .chain(loads::statistics(args.loads, spec.n))
+        .chain(over_time.into_iter().filter(|_| observed))
+        .collect()
+}
+
+/// The series tables of the flags that describe the bins: `sampling`, `capacities` (a file
+/// by its path), `churn` and `dispatchers` (their parameters as given).
+fn series_tables(args: &SimulateArgs, spec: &RunSpec, series: &mut toml::Table) {
+    use toml::Value;
+    let file = crate::sampling::parse_sampling(args.sampling.as_deref()).ok().and_then(|s| s.1);
+    if let Some(t) = crate::sampling::config_table(spec, file.as_ref()) {
+        series.insert("sampling".into(), Value::Table(t));
+    }
+    let caps = args.capacities.as_deref();
+    let file = crate::capacities::parse_capacities(caps).ok().and_then(|c| c.1);
+    if let Some(t) = crate::capacities::config_table(&spec.capacities, file.as_ref()) {
+        series.insert("capacities".into(), Value::Table(t));
+    }
+    let tables =
+        crate::dynamic_bins::config_tables(args.churn.as_deref(), args.dispatchers.as_deref());
+    for (key, given) in tables {
+        let t = given.iter().map(|(k, v)| ((*k).to_owned(), toml_value(v))).collect();
+        series.insert(key.into(), Value::Table(t));
+    }
+}
+
 /// The one-point config that `ballast simulate` runs: the TOML a user would write for the
 /// same runs (`--print-config` prints it; `ballast run` on it gives the same rows).
 pub fn one_point_config(
@@ -651,19 +691,7 @@ pub fn one_point_config(
     series.insert("name".into(), Value::String(proc_.name().to_owned()));
     series.insert("process".into(), Value::Table(process));
     series.insert("statistic".into(), Value::String("final_gap".into()));
-    let recovery = args.recovery_target.map(|_| Statistic::RecoveryTime);
-    let trajectory = potential_trajectory(args).then_some(Statistic::PotentialTrajectory);
-    let probes = reports_probes(args, spec).then_some(Statistic::ProbesDistribution);
-    // With observation points, the gap and the extreme loads at each (per run, for embedders).
-    let observed = spec.observe_every.is_some() || matches!(spec.setting, Setting::Batched { .. });
-    let over_time = [Statistic::GapTrajectory, Statistic::MaxTrajectory, Statistic::MinTrajectory];
-    let also = std::iter::once(Statistic::MaxGap)
-        .chain(ALSO)
-        .chain(recovery)
-        .chain(trajectory)
-        .chain(probes)
-        .chain(loads::statistics(args.loads, spec.n))
-        .chain(over_time.into_iter().filter(|_| observed));
+    let also = also_statistics(args, spec).into_iter();
     series.insert(
         "also".into(),
         Value::Array(also.map(|s| Value::String(s.name().to_owned())).collect()),
@@ -682,15 +710,7 @@ pub fn one_point_config(
     if spec.stop != Stop::Truncate {
         series.insert("stop".into(), Value::String(spec.stop.name().to_owned()));
     }
-    let file = crate::sampling::parse_sampling(args.sampling.as_deref()).ok().and_then(|s| s.1);
-    if let Some(t) = crate::sampling::config_table(spec, file.as_ref()) {
-        series.insert("sampling".into(), Value::Table(t));
-    }
-    let caps = args.capacities.as_deref();
-    let file = crate::capacities::parse_capacities(caps).ok().and_then(|c| c.1);
-    if let Some(t) = crate::capacities::config_table(&spec.capacities, file.as_ref()) {
-        series.insert("capacities".into(), Value::Table(t));
-    }
+    series_tables(args, spec, &mut series);
     if let Setting::Delay { tau, mode } = spec.setting {
         series.insert("setting".into(), Value::String("delay".into()));
         series.insert("tau".into(), int(tau));
@@ -701,12 +721,6 @@ pub fn one_point_config(
     }
     if let Some(k) = args.top_k {
         series.insert("top_k".into(), int(k));
-    }
-    let tables =
-        crate::dynamic_bins::config_tables(args.churn.as_deref(), args.dispatchers.as_deref());
-    for (key, given) in tables {
-        let t = given.iter().map(|(k, v)| ((*k).to_owned(), toml_value(v))).collect();
-        series.insert(key.into(), Value::Table(t));
     }
     if !args.potentials.is_empty() {
         let list = args.potentials.iter().map(|p| Value::String(p.clone())).collect();

@@ -238,20 +238,9 @@ fn run(d: &mut Driver<'_>) -> Result<(), Error> {
             }
             continue;
         }
-        if measure == Measure::PeakMaxLoad {
+        if let Some(values) = per_run_values(measure, block, p, h) {
             // One value per run (no time average): the plain mean and standard error.
-            let peaks: Vec<f64> = block.iter().map(|r| f64::from(r.peak_max_load)).collect();
-            d.push(ctx, p.x, summarize(&peaks, ROUNDING), &closed_form);
-            continue;
-        }
-        if measure == Measure::RecoveryRounds {
-            // One value per run; a run that never recovers counts its simulated rounds.
-            let target = p.get("recovery_target").unwrap_or(f64::NAN);
-            let rounds: Vec<f64> = block
-                .iter()
-                .map(|r| r.recovery_round(target).unwrap_or(h.burn_in + h.rounds) as f64)
-                .collect();
-            d.push(ctx, p.x, summarize(&rounds, ROUNDING), &closed_form);
+            d.push(ctx, p.x, summarize(&values, ROUNDING), &closed_form);
             continue;
         }
         let ms: Vec<_> = block.iter().map(metric).collect();
@@ -263,6 +252,26 @@ fn run(d: &mut Driver<'_>) -> Result<(), Error> {
         d.push(ctx, p.x, summary_of(mean, se, block.len()), &closed_form);
     }
     Ok(())
+}
+
+/// The value of each run for the measures that have one per run: the peak max load, and the
+/// recovery rounds (a run that never recovers counts its simulated rounds); `None` for the
+/// time averages.
+fn per_run_values(
+    measure: Measure,
+    block: &[RunSummary],
+    p: &KPoint,
+    h: &Horizon,
+) -> Option<Vec<f64>> {
+    match measure {
+        Measure::PeakMaxLoad => Some(block.iter().map(|r| f64::from(r.peak_max_load)).collect()),
+        Measure::RecoveryRounds => {
+            let target = p.get("recovery_target").unwrap_or(f64::NAN);
+            let rounds = |r: &RunSummary| r.recovery_round(target).unwrap_or(h.burn_in + h.rounds);
+            Some(block.iter().map(|r| rounds(r) as f64).collect())
+        }
+        _ => None,
+    }
 }
 
 /// Per max-load value seen in some run of `block`, the fraction of each run's measured
