@@ -46,9 +46,8 @@
 pub mod agl_random;
 #[doc(hidden)]
 pub mod binomial;
-/// Heterogeneous bins: capacities and normalised loads (`docs/capacities.md`).
 pub mod capacity;
-/// The bin engine's load state under capacities (normalised loads).
+#[doc(hidden)]
 pub mod capacity_loads;
 mod choice;
 mod churn;
