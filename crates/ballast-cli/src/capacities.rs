@@ -10,6 +10,7 @@ use ballast_core::{registry, Capacities};
 
 use crate::error::BadInput;
 use crate::process;
+use crate::sampling::{law_rows_json, render_law_rows, LawRow};
 
 /// The capacities of `--capacities` (none when absent) and, for `file`, the absolute path
 /// of the capacity file.
@@ -90,38 +91,15 @@ pub(crate) fn render_laws(s: &mut String) {
          series; decisions and the gap read x_i/c_i, gap = max x_i/c_i - W/C; bin engine, for \
          the processes that take every sampling law):"
     );
-    for d in registry::CAPACITIES {
-        let _ = writeln!(s, "  {:<15} {}", d.name, d.doc);
-        for p in d.params {
-            let default = p.default.describe();
-            let default = if default.is_empty() { default } else { format!(", {default}") };
-            let _ = writeln!(s, "      {:<15} {} ({}{default})", p.name, p.doc, p.ty.describe());
-        }
-        if let Some(f) = d.file {
-            let _ = writeln!(
-                s,
-                "      {f:<15} the capacity file (one number > 0 per line, # comments; relative \
-                 to the config's directory)"
-            );
-        }
-    }
+    render_law_rows(s, rows(), "capacity");
+}
+
+/// The capacity laws as rows of a list section.
+fn rows() -> impl Iterator<Item = LawRow> {
+    registry::CAPACITIES.iter().map(|d| LawRow::new(d.name, d.doc, d.params, d.file))
 }
 
 /// The capacity laws as JSON (`ballast list --json`).
 pub(crate) fn laws_json() -> serde_json::Value {
-    use serde_json::json;
-    registry::CAPACITIES
-        .iter()
-        .map(|d| {
-            let params: Vec<serde_json::Value> = d
-                .params
-                .iter()
-                .map(|p| {
-                    json!({"name": p.name, "doc": p.doc, "type": p.ty.describe(),
-                           "default": p.default.describe()})
-                })
-                .collect();
-            json!({"name": d.name, "doc": d.doc, "params": params, "file": d.file})
-        })
-        .collect()
+    law_rows_json(rows())
 }

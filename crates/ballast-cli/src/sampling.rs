@@ -84,7 +84,35 @@ pub(crate) fn render_laws(s: &mut String) {
         "\nSampling laws (--sampling KIND[:key=value,...], sampling = {{ kind = … }} in a \
          series; non-uniform laws run on the bin engine):"
     );
-    for d in registry::SAMPLINGS {
+    let laws = registry::SAMPLINGS.iter().map(|d| LawRow::new(d.name, d.doc, d.params, d.file));
+    render_law_rows(s, laws, "weight");
+}
+
+/// One law of a `ballast list` section of bin laws (sampling laws, capacities).
+pub(crate) struct LawRow {
+    name: &'static str,
+    doc: &'static str,
+    params: &'static [ballast_core::registry::ParamDef],
+    file: Option<&'static str>,
+}
+
+impl LawRow {
+    /// A law's name, doc, parameters and file parameter (if it reads a file).
+    pub(crate) fn new(
+        name: &'static str,
+        doc: &'static str,
+        params: &'static [ballast_core::registry::ParamDef],
+        file: Option<&'static str>,
+    ) -> Self {
+        Self { name, doc, params, file }
+    }
+}
+
+/// The lines of `laws` in a `ballast list` section: each law, its parameters, and its file
+/// parameter, whose file holds one `entry` (e.g. "weight") per line.
+pub(crate) fn render_law_rows(s: &mut String, laws: impl Iterator<Item = LawRow>, entry: &str) {
+    use std::fmt::Write as _;
+    for d in laws {
         let _ = writeln!(s, "  {:<15} {}", d.name, d.doc);
         for p in d.params {
             let default = p.default.describe();
@@ -94,28 +122,31 @@ pub(crate) fn render_laws(s: &mut String) {
         if let Some(f) = d.file {
             let _ = writeln!(
                 s,
-                "      {f:<15} the weight file (one number > 0 per line, # comments; relative \
+                "      {f:<15} the {entry} file (one number > 0 per line, # comments; relative \
                  to the config's directory)"
             );
         }
     }
 }
 
+/// `laws` as JSON (`ballast list --json`).
+pub(crate) fn law_rows_json(laws: impl Iterator<Item = LawRow>) -> serde_json::Value {
+    use serde_json::json;
+    laws.map(|d| {
+        let params: Vec<serde_json::Value> = d
+            .params
+            .iter()
+            .map(|p| {
+                json!({"name": p.name, "doc": p.doc, "type": p.ty.describe(),
+                       "default": p.default.describe()})
+            })
+            .collect();
+        json!({"name": d.name, "doc": d.doc, "params": params, "file": d.file})
+    })
+    .collect()
+}
+
 /// The sampling laws as JSON (`ballast list --json`).
 pub(crate) fn laws_json() -> serde_json::Value {
-    use serde_json::json;
-    registry::SAMPLINGS
-        .iter()
-        .map(|d| {
-            let params: Vec<serde_json::Value> = d
-                .params
-                .iter()
-                .map(|p| {
-                    json!({"name": p.name, "doc": p.doc, "type": p.ty.describe(),
-                           "default": p.default.describe()})
-                })
-                .collect();
-            json!({"name": d.name, "doc": d.doc, "params": params, "file": d.file})
-        })
-        .collect()
+    law_rows_json(registry::SAMPLINGS.iter().map(|d| LawRow::new(d.name, d.doc, d.params, d.file)))
 }

@@ -28,7 +28,7 @@ use std::sync::Arc;
 use rand_distr::Distribution;
 
 use crate::error::did_you_mean;
-use crate::input::{column_of, token, TextError};
+use crate::input::TextError;
 use crate::params::{Args, ParamDef, ParamDefault, ParamError, ParamList, ParamType, ParamValue};
 use crate::sampling::AliasTable;
 use crate::Error;
@@ -441,25 +441,7 @@ pub fn find_capacities(name: &str) -> Result<&'static CapacityDef, ParamError> {
 /// Reads a capacity file's text: one number > 0 per line, blank lines and `#` comments
 /// ignored. An error gives the line and column and what was expected, never the text.
 pub fn parse_capacities(text: &str) -> Result<Vec<f64>, TextError> {
-    let mut c = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        let body = line.split('#').next().unwrap_or("").trim();
-        if body.is_empty() {
-            continue;
-        }
-        let at = |m: String| TextError::at(i + 1, column_of(line, body), m);
-        let x: f64 = body.parse().map_err(|_| {
-            at(format!("{} that is not a number: expected one capacity per line", token(body)))
-        })?;
-        if !(x.is_finite() && x > 0.0) {
-            return Err(at("a capacity that is not a finite number > 0".to_string()));
-        }
-        c.push(x);
-    }
-    if c.is_empty() {
-        return Err(TextError::whole("no capacities (one number per line is expected)"));
-    }
-    Ok(c)
+    crate::input::parse_positive_numbers(text, "capacity", "capacities")
 }
 
 #[cfg(test)]

@@ -68,6 +68,31 @@ pub fn column_of(line: &str, part: &str) -> usize {
     line.get(..offset).map_or(offset, |s| s.chars().count()) + 1
 }
 
+/// One finite number > 0 per line (`#` comments, blank lines skipped), at least one: the
+/// files of bin weights and of capacities. `noun` and `nouns` name an entry in the errors
+/// ("weight", "weights").
+pub fn parse_positive_numbers(text: &str, noun: &str, nouns: &str) -> Result<Vec<f64>, TextError> {
+    let mut v = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let body = line.split('#').next().unwrap_or("").trim();
+        if body.is_empty() {
+            continue;
+        }
+        let at = |m: String| TextError::at(i + 1, column_of(line, body), m);
+        let x: f64 = body.parse().map_err(|_| {
+            at(format!("{} that is not a number: expected one {noun} per line", token(body)))
+        })?;
+        if !(x.is_finite() && x > 0.0) {
+            return Err(at(format!("a {noun} that is not a finite number > 0")));
+        }
+        v.push(x);
+    }
+    if v.is_empty() {
+        return Err(TextError::whole(format!("no {nouns} (one number per line is expected)")));
+    }
+    Ok(v)
+}
+
 /// A token that did not parse, in words that do not repeat it: "a field of 7 characters".
 pub fn token(t: &str) -> String {
     let n = t.chars().count();

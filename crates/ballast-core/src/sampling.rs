@@ -24,7 +24,7 @@ use std::sync::Arc;
 use rand::RngCore;
 
 use crate::error::did_you_mean;
-use crate::input::{column_of, token, TextError};
+use crate::input::TextError;
 use crate::params::{Args, ParamDef, ParamDefault, ParamError, ParamList, ParamType, ParamValue};
 use crate::Error;
 
@@ -470,25 +470,7 @@ pub fn find_sampling(name: &str) -> Result<&'static SamplingDef, ParamError> {
 /// never the text found there ([`crate::input`]). The front ends read the file (through
 /// [`crate::input::read_text`]) and call this on its text.
 pub fn parse_weights(text: &str) -> Result<Vec<f64>, TextError> {
-    let mut w = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        let body = line.split('#').next().unwrap_or("").trim();
-        if body.is_empty() {
-            continue;
-        }
-        let at = |m: String| TextError::at(i + 1, column_of(line, body), m);
-        let x: f64 = body.parse().map_err(|_| {
-            at(format!("{} that is not a number: expected one weight per line", token(body)))
-        })?;
-        if !(x.is_finite() && x > 0.0) {
-            return Err(at("a weight that is not a finite number > 0".to_string()));
-        }
-        w.push(x);
-    }
-    if w.is_empty() {
-        return Err(TextError::whole("no weights (one number per line is expected)"));
-    }
-    Ok(w)
+    crate::input::parse_positive_numbers(text, "weight", "weights")
 }
 
 /// Why process `name` refuses a non-uniform law.
