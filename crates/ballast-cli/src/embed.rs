@@ -69,71 +69,16 @@ fn parse<S: AsRef<str>>(subcommand: &str, argv: &[S]) -> Result<Command, BadInpu
 /// string holding the TOML config with `--print-config`). `--json` itself changes nothing
 /// here.
 ///
-/// An allocation process's object has two more fields: `per_run`, each statistic's value in
-/// every run (`{"final_gap": [run 0, run 1, …], "max_gap": […], …}`, potentials as
-/// `potential:<spec>`), and `trajectory` with observation points (`--observe-every`, or
-/// `--batch`): `{"balls_per_bin": [x…], "columns": {"gap": [[run values at x₀], …],
-/// "max_load": …, "min_load": …}}` (empty without observation points).
+/// An allocation process's object has the per-run values of `--json`: `per_run`, each
+/// statistic's value in every run (`{"final_gap": [run 0, run 1, …], "max_gap": […], …}`,
+/// potentials as `potential:<spec>`), and `trajectory` with observation points
+/// (`--observe-every`, or `--batch`): `{"balls_per_bin": [x…], "columns": {"gap": [[run
+/// values at x₀], …], "max_load": …, "min_load": …, "running_max_gap": …}}`.
 pub fn simulate<S: AsRef<str>>(argv: &[S]) -> anyhow::Result<Value> {
     let Command::Simulate(args) = parse("simulate", argv)? else {
         unreachable!("the simulate subcommand parses to Command::Simulate")
     };
-    let outcome = crate::simulate::outcome(&args)?;
-    let mut json = outcome.to_json()?;
-    if let (crate::simulate::Outcome::Allocation(r), Value::Object(obj)) = (&outcome, &mut json) {
-        let (per_run, trajectory) = per_run_values(&r.rows, &r.run.process);
-        obj.insert("per_run".into(), per_run);
-        obj.insert("trajectory".into(), trajectory);
-    }
-    Ok(json)
-}
-
-/// The column name of a row of `series` (the process) in `per_run` and `trajectory`: the
-/// statistic's name (the trajectories as the statistic they follow), a potential as
-/// `potential:<spec>`; `None` for rows that are not per-run values.
-fn column_of(row: &ballast_runner::Row, series: &str) -> Option<String> {
-    use ballast_runner::Statistic;
-    if row.values.is_empty() {
-        return None;
-    }
-    if row.series == series {
-        return Some(match row.statistic {
-            Statistic::GapTrajectory => "gap".to_owned(),
-            Statistic::MaxTrajectory => "max_load".to_owned(),
-            Statistic::MinTrajectory => "min_load".to_owned(),
-            Statistic::ProbesDistribution
-            | Statistic::LoadDistribution
-            | Statistic::SortedLoads
-            | Statistic::TopLoads => return None,
-            s => s.name().to_owned(),
-        });
-    }
-    let spec = row.series.strip_prefix(series)?.strip_prefix(" [")?.strip_suffix(']')?;
-    Some(format!("potential:{spec}"))
-}
-
-/// The `per_run` and `trajectory` fields of [`simulate`] from the pipeline's rows.
-fn per_run_values(rows: &[ballast_runner::Row], series: &str) -> (Value, Value) {
-    let mut per_run = serde_json::Map::new();
-    let mut xs: Vec<f64> = Vec::new();
-    let mut columns: serde_json::Map<String, Value> = serde_json::Map::new();
-    for row in rows {
-        let Some(name) = column_of(row, series) else { continue };
-        if row.statistic.at_observations() {
-            if !xs.contains(&row.x) {
-                xs.push(row.x);
-            }
-            let col = columns.entry(name).or_insert_with(|| Value::Array(Vec::new()));
-            if let Value::Array(a) = col {
-                a.push(serde_json::json!(row.values));
-            }
-        } else if row.values.iter().any(|v| v.is_finite()) {
-            // A statistic the process does not define (NaN in every run) is left out.
-            per_run.insert(name, serde_json::json!(row.values));
-        }
-    }
-    let trajectory = serde_json::json!({ "balls_per_bin": xs, "columns": columns });
-    (Value::Object(per_run), trajectory)
+    crate::simulate::outcome(&args)?.to_json()
 }
 
 /// What a stepwise simulation needs to run exactly as run 0 of `ballast simulate ARGV...`:

@@ -114,6 +114,10 @@ fn statistic_needs(s: Statistic) -> &'static str {
             "unit weights; top_k = K in the series (default 10); not with recovery_target or \
              equalize (--loads --top-k K on simulate)"
         }
+        Statistic::BallsAbove => {
+            "unit weights; above = C in the series (the capacity c, a non-negative integer); \
+             not with recovery_target or equalize (--above C on simulate)"
+        }
         Statistic::SortedLoads => {
             "unit weights, n <= 100000; not with recovery_target or equalize (--loads on \
              simulate)"
@@ -293,6 +297,7 @@ mod tests {
             S::TopLoads => 23,
             S::Spread => 24,
             S::SpreadDistribution => 25,
+            S::BallsAbove => 26,
             S::Measure(_) => return None,
         })
     }
@@ -300,7 +305,7 @@ mod tests {
     #[test]
     fn every_statistic_is_listed() {
         let listed = statistics();
-        assert_eq!(listed.len(), 26);
+        assert_eq!(listed.len(), 27);
         for (i, s) in Statistic::allocation().iter().enumerate() {
             assert_eq!(statistic_at(*s), Some(i), "{}", s.name());
             assert_eq!(listed[i].name, s.name());

@@ -11,13 +11,14 @@
 //! the formula reads it. Twinning is `if(x < avg, 2, 1)`; Packing with offset 1 is
 //! `if(x < avg, ceil(avg) + 1 - x, 1)`.
 //!
-//! The formula is compiled once per run and evaluated once per step. A value that is not an
-//! integer in 1..=[`MAX_BALLS`] is refused at validation where a probe of the formula's range
-//! finds it ([`check_probes`]); one that only a run finds stops the run with the values that
-//! gave it (a panic: the rule cannot place that step), as for the `rule` process. The rule
-//! reads loads and samples only, so the level engine runs it on the sorted loads.
+//! The formula is compiled once per run (to closures, [`Formula::compiled`]) and evaluated
+//! once per step. A value that is not an integer in 1..=[`MAX_BALLS`] is refused at
+//! validation where a probe of the formula's range finds it ([`check_probes`]); one that only
+//! a run finds stops the run with the values that gave it (a panic: the rule cannot place that
+//! step), as for the `rule` process. The rule reads loads and samples only, so the level
+//! engine runs it on the sorted loads.
 
-use crate::formula::Formula;
+use crate::formula::{Compiled, Formula};
 use crate::item::{CustomRule, Decision, ProcessItem};
 use crate::params::Args;
 
@@ -101,7 +102,8 @@ impl ProcessItem for FillingRule {
     fn rule(&self, args: &Args) -> Box<dyn CustomRule> {
         let f = formula(args).expect("checked by ProcessItem::check");
         let (reads_avg, reads_u) = (f.uses("avg"), f.uses("u"));
-        Box::new(FillFormula { f, reads_avg, reads_u, values: [0.0; VARS.len()], stack: vec![] })
+        let compiled = f.compiled();
+        Box::new(FillFormula { f, compiled, reads_avg, reads_u, values: [0.0; VARS.len()] })
     }
 
     fn check(&self, args: &Args) -> Result<(), String> {
@@ -124,10 +126,11 @@ impl ProcessItem for FillingRule {
 /// The rule of one run: the formula and its values.
 struct FillFormula {
     f: Formula,
+    /// `f` compiled ([`Formula::compiled`]: the same values, faster).
+    compiled: Compiled,
     reads_avg: bool,
     reads_u: bool,
     values: [f64; VARS.len()],
-    stack: Vec<f64>,
 }
 
 impl CustomRule for FillFormula {
@@ -145,7 +148,7 @@ impl CustomRule for FillFormula {
         if self.reads_u {
             self.values[U] = (at.rng().next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64);
         }
-        let v = self.f.eval(&self.values, &mut self.stack);
+        let v = self.compiled.eval(&self.values);
         match balls(v) {
             Some(balls) => balls,
             None => panic!(

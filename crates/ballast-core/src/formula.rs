@@ -24,6 +24,9 @@ use std::fmt;
 
 use evalexpr::{DefaultNumericTypes, Node, Operator, Value};
 
+mod compiled;
+pub use compiled::{CompileFlaw, Compiled};
+
 /// The longest formula accepted, bytes (the parser recurses over the text).
 pub const MAX_LEN: usize = 4096;
 /// The deepest nesting of parentheses accepted.

@@ -9,14 +9,15 @@
 //! only when the formula reads it. Two-Choice with random ties is
 //! `if(x1 < x2, 1, if(x2 < x1, 2, if(u < 0.5, 1, 2)))`.
 //!
-//! The formula is compiled once and evaluated once per ball. A value that is not an integer
-//! in 1..=d is refused at validation where a probe of the formula's range finds it
+//! The formula is compiled once, to closures ([`Formula::compiled`]: the values of the
+//! interpreter [`Formula::eval`], bit for bit), and evaluated once per ball. A value that is
+//! not an integer in 1..=d is refused at validation where a probe of the formula's range finds it
 //! ([`check_probes`]); one that only a run finds stops the run with the values that gave it
 //! (a panic: the rule cannot place that ball).
 
 use rand::RngCore;
 
-use crate::formula::Formula;
+use crate::formula::{Compiled, Formula};
 use crate::loads::LoadState;
 use crate::process::distinct::SparseDraw;
 use crate::process::{Ctx, Placement, Ranks, Rule};
@@ -93,17 +94,22 @@ fn describe(values: &[f64], d: u32) -> String {
 /// The 0-based sample index of a formula value, if it is an integer in 1..=d.
 #[inline(always)]
 fn position(v: f64, d: u32) -> Option<usize> {
-    (v.fract() == 0.0 && v >= 1.0 && v <= f64::from(d)).then(|| v as usize - 1)
+    // `v as i64` truncates; it equals v exactly when v is an integer (no call to `trunc`,
+    // which generic x86-64 has no instruction for; signed conversions are one instruction
+    // each way). NaN fails `v >= 1.0`.
+    let i = v as i64;
+    (v >= 1.0 && v <= f64::from(d) && i as f64 == v).then(|| i as usize - 1)
 }
 
 /// The rule of one run.
 pub struct RuleFormula<'a> {
     f: &'a Formula,
+    /// `f` compiled (the same values, faster).
+    compiled: Compiled,
     d: u32,
     reads_avg: bool,
     reads_u: bool,
     values: [f64; VARS.len()],
-    stack: Vec<f64>,
     /// `Some` without replacement: the draw of `d` distinct uniform bins.
     distinct: Option<SparseDraw>,
 }
@@ -115,22 +121,24 @@ impl<'a> RuleFormula<'a> {
         values[D] = f64::from(d);
         let (reads_avg, reads_u) = (f.uses("avg"), f.uses("u"));
         let distinct = (!replacement).then(|| SparseDraw::new(d));
-        Self { f, d, reads_avg, reads_u, values, stack: Vec::with_capacity(16), distinct }
+        let compiled = f.compiled();
+        Self { f, compiled, d, reads_avg, reads_u, values, distinct }
     }
 
     /// The 0-based position of the chosen sample when the samples' loads are in `x1` … `xd`
     /// of the values: sets `avg` (if read), `t`, `n`, and draws `u` (if read).
-    #[inline]
+    #[inline(always)]
     fn decide<R: RngCore + ?Sized>(&mut self, avg: f64, n: f64, t: u64, rng: &mut R) -> usize {
         if self.reads_avg {
             self.values[AVG] = avg;
         }
-        self.values[T] = t as f64;
+        // Balls are below 2⁶³: the signed conversion (one instruction) gives the same value.
+        self.values[T] = t as i64 as f64;
         self.values[N] = n;
         if self.reads_u {
             self.values[U] = (rng.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64);
         }
-        let v = self.f.eval(&self.values, &mut self.stack);
+        let v = self.compiled.eval(&self.values);
         match position(v, self.d) {
             Some(i) => i,
             None => panic!(

@@ -185,6 +185,9 @@ pub enum Statistic {
     TopLoads,
     /// The spread at the end, max load − min load, averaged over runs.
     Spread,
+    /// The balls above a capacity c at the end, Σᵢ max(0, xᵢ − c) over the bins (c: the
+    /// series' `above`), averaged over runs: the overflow if every bin held at most c.
+    BallsAbove,
     /// The empirical distribution of the spread at the end: one row per value, value =
     /// percent of runs (the x axis becomes the spread).
     SpreadDistribution,
@@ -214,7 +217,7 @@ impl Statistic {
     }
 
     /// The statistics an allocation series may name.
-    const ALLOCATION: [Statistic; 26] = [
+    const ALLOCATION: [Statistic; 27] = [
         Self::MaxGap,
         Self::FinalGap,
         Self::RunningMaxGap,
@@ -241,6 +244,7 @@ impl Statistic {
         Self::TopLoads,
         Self::Spread,
         Self::SpreadDistribution,
+        Self::BallsAbove,
     ];
 
     /// The allocation statistic of this name, if any.
@@ -322,6 +326,7 @@ impl Statistic {
             Self::TopLoads => "top_loads",
             Self::Spread => "spread",
             Self::SpreadDistribution => "spread_distribution",
+            Self::BallsAbove => "balls_above",
             Self::Measure(m) => m.name(),
         }
     }
@@ -355,6 +360,7 @@ impl Statistic {
             Self::TopLoads => "k-th largest load at the end (mean over runs)",
             Self::Spread => "max load − min load at the end (mean over runs)",
             Self::SpreadDistribution => "percent of runs with this spread",
+            Self::BallsAbove => "balls above the capacity c at the end (mean over runs)",
             Self::Measure(m) => m.describe(),
         }
     }
@@ -589,6 +595,9 @@ pub(crate) struct RawSeries {
     /// How many of the largest loads `top_loads` reports (default [`crate::TOP_K`]).
     #[serde(default)]
     pub top_k: Option<Spanned<u64>>,
+    /// The capacity c of `balls_above`.
+    #[serde(default)]
+    pub above: Option<Spanned<u64>>,
     #[serde(default)]
     pub statistic: Statistic,
     #[serde(default)]

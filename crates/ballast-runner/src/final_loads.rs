@@ -47,6 +47,12 @@ impl LoadCounts {
         out
     }
 
+    /// The balls above `c`: Σ over the bins of max(0, load − c).
+    pub(crate) fn above(&self, c: u64) -> u64 {
+        let at = |j: usize| self.lo + j as u64;
+        self.counts.iter().enumerate().map(|(j, &k)| k * at(j).saturating_sub(c)).sum()
+    }
+
     /// The `k` largest loads, largest first (fewer when there are fewer bins).
     pub(crate) fn top(&self, k: usize) -> Vec<f64> {
         let mut out = Vec::with_capacity(k);
@@ -124,7 +130,13 @@ pub const MAX_SORTED_BINS: u64 = 100_000;
 
 /// Whether the statistic reads the final load histogram.
 pub(crate) fn reads_histogram(s: Statistic) -> bool {
-    matches!(s, Statistic::LoadDistribution | Statistic::SortedLoads | Statistic::TopLoads)
+    matches!(
+        s,
+        Statistic::LoadDistribution
+            | Statistic::SortedLoads
+            | Statistic::TopLoads
+            | Statistic::BallsAbove
+    )
 }
 
 /// Whether a series with `statistic` and `also` records the final load histogram.

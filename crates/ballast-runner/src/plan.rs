@@ -60,6 +60,8 @@ pub struct PlanSeries {
     pub round: Option<Rounding>,
     /// The loads `top_loads` reports: the series' `top_k` (default [`crate::TOP_K`]).
     pub top_k: usize,
+    /// The capacity c of `balls_above` (the series' `above`; 0 where it is not asked for).
+    pub above: u64,
 }
 
 impl PlanSeries {

@@ -88,6 +88,7 @@ impl UnitOut {
             | Statistic::LoadDistribution
             | Statistic::SortedLoads
             | Statistic::TopLoads
+            | Statistic::BallsAbove
             | Statistic::Measure(_) => f64::NAN,
         }
     }
@@ -207,13 +208,23 @@ fn stopping_rules(plan: &Plan) -> Vec<(String, String)> {
 
 /// The per-sample values of one run for a statistic: one value, or one per block with
 /// `sampling = { blocks }`, or the running maximum after every batch, or one per rank
-/// (`top_k` of them for `top_loads`).
-fn samples(o: &UnitOut, statistic: Statistic, blocks: bool, n: u64, top_k: usize) -> Vec<f64> {
+/// (`top_k` of them for `top_loads`; the series' `top_k` and `above` are read from `series`).
+fn samples(
+    o: &UnitOut,
+    statistic: Statistic,
+    blocks: bool,
+    n: u64,
+    series: &crate::plan::PlanSeries,
+) -> Vec<f64> {
     match statistic {
         Statistic::MaxTrajectory => return o.max_trajectory.clone(),
         Statistic::MinTrajectory => return o.min_trajectory.clone(),
         Statistic::SortedLoads | Statistic::TopLoads => {
-            return crate::final_loads::per_rank(o.loads.as_ref(), statistic, top_k)
+            return crate::final_loads::per_rank(o.loads.as_ref(), statistic, series.top_k)
+        }
+        Statistic::BallsAbove => {
+            let above = o.loads.as_ref().map_or(f64::NAN, |l| l.above(series.above) as f64);
+            return vec![above];
         }
         _ => {}
     }
@@ -812,7 +823,7 @@ impl StatRows<'_> {
         block
             .iter()
             .map(|o| {
-                let v = samples(o, self.statistic, blocks, self.point.n, self.series.top_k);
+                let v = samples(o, self.statistic, blocks, self.point.n, self.series);
                 if gap_stat {
                     v.into_iter().map(round).collect()
                 } else {

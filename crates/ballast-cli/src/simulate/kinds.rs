@@ -539,11 +539,12 @@ pub fn graph_outcome(args: &SimulateArgs) -> anyhow::Result<Outcome> {
     let samples_per_ball = row(Measure::SamplesPerBall).map_or(f64::NAN, |r| r.summary.mean);
     let balls = result.meta.balls_simulated as f64;
     let engine = ballast_core::Engine::Bins.name().to_owned();
+    let runs = super::per_run::collect(&result.rows, proc_.name());
     Ok(Outcome::Allocation(Box::new(SimulateReport {
         run: RunDescription::of(args, &spec, &proc_, engine),
         balls_per_run: balls / args.runs as f64,
         gap,
-        max_gap: summary(Measure::MaxGap)?,
+        max_gap: Some(summary(Measure::MaxGap)?),
         statistics,
         max_load_distribution: std::collections::BTreeMap::new(),
         graph: Some(GraphReport {
@@ -559,10 +560,12 @@ pub fn graph_outcome(args: &SimulateArgs) -> anyhow::Result<Outcome> {
         load_distribution: Vec::new(),
         sorted_loads: Vec::new(),
         top_loads: Vec::new(),
+        per_run: runs.scalars,
+        trajectory: runs.trajectory,
+        per_run_vectors: runs.vectors,
         samples_per_ball,
         balls_per_sample: 1.0 / samples_per_ball,
         ns_per_ball: super::ns_per_ball(&result.meta),
         wall_s: result.meta.wall_time_s,
-        rows: result.rows.clone(),
     })))
 }

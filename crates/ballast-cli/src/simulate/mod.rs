@@ -14,6 +14,7 @@
 
 mod kinds;
 mod loads;
+mod per_run;
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -153,6 +154,19 @@ pub struct SimulateArgs {
     /// Sequential setting: also observe the gap every K balls (max_gap is over these points).
     #[arg(long, value_name = "K", value_parser = crate::whole::parse)]
     pub observe_every: Option<u64>,
+    /// The authors' protocol of the noise programs: each run is one long sequential run of
+    /// BLOCKS · m balls observed every m balls, and the gap at every block end is one sample
+    /// (`sampling = { blocks = BLOCKS }` in a config). Reports the gap only.
+    #[arg(
+        long,
+        value_name = "BLOCKS",
+        value_parser = crate::whole::parse,
+        conflicts_with_all = [
+            "batch", "tau", "observe_every", "potentials", "loads", "probes",
+            "recovery_target", "graph", "offline", "churn", "dispatchers", "start", "above"
+        ]
+    )]
+    pub blocks: Option<u64>,
     /// Delay setting: every sample reports one of its loads of the last TAU steps.
     #[arg(long, value_name = "TAU", conflicts_with = "batch", value_parser = crate::whole::parse)]
     pub tau: Option<u64>,
@@ -207,6 +221,10 @@ pub struct SimulateArgs {
     /// With `--loads`: how many of the largest loads to report (1 to 100000, default 10).
     #[arg(long = "top-k", value_name = "K", requires = "loads")]
     pub top_k: Option<u64>,
+    /// Also report `balls_above`: the balls above the capacity C at the end, Σᵢ max(0, xᵢ −
+    /// C), mean over runs (unit weights).
+    #[arg(long, value_name = "C", conflicts_with_all = ["offline", "graph", "recovery_target"], value_parser = crate::whole::parse)]
+    pub above: Option<u64>,
     /// Print one JSON object instead of the human summary.
     #[arg(long)]
     pub json: bool,
@@ -232,6 +250,9 @@ pub struct RunDescription {
     pub batch: Option<u64>,
     /// Sequential observation interval, `null` when not set.
     pub observe_every: Option<u64>,
+    /// Blocks per run with `--blocks` (each block end is one sample); left out otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub blocks: Option<u64>,
     /// Delay window, `null` outside the delay setting.
     pub tau: Option<u64>,
     /// Delay mode (`random`, `adversarial`), `null` outside the delay setting.
@@ -289,6 +310,7 @@ impl RunDescription {
             m: spec.m,
             batch: args.batch,
             observe_every: args.observe_every,
+            blocks: args.blocks,
             tau,
             delay_mode,
             runs: args.runs,
@@ -319,8 +341,10 @@ pub struct SimulateReport {
     pub balls_per_run: f64,
     /// Final gap over runs (distribution of the gap rounded up).
     pub gap: Summary,
-    /// Max gap over observation points, over runs (distribution rounded up).
-    pub max_gap: Summary,
+    /// Max gap over observation points, over runs (distribution rounded up); left out with
+    /// `--blocks`, whose samples are the gaps at the block ends.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_gap: Option<Summary>,
     /// Every other statistic the runs collect (`max_load`, `gap_over_ln_n`, probes, moves),
     /// mean and standard error over runs; statistics a process does not define are left out.
     pub statistics: BTreeMap<String, StatSummary>,
@@ -336,8 +360,8 @@ pub struct SimulateReport {
     /// `--graph`).
     pub potential_trajectories: BTreeMap<String, Vec<TrajectoryPoint>>,
     /// With observation points (`--observe-every` or `--batch`): the gap, max load and min
-    /// load at every point, mean over runs, keyed `gap`, `max_load`, `min_load`; empty
-    /// otherwise.
+    /// load at every point, and the running maximum of the gap up to it, mean over runs,
+    /// keyed `gap`, `max_load`, `min_load`, `running_max_gap`; empty otherwise.
     pub trajectories: BTreeMap<String, Vec<TrajectoryPoint>>,
     /// The distribution of probes per step (`--probes`, and adaptive probing): per probe
     /// count the fraction of steps, mean over runs; empty otherwise.
@@ -352,6 +376,19 @@ pub struct SimulateReport {
     /// `--top-k`, default 10);
     /// empty otherwise.
     pub top_loads: Vec<f64>,
+    /// Each statistic's value in every run, in run order (the seeds' order): `gap`'s as
+    /// `final_gap`, then `max_gap`, `max_load`, … and tracked potentials as
+    /// `potential:<spec>`; statistics the process does not define are left out.
+    pub per_run: BTreeMap<String, Vec<f64>>,
+    /// With observation points: every run at every point (`columns[name][j][r]`, run r at
+    /// `balls_per_bin[j]`; columns `gap`, `max_load`, `min_load`, `running_max_gap` and
+    /// tracked potentials); empty otherwise.
+    pub trajectory: per_run::RunTrajectories,
+    /// The statistics with several values per run, per run: `load_distribution` (per offset
+    /// load − W/n, each run's fraction of bins; a run's sorted loads follow from it),
+    /// `top_loads` (per rank) and `probes_distribution` (per probe count); only those
+    /// the flags ask for.
+    pub per_run_vectors: BTreeMap<String, per_run::PerRunVector>,
     /// Bin samples per ball over all runs.
     pub samples_per_ball: f64,
     /// Balls per bin sample over all runs (its inverse: above 1 for Packing and Twinning).
@@ -361,10 +398,6 @@ pub struct SimulateReport {
     pub ns_per_ball: f64,
     /// Wall time of all runs, in seconds.
     pub wall_s: f64,
-    /// The pipeline's rows with their per-run values, for embedders (`crate::embed`); not
-    /// part of the `--json` object.
-    #[serde(skip)]
-    pub rows: Vec<ballast_runner::Row>,
 }
 
 /// Mean and standard error of one statistic over runs.
@@ -638,6 +671,7 @@ pub(crate) fn toml_value(v: &ParamValue) -> toml::Value {
 /// observation points the gap and the extreme loads at each, per run for embedders).
 fn also_statistics(args: &SimulateArgs, spec: &RunSpec) -> Vec<Statistic> {
     let recovery = args.recovery_target.map(|_| Statistic::RecoveryTime);
+    let above = args.above.map(|_| Statistic::BallsAbove);
     let trajectory = potential_trajectory(args).then_some(Statistic::PotentialTrajectory);
     let probes = reports_probes(args, spec).then_some(Statistic::ProbesDistribution);
     let observed = spec.observe_every.is_some() || matches!(spec.setting, Setting::Batched { .. });
@@ -645,6 +679,7 @@ fn also_statistics(args: &SimulateArgs, spec: &RunSpec) -> Vec<Statistic> {
     std::iter::once(Statistic::MaxGap)
         .chain(ALSO)
         .chain(recovery)
+        .chain(above)
         .chain(trajectory)
         .chain(probes)
         .chain(loads::statistics(args.loads, spec.n))
@@ -691,7 +726,8 @@ pub fn one_point_config(
     series.insert("name".into(), Value::String(proc_.name().to_owned()));
     series.insert("process".into(), Value::Table(process));
     series.insert("statistic".into(), Value::String("final_gap".into()));
-    let also = also_statistics(args, spec).into_iter();
+    // The blocks protocol samples the gap only.
+    let also = also_statistics(args, spec).into_iter().filter(|_| args.blocks.is_none());
     series.insert(
         "also".into(),
         Value::Array(also.map(|s| Value::String(s.name().to_owned())).collect()),
@@ -721,6 +757,9 @@ pub fn one_point_config(
     }
     if let Some(k) = args.top_k {
         series.insert("top_k".into(), int(k));
+    }
+    if let Some(c) = args.above {
+        series.insert("above".into(), int(c));
     }
     if !args.potentials.is_empty() {
         let list = args.potentials.iter().map(|p| Value::String(p.clone())).collect();
@@ -756,6 +795,11 @@ pub fn one_point_config(
     config.insert("seed".into(), int(args.seed));
     config.insert("seed_item".into(), Value::String(SIMULATE_ITEM.into()));
     config.insert("runs".into(), int(args.runs));
+    if let Some(blocks) = args.blocks {
+        let mut t = Table::new();
+        t.insert("blocks".into(), int(blocks));
+        config.insert("sampling".into(), Value::Table(t));
+    }
     config.insert("engine".into(), Value::String(spec.engine.name().to_owned()));
     config.insert("x".into(), Value::Table(x));
     config.insert("grid".into(), Value::Table(grid));
@@ -838,10 +882,12 @@ pub fn report(args: &SimulateArgs) -> anyhow::Result<SimulateReport> {
             && !(moves && s.mean == 0.0)
     };
     let recovery = args.recovery_target.map(|_| Statistic::RecoveryTime);
+    let above = args.above.map(|_| Statistic::BallsAbove);
     let statistics = ALSO
         .iter()
         .copied()
         .chain(recovery)
+        .chain(above)
         .filter_map(row)
         .filter(listed)
         .map(|r| {
@@ -851,17 +897,20 @@ pub fn report(args: &SimulateArgs) -> anyhow::Result<SimulateReport> {
         .collect();
     let stat_mean = |stat: Statistic| row(stat).map_or(f64::NAN, |r| r.summary.mean);
     let balls = result.meta.balls_simulated as f64;
+    let runs = per_run::collect(&result.rows, proc_.name());
     Ok(SimulateReport {
         run: RunDescription::of(args, &spec, &proc_, result.meta.engine.clone()),
         balls_per_run: balls / args.runs as f64,
         gap: summary(Statistic::FinalGap)?,
-        max_gap: summary(Statistic::MaxGap)?,
+        max_gap: row(Statistic::MaxGap).map(|r| r.summary.clone()),
         statistics,
-        max_load_distribution: summary(Statistic::MaxLoad)?.distribution,
+        max_load_distribution: row(Statistic::MaxLoad)
+            .map(|r| r.summary.distribution.clone())
+            .unwrap_or_default(),
         graph: None,
         potentials: potential_summaries(&result, proc_.name(), &potentials),
         potential_trajectories: potential_trajectories(&result, proc_.name(), &potentials),
-        trajectories: trajectories(&result),
+        trajectories: trajectories(&result, &runs.trajectory),
         probes_distribution: result
             .rows
             .iter()
@@ -876,13 +925,15 @@ pub fn report(args: &SimulateArgs) -> anyhow::Result<SimulateReport> {
             .collect(),
         sorted_loads: means_of(&result, Statistic::SortedLoads),
         top_loads: means_of(&result, Statistic::TopLoads),
+        per_run: runs.scalars,
+        trajectory: runs.trajectory,
+        per_run_vectors: runs.vectors,
         // Pooled over runs (every run places m balls, or a step more with `stop = finish`):
         // the mean of the per-run ratios, and its inverse.
         samples_per_ball: stat_mean(Statistic::SamplesPerBall),
         balls_per_sample: 1.0 / stat_mean(Statistic::SamplesPerBall),
         ns_per_ball: ns_per_ball(&result.meta),
         wall_s: result.meta.wall_time_s,
-        rows: result.rows,
     })
 }
 
@@ -955,8 +1006,16 @@ fn potential_trajectories(
 }
 
 /// The trajectories of the gap and the extreme loads, by the names of
-/// [`SimulateReport::trajectories`].
-fn trajectories(result: &ItemResult) -> BTreeMap<String, Vec<TrajectoryPoint>> {
+/// [`SimulateReport::trajectories`], and the running maximum of the gap (from every run's
+/// trajectory `runs`).
+fn trajectories(
+    result: &ItemResult,
+    runs: &per_run::RunTrajectories,
+) -> BTreeMap<String, Vec<TrajectoryPoint>> {
+    let running = runs
+        .columns
+        .get("running_max_gap")
+        .map(|c| ("running_max_gap".to_owned(), per_run::mean_curve(&runs.balls_per_bin, c)));
     OVER_TIME
         .iter()
         .map(|&(key, statistic)| {
@@ -973,6 +1032,7 @@ fn trajectories(result: &ItemResult) -> BTreeMap<String, Vec<TrajectoryPoint>> {
             (key.to_owned(), points)
         })
         .filter(|(_, v)| !v.is_empty())
+        .chain(running)
         .collect()
 }
 
@@ -988,9 +1048,8 @@ fn format_distribution(d: &BTreeMap<i64, f64>) -> String {
     d.iter().map(|(k, v)| format!("{k}: {v:.3}")).collect::<Vec<_>>().join(", ")
 }
 
-/// The human-readable summary.
-pub fn render_human(r: &SimulateReport) -> String {
-    let mut s = String::new();
+/// The first line of the human summary: the process, sizes, setting, seed and rules.
+fn header_line(r: &SimulateReport) -> String {
     let params = if r.run.params.is_empty() {
         String::new()
     } else {
@@ -1026,15 +1085,31 @@ pub fn render_human(r: &SimulateReport) -> String {
         Some(c) => format!("{weights} capacities={c}"),
         None => weights,
     };
-    let _ = writeln!(
-        s,
+    format!(
         "{}{params}  n={} m={}  {setting}  runs={} seed={}  engine={} ties={} weights={weights}",
         r.run.process, r.run.n, r.run.m, r.run.runs, r.run.seed, r.run.engine, r.run.tie_break
-    );
+    )
+}
+
+/// The human-readable summary.
+pub fn render_human(r: &SimulateReport) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "{}", header_line(r));
     let _ = writeln!(s, "{:<14}{:.4} ± {:.4}", "gap", r.gap.mean, r.gap.stderr);
-    let _ = writeln!(s, "{:<14}{:.4} ± {:.4}", "max_gap", r.max_gap.mean, r.max_gap.stderr);
+    if let Some(mg) = &r.max_gap {
+        let _ = writeln!(s, "{:<14}{:.4} ± {:.4}", "max_gap", mg.mean, mg.stderr);
+    }
     let _ = writeln!(s, "{:<14}{}", "ceil(gap)", format_distribution(&r.gap.distribution));
-    let _ = writeln!(s, "{:<14}{}", "ceil(max_gap)", format_distribution(&r.max_gap.distribution));
+    if let Some(mg) = &r.max_gap {
+        let _ = writeln!(s, "{:<14}{}", "ceil(max_gap)", format_distribution(&mg.distribution));
+    }
+    if let Some(b) = r.run.blocks {
+        let _ = writeln!(
+            s,
+            "{:<14}{} runs × {b} blocks of m = {} balls; each block end is one sample",
+            "blocks", r.run.runs, r.run.m
+        );
+    }
     if !r.max_load_distribution.is_empty() {
         let d = format_distribution(&r.max_load_distribution);
         let _ = writeln!(s, "{:<14}{d}  (fraction of runs)", "ceil(max_load)");
@@ -1057,7 +1132,8 @@ pub fn render_human(r: &SimulateReport) -> String {
     }
 
     for (name, t) in &r.trajectories {
-        let _ = writeln!(s, "{:<14}balls/n: mean  {}", format!("{name}(t)"), format_trajectory(t));
+        let label = format!("{name}(t)");
+        let _ = writeln!(s, "{label:<13} balls/n: mean  {}", format_trajectory(t));
     }
     loads::print_loads(&mut s, r);
     if let Some(g) = &r.graph {
@@ -1077,11 +1153,13 @@ pub fn render_human(r: &SimulateReport) -> String {
     if r.run.stop != Stop::Truncate.name() || r.balls_per_run != r.run.m as f64 {
         let _ = writeln!(s, "{:<14}{:.2}  (stop = {})", "balls/run", r.balls_per_run, r.run.stop);
     }
-    let _ = writeln!(
-        s,
-        "{:<14}{:.4}  ({:.4} balls per sample)",
-        "samples/ball", r.samples_per_ball, r.balls_per_sample
-    );
+    if !r.samples_per_ball.is_nan() {
+        let _ = writeln!(
+            s,
+            "{:<14}{:.4}  ({:.4} balls per sample)",
+            "samples/ball", r.samples_per_ball, r.balls_per_sample
+        );
+    }
     let _ = writeln!(s, "{:<14}{:.2}  (CPU time / balls)", "ns/ball", r.ns_per_ball);
     let _ = writeln!(s, "{:<14}{:.3} s", "wall", r.wall_s);
     s

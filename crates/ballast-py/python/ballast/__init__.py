@@ -361,7 +361,7 @@ def _rule_kind(rule: Any, d: Any) -> str:
     numbers. The function is called once per ball with the GIL taken by the run's worker
     thread: about 15 µs per ball (measured at n = 1000, m = 2·10⁵, on 1 or 2 threads: the
     GIL is taken and given back at every ball), against a few nanoseconds for a built-in
-    rule or a ``rule`` formula (``simulate("rule", choose="…")``).
+    rule and about 25 for a ``rule`` formula (``simulate("rule", choose="…")``).
     """
     if isinstance(d, bool) or not isinstance(d, (int, np.integer)):
         raise ValueError(f"`d` = {d!r}: expected an integer number of samples in 1..=8")

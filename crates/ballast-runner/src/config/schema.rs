@@ -56,9 +56,10 @@ pub(crate) fn display_path(p: &[Seg]) -> String {
 /// The backquoted names in a serde message after its first one: the allowed names of
 /// The fields of a `[[series]]` that a `[point]` table (or the `point` of `[quick]` or
 /// `[reduced]`) does not take.
-const SERIES_ONLY: [&str; 16] = [
+const SERIES_ONLY: [&str; 17] = [
     "observe_every",
     "top_k",
+    "above",
     "tie_break",
     "stop",
     "weights",

@@ -185,6 +185,7 @@ fn plan_series(s: &RawSeries) -> PlanSeries {
         },
         round: s.round,
         top_k: s.top_k.as_ref().map_or(crate::TOP_K, |k| *k.get_ref() as usize),
+        above: s.above.as_ref().map_or(0, |c| *c.get_ref()),
     }
 }
 
@@ -905,6 +906,7 @@ impl<'r> SeriesForms<'r> {
             return None;
         }
         check_top_k(s, sctx, sp)?;
+        check_above(s, sctx, sp)?;
         let observed = b.is_some() || s.observe_every.is_some();
         if let Some(t) =
             std::iter::once(&s.statistic).chain(&s.also).find(|t| t.at_observations() && !observed)
@@ -982,6 +984,32 @@ fn check_top_k(s: &RawSeries, sctx: &str, sp: &mut SeriesProblems<'_, '_>) -> Op
         return Some(());
     };
     sp.fail("top_k", Some(k.span()), msg);
+    None
+}
+
+/// `above` and `balls_above` go together (as the statistic or in `also`).
+fn check_above(s: &RawSeries, sctx: &str, sp: &mut SeriesProblems<'_, '_>) -> Option<()> {
+    let asked = s.statistic == Statistic::BallsAbove || s.also.contains(&Statistic::BallsAbove);
+    let (key, span, msg) = match &s.above {
+        Some(c) if !asked => (
+            "above",
+            Some(c.span()),
+            format!(
+                "{sctx}: `above` applies to the statistic \"balls_above\" only (as the \
+                 statistic or in `also`)"
+            ),
+        ),
+        None if asked => (
+            "also",
+            Some(sp.span.clone()),
+            format!(
+                "{sctx}: statistic \"balls_above\" needs `above = C` in the series (the \
+                 capacity c: a non-negative integer)"
+            ),
+        ),
+        _ => return Some(()),
+    };
+    sp.fail(key, span, msg);
     None
 }
 
