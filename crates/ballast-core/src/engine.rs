@@ -316,6 +316,9 @@ where
     run_rule_impl(spec, state, rule, rng, observer, false)
 }
 
+/// The generic loop behind [`run_rule_observed`] and [`run_rule_straightforward`]: sets up
+/// the run ([`RuleRun`]) and runs its setting's loop ([`RuleRun::sequential`],
+/// [`RuleRun::batched`]).
 fn run_rule_impl<S, P, R, O>(
     spec: &RunSpec,
     mut state: S,
@@ -331,7 +334,6 @@ where
     O: Observer,
 {
     let n = state.n();
-    let m = spec.m;
     // Biased sampling: samples through the alias table, and no kernels (they draw uniform
     // bins themselves).
     // Capacity-proportional sampling is an alias table over the capacities.
@@ -339,109 +341,194 @@ where
         let c = &spec.capacities;
         c.table(&c.values(n))
     });
-    let mut ctx = Ctx::new(n).with_alias(table.as_ref());
     let kernels = kernels && table.is_none();
-    let mut steps = 0u64;
-    let mut per_step: Vec<u64> = Vec::new();
-    let mut gaps = GapTracker::new(spec);
-    // Probes per step: always for the rules whose count varies by design, else on request.
-    let track = P::TRACK_SAMPLES || spec.record_probes;
-    let k_heavy = (rule.heavy_fraction() * n as f64).ceil() as u64;
-    let finish = spec.stop == Stop::Finish;
-    let mut done = 0u64;
+    let mut run = RuleRun {
+        spec,
+        ctx: Ctx::new(n).with_alias(table.as_ref()),
+        // Probes per step: always for the rules whose count varies by design, else on request.
+        track: P::TRACK_SAMPLES || spec.record_probes,
+        k_heavy: (rule.heavy_fraction() * n as f64).ceil() as u64,
+        finish: spec.stop == Stop::Finish,
+        per_step: Vec::new(),
+        gaps: GapTracker::new(spec),
+        steps: 0,
+    };
     observer.on_start(&state);
-    match spec.setting {
-        Setting::Sequential => {
-            let ranks = if rule.uses_ranks() { Ranks::Live { k: k_heavy } } else { Ranks::Unused };
-            let mut points = Schedule::new(spec);
-            // Kernels take whole stretches between observation points; a rule without one
-            // (or a state that is not plain unit loads) says so at the first call.
-            let mut kernel = kernels && !O::PER_BALL && !track;
-            while done < m || (finish && rule.in_round()) {
-                if kernel && done < points.next() {
-                    // Whole steps up to the observation point (a multi-ball step may pass
-                    // it, as below), cut at m unless the stopping rule finishes them.
-                    let stretch = points.next() - done;
-                    let cap = if finish { u64::MAX } else { m - done };
-                    if let Some(run) =
-                        rule.run_kernel_steps(&mut state, stretch, cap, rng, &mut ctx)
-                    {
-                        done += run.balls;
-                        steps += run.steps;
-                        gaps.observe(&state, observer);
-                        points.advance(done);
-                        continue;
-                    }
-                    kernel = false;
+    let done = match spec.setting {
+        Setting::Sequential => run.sequential(&mut state, &mut rule, rng, observer, kernels),
+        Setting::Delay { .. } => unreachable!("the delay setting runs in delay::simulate_delay"),
+        Setting::Batched { b } => run.batched(b, &mut state, &mut rule, rng, observer),
+    };
+    if spec.m == 0 {
+        run.gaps.observe(&state, observer);
+    }
+    run.gaps.into_outcome(&state, done, run.ctx.samples, run.steps, run.per_step)
+}
+
+/// One run of the generic loop ([`run_rule_impl`]): what its steps read and what they count,
+/// whatever the setting.
+struct RuleRun<'a> {
+    spec: &'a RunSpec,
+    /// Random words, sample counter and alias table of the rule's draws.
+    ctx: Ctx<'a>,
+    /// Record the samples of every step in `per_step`.
+    track: bool,
+    /// Heavy bins of a rule that asks rank questions: ⌈heavy fraction · n⌉.
+    k_heavy: u64,
+    /// [`Stop::Finish`]: the multi-ball step that reaches m (or a batch end) is completed.
+    finish: bool,
+    /// Histogram of samples per step (when `track`).
+    per_step: Vec<u64>,
+    gaps: GapTracker,
+    /// Steps taken (a multi-ball step, or a whole Tight-Packing round, counts once).
+    steps: u64,
+}
+
+impl RuleRun<'_> {
+    /// The sequential setting: every step sees the current loads; the gap is observed at the
+    /// points of [`Schedule`]. With `kernel`, whole stretches up to the next observation
+    /// point go through the rule's kernel ([`Rule::run_kernel_steps`]) until it says it has
+    /// none. Returns the balls placed.
+    ///
+    /// Called once per run; always inlined so that the hot loop compiles as one body with
+    /// its caller, as before it was a function of its own.
+    #[inline(always)]
+    fn sequential<S, P, R, O>(
+        &mut self,
+        state: &mut S,
+        rule: &mut P,
+        rng: &mut R,
+        observer: &mut O,
+        mut kernel: bool,
+    ) -> u64
+    where
+        S: LoadState,
+        P: Rule,
+        R: RngCore + ?Sized,
+        O: Observer,
+    {
+        let (m, finish) = (self.spec.m, self.finish);
+        let ranks = if rule.uses_ranks() { Ranks::Live { k: self.k_heavy } } else { Ranks::Unused };
+        let mut points = Schedule::new(self.spec);
+        // Kernels take whole stretches between observation points; a rule without one
+        // (or a state that is not plain unit loads) says so at the first call.
+        kernel = kernel && !O::PER_BALL && !self.track;
+        let mut done = 0u64;
+        while done < m || (finish && rule.in_round()) {
+            if kernel && done < points.next() {
+                // Whole steps up to the observation point (a multi-ball step may pass
+                // it, as below), cut at m unless the stopping rule finishes them.
+                let stretch = points.next() - done;
+                let cap = if finish { u64::MAX } else { m - done };
+                if let Some(run) = rule.run_kernel_steps(state, stretch, cap, rng, &mut self.ctx) {
+                    done += run.balls;
+                    self.steps += run.steps;
+                    self.gaps.observe(&*state, observer);
+                    points.advance(done);
+                    continue;
                 }
-                let before = ctx.samples;
-                let continuing = rule.in_round();
-                ctx.balls = done;
-                let p = rule.place(&state, &ranks, rng, &mut ctx);
-                steps += u64::from(!continuing);
-                if track {
-                    record_samples(&mut per_step, ctx.samples - before);
-                }
-                // Multi-ball steps are truncated at the end of the run (exactly m balls)
-                // unless the stopping rule finishes them.
-                let k = if finish { u64::from(p.balls) } else { u64::from(p.balls).min(m - done) };
+                kernel = false;
+            }
+            let p = self.place_step(rule, &*state, &ranks, rng, done);
+            // Multi-ball steps are truncated at the end of the run (exactly m balls)
+            // unless the stopping rule finishes them.
+            let k = if finish { u64::from(p.balls) } else { u64::from(p.balls).min(m - done) };
+            for _ in 0..k {
+                let inc = state.draw_inc(rng);
+                state.add(p.bin, inc);
+                observer.on_ball(&*state, p.bin, S::weight(inc));
+            }
+            done += k;
+            if done >= points.next() && !(finish && rule.in_round()) {
+                self.gaps.observe(&*state, observer);
+                points.advance(done);
+            }
+        }
+        done
+    }
+
+    /// The batched setting: batches of b balls (the last one cut at m) whose steps read the
+    /// loads of the batch start, frozen ranks included; a batch's balls are buffered and
+    /// added at its end, and the gap is observed after every batch. Returns the balls placed.
+    ///
+    /// Called once per run; always inlined, as [`RuleRun::sequential`].
+    #[inline(always)]
+    fn batched<S, P, R, O>(
+        &mut self,
+        b: u64,
+        state: &mut S,
+        rule: &mut P,
+        rng: &mut R,
+        observer: &mut O,
+    ) -> u64
+    where
+        S: LoadState,
+        P: Rule,
+        R: RngCore + ?Sized,
+        O: Observer,
+    {
+        let (m, finish) = (self.spec.m, self.finish);
+        let mut pending: Vec<(u32, S::Inc)> = Vec::with_capacity(b.min(m) as usize);
+        let mut done = 0u64;
+        while done < m {
+            let size = b.min(m - done);
+            let ranks = if rule.uses_ranks() && self.k_heavy > 0 {
+                let (threshold, cut) = state.rank_cut(self.k_heavy);
+                Ranks::Frozen { threshold, cut }
+            } else {
+                Ranks::Unused
+            };
+            pending.clear();
+            while (pending.len() as u64) < size || (finish && rule.in_round()) {
+                // `done` counts the balls before this batch (applied at its end).
+                let p = self.place_step(rule, &*state, &ranks, rng, done);
+                // A multi-ball step is truncated at the batch end, unless the stopping
+                // rule finishes it within this batch (on this batch's frozen loads).
+                let k = if finish {
+                    u64::from(p.balls)
+                } else {
+                    u64::from(p.balls).min(size - pending.len() as u64)
+                };
                 for _ in 0..k {
                     let inc = state.draw_inc(rng);
-                    state.add(p.bin, inc);
-                    observer.on_ball(&state, p.bin, S::weight(inc));
-                }
-                done += k;
-                if done >= points.next() && !(finish && rule.in_round()) {
-                    gaps.observe(&state, observer);
-                    points.advance(done);
+                    pending.push((p.bin as u32, inc));
                 }
             }
-        }
-        Setting::Delay { .. } => unreachable!("the delay setting runs in delay::simulate_delay"),
-        Setting::Batched { b } => {
-            let mut pending: Vec<(u32, S::Inc)> = Vec::with_capacity(b.min(m) as usize);
-            while done < m {
-                let size = b.min(m - done);
-                let ranks = if rule.uses_ranks() && k_heavy > 0 {
-                    let (threshold, cut) = state.rank_cut(k_heavy);
-                    Ranks::Frozen { threshold, cut }
-                } else {
-                    Ranks::Unused
-                };
-                pending.clear();
-                while (pending.len() as u64) < size || (finish && rule.in_round()) {
-                    let before = ctx.samples;
-                    let continuing = rule.in_round();
-                    // `done` counts the balls before this batch (applied at its end).
-                    ctx.balls = done;
-                    let p = rule.place(&state, &ranks, rng, &mut ctx);
-                    steps += u64::from(!continuing);
-                    if track {
-                        record_samples(&mut per_step, ctx.samples - before);
-                    }
-                    // A multi-ball step is truncated at the batch end, unless the stopping
-                    // rule finishes it within this batch (on this batch's frozen loads).
-                    let k = if finish {
-                        u64::from(p.balls)
-                    } else {
-                        u64::from(p.balls).min(size - pending.len() as u64)
-                    };
-                    for _ in 0..k {
-                        let inc = state.draw_inc(rng);
-                        pending.push((p.bin as u32, inc));
-                    }
-                }
-                for &(i, inc) in &pending {
-                    state.add(i as usize, inc);
-                    observer.on_ball(&state, i as usize, S::weight(inc));
-                }
-                done += pending.len() as u64;
-                gaps.observe(&state, observer);
+            for &(i, inc) in &pending {
+                state.add(i as usize, inc);
+                observer.on_ball(&*state, i as usize, S::weight(inc));
             }
+            done += pending.len() as u64;
+            self.gaps.observe(&*state, observer);
         }
+        done
     }
-    if m == 0 {
-        gaps.observe(&state, observer);
+
+    /// One call of [`Rule::place`], `done` balls into the run (before the batch, when
+    /// batched), counted: a call that continues a round is no new step, and with `track` the
+    /// samples it drew go into the histogram. The caller adds the balls.
+    #[inline(always)]
+    fn place_step<S, P, R>(
+        &mut self,
+        rule: &mut P,
+        state: &S,
+        ranks: &Ranks<S::Load>,
+        rng: &mut R,
+        done: u64,
+    ) -> crate::process::Placement
+    where
+        S: LoadState,
+        P: Rule,
+        R: RngCore + ?Sized,
+    {
+        let before = self.ctx.samples;
+        let continuing = rule.in_round();
+        self.ctx.balls = done;
+        let p = rule.place(state, ranks, rng, &mut self.ctx);
+        self.steps += u64::from(!continuing);
+        if self.track {
+            record_samples(&mut self.per_step, self.ctx.samples - before);
+        }
+        p
     }
-    gaps.into_outcome(&state, done, ctx.samples, steps, per_step)
 }
