@@ -341,54 +341,52 @@ where
         let c = &spec.capacities;
         c.table(&c.values(n))
     });
+    let mut ctx = Ctx::new(n).with_alias(table.as_ref());
     let kernels = kernels && table.is_none();
     let mut run = RuleRun {
         spec,
-        ctx: Ctx::new(n).with_alias(table.as_ref()),
         // Probes per step: always for the rules whose count varies by design, else on request.
         track: P::TRACK_SAMPLES || spec.record_probes,
         k_heavy: (rule.heavy_fraction() * n as f64).ceil() as u64,
         finish: spec.stop == Stop::Finish,
         per_step: Vec::new(),
         gaps: GapTracker::new(spec),
-        steps: 0,
     };
     observer.on_start(&state);
-    let done = match spec.setting {
-        Setting::Sequential => run.sequential(&mut state, &mut rule, rng, observer, kernels),
+    let (done, steps) = match spec.setting {
+        Setting::Sequential => {
+            run.sequential(&mut state, &mut rule, rng, &mut ctx, observer, kernels)
+        }
         Setting::Delay { .. } => unreachable!("the delay setting runs in delay::simulate_delay"),
-        Setting::Batched { b } => run.batched(b, &mut state, &mut rule, rng, observer),
+        Setting::Batched { b } => run.batched(b, &mut state, &mut rule, rng, &mut ctx, observer),
     };
     if spec.m == 0 {
         run.gaps.observe(&state, observer);
     }
-    run.gaps.into_outcome(&state, done, run.ctx.samples, run.steps, run.per_step)
+    run.gaps.into_outcome(&state, done, ctx.samples, steps, run.per_step)
 }
 
-/// One run of the generic loop ([`run_rule_impl`]): what its steps read and what they count,
-/// whatever the setting.
+/// One run of the generic loop ([`run_rule_impl`]): what its steps read and what they
+/// record, whatever the setting. The loops return the balls placed and the steps taken (a
+/// multi-ball step, or a whole Tight-Packing round, counts once).
 struct RuleRun<'a> {
     spec: &'a RunSpec,
-    /// Random words, sample counter and alias table of the rule's draws.
-    ctx: Ctx<'a>,
-    /// Record the samples of every step in `per_step`.
+    /// Record the bin samples of every step in `per_step`.
     track: bool,
     /// Heavy bins of a rule that asks rank questions: ⌈heavy fraction · n⌉.
     k_heavy: u64,
     /// [`Stop::Finish`]: the multi-ball step that reaches m (or a batch end) is completed.
     finish: bool,
-    /// Histogram of samples per step (when `track`).
+    /// Histogram of bin samples per step (when `track`).
     per_step: Vec<u64>,
     gaps: GapTracker,
-    /// Steps taken (a multi-ball step, or a whole Tight-Packing round, counts once).
-    steps: u64,
 }
 
 impl RuleRun<'_> {
     /// The sequential setting: every step sees the current loads; the gap is observed at the
     /// points of [`Schedule`]. With `kernel`, whole stretches up to the next observation
     /// point go through the rule's kernel ([`Rule::run_kernel_steps`]) until it says it has
-    /// none. Returns the balls placed.
+    /// none. Returns the balls placed and the steps taken.
     ///
     /// Called once per run; always inlined so that the hot loop compiles as one body with
     /// its caller, as before it was a function of its own.
@@ -398,38 +396,46 @@ impl RuleRun<'_> {
         state: &mut S,
         rule: &mut P,
         rng: &mut R,
+        ctx: &mut Ctx,
         observer: &mut O,
-        mut kernel: bool,
-    ) -> u64
+        kernel: bool,
+    ) -> (u64, u64)
     where
         S: LoadState,
         P: Rule,
         R: RngCore + ?Sized,
         O: Observer,
     {
-        let (m, finish) = (self.spec.m, self.finish);
+        let (m, finish, track) = (self.spec.m, self.finish, self.track);
         let ranks = if rule.uses_ranks() { Ranks::Live { k: self.k_heavy } } else { Ranks::Unused };
         let mut points = Schedule::new(self.spec);
         // Kernels take whole stretches between observation points; a rule without one
         // (or a state that is not plain unit loads) says so at the first call.
-        kernel = kernel && !O::PER_BALL && !self.track;
-        let mut done = 0u64;
+        let mut kernel = kernel && !O::PER_BALL && !track;
+        let (mut done, mut steps) = (0u64, 0u64);
         while done < m || (finish && rule.in_round()) {
             if kernel && done < points.next() {
                 // Whole steps up to the observation point (a multi-ball step may pass
                 // it, as below), cut at m unless the stopping rule finishes them.
                 let stretch = points.next() - done;
                 let cap = if finish { u64::MAX } else { m - done };
-                if let Some(run) = rule.run_kernel_steps(state, stretch, cap, rng, &mut self.ctx) {
+                if let Some(run) = rule.run_kernel_steps(state, stretch, cap, rng, ctx) {
                     done += run.balls;
-                    self.steps += run.steps;
+                    steps += run.steps;
                     self.gaps.observe(&*state, observer);
                     points.advance(done);
                     continue;
                 }
                 kernel = false;
             }
-            let p = self.place_step(rule, &*state, &ranks, rng, done);
+            let before = ctx.samples;
+            let continuing = rule.in_round();
+            ctx.balls = done;
+            let p = rule.place(&*state, &ranks, rng, ctx);
+            steps += u64::from(!continuing);
+            if track {
+                record_samples(&mut self.per_step, ctx.samples - before);
+            }
             // Multi-ball steps are truncated at the end of the run (exactly m balls)
             // unless the stopping rule finishes them.
             let k = if finish { u64::from(p.balls) } else { u64::from(p.balls).min(m - done) };
@@ -444,12 +450,13 @@ impl RuleRun<'_> {
                 points.advance(done);
             }
         }
-        done
+        (done, steps)
     }
 
     /// The batched setting: batches of b balls (the last one cut at m) whose steps read the
     /// loads of the batch start, frozen ranks included; a batch's balls are buffered and
-    /// added at its end, and the gap is observed after every batch. Returns the balls placed.
+    /// added at its end, and the gap is observed after every batch. Returns the balls placed
+    /// and the steps taken.
     ///
     /// Called once per run; always inlined, as [`RuleRun::sequential`].
     #[inline(always)]
@@ -459,17 +466,18 @@ impl RuleRun<'_> {
         state: &mut S,
         rule: &mut P,
         rng: &mut R,
+        ctx: &mut Ctx,
         observer: &mut O,
-    ) -> u64
+    ) -> (u64, u64)
     where
         S: LoadState,
         P: Rule,
         R: RngCore + ?Sized,
         O: Observer,
     {
-        let (m, finish) = (self.spec.m, self.finish);
+        let (m, finish, track) = (self.spec.m, self.finish, self.track);
         let mut pending: Vec<(u32, S::Inc)> = Vec::with_capacity(b.min(m) as usize);
-        let mut done = 0u64;
+        let (mut done, mut steps) = (0u64, 0u64);
         while done < m {
             let size = b.min(m - done);
             let ranks = if rule.uses_ranks() && self.k_heavy > 0 {
@@ -480,8 +488,15 @@ impl RuleRun<'_> {
             };
             pending.clear();
             while (pending.len() as u64) < size || (finish && rule.in_round()) {
+                let before = ctx.samples;
+                let continuing = rule.in_round();
                 // `done` counts the balls before this batch (applied at its end).
-                let p = self.place_step(rule, &*state, &ranks, rng, done);
+                ctx.balls = done;
+                let p = rule.place(&*state, &ranks, rng, ctx);
+                steps += u64::from(!continuing);
+                if track {
+                    record_samples(&mut self.per_step, ctx.samples - before);
+                }
                 // A multi-ball step is truncated at the batch end, unless the stopping
                 // rule finishes it within this batch (on this batch's frozen loads).
                 let k = if finish {
@@ -501,34 +516,6 @@ impl RuleRun<'_> {
             done += pending.len() as u64;
             self.gaps.observe(&*state, observer);
         }
-        done
-    }
-
-    /// One call of [`Rule::place`], `done` balls into the run (before the batch, when
-    /// batched), counted: a call that continues a round is no new step, and with `track` the
-    /// samples it drew go into the histogram. The caller adds the balls.
-    #[inline(always)]
-    fn place_step<S, P, R>(
-        &mut self,
-        rule: &mut P,
-        state: &S,
-        ranks: &Ranks<S::Load>,
-        rng: &mut R,
-        done: u64,
-    ) -> crate::process::Placement
-    where
-        S: LoadState,
-        P: Rule,
-        R: RngCore + ?Sized,
-    {
-        let before = self.ctx.samples;
-        let continuing = rule.in_round();
-        self.ctx.balls = done;
-        let p = rule.place(state, ranks, rng, &mut self.ctx);
-        self.steps += u64::from(!continuing);
-        if self.track {
-            record_samples(&mut self.per_step, self.ctx.samples - before);
-        }
-        p
+        (done, steps)
     }
 }
