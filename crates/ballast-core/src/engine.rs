@@ -316,6 +316,9 @@ where
     run_rule_impl(spec, state, rule, rng, observer, false)
 }
 
+/// The generic loop behind [`run_rule_observed`] and [`run_rule_straightforward`]: sets up
+/// the run ([`RuleRun`]) and runs its setting's loop ([`RuleRun::sequential`],
+/// [`RuleRun::batched`]).
 fn run_rule_impl<S, P, R, O>(
     spec: &RunSpec,
     mut state: S,
@@ -331,7 +334,6 @@ where
     O: Observer,
 {
     let n = state.n();
-    let m = spec.m;
     // Biased sampling: samples through the alias table, and no kernels (they draw uniform
     // bins themselves).
     // Capacity-proportional sampling is an alias table over the capacities.
@@ -341,107 +343,179 @@ where
     });
     let mut ctx = Ctx::new(n).with_alias(table.as_ref());
     let kernels = kernels && table.is_none();
-    let mut steps = 0u64;
-    let mut per_step: Vec<u64> = Vec::new();
-    let mut gaps = GapTracker::new(spec);
-    // Probes per step: always for the rules whose count varies by design, else on request.
-    let track = P::TRACK_SAMPLES || spec.record_probes;
-    let k_heavy = (rule.heavy_fraction() * n as f64).ceil() as u64;
-    let finish = spec.stop == Stop::Finish;
-    let mut done = 0u64;
+    let mut run = RuleRun {
+        spec,
+        // Probes per step: always for the rules whose count varies by design, else on request.
+        track: P::TRACK_SAMPLES || spec.record_probes,
+        k_heavy: (rule.heavy_fraction() * n as f64).ceil() as u64,
+        finish: spec.stop == Stop::Finish,
+        per_step: Vec::new(),
+        gaps: GapTracker::new(spec),
+    };
     observer.on_start(&state);
-    match spec.setting {
+    let (done, steps) = match spec.setting {
         Setting::Sequential => {
-            let ranks = if rule.uses_ranks() { Ranks::Live { k: k_heavy } } else { Ranks::Unused };
-            let mut points = Schedule::new(spec);
-            // Kernels take whole stretches between observation points; a rule without one
-            // (or a state that is not plain unit loads) says so at the first call.
-            let mut kernel = kernels && !O::PER_BALL && !track;
-            while done < m || (finish && rule.in_round()) {
-                if kernel && done < points.next() {
-                    // Whole steps up to the observation point (a multi-ball step may pass
-                    // it, as below), cut at m unless the stopping rule finishes them.
-                    let stretch = points.next() - done;
-                    let cap = if finish { u64::MAX } else { m - done };
-                    if let Some(run) =
-                        rule.run_kernel_steps(&mut state, stretch, cap, rng, &mut ctx)
-                    {
-                        done += run.balls;
-                        steps += run.steps;
-                        gaps.observe(&state, observer);
-                        points.advance(done);
-                        continue;
-                    }
-                    kernel = false;
-                }
-                let before = ctx.samples;
-                let continuing = rule.in_round();
-                ctx.balls = done;
-                let p = rule.place(&state, &ranks, rng, &mut ctx);
-                steps += u64::from(!continuing);
-                if track {
-                    record_samples(&mut per_step, ctx.samples - before);
-                }
-                // Multi-ball steps are truncated at the end of the run (exactly m balls)
-                // unless the stopping rule finishes them.
-                let k = if finish { u64::from(p.balls) } else { u64::from(p.balls).min(m - done) };
-                for _ in 0..k {
-                    let inc = state.draw_inc(rng);
-                    state.add(p.bin, inc);
-                    observer.on_ball(&state, p.bin, S::weight(inc));
-                }
-                done += k;
-                if done >= points.next() && !(finish && rule.in_round()) {
-                    gaps.observe(&state, observer);
-                    points.advance(done);
-                }
-            }
+            run.sequential(&mut state, &mut rule, rng, &mut ctx, observer, kernels)
         }
         Setting::Delay { .. } => unreachable!("the delay setting runs in delay::simulate_delay"),
-        Setting::Batched { b } => {
-            let mut pending: Vec<(u32, S::Inc)> = Vec::with_capacity(b.min(m) as usize);
-            while done < m {
-                let size = b.min(m - done);
-                let ranks = if rule.uses_ranks() && k_heavy > 0 {
-                    let (threshold, cut) = state.rank_cut(k_heavy);
-                    Ranks::Frozen { threshold, cut }
-                } else {
-                    Ranks::Unused
-                };
-                pending.clear();
-                while (pending.len() as u64) < size || (finish && rule.in_round()) {
-                    let before = ctx.samples;
-                    let continuing = rule.in_round();
-                    // `done` counts the balls before this batch (applied at its end).
-                    ctx.balls = done;
-                    let p = rule.place(&state, &ranks, rng, &mut ctx);
-                    steps += u64::from(!continuing);
-                    if track {
-                        record_samples(&mut per_step, ctx.samples - before);
-                    }
-                    // A multi-ball step is truncated at the batch end, unless the stopping
-                    // rule finishes it within this batch (on this batch's frozen loads).
-                    let k = if finish {
-                        u64::from(p.balls)
-                    } else {
-                        u64::from(p.balls).min(size - pending.len() as u64)
-                    };
-                    for _ in 0..k {
-                        let inc = state.draw_inc(rng);
-                        pending.push((p.bin as u32, inc));
-                    }
+        Setting::Batched { b } => run.batched(b, &mut state, &mut rule, rng, &mut ctx, observer),
+    };
+    if spec.m == 0 {
+        run.gaps.observe(&state, observer);
+    }
+    run.gaps.into_outcome(&state, done, ctx.samples, steps, run.per_step)
+}
+
+/// One run of the generic loop ([`run_rule_impl`]): what its steps read and what they
+/// record, whatever the setting. The loops return the balls placed and the steps taken (a
+/// multi-ball step, or a whole Tight-Packing round, counts once).
+struct RuleRun<'a> {
+    spec: &'a RunSpec,
+    /// Record the bin samples of every step in `per_step`.
+    track: bool,
+    /// Heavy bins of a rule that asks rank questions: ⌈heavy fraction · n⌉.
+    k_heavy: u64,
+    /// [`Stop::Finish`]: the multi-ball step that reaches m (or a batch end) is completed.
+    finish: bool,
+    /// Histogram of bin samples per step (when `track`).
+    per_step: Vec<u64>,
+    gaps: GapTracker,
+}
+
+impl RuleRun<'_> {
+    /// The sequential setting: every step sees the current loads; the gap is observed at the
+    /// points of [`Schedule`]. With `kernel`, whole stretches up to the next observation
+    /// point go through the rule's kernel ([`Rule::run_kernel_steps`]) until it says it has
+    /// none. Returns the balls placed and the steps taken.
+    ///
+    /// Called once per run; always inlined so that the hot loop compiles as one body with
+    /// its caller, as before it was a function of its own.
+    #[inline(always)]
+    fn sequential<S, P, R, O>(
+        &mut self,
+        state: &mut S,
+        rule: &mut P,
+        rng: &mut R,
+        ctx: &mut Ctx,
+        observer: &mut O,
+        kernel: bool,
+    ) -> (u64, u64)
+    where
+        S: LoadState,
+        P: Rule,
+        R: RngCore + ?Sized,
+        O: Observer,
+    {
+        let (m, finish, track) = (self.spec.m, self.finish, self.track);
+        let ranks = if rule.uses_ranks() { Ranks::Live { k: self.k_heavy } } else { Ranks::Unused };
+        let mut points = Schedule::new(self.spec);
+        // Kernels take whole stretches between observation points; a rule without one
+        // (or a state that is not plain unit loads) says so at the first call.
+        let mut kernel = kernel && !O::PER_BALL && !track;
+        let (mut done, mut steps) = (0u64, 0u64);
+        while done < m || (finish && rule.in_round()) {
+            if kernel && done < points.next() {
+                // Whole steps up to the observation point (a multi-ball step may pass
+                // it, as below), cut at m unless the stopping rule finishes them.
+                let stretch = points.next() - done;
+                let cap = if finish { u64::MAX } else { m - done };
+                if let Some(run) = rule.run_kernel_steps(state, stretch, cap, rng, ctx) {
+                    done += run.balls;
+                    steps += run.steps;
+                    self.gaps.observe(&*state, observer);
+                    points.advance(done);
+                    continue;
                 }
-                for &(i, inc) in &pending {
-                    state.add(i as usize, inc);
-                    observer.on_ball(&state, i as usize, S::weight(inc));
-                }
-                done += pending.len() as u64;
-                gaps.observe(&state, observer);
+                kernel = false;
+            }
+            let before = ctx.samples;
+            let continuing = rule.in_round();
+            ctx.balls = done;
+            let p = rule.place(&*state, &ranks, rng, ctx);
+            steps += u64::from(!continuing);
+            if track {
+                record_samples(&mut self.per_step, ctx.samples - before);
+            }
+            // Multi-ball steps are truncated at the end of the run (exactly m balls)
+            // unless the stopping rule finishes them.
+            let k = if finish { u64::from(p.balls) } else { u64::from(p.balls).min(m - done) };
+            for _ in 0..k {
+                let inc = state.draw_inc(rng);
+                state.add(p.bin, inc);
+                observer.on_ball(&*state, p.bin, S::weight(inc));
+            }
+            done += k;
+            if done >= points.next() && !(finish && rule.in_round()) {
+                self.gaps.observe(&*state, observer);
+                points.advance(done);
             }
         }
+        (done, steps)
     }
-    if m == 0 {
-        gaps.observe(&state, observer);
+
+    /// The batched setting: batches of b balls (the last one cut at m) whose steps read the
+    /// loads of the batch start, frozen ranks included; a batch's balls are buffered and
+    /// added at its end, and the gap is observed after every batch. Returns the balls placed
+    /// and the steps taken.
+    ///
+    /// Called once per run; always inlined, as [`RuleRun::sequential`].
+    #[inline(always)]
+    fn batched<S, P, R, O>(
+        &mut self,
+        b: u64,
+        state: &mut S,
+        rule: &mut P,
+        rng: &mut R,
+        ctx: &mut Ctx,
+        observer: &mut O,
+    ) -> (u64, u64)
+    where
+        S: LoadState,
+        P: Rule,
+        R: RngCore + ?Sized,
+        O: Observer,
+    {
+        let (m, finish, track) = (self.spec.m, self.finish, self.track);
+        let mut pending: Vec<(u32, S::Inc)> = Vec::with_capacity(b.min(m) as usize);
+        let (mut done, mut steps) = (0u64, 0u64);
+        while done < m {
+            let size = b.min(m - done);
+            let ranks = if rule.uses_ranks() && self.k_heavy > 0 {
+                let (threshold, cut) = state.rank_cut(self.k_heavy);
+                Ranks::Frozen { threshold, cut }
+            } else {
+                Ranks::Unused
+            };
+            pending.clear();
+            while (pending.len() as u64) < size || (finish && rule.in_round()) {
+                let before = ctx.samples;
+                let continuing = rule.in_round();
+                // `done` counts the balls before this batch (applied at its end).
+                ctx.balls = done;
+                let p = rule.place(&*state, &ranks, rng, ctx);
+                steps += u64::from(!continuing);
+                if track {
+                    record_samples(&mut self.per_step, ctx.samples - before);
+                }
+                // A multi-ball step is truncated at the batch end, unless the stopping
+                // rule finishes it within this batch (on this batch's frozen loads).
+                let k = if finish {
+                    u64::from(p.balls)
+                } else {
+                    u64::from(p.balls).min(size - pending.len() as u64)
+                };
+                for _ in 0..k {
+                    let inc = state.draw_inc(rng);
+                    pending.push((p.bin as u32, inc));
+                }
+            }
+            for &(i, inc) in &pending {
+                state.add(i as usize, inc);
+                observer.on_ball(&*state, i as usize, S::weight(inc));
+            }
+            done += pending.len() as u64;
+            self.gaps.observe(&*state, observer);
+        }
+        (done, steps)
     }
-    gaps.into_outcome(&state, done, ctx.samples, steps, per_step)
 }

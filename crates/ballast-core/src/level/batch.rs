@@ -207,33 +207,21 @@ impl Batcher {
         samples
     }
 
-    /// Classes and parts of `law` on the frozen histogram `st`.
+    /// Classes and parts of `law` on the frozen histogram `st`: the level counts, then the
+    /// law's classes and ball types, then the types no ball can have are dropped.
     fn build(&mut self, law: &Law, st: &LevelLoads) {
-        let n = st.bins();
-        let nf = n as f64;
         self.counts.clear();
         self.counts.extend((0..st.levels()).map(|j| st.count(j)));
-        let counts = &self.counts;
-        let levels = counts.len();
         self.classes.clear();
         self.parts.clear();
-        let per_level = |classes: &mut Vec<Class>| {
-            classes.extend(counts.iter().enumerate().map(|(level, &size)| Class {
-                level,
-                size,
-                heavy: false,
-            }));
-        };
-        let uniform =
-            |classes: &[Class]| -> Vec<f64> { classes.iter().map(|c| c.size as f64).collect() };
         match *law {
             Law::OneChoice => {
-                per_level(&mut self.classes);
-                let w = uniform(&self.classes);
+                self.classes_per_level();
+                let w = uniform_weights(&self.classes);
                 self.parts.push(Part { share: 1.0, samples: 1, spread: Spread::Weights(w) });
             }
             Law::DChoice { d } => {
-                per_level(&mut self.classes);
+                self.classes_per_level();
                 let c = d_choice_conditional(st, d);
                 self.parts.push(Part {
                     share: 1.0,
@@ -242,140 +230,27 @@ impl Batcher {
                 });
             }
             Law::OnePlusBeta { beta } => {
-                per_level(&mut self.classes);
-                let w = uniform(&self.classes);
+                self.classes_per_level();
+                let w = uniform_weights(&self.classes);
                 self.parts.push(Part { share: 1.0 - beta, samples: 1, spread: Spread::Weights(w) });
                 let c = d_choice_conditional(st, 2);
                 self.parts.push(Part { share: beta, samples: 2, spread: Spread::Conditional(c) });
             }
-            Law::MixedQuantile { delta, eta } => {
-                // Same heavy count as the bin engine: ⌈δn⌉ in floating point.
-                let heavy = ((delta * nf).ceil() as u64).min(n);
-                if heavy == 0 {
-                    per_level(&mut self.classes);
-                } else {
-                    let cut = st.level_of(n - heavy);
-                    let cum = st.cumulative();
-                    let heavy_in_cut = heavy - (n - cum[cut]);
-                    for (level, &size) in counts.iter().enumerate() {
-                        if level < cut {
-                            self.classes.push(Class { level, size, heavy: false });
-                        } else if level > cut {
-                            self.classes.push(Class { level, size, heavy: true });
-                        } else {
-                            if size > heavy_in_cut {
-                                self.classes.push(Class {
-                                    level,
-                                    size: size - heavy_in_cut,
-                                    heavy: false,
-                                });
-                            }
-                            self.classes.push(Class { level, size: heavy_in_cut, heavy: true });
-                        }
-                    }
-                }
-                let w = uniform(&self.classes);
-                let light: Vec<f64> = self
-                    .classes
-                    .iter()
-                    .map(|c| if c.heavy { 0.0 } else { c.size as f64 })
-                    .collect();
-                // Types: One-Choice step; Quantile step with a light first sample (kept);
-                // Quantile step with a heavy first sample (second sample, no comparison).
-                self.parts.push(Part {
-                    share: (1.0 - eta) * nf,
-                    samples: 1,
-                    spread: Spread::Weights(w.clone()),
-                });
-                self.parts.push(Part {
-                    share: eta * (n - heavy) as f64,
-                    samples: 1,
-                    spread: Spread::Weights(light),
-                });
-                self.parts.push(Part {
-                    share: eta * heavy as f64,
-                    samples: 2,
-                    spread: Spread::Weights(w),
-                });
-            }
+            Law::MixedQuantile { delta, eta } => self.build_mixed_quantile(st, delta, eta),
             Law::Threshold { .. } | Law::MeanThinning { .. } | Law::RelativeThreshold { .. } => {
-                per_level(&mut self.classes);
-                let lo = st.min_load();
-                let accept = |j: usize| -> bool {
-                    let x = lo + j as u64;
-                    match *law {
-                        Law::Threshold { f } => x as f64 <= f,
-                        Law::MeanThinning { strict } => {
-                            let lhs = u128::from(n) * u128::from(x);
-                            let w = u128::from(st.balls());
-                            if strict {
-                                lhs < w
-                            } else {
-                                lhs <= w
-                            }
-                        }
-                        // The bin engine's test: normalised load below f.
-                        Law::RelativeThreshold { f } => gap_unit(x, st.balls(), n) < f,
-                        _ => unreachable!("thinning laws only"),
-                    }
-                };
-                let acc: Vec<f64> = self
-                    .classes
-                    .iter()
-                    .map(|c| if accept(c.level) { c.size as f64 } else { 0.0 })
-                    .collect();
-                let accepted: f64 = acc.iter().sum();
-                // Accepted first sample: 1 sample, uniform over accepted bins; rejected: a
-                // second, uniform sample.
-                self.parts.push(Part { share: accepted, samples: 1, spread: Spread::Weights(acc) });
-                let w = uniform(&self.classes);
-                self.parts.push(Part {
-                    share: nf - accepted,
-                    samples: 2,
-                    spread: Spread::Weights(w),
-                });
+                self.build_thinning(law, st);
             }
             Law::GBounded { g } | Law::GMyopic { g } => {
-                per_level(&mut self.classes);
-                // Loads are integers: |a − b| > g  ⇔  |a − b| >= ⌊g⌋ + 1.
-                let gi = if g >= levels as f64 { levels } else { g.floor() as usize };
-                let cum = st.cumulative();
-                // Bins with level index in lo..=hi (clamped).
-                let between = |lo: isize, hi: isize| -> f64 {
-                    let hi = hi.min(levels as isize - 1);
-                    let lo = lo.max(0);
-                    if hi < lo {
-                        return 0.0;
-                    }
-                    let below = if lo == 0 { 0 } else { cum[lo as usize - 1] };
-                    (cum[hi as usize] - below) as f64
-                };
-                let top = levels as isize;
-                let gi = gi as isize;
-                let w: Vec<f64> = (0..levels)
-                    .map(|a| {
-                        let h = counts[a] as f64;
-                        let ai = a as isize;
-                        let much_heavier = between(ai + gi + 1, top);
-                        let per_bin = match *law {
-                            // Lighter wins beyond g; within g the heavier wins, exact tie: the
-                            // second sample (a fair share).
-                            Law::GBounded { .. } => {
-                                h + 2.0 * much_heavier + 2.0 * between(ai - gi, ai - 1)
-                            }
-                            // Within g a coin decides; beyond g the lighter wins.
-                            _ => between(ai - gi, ai + gi) + 2.0 * much_heavier,
-                        };
-                        h * per_bin
-                    })
-                    .collect();
+                self.classes_per_level();
+                let bounded = matches!(law, Law::GBounded { .. });
+                let w = g_comparison_weights(bounded, g, st, &self.counts);
                 self.parts.push(Part { share: 1.0, samples: 2, spread: Spread::Weights(w) });
             }
             Law::SigmaNoisy { sigma, ref tails } => {
-                per_level(&mut self.classes);
+                self.classes_per_level();
                 let w = match tails {
-                    Some(t) => t.truncated_weights(st.min_load(), counts, &mut self.mass),
-                    None => noisy_weights(sigma, counts),
+                    Some(t) => t.truncated_weights(st.min_load(), &self.counts, &mut self.mass),
+                    None => noisy_weights(sigma, &self.counts),
                 };
                 self.parts.push(Part { share: 1.0, samples: 2, spread: Spread::Weights(w) });
             }
@@ -389,6 +264,158 @@ impl Batcher {
                 }
         });
     }
+
+    /// One class per level of the histogram (`counts`), none of them heavy.
+    fn classes_per_level(&mut self) {
+        let Self { classes, counts, .. } = self;
+        classes.extend(counts.iter().enumerate().map(|(level, &size)| Class {
+            level,
+            size,
+            heavy: false,
+        }));
+    }
+
+    /// Mixed-Quantile(δ, η) (η = 1: Quantile(δ)): classes per level with the ⌈δn⌉ heaviest
+    /// bins marked heavy, and three ball types: a One-Choice step; a Quantile step whose
+    /// first sample is light (kept); a Quantile step whose first sample is heavy (a second,
+    /// uniform sample, no comparison).
+    fn build_mixed_quantile(&mut self, st: &LevelLoads, delta: f64, eta: f64) {
+        let n = st.bins();
+        let nf = n as f64;
+        // Same heavy count as the bin engine: ⌈δn⌉ in floating point.
+        let heavy = ((delta * nf).ceil() as u64).min(n);
+        if heavy == 0 {
+            self.classes_per_level();
+        } else {
+            self.classes_with_heavy(st, heavy);
+        }
+        let w = uniform_weights(&self.classes);
+        let light: Vec<f64> =
+            self.classes.iter().map(|c| if c.heavy { 0.0 } else { c.size as f64 }).collect();
+        self.parts.push(Part {
+            share: (1.0 - eta) * nf,
+            samples: 1,
+            spread: Spread::Weights(w.clone()),
+        });
+        self.parts.push(Part {
+            share: eta * (n - heavy) as f64,
+            samples: 1,
+            spread: Spread::Weights(light),
+        });
+        self.parts.push(Part { share: eta * heavy as f64, samples: 2, spread: Spread::Weights(w) });
+    }
+
+    /// Classes per level, the `heavy >= 1` heaviest bins marked heavy: the levels above the
+    /// rank cut are heavy, those below light, and the level at the cut is split into a light
+    /// class (if any of its bins are light) and a heavy one.
+    fn classes_with_heavy(&mut self, st: &LevelLoads, heavy: u64) {
+        let n = st.bins();
+        let cut = st.level_of(n - heavy);
+        let cum = st.cumulative();
+        let heavy_in_cut = heavy - (n - cum[cut]);
+        let Self { classes, counts, .. } = self;
+        for (level, &size) in counts.iter().enumerate() {
+            if level < cut {
+                classes.push(Class { level, size, heavy: false });
+            } else if level > cut {
+                classes.push(Class { level, size, heavy: true });
+            } else {
+                if size > heavy_in_cut {
+                    classes.push(Class { level, size: size - heavy_in_cut, heavy: false });
+                }
+                classes.push(Class { level, size: heavy_in_cut, heavy: true });
+            }
+        }
+    }
+
+    /// Threshold, Mean-Thinning and Relative-Threshold: classes per level and two ball
+    /// types: an accepted first sample (one sample, uniform over the accepted bins) and a
+    /// rejected one (a second, uniform sample).
+    fn build_thinning(&mut self, law: &Law, st: &LevelLoads) {
+        self.classes_per_level();
+        let lo = st.min_load();
+        let acc: Vec<f64> =
+            self.classes
+                .iter()
+                .map(|c| {
+                    if thinning_accepts(law, st, lo + c.level as u64) {
+                        c.size as f64
+                    } else {
+                        0.0
+                    }
+                })
+                .collect();
+        let accepted: f64 = acc.iter().sum();
+        self.parts.push(Part { share: accepted, samples: 1, spread: Spread::Weights(acc) });
+        let w = uniform_weights(&self.classes);
+        self.parts.push(Part {
+            share: st.bins() as f64 - accepted,
+            samples: 2,
+            spread: Spread::Weights(w),
+        });
+    }
+}
+
+/// Unnormalised masses of uniform sampling: each class's size.
+fn uniform_weights(classes: &[Class]) -> Vec<f64> {
+    classes.iter().map(|c| c.size as f64).collect()
+}
+
+/// Whether the thinning `law` keeps a first sample of load `x` on the frozen `st` (the bin
+/// engine's tests).
+fn thinning_accepts(law: &Law, st: &LevelLoads, x: u64) -> bool {
+    match *law {
+        Law::Threshold { f } => x as f64 <= f,
+        Law::MeanThinning { strict } => {
+            let lhs = u128::from(st.bins()) * u128::from(x);
+            let w = u128::from(st.balls());
+            if strict {
+                lhs < w
+            } else {
+                lhs <= w
+            }
+        }
+        // The bin engine's test: normalised load below f.
+        Law::RelativeThreshold { f } => gap_unit(x, st.balls(), st.bins()) < f,
+        _ => unreachable!("thinning laws only"),
+    }
+}
+
+/// Per-level masses of g-Bounded (`bounded`) or g-Myopic: the bins of level a times the
+/// chance-weighted bins of the levels whose comparison with a sends the ball to a.
+fn g_comparison_weights(bounded: bool, g: f64, st: &LevelLoads, counts: &[u64]) -> Vec<f64> {
+    let levels = counts.len();
+    // Loads are integers: |a − b| > g  ⇔  |a − b| >= ⌊g⌋ + 1.
+    let gi = if g >= levels as f64 { levels } else { g.floor() as usize };
+    let cum = st.cumulative();
+    // Bins with level index in lo..=hi (clamped).
+    let between = |lo: isize, hi: isize| -> f64 {
+        let hi = hi.min(levels as isize - 1);
+        let lo = lo.max(0);
+        if hi < lo {
+            return 0.0;
+        }
+        let below = if lo == 0 { 0 } else { cum[lo as usize - 1] };
+        (cum[hi as usize] - below) as f64
+    };
+    let top = levels as isize;
+    let gi = gi as isize;
+    (0..levels)
+        .map(|a| {
+            let h = counts[a] as f64;
+            let ai = a as isize;
+            let much_heavier = between(ai + gi + 1, top);
+            let per_bin = if bounded {
+                // Lighter wins beyond g; within g the heavier wins, exact tie: the second
+                // sample (a fair share).
+                h + 2.0 * much_heavier + 2.0 * between(ai - gi, ai - 1)
+            } else {
+                // Within g a coin decides; beyond g the lighter wins.
+                between(ai - gi, ai + gi) + 2.0 * much_heavier
+            };
+            h * per_bin
+        })
+        .collect()
 }
 
 /// d-Choice, lightest level first: P(level j | level >= j) = 1 − (S_{j+1}/S_j)^d with

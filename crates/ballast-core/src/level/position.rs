@@ -171,6 +171,10 @@ impl PositionBatcher {
     /// Allocates one batch of `b` balls on `st` (frozen at entry), calling `observer.on_ball`
     /// per ball when it asks for it (ball by ball grouped by bin, at the batch end). Returns
     /// the number of bin samples the balls drew.
+    ///
+    /// The method ([`Method`]) reports every position that receives `c >= 1` balls as a
+    /// *hit* on its level; a hit either adds the `c` balls one by one (for the observer) or
+    /// moves one bin of the new histogram from its level `j` to `j + c`.
     pub(super) fn step<R, O>(
         &mut self,
         st: &mut LevelLoads,
@@ -185,21 +189,12 @@ impl PositionBatcher {
         let n = st.bins();
         let lo = st.min_load();
         let total = st.balls() + b;
-        // Balls that take the minimum of `d` positions, and balls with a single position.
-        let (d, multi, single) = match self.law {
-            PositionLaw::DChoice { d } => (d, b, 0),
-            PositionLaw::OnePlusBeta { beta } => {
-                let two = binomial(rng, b, beta);
-                (2, two, b - two)
-            }
-        };
-        let samples = multi * u64::from(d) + single;
+        let draws = Draws::of_batch(self.law, n, b, rng);
         let method = self.force.unwrap_or_else(|| Method::for_batch(self.law, n, b));
         let Self { cum, counts, picks, out, acc, .. } = self;
         cum.clear();
         cum.extend_from_slice(st.cumulative());
-        // Histogram mode starts from the frozen level counts; a position that receives c
-        // balls moves one bin from its level j to j + c.
+        // Histogram mode starts from the frozen level counts.
         out.clear();
         if !O::PER_BALL {
             out.extend((0..cum.len()).map(|j| st.count(j)));
@@ -222,86 +217,166 @@ impl PositionBatcher {
         };
         let mut child = ChildRng::from_parent(rng);
         match method {
-            Method::Sparse => {
-                picks.clear();
-                min_positions(d, n, multi, &mut child, |p| picks.push(p as u32));
-                for _ in 0..single {
-                    picks.push(below(&mut child, n) as u32);
-                }
-                picks.sort_unstable();
-                let mut j = 0usize;
-                let mut i = 0usize;
-                while i < picks.len() {
-                    let p = picks[i];
-                    let mut e = i + 1;
-                    while e < picks.len() && picks[e] == p {
-                        e += 1;
-                    }
-                    while cum[j] <= u64::from(p) {
-                        j += 1;
-                    }
-                    hit(j, (e - i) as u64, st);
-                    i = e;
-                }
-            }
+            Method::Sparse => sparse_hits(draws, cum, picks, &mut child, st, &mut hit),
             Method::Dense => {
-                counts.clear();
-                counts.resize(n as usize, 0);
-                min_positions(d, n, multi, &mut child, |p| counts[p as usize] += 1);
-                for _ in 0..single {
-                    counts[below(&mut child, n) as usize] += 1;
-                }
+                count_positions(draws, counts, &mut child);
                 if O::PER_BALL {
-                    let mut start = 0usize;
-                    for (j, &end) in cum.iter().enumerate() {
-                        for &c in &counts[start..end as usize] {
-                            if c != 0 {
-                                hit(j, u64::from(c), st);
-                            }
-                        }
-                        start = end as usize;
-                    }
+                    dense_hits(cum, counts, st, &mut hit);
                 } else {
                     dense_histogram(cum, counts, acc, out);
                 }
             }
-            Method::Binomial => {
-                let (mut left_multi, mut left_single) = (multi, single);
-                let mut start = 0u64;
-                'levels: for (j, &end) in cum.iter().enumerate() {
-                    for p in start..end {
-                        if left_multi == 0 && left_single == 0 {
-                            break 'levels;
-                        }
-                        // Positions p..n remain: k of them.
-                        let k = (n - p) as f64;
-                        let mut c = 0;
-                        if left_multi > 0 {
-                            let q = geometric_tail(1.0 / k, d);
-                            let x = binomial(&mut child, left_multi, q);
-                            left_multi -= x;
-                            c += x;
-                        }
-                        if left_single > 0 {
-                            let x = binomial(&mut child, left_single, 1.0 / k);
-                            left_single -= x;
-                            c += x;
-                        }
-                        if c != 0 {
-                            hit(j, c, st);
-                        }
-                    }
-                    start = end;
-                }
-                debug_assert_eq!(left_multi + left_single, 0);
-            }
+            Method::Binomial => binomial_hits(draws, cum, &mut child, st, &mut hit),
         }
         if !O::PER_BALL {
             st.set_counts(lo, out, total);
         }
         debug_assert_eq!(st.balls(), total);
-        samples
+        draws.samples()
     }
+}
+
+/// The balls of one batch on `n` bins: `multi` of them take the smallest of `d` uniform
+/// positions, `single` of them one uniform position.
+#[derive(Clone, Copy, Debug)]
+struct Draws {
+    n: u64,
+    d: u32,
+    multi: u64,
+    single: u64,
+}
+
+impl Draws {
+    /// The balls of a batch of `b` under `law`; for (1+β) the number of Two-Choice balls is
+    /// drawn from `rng`, `Binomial(b, β)`.
+    #[inline]
+    fn of_batch<R: RngCore + ?Sized>(law: PositionLaw, n: u64, b: u64, rng: &mut R) -> Self {
+        let (d, multi, single) = match law {
+            PositionLaw::DChoice { d } => (d, b, 0),
+            PositionLaw::OnePlusBeta { beta } => {
+                let two = binomial(rng, b, beta);
+                (2, two, b - two)
+            }
+        };
+        Self { n, d, multi, single }
+    }
+
+    /// The bin samples the balls draw.
+    #[inline]
+    fn samples(self) -> u64 {
+        self.multi * u64::from(self.d) + self.single
+    }
+}
+
+/// [`Method::Sparse`]: draws the batch's positions (the `multi` minima first, then the
+/// `single` ones), sorts them, and reports each run of equal positions as one hit on the
+/// level that contains it (`cum`: the level boundaries).
+#[inline]
+fn sparse_hits<H>(
+    draws: Draws,
+    cum: &[u64],
+    picks: &mut Vec<u32>,
+    child: &mut ChildRng,
+    st: &mut LevelLoads,
+    hit: &mut H,
+) where
+    H: FnMut(usize, u64, &mut LevelLoads),
+{
+    let Draws { n, d, multi, single } = draws;
+    picks.clear();
+    min_positions(d, n, multi, child, |p| picks.push(p as u32));
+    for _ in 0..single {
+        picks.push(below(child, n) as u32);
+    }
+    picks.sort_unstable();
+    let mut j = 0usize;
+    let mut i = 0usize;
+    while i < picks.len() {
+        let p = picks[i];
+        let mut e = i + 1;
+        while e < picks.len() && picks[e] == p {
+            e += 1;
+        }
+        while cum[j] <= u64::from(p) {
+            j += 1;
+        }
+        hit(j, (e - i) as u64, st);
+        i = e;
+    }
+}
+
+/// [`Method::Dense`]: draws the batch's positions (the `multi` minima first, then the
+/// `single` ones) into one counter per position.
+#[inline]
+fn count_positions(draws: Draws, counts: &mut Vec<u32>, child: &mut ChildRng) {
+    let Draws { n, d, multi, single } = draws;
+    counts.clear();
+    counts.resize(n as usize, 0);
+    min_positions(d, n, multi, child, |p| counts[p as usize] += 1);
+    for _ in 0..single {
+        counts[below(child, n) as usize] += 1;
+    }
+}
+
+/// [`Method::Dense`] ball by ball: every position with balls as one hit, level by level.
+#[inline]
+fn dense_hits<H>(cum: &[u64], counts: &[u32], st: &mut LevelLoads, hit: &mut H)
+where
+    H: FnMut(usize, u64, &mut LevelLoads),
+{
+    let mut start = 0usize;
+    for (j, &end) in cum.iter().enumerate() {
+        for &c in &counts[start..end as usize] {
+            if c != 0 {
+                hit(j, u64::from(c), st);
+            }
+        }
+        start = end as usize;
+    }
+}
+
+/// [`Method::Binomial`]: scans the positions in order and draws the balls of each as
+/// conditional binomials of the balls left (`multi` and `single` ones apart), until none
+/// are left; every position with balls is one hit.
+#[inline]
+fn binomial_hits<H>(
+    draws: Draws,
+    cum: &[u64],
+    child: &mut ChildRng,
+    st: &mut LevelLoads,
+    hit: &mut H,
+) where
+    H: FnMut(usize, u64, &mut LevelLoads),
+{
+    let Draws { n, d, multi, single } = draws;
+    let (mut left_multi, mut left_single) = (multi, single);
+    let mut start = 0u64;
+    'levels: for (j, &end) in cum.iter().enumerate() {
+        for p in start..end {
+            if left_multi == 0 && left_single == 0 {
+                break 'levels;
+            }
+            // Positions p..n remain: k of them.
+            let k = (n - p) as f64;
+            let mut c = 0;
+            if left_multi > 0 {
+                let q = geometric_tail(1.0 / k, d);
+                let x = binomial(child, left_multi, q);
+                left_multi -= x;
+                c += x;
+            }
+            if left_single > 0 {
+                let x = binomial(child, left_single, 1.0 / k);
+                left_single -= x;
+                c += x;
+            }
+            if c != 0 {
+                hit(j, c, st);
+            }
+        }
+        start = end;
+    }
+    debug_assert_eq!(left_multi + left_single, 0);
 }
 
 #[cfg(test)]
