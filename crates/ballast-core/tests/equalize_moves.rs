@@ -13,10 +13,13 @@
 //! pooled in state order; an observed state outside the law rejects). Power: each wrong step's
 //! exact law has a noncentrality λ = RUNS·Σ(p − q)²/p against the right law over the right
 //! law's states, asserted ≥ 200 (printed; at most 30 degrees of freedom after pooling, where
-//! the critical value is below 60 and a noncentral χ² of mean ≥ 230 and standard deviation
-//! ≈ 29 falls below it with probability under 10⁻⁶). The wrong steps: moving while the spread
+//! the critical value is below 60, while a noncentral χ² with λ = 200 has mean df + 200 and
+//! standard deviation √(2(df + 400)) ≤ 30: the power is above 1 − 10⁻⁶; the measured λ are
+//! 962 and 10⁶, and moving at spread 1 also gives states outside the law, a certain
+//! rejection). The wrong steps: moving while the spread
 //! is 1 (the right histogram, too many moved balls) and counting the new ball as one of the r
-//! moves (r = 1 becomes Greedy\[d\], a wrong histogram).
+//! moves (r = 1 becomes Greedy\[d\], a wrong histogram). At n = 1000 the two engines are
+//! compared with each other (`engines_agree_at_moderate_n`).
 
 mod common;
 
@@ -298,4 +301,50 @@ fn the_kind_is_equalize_and_its_refusals_hold() {
     assert!(simulate(&batched, &mut sim_rng(1)).is_err());
     let started = s.clone().start(ballast_core::Start::OneBin { balls: 3 });
     assert!(simulate(&started, &mut sim_rng(1)).is_err());
+}
+
+/// n = 1000, m = 10n, d = 2 and 3, r = 1, 1 000 runs per engine (seeds
+/// `derive_seed(4244, [d, engine, run])`): the engines agree on the max and min load (two-sample
+/// χ² at α = 0.001) and on the mean moved balls per run (|z| < 3.29, the two-sided 0.001
+/// quantile): the level engine's positions stand for bins beyond tiny n too.
+#[test]
+fn engines_agree_at_moderate_n() {
+    use common::{chi2_critical, chi2_two_sample, histogram};
+    let (n, runs) = (1000u64, 1_000u64);
+    for d in [2u32, 3] {
+        let per_engine: Vec<Vec<RunOutcome>> = ENGINES
+            .into_iter()
+            .enumerate()
+            .map(|(e, engine)| {
+                let s = RunSpec::new(ProcessSpec::EqualizeMoves { d, moves: 1 }, n, 10 * n)
+                    .engine(engine);
+                let seed = derive_seed(4244, &[u64::from(d), e as u64]);
+                (0..runs).map(|r| library(&s, derive_seed(seed, &[r]))).collect()
+            })
+            .collect();
+        let (a, b) = (&per_engine[0], &per_engine[1]);
+        for (name, f) in [
+            ("max load", (|o: &RunOutcome| o.max_load as i64) as fn(&RunOutcome) -> i64),
+            ("min load", |o| o.min_load as i64),
+        ] {
+            let lo = a.iter().chain(b).map(f).min().unwrap();
+            let len = (a.iter().chain(b).map(f).max().unwrap() - lo + 1) as usize;
+            let (stat, df) = chi2_two_sample(
+                &histogram(a.iter().map(f), lo, len),
+                &histogram(b.iter().map(f), lo, len),
+            );
+            println!("d = {d}, {name}: χ² = {stat:.1} (critical {:.1})", chi2_critical(df));
+            assert!(stat < chi2_critical(df), "d = {d}, {name}: {stat:.1} on {df} df");
+        }
+        let moments = |v: &[RunOutcome]| {
+            let x: Vec<f64> = v.iter().map(|o| o.moved as f64).collect();
+            let mean = x.iter().sum::<f64>() / x.len() as f64;
+            let var = x.iter().map(|y| (y - mean).powi(2)).sum::<f64>() / (x.len() - 1) as f64;
+            (mean, var / x.len() as f64)
+        };
+        let ((ma, va), (mb, vb)) = (moments(a), moments(b));
+        let z = (ma - mb) / (va + vb).sqrt();
+        println!("d = {d}, moved: {ma:.1} vs {mb:.1}, z = {z:.2}");
+        assert!(z.abs() < 3.29, "d = {d}, moved: {ma:.1} vs {mb:.1}, z = {z:.2}");
+    }
 }
