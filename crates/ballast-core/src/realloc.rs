@@ -13,7 +13,7 @@
 //! a most loaded one with a spread of 2 or more).
 //!
 //! The step reads and sets only the loads of the distinct sampled bins, through the store of
-//! equalize's loop ([`crate::czumaj::run_reallocation`]): a load per bin, or the level
+//! equalize's loop (`czumaj::run_reallocation`): a load per bin, or the level
 //! histogram whose uniform positions are uniform bins (`docs/level-engine.md#reallocation`).
 
 use rand::RngCore;
