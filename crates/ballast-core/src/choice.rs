@@ -347,7 +347,7 @@ fn process_support(spec: &RunSpec, batched: bool) -> Result<(), Error> {
         ProcessSpec::Custom(ref c) => c.item().levels().map_err(Error::use_bins),
         // Reallocation reads and sets the loads of the distinct sampled bins only: distinct
         // positions of the sorted view, moved between levels (`czumaj::simulate_equalize_levels`).
-        ProcessSpec::Equalize { .. } => Ok(()),
+        ProcessSpec::Equalize { .. } | ProcessSpec::EqualizeMoves { .. } => Ok(()),
         // Adaptive probing: decisions read the loads of uniform bins and W/n only; sequential
         // only (`level/adaptive.rs`), with the probe histogram of the bin engine's loop.
         ProcessSpec::Adaptive { .. } => sequential_only(
@@ -605,7 +605,7 @@ fn check_start(start: &Start, spec: &RunSpec, on_levels: bool) -> Result<(), Err
             "the empty start in the delay setting (its loop keeps no start state)",
         ));
     }
-    if matches!(spec.process, ProcessSpec::Equalize { .. }) {
+    if spec.process.reallocates() {
         return Err(Error::invalid(
             "start",
             start.name(),
@@ -630,7 +630,7 @@ fn check_capacities(spec: &RunSpec) -> Result<(), Error> {
     if matches!(spec.setting, Setting::Delay { .. }) {
         return refuse("do not run in the delay setting (its loop keeps integer past loads)");
     }
-    if matches!(spec.process, ProcessSpec::Equalize { .. }) {
+    if spec.process.reallocates() {
         return refuse("do not apply to `equalize` (its reallocation loop moves whole balls)");
     }
     if spec.churn.is_some() || spec.dispatchers.is_some() {

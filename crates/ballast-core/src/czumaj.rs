@@ -178,7 +178,7 @@ pub fn simulate_equalize_levels_flawed<R: RngCore + ?Sized>(
 
 /// The loads an equalize step reads and sets: a load per bin ([`BinStore`]) or the level
 /// histogram ([`LevelLoads`], where a sample index is a position of the sorted view).
-trait EqualizeStore {
+pub(crate) trait EqualizeStore {
     /// Load of the bin at sample index `i`, before any bin of the step has moved.
     fn load(&self, i: usize) -> u64;
     /// The bin at sample index `i` goes from load `old` to `new`.
@@ -250,13 +250,13 @@ impl LoadCounts {
 }
 
 /// The bin engine's store: a load per bin and their [`LoadCounts`].
-struct BinStore {
+pub(crate) struct BinStore {
     loads: Vec<u64>,
     hist: LoadCounts,
 }
 
 impl BinStore {
-    fn new(n: usize) -> Self {
+    pub(crate) fn new(n: usize) -> Self {
         Self { loads: vec![0; n], hist: LoadCounts::new(n) }
     }
 }
@@ -959,21 +959,43 @@ fn equalize_steps<S: EqualizeStore, R: RngCore + ?Sized, const D: usize>(
     done
 }
 
-/// The equalize loop on either store: samples, the spread (or a flawed one), observation
-/// points, the outcome.
+/// The equalize loop on either store: [`run_reallocation`] with the even spread (or a flawed
+/// one) as its step.
 fn run_equalize<S: EqualizeStore, R: RngCore + ?Sized>(
+    spec: &RunSpec,
+    d: u32,
+    st: S,
+    rng: &mut R,
+    flaw: Option<EqualizeFlaw>,
+) -> Result<RunOutcome, Error> {
+    let mut slots: Vec<usize> = Vec::with_capacity(d as usize);
+    run_reallocation(spec, d, st, rng, |old, new, rng| {
+        new.copy_from_slice(old);
+        slots.clear();
+        slots.extend(0..old.len());
+        match flaw {
+            None => spread(new, &mut slots, rng, |_, _, _| {}),
+            Some(f) => spread_flawed(new, f, |_, _, _| {}),
+        }
+    })
+}
+
+/// The loop of a reallocation process on either store: each step samples `d` bins, reads the
+/// loads `old` of the distinct ones (in the order first drawn) before any of them moves, and
+/// lets `step(old, new, rng)` write their loads after the step into `new` (one ball more in
+/// all) and return the balls that changed bin; then the changed bins are set, and the gap is
+/// observed at the observation points.
+pub(crate) fn run_reallocation<S: EqualizeStore, R: RngCore + ?Sized>(
     spec: &RunSpec,
     d: u32,
     mut st: S,
     rng: &mut R,
-    flaw: Option<EqualizeFlaw>,
+    mut step: impl FnMut(&[u64], &mut [u64], &mut R) -> u64,
 ) -> Result<RunOutcome, Error> {
     check_sequential(spec)?;
-    let n = spec.n;
-    let mut ctx = Ctx::new(n as usize);
+    let mut ctx = Ctx::new(spec.n as usize);
     let mut samples: Vec<usize> = Vec::with_capacity(d as usize);
-    let mut loads: Vec<u64> = Vec::with_capacity(d as usize);
-    let mut slots: Vec<usize> = Vec::with_capacity(d as usize);
+    let (mut old, mut new) = (Vec::with_capacity(d as usize), Vec::with_capacity(d as usize));
     let mut moved = 0u64;
     let mut record = EqualizeRecord::new(spec);
     let every = spec.observe_every.unwrap_or(spec.m).max(1);
@@ -987,15 +1009,17 @@ fn run_equalize<S: EqualizeStore, R: RngCore + ?Sized>(
         }
         // Every load is read before any bin moves (the level store's indices are positions
         // of this histogram).
-        loads.clear();
-        loads.extend(samples.iter().map(|&i| st.load(i)));
-        slots.clear();
-        slots.extend(0..loads.len());
-        let changed = |j: usize, old, new| st.set(samples[j], old, new);
-        moved += match flaw {
-            None => spread(&mut loads, &mut slots, rng, changed),
-            Some(f) => spread_flawed(&mut loads, f, changed),
-        };
+        old.clear();
+        old.extend(samples.iter().map(|&i| st.load(i)));
+        new.clear();
+        new.resize(old.len(), 0);
+        moved += step(&old, &mut new, rng);
+        debug_assert_eq!(new.iter().sum::<u64>(), old.iter().sum::<u64>() + 1);
+        for (j, &i) in samples.iter().enumerate() {
+            if new[j] != old[j] {
+                st.set(i, old[j], new[j]);
+            }
+        }
         if t % every == 0 || t == spec.m {
             record.observe(spec, &st, t);
         }

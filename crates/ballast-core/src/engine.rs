@@ -93,14 +93,21 @@ fn simulate_with<R: RngCore + ?Sized, O: Observer>(
     if let Setting::Delay { tau, mode } = spec.setting {
         return crate::delay::simulate_delay(spec, tau, mode, rng, observer);
     }
+    if spec.process.reallocates() && O::PER_BALL {
+        return Err(Error::Unsupported(
+            "equalize moves balls between the sampled bins, which an observer of single balls \
+             (a potential tracker) does not follow"
+                .into(),
+        ));
+    }
+    if let ProcessSpec::EqualizeMoves { d, moves } = spec.process {
+        use crate::realloc::{simulate_equalize_moves, simulate_equalize_moves_levels};
+        return match crate::level::resolve_engine(spec)? {
+            crate::Engine::Levels => simulate_equalize_moves_levels(spec, d, moves, rng),
+            _ => simulate_equalize_moves(spec, d, moves, rng),
+        };
+    }
     if let ProcessSpec::Equalize { d } = spec.process {
-        if O::PER_BALL {
-            return Err(Error::Unsupported(
-                "equalize moves balls between the sampled bins, which an observer of single \
-                 balls (a potential tracker) does not follow"
-                    .into(),
-            ));
-        }
         use crate::czumaj::{
             simulate_equalize, simulate_equalize_levels, simulate_equalize_levels_reference,
             simulate_equalize_reference,
@@ -254,7 +261,7 @@ fn dispatch_to<X: WithRule>(spec: &RunSpec, runner: X) -> X::Out {
         ProcessSpec::Adaptive { ref tau, cap } => {
             run!(crate::czumaj::Adaptive::new(tau.clone(), cap, spec.m))
         }
-        ProcessSpec::Equalize { .. } => {
+        ProcessSpec::Equalize { .. } | ProcessSpec::EqualizeMoves { .. } => {
             unreachable!("equalize runs in czumaj::simulate_equalize (checked in simulate)")
         }
         ProcessSpec::Rule { d, ref choose, replacement } => {

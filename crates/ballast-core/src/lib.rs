@@ -87,6 +87,8 @@ pub mod process;
 #[doc(hidden)]
 pub mod rank_vector;
 #[doc(hidden)]
+pub mod realloc;
+#[doc(hidden)]
 pub mod recovery;
 pub mod registry;
 #[doc(hidden)]

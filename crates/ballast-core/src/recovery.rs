@@ -109,9 +109,7 @@ pub fn simulate_recovery<R: RngCore + ?Sized>(
     rng: &mut R,
     target: f64,
 ) -> Result<(RunOutcome, Option<u64>), Error> {
-    if matches!(spec.setting, Setting::Delay { .. })
-        || matches!(spec.process, crate::ProcessSpec::Equalize { .. })
-    {
+    if matches!(spec.setting, Setting::Delay { .. }) || spec.process.reallocates() {
         return Err(Error::Unsupported(
             "recovery time: not in the delay setting (its runs start from empty bins only) or \
              for equalize (its loops take no observer)"

@@ -799,13 +799,20 @@ pub static PROCESSES: &[ProcessDef] = &[
     ProcessDef {
         name: "equalize",
         doc: "Czumaj-Stemann reallocation: d samples; the new ball and the balls of the \
-              sampled bins are spread over them evenly",
-        params: &[D],
+              sampled bins are spread over them evenly (with moves = r: the new ball to a \
+              least loaded sampled bin, then at most r balls from a most to a least loaded one \
+              while their loads differ by 2 or more)",
+        params: &[D, MOVES],
         ties: NO_TIES,
         settings: SEQUENTIAL_ONLY,
         unit_weights_only: true,
         example: "",
-        build: |a| Ok(ProcessSpec::Equalize { d: a.int("d") }),
+        build: |a| {
+            Ok(match a.opt_int("moves") {
+                None => ProcessSpec::Equalize { d: a.int("d") },
+                Some(moves) => ProcessSpec::EqualizeMoves { d: a.int("d"), moves },
+            })
+        },
     },
 ];
 
@@ -821,6 +828,13 @@ const D: ParamDef = ParamDef {
     ty: ParamType::Int { lo: 1, hi: 1024 },
     default: ParamDefault::Required,
     doc: "number of samples",
+};
+const MOVES: ParamDef = ParamDef {
+    name: "moves",
+    ty: ParamType::Int { lo: 0, hi: u32::MAX },
+    default: ParamDefault::Unset,
+    doc: "old balls moved per step at most (0: Greedy[d] with random ties; unset: no limit, \
+          the even spread)",
 };
 const REPLACEMENT: ParamDef = ParamDef {
     name: crate::process::distinct::OPTION,

@@ -38,7 +38,7 @@ const LAYERS: &[&[&str]] = &[
         "with_rule",
     ],
     // 3. Engines: reallocation and adaptive probing, delay, levels, weighted batches.
-    &["czumaj", "delay", "level", "weighted", "churn", "dispatchers"],
+    &["czumaj", "realloc", "delay", "level", "weighted", "churn", "dispatchers"],
     // 4. The bin engine and router, the registry (tables of declarations), recovery time.
     &["engine", "registry", "recovery"],
 ];

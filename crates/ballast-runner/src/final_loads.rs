@@ -167,7 +167,7 @@ pub(crate) fn refusal(
             ),
         ));
     }
-    if matches!(spec.process, ballast_core::ProcessSpec::Equalize { .. }) {
+    if spec.process.reallocates() {
         return Some((
             key,
             format!(

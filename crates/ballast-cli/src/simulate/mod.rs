@@ -601,9 +601,7 @@ pub(crate) fn build_spec(
                 "`--recovery-target` = {t}: expected a finite number (the gap to reach)"
             )));
         }
-        if matches!(spec.setting, Setting::Delay { .. })
-            || matches!(spec.process, ballast_core::ProcessSpec::Equalize { .. })
-        {
+        if matches!(spec.setting, Setting::Delay { .. }) || spec.process.reallocates() {
             return Err(BadInput::new(
                 "`--recovery-target` needs the sequential or batched setting and a process \
                  other than equalize",

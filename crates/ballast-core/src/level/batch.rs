@@ -83,6 +83,7 @@ impl Law {
             | ProcessSpec::AlwaysGoLeft { .. }
             | ProcessSpec::Adaptive { .. }
             | ProcessSpec::Equalize { .. }
+            | ProcessSpec::EqualizeMoves { .. }
             | ProcessSpec::Rule { .. }
             | ProcessSpec::Custom(_) => unreachable!("refused by level_support"),
         }

@@ -235,6 +235,9 @@ pub(crate) fn simulate_levels<R: RngCore + ?Sized, O: Observer>(
         // A loop of its own, as on the bin engine (no observers, empty start).
         return crate::czumaj::simulate_equalize_levels(spec, d, rng);
     }
+    if let ProcessSpec::EqualizeMoves { d, moves } = spec.process {
+        return crate::realloc::simulate_equalize_moves_levels(spec, d, moves, rng);
+    }
     let state = LevelLoads::of_start(&spec.start, spec.n, rng);
     observer.on_start(&state);
     Ok(match spec.setting {
@@ -349,7 +352,7 @@ fn sequential<R: RngCore + ?Sized, O: Observer>(
         ProcessSpec::Memory { .. }
         | ProcessSpec::Caching { .. }
         | ProcessSpec::AlwaysGoLeft { .. } => unreachable!("refused by level_support"),
-        ProcessSpec::Equalize { .. } => {
+        ProcessSpec::Equalize { .. } | ProcessSpec::EqualizeMoves { .. } => {
             unreachable!("runs in czumaj::simulate_equalize_levels (simulate_levels)")
         }
         ProcessSpec::Rule { d, ref choose, replacement } => {

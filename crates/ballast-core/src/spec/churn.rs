@@ -324,7 +324,9 @@ fn process_refusal(process: &ProcessSpec) -> Option<&'static str> {
         }
         ProcessSpec::TightPacking { .. } => Some("its rounds keep a bin between balls"),
         ProcessSpec::Adaptive { .. } => Some("its probe thresholds are planned for the whole run"),
-        ProcessSpec::Equalize { .. } => Some("it moves balls between bins"),
+        ProcessSpec::Equalize { .. } | ProcessSpec::EqualizeMoves { .. } => {
+            Some("it moves balls between bins")
+        }
         ProcessSpec::Quantile { .. } | ProcessSpec::MixedQuantile { .. } => {
             Some("it reads ranks, which these loops do not maintain")
         }

@@ -193,6 +193,17 @@ pub enum ProcessSpec {
         /// Number of samples, at least 1.
         d: u32,
     },
+    /// Reallocation with at most `moves` moved balls per step (`kind = "equalize"` with
+    /// `moves`, [`crate::realloc`]): `d` samples; the new ball to a least loaded distinct
+    /// sampled bin, then up to `moves` times a ball from a most loaded to a least loaded one
+    /// while their loads differ by at least 2 (ties uniformly at random; sequential, unit
+    /// balls).
+    EqualizeMoves {
+        /// Number of samples, at least 1.
+        d: u32,
+        /// Old balls moved per step at most (0: Greedy\[d\] with random ties).
+        moves: u32,
+    },
     /// A rule written as a formula ([`crate::rule_formula`]): `d` samples; the formula's value
     /// is the 1-based position of the sample that gets the ball.
     Rule {
@@ -275,7 +286,7 @@ impl ProcessSpec {
             Self::Caching { .. } => "caching",
             Self::AlwaysGoLeft { .. } => "always_go_left",
             Self::Adaptive { .. } => "adaptive",
-            Self::Equalize { .. } => "equalize",
+            Self::Equalize { .. } | Self::EqualizeMoves { .. } => "equalize",
             Self::Rule { .. } => "rule",
             Self::Custom(c) => c.item().name(),
         }
@@ -297,6 +308,7 @@ impl ProcessSpec {
             | Self::Caching { .. }
             | Self::AlwaysGoLeft { .. }
             | Self::Equalize { .. }
+            | Self::EqualizeMoves { .. }
             | Self::DChoice { .. }
             | Self::UnfairDChoice { .. }
             | Self::DChoiceDistinct { .. }
@@ -342,6 +354,7 @@ impl ProcessSpec {
             Self::Caching { d }
             | Self::AlwaysGoLeft { d }
             | Self::Equalize { d }
+            | Self::EqualizeMoves { d, .. }
             | Self::DChoice { d }
             | Self::UnfairDChoice { d }
             | Self::DChoiceDistinct { d }
@@ -451,7 +464,16 @@ impl ProcessSpec {
                 | Self::Twinning
                 | Self::Caching { .. }
                 | Self::Equalize { .. }
+                | Self::EqualizeMoves { .. }
         )
+    }
+
+    /// Whether the process moves old balls between bins (`equalize`, with or without
+    /// `moves`): it runs on a reallocation loop of its own ([`crate::czumaj`],
+    /// [`crate::realloc`]), which takes no observer of single balls, no start state and no
+    /// capacities.
+    pub fn reallocates(&self) -> bool {
+        matches!(self, Self::Equalize { .. } | Self::EqualizeMoves { .. })
     }
 
     /// Whether a step of the process can place more than one ball (Twinning, Packing,
