@@ -344,7 +344,10 @@ fn process_support(spec: &RunSpec, batched: bool) -> Result<(), Error> {
         // whether its rule reads only loads. Both run on the sorted view, batches decision by
         // decision on the frozen view (`level/frozen.rs`).
         ProcessSpec::Rule { .. } => Ok(()),
-        ProcessSpec::Custom(ref c) => c.item().levels().map_err(Error::use_bins),
+        ProcessSpec::Custom(ref c) => {
+            c.item().levels().map_err(Error::use_bins)?;
+            c.item().level_batches().or_else(sequential_only)
+        }
         // Reallocation reads and sets the loads of the distinct sampled bins only: distinct
         // positions of the sorted view, moved between levels (`czumaj::simulate_equalize_levels`).
         ProcessSpec::Equalize { .. } => Ok(()),

@@ -74,6 +74,20 @@ pub trait Decision {
     fn sample_in(&mut self, lo: usize, hi: usize) -> usize;
     /// The run's random numbers, for the rule's own coins.
     fn rng(&mut self) -> &mut dyn RngCore;
+    /// Whether bins are positions in the sorted view of the loads, sorted again after every
+    /// ball (the sequential level engine): a position then names a bin only until the next
+    /// ball lands. A rule that decides several balls at once keeps the loads of its bins
+    /// and places each ball into *a* bin at the right load ([`Decision::bin_at_load`]);
+    /// bins of one load are exchangeable there. False on the bin engine, and in batches on
+    /// the level engine (positions of the frozen view stay put within a batch).
+    fn relabelled(&self) -> bool {
+        false
+    }
+    /// A bin whose load is `load`, if any: on the level engine the first position of that
+    /// load's level (O(1)); on bins the first such bin (O(n)).
+    fn bin_at_load(&mut self, load: f64) -> Option<usize> {
+        (0..self.n()).find(|&i| self.load(i) == load)
+    }
 }
 
 /// The rule of one run: called once per ball, it returns the bin the ball goes to. It may
@@ -130,6 +144,12 @@ pub trait ProcessItem: Sync + fmt::Debug {
             "process `{}` declares no level law (its rule may read bin identities)",
             self.name()
         ))
+    }
+    /// `Ok` if the level engine may also run the rule in the batched setting (every
+    /// decision on the frozen sorted view, `level/frozen.rs`), asked only when
+    /// [`ProcessItem::levels`] is `Ok`; otherwise the reason.
+    fn level_batches(&self) -> Result<(), String> {
+        Ok(())
     }
 }
 
