@@ -151,6 +151,14 @@ pub trait ProcessItem: Sync + fmt::Debug {
     fn level_batches(&self) -> Result<(), String> {
         Ok(())
     }
+    /// The smallest `n` from which `engine = "auto"` runs the rule on the level engine in
+    /// the sequential setting (when [`ProcessItem::levels`] is `Ok`): a crossover measured
+    /// against the bin engine, `u64::MAX` to stay on bins. By default
+    /// [`crate::choice::AUTO_SEQUENTIAL_MIN_N`], the crossover of the rules that run
+    /// through the level engine's generic loop.
+    fn auto_levels_min_n(&self) -> u64 {
+        crate::choice::AUTO_SEQUENTIAL_MIN_N
+    }
 }
 
 /// A process item with its checked parameters: the payload of

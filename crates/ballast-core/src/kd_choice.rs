@@ -110,6 +110,16 @@ impl ProcessItem for KdChoice {
         Ok(())
     }
 
+    /// Never: the level engine is slower here. `ballast simulate --process kd_choice
+    /// --param k=2 --param d=3 [--param replacement=true] --n N --m 1000N --engine E
+    /// --json`, `ns_per_ball`, best of 3, 2 cores shared (load average 5): distinct, bins
+    /// 29.0 / levels 45.1 at N = 10⁴, 31.3 / 51.8 at 10⁵; with replacement 28.7 / 50.9 and
+    /// 30.0 / 60.0. (A round's draws, its loads and each ball's bin go through the item's
+    /// trait objects, and each ball looks up its level twice.)
+    fn auto_levels_min_n(&self) -> u64 {
+        u64::MAX
+    }
+
     fn level_batches(&self) -> Result<(), String> {
         Err("the level engine simulates kd_choice sequentially only (a round cut at a batch \
              end goes on in the next batch, whose sorted view no longer names the round's \

@@ -397,6 +397,9 @@ fn bad_parameters_and_level_batches_are_refused() {
     assert!(RunSpec::new(kd(2, 5, true).unwrap(), 4, 10).validate().is_ok());
     let levels = RunSpec::new(kd(2, 3, false).unwrap(), 10, 10).engine(Engine::Levels);
     assert!(simulate(&levels, &mut sim_rng(1)).is_ok());
+    // `auto` keeps bins (the level engine is slower for it).
+    let big = RunSpec::new(kd(2, 3, false).unwrap(), 1 << 22, 10);
+    assert_eq!(ballast_core::resolve_engine(&big).unwrap(), Engine::Bins);
     let e = simulate(&levels.batched(4), &mut sim_rng(1)).unwrap_err().to_string();
     assert!(e.contains("simulates kd_choice sequentially only"), "{e}");
 }

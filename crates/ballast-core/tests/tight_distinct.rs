@@ -220,6 +220,12 @@ fn rounds_follow_the_stop_rule_and_the_default_is_the_built_in() {
         let out = simulate(&big.clone().engine(engine), &mut sim_rng(3)).unwrap();
         assert!(out.final_gap <= 3.0, "{engine:?}: gap {}", out.final_gap);
     }
+    // `auto`: the level engine from 10 bins, sequential only.
+    let auto = |n, p: ProcessSpec| ballast_core::resolve_engine(&RunSpec::new(p, n, 100)).unwrap();
+    assert_eq!(auto(10, tight(true, None)), Engine::Levels);
+    assert_eq!(auto(9, tight(true, None)), Engine::Bins);
+    let batched = RunSpec::new(tight(true, None), 1000, 100).batched(5000);
+    assert_eq!(ballast_core::resolve_engine(&batched).unwrap(), Engine::Bins);
     let levels = RunSpec::new(tight(true, None), 10, 100).engine(Engine::Levels);
     let e = simulate(&levels.batched(5), &mut sim_rng(1)).unwrap_err().to_string();
     assert!(e.contains("tight_packing with distinct = true sequentially only"), "{e}");
