@@ -9,7 +9,8 @@
 //! configs, `ballast simulate`, `ballast list`, the runner and Python reach it exactly as a
 //! built-in. The bin engine runs its rule on every setting the declaration allows; the level
 //! engine runs the same rule on the sorted view of the loads when the item says its rule
-//! reads only loads ([`ProcessItem::levels`]), sequential balls only.
+//! reads only loads ([`ProcessItem::levels`]), batches decision by decision on the frozen
+//! view unless [`ProcessItem::level_batches`] refuses them.
 //!
 //! The rule is called through a trait object, one call per ball, with the loads and the
 //! random numbers behind trait objects too: a few nanoseconds per ball more than a built-in
