@@ -158,7 +158,7 @@ pub fn auto_sequential_min_n(spec: &RunSpec) -> u64 {
             Some(_) => AUTO_SEQUENTIAL_MIN_N_MANY_CHOICE,
             None => AUTO_SEQUENTIAL_MIN_N_ADAPTIVE,
         },
-        ProcessSpec::Custom(ref c) => c.item().auto_levels_min_n(),
+        ProcessSpec::Custom(ref c) => c.item().auto_levels_min_n().unwrap_or(AUTO_SEQUENTIAL_MIN_N),
         _ => AUTO_SEQUENTIAL_MIN_N,
     }
 }

@@ -154,11 +154,11 @@ pub trait ProcessItem: Sync + fmt::Debug {
     }
     /// The smallest `n` from which `engine = "auto"` runs the rule on the level engine in
     /// the sequential setting (when [`ProcessItem::levels`] is `Ok`): a crossover measured
-    /// against the bin engine, `u64::MAX` to stay on bins. By default
-    /// [`crate::choice::AUTO_SEQUENTIAL_MIN_N`], the crossover of the rules that run
-    /// through the level engine's generic loop.
-    fn auto_levels_min_n(&self) -> u64 {
-        crate::choice::AUTO_SEQUENTIAL_MIN_N
+    /// against the bin engine, `Some(u64::MAX)` to stay on bins. `None` (the default): the
+    /// crossover of the rules that run through the level engine's generic loop
+    /// (`AUTO_SEQUENTIAL_MIN_N`, 2²⁰).
+    fn auto_levels_min_n(&self) -> Option<u64> {
+        None
     }
 }
 

@@ -116,8 +116,8 @@ impl ProcessItem for KdChoice {
     /// 29.0 / levels 45.1 at N = 10⁴, 31.3 / 51.8 at 10⁵; with replacement 28.7 / 50.9 and
     /// 30.0 / 60.0. (A round's draws, its loads and each ball's bin go through the item's
     /// trait objects, and each ball looks up its level twice.)
-    fn auto_levels_min_n(&self) -> u64 {
-        u64::MAX
+    fn auto_levels_min_n(&self) -> Option<u64> {
+        Some(u64::MAX)
     }
 
     fn level_batches(&self) -> Result<(), String> {

@@ -76,8 +76,8 @@ impl ProcessItem for TightPackingDistinct {
     /// average 5): M = 10⁷: 77 / 34 at N = 10, 114 / 34 at 30, 227 / 34 at 100; M = 1000N:
     /// 1 368 / 34 at 10³, 12 780 / 34.7 at 10⁴ (best of 3); at 10⁵ 126 213 / 34 with
     /// M = 10⁶ (M = 10⁸ would take hours on bins), levels 35.3 with M = 10⁸.
-    fn auto_levels_min_n(&self) -> u64 {
-        10
+    fn auto_levels_min_n(&self) -> Option<u64> {
+        Some(10)
     }
 
     fn level_batches(&self) -> Result<(), String> {
