@@ -158,6 +158,7 @@ pub fn auto_sequential_min_n(spec: &RunSpec) -> u64 {
             Some(_) => AUTO_SEQUENTIAL_MIN_N_MANY_CHOICE,
             None => AUTO_SEQUENTIAL_MIN_N_ADAPTIVE,
         },
+        ProcessSpec::Custom(ref c) => c.item().auto_levels_min_n().unwrap_or(AUTO_SEQUENTIAL_MIN_N),
         _ => AUTO_SEQUENTIAL_MIN_N,
     }
 }
@@ -344,7 +345,10 @@ fn process_support(spec: &RunSpec, batched: bool) -> Result<(), Error> {
         // whether its rule reads only loads. Both run on the sorted view, batches decision by
         // decision on the frozen view (`level/frozen.rs`).
         ProcessSpec::Rule { .. } => Ok(()),
-        ProcessSpec::Custom(ref c) => c.item().levels().map_err(Error::use_bins),
+        ProcessSpec::Custom(ref c) => {
+            c.item().levels().map_err(Error::use_bins)?;
+            c.item().level_batches().or_else(sequential_only)
+        }
         // Reallocation reads and sets the loads of the distinct sampled bins only: distinct
         // positions of the sorted view, moved between levels (`czumaj::simulate_equalize_levels`).
         ProcessSpec::Equalize { .. } | ProcessSpec::EqualizeMoves { .. } => Ok(()),

@@ -327,6 +327,16 @@ impl LoadState for LevelLoads {
     fn empty_bins(&self) -> u64 {
         self.count_at(0)
     }
+    /// The first position of the level at load `x`.
+    fn first_with_load(&self, x: f64) -> Option<usize> {
+        let j = x - self.lo as f64;
+        if !(0.0..self.cum.len() as f64).contains(&j) || j.fract() != 0.0 {
+            return None;
+        }
+        let j = j as usize;
+        let first = if j == 0 { 0 } else { self.cum[j - 1] };
+        (self.cum[j] > first).then_some(first as usize)
+    }
     /// The `k`-th largest load and the highest position among the `k` heaviest when ties are
     /// ordered by position: O(log levels).
     fn rank_cut(&self, k: u64) -> (f64, usize) {

@@ -9,7 +9,8 @@
 //! configs, `ballast simulate`, `ballast list`, the runner and Python reach it exactly as a
 //! built-in. The bin engine runs its rule on every setting the declaration allows; the level
 //! engine runs the same rule on the sorted view of the loads when the item says its rule
-//! reads only loads ([`ProcessItem::levels`]), sequential balls only.
+//! reads only loads ([`ProcessItem::levels`]), batches decision by decision on the frozen
+//! view unless [`ProcessItem::level_batches`] refuses them.
 //!
 //! The rule is called through a trait object, one call per ball, with the loads and the
 //! random numbers behind trait objects too: a few nanoseconds per ball more than a built-in
@@ -74,6 +75,20 @@ pub trait Decision {
     fn sample_in(&mut self, lo: usize, hi: usize) -> usize;
     /// The run's random numbers, for the rule's own coins.
     fn rng(&mut self) -> &mut dyn RngCore;
+    /// Whether bins are positions in the sorted view of the loads, sorted again after every
+    /// ball (the sequential level engine): a position then names a bin only until the next
+    /// ball lands. A rule that decides several balls at once keeps the loads of its bins
+    /// and places each ball into *a* bin at the right load ([`Decision::bin_at_load`]);
+    /// bins of one load are exchangeable there. False on the bin engine, and in batches on
+    /// the level engine (positions of the frozen view stay put within a batch).
+    fn relabelled(&self) -> bool {
+        false
+    }
+    /// A bin whose load is `load`, if any: on the level engine the first position of that
+    /// load's level (O(1)); on bins the first such bin (O(n)).
+    fn bin_at_load(&mut self, load: f64) -> Option<usize> {
+        (0..self.n()).find(|&i| self.load(i) == load)
+    }
 }
 
 /// The rule of one run: called once per ball, it returns the bin the ball goes to. It may
@@ -130,6 +145,20 @@ pub trait ProcessItem: Sync + fmt::Debug {
             "process `{}` declares no level law (its rule may read bin identities)",
             self.name()
         ))
+    }
+    /// `Ok` if the level engine may also run the rule in the batched setting (every
+    /// decision on the frozen sorted view, `level/frozen.rs`), asked only when
+    /// [`ProcessItem::levels`] is `Ok`; otherwise the reason.
+    fn level_batches(&self) -> Result<(), String> {
+        Ok(())
+    }
+    /// The smallest `n` from which `engine = "auto"` runs the rule on the level engine in
+    /// the sequential setting (when [`ProcessItem::levels`] is `Ok`): a crossover measured
+    /// against the bin engine, `Some(u64::MAX)` to stay on bins. `None` (the default): the
+    /// crossover of the rules that run through the level engine's generic loop
+    /// (`AUTO_SEQUENTIAL_MIN_N`, 2²⁰).
+    fn auto_levels_min_n(&self) -> Option<u64> {
+        None
     }
 }
 

@@ -66,6 +66,11 @@ pub trait LoadState {
     fn empty_bins(&self) -> u64 {
         (0..self.n()).filter(|&i| self.load(i).into() == 0.0).count() as u64
     }
+    /// The first bin whose load is `x`, if any. The default scans the bins (O(n)); the level
+    /// engine's sorted view gives the first position of that level (O(1)).
+    fn first_with_load(&self, x: f64) -> Option<usize> {
+        (0..self.n()).find(|&i| self.load(i).into() == x)
+    }
     /// The histogram of the loads when they are ball counts: the smallest load `lo` and
     /// `counts[j]` = bins with load `lo + j` (`None` for weighted loads). The default scans
     /// the bins (O(n)); the level engine's state reads its histogram (O(levels)).

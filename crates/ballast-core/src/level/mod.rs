@@ -360,7 +360,7 @@ fn sequential<R: RngCore + ?Sized, O: Observer>(
             run_seq(spec, s, rule, r, o)
         }
         ProcessSpec::Custom(ref c) => {
-            run_seq(spec, s, crate::process::custom::Bridge::new(c.rule()), r, o)
+            run_seq(spec, s, crate::process::custom::Bridge::relabelled(c.rule()), r, o)
         }
     }
 }

@@ -1,6 +1,7 @@
 //! The bridge from a process item's rule ([`crate::item::CustomRule`], called through a
 //! trait object) to the engines' [`Rule`]: one call per ball, with the loads and the random
-//! numbers seen through [`Decision`].
+//! numbers seen through [`Decision`]. On the sequential level engine the bridge says so
+//! ([`Decision::relabelled`]): positions are sorted again after every ball.
 
 use rand::RngCore;
 
@@ -11,12 +12,20 @@ use crate::loads::LoadState;
 /// A custom rule as an engine rule.
 pub(crate) struct Bridge {
     rule: Box<dyn CustomRule>,
+    /// Whether the state is the sorted view, sorted again after every ball.
+    relabelled: bool,
 }
 
 impl Bridge {
-    /// The bridge of one run's rule.
+    /// The bridge of one run's rule (bins keep their identity between balls: the bin
+    /// engine, or the frozen view of a batch on the level engine).
     pub(crate) fn new(rule: Box<dyn CustomRule>) -> Self {
-        Self { rule }
+        Self { rule, relabelled: false }
+    }
+
+    /// The bridge of one run's rule on the sequential level engine.
+    pub(crate) fn relabelled(rule: Box<dyn CustomRule>) -> Self {
+        Self { rule, relabelled: true }
     }
 }
 
@@ -32,7 +41,7 @@ impl Rule for Bridge {
         ctx: &mut Ctx,
     ) -> Placement {
         let n = s.n();
-        let mut at = At { s, ctx, rng: Words(rng) };
+        let mut at = At { s, ctx, rng: Words(rng), relabelled: self.relabelled };
         let bin = self.rule.place(&mut at);
         assert!(bin < n, "a custom rule placed a ball in bin {bin} of {n}");
         let balls = self.rule.balls(bin, &mut at);
@@ -61,6 +70,7 @@ struct At<'a, 'c, S, R: RngCore + ?Sized> {
     s: &'a S,
     ctx: &'a mut Ctx<'c>,
     rng: Words<'a, R>,
+    relabelled: bool,
 }
 
 impl<S: LoadState, R: RngCore + ?Sized> Decision for At<'_, '_, S, R> {
@@ -85,5 +95,11 @@ impl<S: LoadState, R: RngCore + ?Sized> Decision for At<'_, '_, S, R> {
     }
     fn rng(&mut self) -> &mut dyn RngCore {
         &mut self.rng
+    }
+    fn relabelled(&self) -> bool {
+        self.relabelled
+    }
+    fn bin_at_load(&mut self, load: f64) -> Option<usize> {
+        self.s.first_with_load(load)
     }
 }
