@@ -77,6 +77,7 @@ impl PlanSeries {
     ///     reference: Some("g-Bounded n={n} g={g}".into()),
     ///     round: None,
     ///     top_k: ballast_runner::TOP_K,
+    ///     above: 0,
     /// };
     /// let at = s.reference_at(&[("g".into(), 4.0)], 10_000, None);
     /// assert_eq!(at.as_deref(), Some("g-Bounded n=10000 g=4"));
