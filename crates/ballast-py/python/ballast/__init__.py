@@ -191,14 +191,16 @@ class SimulateResult(Mapping):
     allocation processes report ``gap``, ``max_gap``, ``statistics``, ``samples_per_ball``…;
     round-based models and ``offline=D`` report ``statistics`` (name -> mean, stderr).
 
-    Beyond the command line's object: :attr:`runs` (every run's values, a DataFrame) and
-    :attr:`trajectory` (every run at every observation point, with ``observe_every`` or
-    ``batch``). ``r.runs`` is that table; the number of runs is ``r["runs"]``.
+    The per-run fields as tables: :attr:`runs` (every run's values, a DataFrame, from
+    ``per_run``) and :attr:`trajectory` (every run at every observation point, with
+    ``observe_every`` or ``batch``; the attribute is the table, ``r["trajectory"]`` the JSON
+    field). ``r.runs`` is that table; the number of runs is ``r["runs"]``.
     """
 
     def __init__(self, raw: Dict[str, Any]):
-        self._per_run: Dict[str, Any] = raw.pop("per_run", None) or {}
-        self._trajectory: Dict[str, Any] = raw.pop("trajectory", None) or {}
+        # ``raw`` is the ``--json`` object as printed (its per-run fields included).
+        self._per_run: Dict[str, Any] = raw.get("per_run") or {}
+        self._trajectory: Dict[str, Any] = raw.get("trajectory") or {}
         self.raw: Dict[str, Any] = raw
         self._wrapped: Dict[str, Any] = {
             k: Summary(v) if isinstance(v, dict) and "distribution" in v else v
