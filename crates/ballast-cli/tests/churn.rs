@@ -3,32 +3,10 @@
 //! printed one-point config run by `ballast run`; bad input exits 2 with the declaration's
 //! message (a config's with file, line and column) and prints nothing.
 
-use std::process::{Command, Output};
+mod common;
 
+use common::{assert_bad_input, ballast, simulate_json};
 use serde_json::Value;
-
-fn ballast(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ballast")).args(args).output().expect("spawning ballast")
-}
-
-fn simulate_json(args: &[&str]) -> Value {
-    let mut all = vec!["simulate", "--json"];
-    all.extend_from_slice(args);
-    let o = ballast(&all);
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(o.status.success(), "ballast {all:?} failed: {err}");
-    serde_json::from_slice(&o.stdout).expect("valid JSON")
-}
-
-fn assert_bad_input(args: &[&str], needles: &[&str]) {
-    let o = ballast(args);
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(2), "ballast {args:?}: stderr {err}");
-    assert!(o.stdout.is_empty(), "ballast {args:?} printed to stdout");
-    for n in needles {
-        assert!(err.contains(n), "ballast {args:?}: `{n}` not in stderr: {err}");
-    }
-}
 
 const BASE: [&str; 8] = ["--process", "two_choice", "--n", "200", "--m", "20000", "--runs", "4"];
 

@@ -2,22 +2,10 @@
 //! the running maximum of the gap, and the blocks protocol (`--blocks`): each checked against
 //! a second way to the same numbers.
 
-use std::process::{Command, Output};
+mod common;
 
+use common::{ballast, simulate_json};
 use serde_json::Value;
-
-fn ballast(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ballast")).args(args).output().expect("spawning ballast")
-}
-
-fn simulate_json(args: &[&str]) -> Value {
-    let mut all = vec!["simulate", "--json"];
-    all.extend_from_slice(args);
-    let o = ballast(&all);
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(o.status.success(), "ballast {all:?} failed: {err}");
-    serde_json::from_slice(&o.stdout).expect("valid JSON")
-}
 
 fn floats(v: &Value) -> Vec<f64> {
     v.as_array().expect("an array").iter().map(|x| x.as_f64().expect("a number")).collect()

@@ -6,6 +6,8 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use serde_json::Value;
+
 /// A fresh scratch directory `<tmp>/ballast-<suite>-<name>-<pid>` with empty `configs/demo`
 /// and `reference` folders, as a project directory for `ballast run`.
 pub fn scratch(suite: &str, name: &str) -> PathBuf {
@@ -33,4 +35,31 @@ pub fn ok(o: &Output) {
         o.status.code(),
         String::from_utf8_lossy(&o.stderr)
     );
+}
+
+/// Runs `ballast args...` in the current directory and waits for it.
+pub fn ballast(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ballast")).args(args).output().expect("spawning ballast")
+}
+
+/// `ballast simulate --json args...`, which must succeed, as JSON.
+pub fn simulate_json(args: &[&str]) -> Value {
+    let mut all = vec!["simulate", "--json"];
+    all.extend_from_slice(args);
+    let o = ballast(&all);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "ballast {all:?} failed: {err}");
+    serde_json::from_slice(&o.stdout).expect("valid JSON")
+}
+
+/// `ballast args...` exits 2 (bad input), prints nothing on stdout and names every needle on
+/// stderr.
+pub fn assert_bad_input(args: &[&str], needles: &[&str]) {
+    let o = ballast(args);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "ballast {args:?}: stderr {err}");
+    assert!(o.stdout.is_empty(), "ballast {args:?} printed to stdout");
+    for n in needles {
+        assert!(err.contains(n), "ballast {args:?}: `{n}` not in stderr: {err}");
+    }
 }
