@@ -9,7 +9,7 @@ pub use ballast_testkit::*;
 use ballast_core::engine::run_rule_observed;
 use ballast_core::loads::{LoadState, UnitLoads, WeightedLoads};
 use ballast_core::process::Rule;
-use ballast_core::{sim_rng, simulate_observed, Observer, RunSpec, Weights};
+use ballast_core::{sim_rng, simulate_observed, Observer, RunOutcome, RunSpec, Weights};
 
 /// Records the bin of every ball, in order.
 #[derive(Default)]
@@ -176,4 +176,22 @@ pub fn fit_final_law(
         })
         .collect();
     fit_law(&keys, law)
+}
+
+/// Two samples of runs (one per engine) agree on the final max load and on the final min load:
+/// a two-sample χ² test of each at level [`ALPHA`] (`label` names the case in the messages).
+pub fn assert_extremes_agree(a: &[RunOutcome], b: &[RunOutcome], label: &str) {
+    for (name, f) in [
+        ("max load", (|o: &RunOutcome| o.max_load as i64) as fn(&RunOutcome) -> i64),
+        ("min load", |o| o.min_load as i64),
+    ] {
+        let lo = a.iter().chain(b).map(f).min().unwrap();
+        let len = (a.iter().chain(b).map(f).max().unwrap() - lo + 1) as usize;
+        let (stat, df) = chi2_two_sample(
+            &histogram(a.iter().map(f), lo, len),
+            &histogram(b.iter().map(f), lo, len),
+        );
+        println!("{label}, {name}: χ² = {stat:.1} (critical {:.1})", chi2_critical(df));
+        assert!(stat < chi2_critical(df), "{label}, {name}: {stat:.1} on {df} df");
+    }
 }

@@ -24,7 +24,7 @@ use std::collections::BTreeMap;
 
 use ballast_core::czumaj::{simulate_equalize_levels_flawed, EqualizeFlaw};
 use ballast_core::{derive_seed, resolve_engine, sim_rng, simulate, Engine, ProcessSpec, RunSpec};
-use common::{chi2_critical, chi2_two_sample, fit_law, histogram};
+use common::fit_law;
 
 /// Exact law of (sorted loads, moved balls) after `m` steps of equalize{d} on `n` bins.
 fn exact_law(n: usize, m: usize, d: u32) -> BTreeMap<(Vec<u64>, u64), f64> {
@@ -136,19 +136,7 @@ fn engines_agree_at_moderate_n() {
             per_engine.push(outcomes);
         }
         let (a, b) = (&per_engine[0], &per_engine[1]);
-        for (name, f) in [
-            ("max load", (|o: &ballast_core::RunOutcome| o.max_load as i64) as fn(&_) -> i64),
-            ("min load", |o| o.min_load as i64),
-        ] {
-            let lo = a.iter().chain(b).map(f).min().unwrap();
-            let len = (a.iter().chain(b).map(f).max().unwrap() - lo + 1) as usize;
-            let (stat, df) = chi2_two_sample(
-                &histogram(a.iter().map(f), lo, len),
-                &histogram(b.iter().map(f), lo, len),
-            );
-            println!("d = {d}, {name}: chi2 = {stat:.1} vs {:.1}", chi2_critical(df));
-            assert!(stat < chi2_critical(df), "d = {d}, {name}: {stat:.1} on {df} df");
-        }
+        common::assert_extremes_agree(a, b, &format!("d = {d}"));
         let moments = |v: &[ballast_core::RunOutcome]| {
             let x: Vec<f64> = v.iter().map(|o| o.moved as f64).collect();
             let mean = x.iter().sum::<f64>() / x.len() as f64;

@@ -309,7 +309,6 @@ fn the_kind_is_equalize_and_its_refusals_hold() {
 /// quantile): the level engine's positions stand for bins beyond tiny n too.
 #[test]
 fn engines_agree_at_moderate_n() {
-    use common::{chi2_critical, chi2_two_sample, histogram};
     let (n, runs) = (1000u64, 1_000u64);
     for d in [2u32, 3] {
         let per_engine: Vec<Vec<RunOutcome>> = ENGINES
@@ -323,19 +322,7 @@ fn engines_agree_at_moderate_n() {
             })
             .collect();
         let (a, b) = (&per_engine[0], &per_engine[1]);
-        for (name, f) in [
-            ("max load", (|o: &RunOutcome| o.max_load as i64) as fn(&RunOutcome) -> i64),
-            ("min load", |o| o.min_load as i64),
-        ] {
-            let lo = a.iter().chain(b).map(f).min().unwrap();
-            let len = (a.iter().chain(b).map(f).max().unwrap() - lo + 1) as usize;
-            let (stat, df) = chi2_two_sample(
-                &histogram(a.iter().map(f), lo, len),
-                &histogram(b.iter().map(f), lo, len),
-            );
-            println!("d = {d}, {name}: χ² = {stat:.1} (critical {:.1})", chi2_critical(df));
-            assert!(stat < chi2_critical(df), "d = {d}, {name}: {stat:.1} on {df} df");
-        }
+        common::assert_extremes_agree(a, b, &format!("d = {d}"));
         let moments = |v: &[RunOutcome]| {
             let x: Vec<f64> = v.iter().map(|o| o.moved as f64).collect();
             let mean = x.iter().sum::<f64>() / x.len() as f64;
