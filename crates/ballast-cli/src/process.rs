@@ -77,7 +77,7 @@ pub fn resolve(kind_name: &str, raw_params: &[String]) -> Result<ResolvedProcess
     let spec = def.build(&given).map_err(bad)?;
     let mut params: BTreeMap<String, Value> =
         given.iter().map(|(k, v)| ((*k).to_owned(), to_json(v))).collect();
-    if let ProcessSpec::DChoice { d } | ProcessSpec::DChoiceDistinct { d } = spec {
+    if let ProcessSpec::DChoice { d } = *spec.base() {
         // two_choice and three_choice imply d.
         params.insert("d".to_owned(), Value::from(d));
     }

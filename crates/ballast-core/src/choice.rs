@@ -304,13 +304,7 @@ fn process_support(spec: &RunSpec, batched: bool) -> Result<(), Error> {
         )),
         // Distinct samples: the generic rule on the sorted view (distinct positions are
         // distinct bins); the batch step has no law for them.
-        ProcessSpec::DChoiceDistinct { .. }
-        | ProcessSpec::UnfairDChoiceDistinct { .. }
-        | ProcessSpec::KThresholdDistinct { .. }
-        | ProcessSpec::OnePlusBetaDistinct { .. }
-        | ProcessSpec::GBoundedDistinct { .. }
-        | ProcessSpec::GMyopicDistinct { .. }
-        | ProcessSpec::SigmaNoisyLoadDistinct { .. } => sequential_only(format!(
+        ProcessSpec::WithoutReplacement(_) => sequential_only(format!(
             "the level engine simulates {} with replacement = false sequentially only \
              (no batch law for distinct samples)",
             spec.process.kind()

@@ -211,31 +211,10 @@ fn dispatch_to<X: WithRule>(spec: &RunSpec, runner: X) -> X::Out {
         ProcessSpec::DChoice { d } => run!(DChoice { d, tie }),
         ProcessSpec::UnfairDChoice { d } => run!(UnfairDChoice { d }),
         ProcessSpec::KThreshold { ref f } => run!(crate::k_threshold::KThreshold { f }),
-        ProcessSpec::KThresholdDistinct { ref f } => {
-            run!(crate::process::distinct::DistinctPair(crate::k_threshold::KThreshold { f }))
-        }
-        ProcessSpec::OnePlusBetaDistinct { beta } => {
-            run!(crate::process::distinct::OnePlusBetaDistinct { beta, tie })
-        }
-        ProcessSpec::GBoundedDistinct { g } => {
-            run!(crate::process::distinct::DistinctPair(Noisy::GBounded { g }))
-        }
-        ProcessSpec::GMyopicDistinct { g } => {
-            run!(crate::process::distinct::DistinctPair(Noisy::GMyopic { g }))
-        }
-        ProcessSpec::SigmaNoisyLoadDistinct { sigma, truncate } => {
-            run!(crate::process::distinct::DistinctPair(Noisy::SigmaNoisyLoad { sigma, truncate }))
-        }
         ProcessSpec::FormulaThreshold { ref f } => {
             run!(crate::formula_threshold::FormulaThreshold::new(f))
         }
         ProcessSpec::RankVector { ref cum } => run!(crate::rank_vector::BinRankVector { cum }),
-        ProcessSpec::DChoiceDistinct { d } => {
-            run!(crate::process::distinct::Distinct::new(d, false, tie))
-        }
-        ProcessSpec::UnfairDChoiceDistinct { d } => {
-            run!(crate::process::distinct::Distinct::new(d, true, tie))
-        }
         ProcessSpec::OnePlusBeta { beta } => run!(OnePlusBeta { beta, tie }),
         ProcessSpec::Quantile { delta } => run!(MixedQuantile { delta, eta: 1.0 }),
         ProcessSpec::MixedQuantile { delta, eta } => run!(MixedQuantile { delta, eta }),
@@ -268,6 +247,9 @@ fn dispatch_to<X: WithRule>(spec: &RunSpec, runner: X) -> X::Out {
             run!(crate::rule_formula::RuleFormula::new(choose, d, replacement))
         }
         ProcessSpec::Custom(ref c) => run!(crate::process::custom::Bridge::new(c.rule())),
+        ProcessSpec::WithoutReplacement(ref p) => {
+            crate::with_rule::without_replacement(p, tie, runner)
+        }
         ProcessSpec::AlwaysGoLeft { d } => run!(AlwaysGoLeft { d }),
         ProcessSpec::MeanThinning { strict } => {
             run!(Thinning { accept: Accept::BelowAverage { strict } })

@@ -233,11 +233,7 @@ pub static PROCESSES: &[ProcessDef] = &[
         example: "",
         build: |a| {
             let d = a.int("d");
-            Ok(if a.flag(crate::process::distinct::OPTION) {
-                ProcessSpec::UnfairDChoice { d }
-            } else {
-                ProcessSpec::UnfairDChoiceDistinct { d }
-            })
+            Ok(ProcessSpec::UnfairDChoice { d }.with_replacement(a.flag(REPLACEMENT.name)))
         },
     },
     ProcessDef {
@@ -317,13 +313,7 @@ pub static PROCESSES: &[ProcessDef] = &[
         build: |a| {
             let f = a.list("f").expect("required list").to_vec();
             crate::k_threshold::check_thresholds(&f)
-                .map(|()| {
-                    if a.flag(crate::process::distinct::OPTION) {
-                        ProcessSpec::KThreshold { f }
-                    } else {
-                        ProcessSpec::KThresholdDistinct { f }
-                    }
-                })
+                .map(|()| ProcessSpec::KThreshold { f }.with_replacement(a.flag(REPLACEMENT.name)))
                 .map_err(|why| a.refuse("f", format!("`f`: {why}")))
         },
     },
@@ -345,11 +335,7 @@ pub static PROCESSES: &[ProcessDef] = &[
         example: "",
         build: |a| {
             let beta = a.num("beta");
-            Ok(if a.flag(crate::process::distinct::OPTION) {
-                ProcessSpec::OnePlusBeta { beta }
-            } else {
-                ProcessSpec::OnePlusBetaDistinct { beta }
-            })
+            Ok(ProcessSpec::OnePlusBeta { beta }.with_replacement(a.flag(REPLACEMENT.name)))
         },
     },
     ProcessDef {
@@ -422,11 +408,7 @@ pub static PROCESSES: &[ProcessDef] = &[
         example: "",
         build: |a| {
             let g = a.num("g");
-            Ok(if a.flag(crate::process::distinct::OPTION) {
-                ProcessSpec::GBounded { g }
-            } else {
-                ProcessSpec::GBoundedDistinct { g }
-            })
+            Ok(ProcessSpec::GBounded { g }.with_replacement(a.flag(REPLACEMENT.name)))
         },
     },
     ProcessDef {
@@ -439,11 +421,7 @@ pub static PROCESSES: &[ProcessDef] = &[
         example: "",
         build: |a| {
             let g = a.num("g");
-            Ok(if a.flag(crate::process::distinct::OPTION) {
-                ProcessSpec::GMyopic { g }
-            } else {
-                ProcessSpec::GMyopicDistinct { g }
-            })
+            Ok(ProcessSpec::GMyopic { g }.with_replacement(a.flag(REPLACEMENT.name)))
         },
     },
     ProcessDef {
@@ -470,11 +448,8 @@ pub static PROCESSES: &[ProcessDef] = &[
         example: "",
         build: |a| {
             let (sigma, truncate) = (a.num("sigma"), a.flag("truncate"));
-            Ok(if a.flag(crate::process::distinct::OPTION) {
-                ProcessSpec::SigmaNoisyLoad { sigma, truncate }
-            } else {
-                ProcessSpec::SigmaNoisyLoadDistinct { sigma, truncate }
-            })
+            let spec = ProcessSpec::SigmaNoisyLoad { sigma, truncate };
+            Ok(spec.with_replacement(a.flag(REPLACEMENT.name)))
         },
     },
     ProcessDef {
@@ -854,11 +829,7 @@ const REPLACEMENT_PAIR: ParamDef = ParamDef {
 
 /// d-Choice with or without replacement (the `replacement` option).
 fn d_choice(d: u32, a: &Args) -> ProcessSpec {
-    if a.flag(crate::process::distinct::OPTION) {
-        ProcessSpec::DChoice { d }
-    } else {
-        ProcessSpec::DChoiceDistinct { d }
-    }
+    ProcessSpec::DChoice { d }.with_replacement(a.flag(REPLACEMENT.name))
 }
 
 const FRESH_D: ParamDef = ParamDef {

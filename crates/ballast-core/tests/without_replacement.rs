@@ -106,10 +106,18 @@ fn both_engines_follow_the_exact_law_without_replacement() {
         let d32 = d as u32;
         for engine in [Engine::Bins, Engine::Levels] {
             for (p, law, tie) in [
-                (ProcessSpec::DChoiceDistinct { d: d32 }, &fair, TieBreak::Random),
-                (ProcessSpec::DChoiceDistinct { d: d32 }, &fair, TieBreak::First),
-                (ProcessSpec::DChoiceDistinct { d: d32 }, &fair, TieBreak::LowestIndex),
-                (ProcessSpec::UnfairDChoiceDistinct { d: d32 }, &unfair, TieBreak::First),
+                (ProcessSpec::DChoice { d: d32 }.without_replacement(), &fair, TieBreak::Random),
+                (ProcessSpec::DChoice { d: d32 }.without_replacement(), &fair, TieBreak::First),
+                (
+                    ProcessSpec::DChoice { d: d32 }.without_replacement(),
+                    &fair,
+                    TieBreak::LowestIndex,
+                ),
+                (
+                    ProcessSpec::UnfairDChoice { d: d32 }.without_replacement(),
+                    &unfair,
+                    TieBreak::First,
+                ),
             ] {
                 let s = RunSpec::new(p.clone(), n as u64, m as u64).engine(engine).tie_break(tie);
                 let (stat, crit, impossible) = fit(&s, law, RUNS);
@@ -144,8 +152,8 @@ fn all_n_distinct_samples_see_every_bin() {
     // d-Choice the most loaded one, on both engines and in every run.
     for engine in [Engine::Bins, Engine::Levels] {
         for (p, end) in [
-            (ProcessSpec::DChoiceDistinct { d: 3 }, vec![2, 2, 3]),
-            (ProcessSpec::UnfairDChoiceDistinct { d: 3 }, vec![0, 0, 7]),
+            (ProcessSpec::DChoice { d: 3 }.without_replacement(), vec![2, 2, 3]),
+            (ProcessSpec::UnfairDChoice { d: 3 }.without_replacement(), vec![0, 0, 7]),
         ] {
             let s = RunSpec::new(p.clone(), 3, 7).engine(engine);
             for r in 0..200 {
@@ -166,13 +174,17 @@ fn the_option_is_declared_once_and_checked() {
         ProcessSpec::DChoice { d: 2 }
     );
     for (kind, given, want) in [
-        ("two_choice", vec![], ProcessSpec::DChoiceDistinct { d: 2 }),
-        ("three_choice", vec![], ProcessSpec::DChoiceDistinct { d: 3 }),
-        ("d_choice", vec![("d", ParamValue::Num(4.0))], ProcessSpec::DChoiceDistinct { d: 4 }),
+        ("two_choice", vec![], ProcessSpec::DChoice { d: 2 }.without_replacement()),
+        ("three_choice", vec![], ProcessSpec::DChoice { d: 3 }.without_replacement()),
+        (
+            "d_choice",
+            vec![("d", ParamValue::Num(4.0))],
+            ProcessSpec::DChoice { d: 4 }.without_replacement(),
+        ),
         (
             "unfair_d_choice",
             vec![("d", ParamValue::Num(2.0))],
-            ProcessSpec::UnfairDChoiceDistinct { d: 2 },
+            ProcessSpec::UnfairDChoice { d: 2 }.without_replacement(),
         ),
     ] {
         let mut given = given;
@@ -185,26 +197,52 @@ fn the_option_is_declared_once_and_checked() {
         );
     }
     // d > n: refused by the front ends' check and by the spec's validation.
-    let s = RunSpec::new(ProcessSpec::DChoiceDistinct { d: 4 }, 3, 10);
+    let s = RunSpec::new(ProcessSpec::DChoice { d: 4 }.without_replacement(), 3, 10);
     let e = check_run(&s).unwrap_err();
     assert_eq!(e.param.as_deref(), Some("d"));
     assert!(e.message.contains("d <= n"), "{e}");
     assert!(s.validate().is_err());
     // The delay engine draws with replacement.
-    let mut s = RunSpec::new(ProcessSpec::DChoiceDistinct { d: 2 }, 10, 100);
+    let mut s = RunSpec::new(ProcessSpec::DChoice { d: 2 }.without_replacement(), 10, 100);
     s.setting = Setting::Delay { tau: 5, mode: DelayMode::Random };
     assert_eq!(check_run(&s).unwrap_err().param.as_deref(), Some("replacement"));
     // The level engine has no batch law for it; auto falls back to the bin engine.
-    let s = RunSpec::new(ProcessSpec::DChoiceDistinct { d: 2 }, 10, 1 << 20).batched(1 << 16);
+    let s = RunSpec::new(ProcessSpec::DChoice { d: 2 }.without_replacement(), 10, 1 << 20)
+        .batched(1 << 16);
     assert_eq!(ballast_core::resolve_engine(&s).unwrap(), Engine::Bins);
     let e = check_run(&s.clone().engine(Engine::Levels)).unwrap_err();
     assert!(e.message.contains("sequentially only"), "{e}");
     // Batched and weighted runs on the bin engine run.
-    let s = RunSpec::new(ProcessSpec::DChoiceDistinct { d: 2 }, 50, 5000)
+    let s = RunSpec::new(ProcessSpec::DChoice { d: 2 }.without_replacement(), 50, 5000)
         .batched(100)
         .weights(ballast_core::Weights::Exp { mean: 1.0 });
     assert!(check_run(&s).unwrap().is_empty());
     assert!(ballast_core::simulate(&s, &mut sim_rng(1)).unwrap().final_gap.is_finite());
+}
+
+#[test]
+fn only_the_kinds_that_take_the_option_run_without_replacement() {
+    // The option is one wrapper; a spec made by hand around a kind without it is refused at
+    // validation (and so by every engine), as is a doubled wrapper.
+    for p in [
+        ProcessSpec::OneChoice.without_replacement(),
+        ProcessSpec::Twinning.without_replacement(),
+        ProcessSpec::DChoice { d: 2 }.without_replacement().without_replacement(),
+    ] {
+        let s = RunSpec::new(p.clone(), 10, 100);
+        let e = s.validate().unwrap_err().to_string();
+        assert!(e.contains("replacement"), "{p:?}: {e}");
+        assert!(ballast_core::simulate(&s, &mut sim_rng(1)).is_err(), "{p:?}");
+    }
+    // The kind, the comparison and the base parameters are those of the process inside.
+    let p = ProcessSpec::OnePlusBeta { beta: 0.5 }.without_replacement();
+    assert_eq!(p.kind(), "one_plus_beta");
+    assert!(p.compares());
+    assert_eq!(p.base(), &ProcessSpec::OnePlusBeta { beta: 0.5 });
+    assert_eq!(
+        ProcessSpec::GBounded { g: 1.0 }.with_replacement(true),
+        ProcessSpec::GBounded { g: 1.0 }
+    );
 }
 
 // ---------------------------------------------------------------------------------------
@@ -356,7 +394,7 @@ fn two_sample_processes_follow_the_exact_law_without_replacement() {
         for (p, _, dest) in pair_cases() {
             let law = exact_step_law(n, m, &*dest);
             assert!((law.values().sum::<f64>() - 1.0).abs() < 1e-12, "{p:?}");
-            let ties: &[TieBreak] = if matches!(p, ProcessSpec::OnePlusBetaDistinct { .. }) {
+            let ties: &[TieBreak] = if matches!(p.base(), ProcessSpec::OnePlusBeta { .. }) {
                 &[TieBreak::Random, TieBreak::First, TieBreak::LowestIndex]
             } else {
                 &[TieBreak::Random]

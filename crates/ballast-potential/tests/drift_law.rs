@@ -439,7 +439,7 @@ fn level_engine_drift_matches_bin_engine_for_every_process() {
         ProcessSpec::DChoice { d: 2 },
         ProcessSpec::DChoice { d: 3 },
         ProcessSpec::UnfairDChoice { d: 2 },
-        ProcessSpec::DChoiceDistinct { d: 2 },
+        ProcessSpec::DChoice { d: 2 }.without_replacement(),
         ProcessSpec::OnePlusBeta { beta: 0.5 },
         ProcessSpec::Quantile { delta: 0.5 },
         ProcessSpec::MixedQuantile { delta: 0.5, eta: 0.5 },

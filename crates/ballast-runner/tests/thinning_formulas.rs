@@ -63,7 +63,7 @@ fn configs_build_the_cores_specs() {
                     ],
                 )
             }
-            _ => ProcessSpec::OnePlusBetaDistinct { beta: 0.5 },
+            _ => ProcessSpec::OnePlusBeta { beta: 0.5 }.without_replacement(),
         };
         if p.series == 1 {
             // A plain number is the constant formula: the same draws as `threshold`.

@@ -65,15 +65,9 @@ impl Law {
                 tails: (truncate && sigma > 0.0).then(|| NormalIntervals::new(sigma)),
             },
             ProcessSpec::UnfairDChoice { .. }
-            | ProcessSpec::DChoiceDistinct { .. }
-            | ProcessSpec::UnfairDChoiceDistinct { .. }
             | ProcessSpec::RankVector { .. }
             | ProcessSpec::KThreshold { .. }
-            | ProcessSpec::KThresholdDistinct { .. }
-            | ProcessSpec::OnePlusBetaDistinct { .. }
-            | ProcessSpec::GBoundedDistinct { .. }
-            | ProcessSpec::GMyopicDistinct { .. }
-            | ProcessSpec::SigmaNoisyLoadDistinct { .. }
+            | ProcessSpec::WithoutReplacement(_)
             | ProcessSpec::FormulaThreshold { .. }
             | ProcessSpec::Twinning
             | ProcessSpec::Packing { .. }

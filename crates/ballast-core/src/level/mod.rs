@@ -128,10 +128,10 @@ use rand::RngCore;
 use crate::loads::LoadState;
 use crate::observe::{LoadTrajectories, Schedule};
 use crate::outcome::RunOutcome;
-use crate::process::distinct::DistinctPair;
 use crate::process::{
     Accept, Ctx, Filling, Noisy, OneChoice, Ranks, Rule, TightCount, UnfairDChoice,
 };
+use crate::with_rule::WithRule;
 use crate::{Error, Observer, ProcessSpec, RunSpec, Setting, TieBreak};
 
 /// Version of the level engine's values for a given seed: bumped by every value-breaking
@@ -285,34 +285,12 @@ fn sequential<R: RngCore + ?Sized, O: Observer>(
         ProcessSpec::KThreshold { ref f } => {
             run_seq(spec, s, crate::k_threshold::KThreshold { f }, r, o)
         }
-        ProcessSpec::DChoiceDistinct { d } => run_seq(
-            spec,
-            s,
-            crate::process::distinct::Distinct::new(d, false, spec.tie_break),
-            r,
-            o,
-        ),
-        ProcessSpec::KThresholdDistinct { ref f } => {
-            run_seq(spec, s, DistinctPair(crate::k_threshold::KThreshold { f }), r, o)
-        }
-        ProcessSpec::OnePlusBetaDistinct { beta } => {
-            let rule = crate::process::distinct::OnePlusBetaDistinct { beta, tie: spec.tie_break };
-            run_seq(spec, s, rule, r, o)
-        }
-        ProcessSpec::GBoundedDistinct { g } => {
-            run_seq(spec, s, DistinctPair(Noisy::GBounded { g }), r, o)
-        }
-        ProcessSpec::GMyopicDistinct { g } => {
-            run_seq(spec, s, DistinctPair(Noisy::GMyopic { g }), r, o)
-        }
-        ProcessSpec::SigmaNoisyLoadDistinct { sigma, truncate } => {
-            run_seq(spec, s, DistinctPair(Noisy::SigmaNoisyLoad { sigma, truncate }), r, o)
-        }
         ProcessSpec::FormulaThreshold { ref f } => {
             run_seq(spec, s, crate::formula_threshold::FormulaThreshold::new(f), r, o)
         }
-        ProcessSpec::UnfairDChoiceDistinct { d } => {
-            run_seq(spec, s, crate::process::distinct::Distinct::new(d, true, spec.tie_break), r, o)
+        ProcessSpec::WithoutReplacement(ref p) => {
+            let runner = SeqLoop { spec, state: s, rng: r, observer: o };
+            crate::with_rule::without_replacement(p, spec.tie_break, runner)
         }
         ProcessSpec::Quantile { delta } => {
             let law = chunked::ChunkLaw::Quantile { heavy: heavy_count(delta, n), eta: 1.0 };
@@ -362,6 +340,23 @@ fn sequential<R: RngCore + ?Sized, O: Observer>(
         ProcessSpec::Custom(ref c) => {
             run_seq(spec, s, crate::process::custom::Bridge::relabelled(c.rule()), r, o)
         }
+    }
+}
+
+/// The generic sequential loop ([`run_seq`]) as a [`WithRule`], for the rules handed over by
+/// [`crate::with_rule::without_replacement`].
+struct SeqLoop<'a, R: ?Sized, O> {
+    spec: &'a RunSpec,
+    state: LevelLoads,
+    rng: &'a mut R,
+    observer: &'a mut O,
+}
+
+impl<R: RngCore + ?Sized, O: Observer> WithRule for SeqLoop<'_, R, O> {
+    type Out = RunOutcome;
+
+    fn run<P: Rule>(self, rule: P) -> RunOutcome {
+        run_seq(self.spec, self.state, rule, self.rng, self.observer)
     }
 }
 

@@ -26,22 +26,27 @@ pub fn check_thresholds(f: &[f64]) -> Result<(), String> {
 /// Whether `spec` samples without replacement, and its `d`, for the d-sample family
 /// (`d_choice`, `unfair_d_choice`) and `rule`.
 pub fn distinct_d(process: &ProcessSpec) -> Option<u32> {
-    match *process {
-        ProcessSpec::DChoiceDistinct { d }
-        | ProcessSpec::UnfairDChoiceDistinct { d }
-        | ProcessSpec::Rule { d, replacement: false, .. } => Some(d),
+    match process {
+        ProcessSpec::WithoutReplacement(p) => match **p {
+            ProcessSpec::DChoice { d } | ProcessSpec::UnfairDChoice { d } => Some(d),
+            _ => None,
+        },
+        ProcessSpec::Rule { d, replacement: false, .. } => Some(*d),
         _ => None,
     }
 }
 
 /// Whether `spec` is a two-sample process with `replacement = false`.
 pub fn is_distinct_pair(process: &ProcessSpec) -> bool {
-    matches!(
-        process,
-        ProcessSpec::OnePlusBetaDistinct { .. }
-            | ProcessSpec::GBoundedDistinct { .. }
-            | ProcessSpec::GMyopicDistinct { .. }
-            | ProcessSpec::SigmaNoisyLoadDistinct { .. }
-            | ProcessSpec::KThresholdDistinct { .. }
-    )
+    match process {
+        ProcessSpec::WithoutReplacement(p) => matches!(
+            **p,
+            ProcessSpec::OnePlusBeta { .. }
+                | ProcessSpec::GBounded { .. }
+                | ProcessSpec::GMyopic { .. }
+                | ProcessSpec::SigmaNoisyLoad { .. }
+                | ProcessSpec::KThreshold { .. }
+        ),
+        _ => false,
+    }
 }

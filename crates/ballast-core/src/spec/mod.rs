@@ -36,18 +36,6 @@ pub enum ProcessSpec {
         /// Number of samples, at least 1.
         d: u32,
     },
-    /// d-Choice without replacement: `d` distinct uniform bins (`d <= n`); the ball goes to a
-    /// least loaded one ([`crate::distinct`]).
-    DChoiceDistinct {
-        /// Number of samples, at least 1 and at most n.
-        d: u32,
-    },
-    /// Unfair d-Choice without replacement: `d` distinct uniform bins (`d <= n`); the ball
-    /// goes to a most loaded one ([`crate::distinct`]).
-    UnfairDChoiceDistinct {
-        /// Number of samples, at least 1 and at most n.
-        d: u32,
-    },
     /// Allocation vector over ranks ([`crate::rank_vector`]): the ball goes to the bin at a
     /// rank drawn from a probability vector (rank 1 the most loaded, ties in random order).
     RankVector {
@@ -59,33 +47,6 @@ pub enum ProcessSpec {
     KThreshold {
         /// Thresholds above the average, strictly increasing, 1 to 64 of them.
         f: Vec<f64>,
-    },
-    /// k-Threshold on two *distinct* uniform bins (`replacement = false`, `n >= 2`).
-    KThresholdDistinct {
-        /// Thresholds above the average, strictly increasing, 1 to 64 of them.
-        f: Vec<f64>,
-    },
-    /// (1+β) whose Two-Choice steps sample two *distinct* bins (`replacement = false`).
-    OnePlusBetaDistinct {
-        /// Probability of taking a second sample, in `[0, 1]`.
-        beta: f64,
-    },
-    /// g-Bounded on two distinct bins (`replacement = false`).
-    GBoundedDistinct {
-        /// Tolerance, `>= 0`.
-        g: f64,
-    },
-    /// g-Myopic on two distinct bins (`replacement = false`).
-    GMyopicDistinct {
-        /// Tolerance, `>= 0`.
-        g: f64,
-    },
-    /// σ-Noisy-Load on two distinct bins (`replacement = false`).
-    SigmaNoisyLoadDistinct {
-        /// Noise standard deviation, `>= 0`.
-        sigma: f64,
-        /// Truncate each estimate to an integer before comparing.
-        truncate: bool,
     },
     /// Two-Thinning with a threshold formula ([`crate::formula_threshold`]): sample `i1`;
     /// accept it if its load is at most `f(t, n, avg)`, else the ball goes to a fresh sample.
@@ -219,6 +180,12 @@ pub enum ProcessSpec {
     /// A process declared outside the built-in catalogue ([`crate::item`]): its item and
     /// its checked parameters.
     Custom(crate::item::CustomSpec),
+    /// The process inside, with its samples drawn without replacement (`replacement = false`
+    /// in configs): distinct bins, every ordered tuple equally likely, decided as with
+    /// replacement ([`crate::process::distinct`]). Only for the kinds that
+    /// [take the option](ProcessSpec::takes_replacement); made by
+    /// [`ProcessSpec::without_replacement`].
+    WithoutReplacement(Box<ProcessSpec>),
 }
 
 /// The most samples a `rule` draws ([`ProcessSpec::Rule`]).
@@ -261,15 +228,9 @@ impl ProcessSpec {
             Self::OneChoice => "one_choice",
             Self::DChoice { .. } => "d_choice",
             Self::UnfairDChoice { .. } => "unfair_d_choice",
-            Self::DChoiceDistinct { .. } => "d_choice",
             Self::RankVector { .. } => "rank_vector",
-            Self::KThreshold { .. } | Self::KThresholdDistinct { .. } => "k_threshold",
-            Self::OnePlusBetaDistinct { .. } => "one_plus_beta",
-            Self::GBoundedDistinct { .. } => "g_bounded",
-            Self::GMyopicDistinct { .. } => "g_myopic",
-            Self::SigmaNoisyLoadDistinct { .. } => "sigma_noisy_load",
+            Self::KThreshold { .. } => "k_threshold",
             Self::FormulaThreshold { .. } => "formula_threshold",
-            Self::UnfairDChoiceDistinct { .. } => "unfair_d_choice",
             Self::OnePlusBeta { .. } => "one_plus_beta",
             Self::Quantile { .. } => "quantile",
             Self::MixedQuantile { .. } => "mixed_quantile",
@@ -289,6 +250,7 @@ impl ProcessSpec {
             Self::Equalize { .. } | Self::EqualizeMoves { .. } => "equalize",
             Self::Rule { .. } => "rule",
             Self::Custom(c) => c.item().name(),
+            Self::WithoutReplacement(p) => p.kind(),
         }
     }
 
@@ -296,9 +258,17 @@ impl ProcessSpec {
     pub fn validate(&self) -> Result<(), Error> {
         match self {
             Self::RankVector { cum } => check_rank_vector(cum),
-            Self::KThreshold { f } | Self::KThresholdDistinct { f } => check_thresholds(f)
+            Self::KThreshold { f } => check_thresholds(f)
                 .map_err(|_| Error::invalid("f", "…", "1 to 64 finite increasing thresholds")),
             Self::Custom(c) => c.item().check(c.args()).map_err(Error::Refused),
+            Self::WithoutReplacement(p) if p.takes_replacement() => p.validate(),
+            Self::WithoutReplacement(_) => Err(Error::invalid(
+                "replacement",
+                false,
+                "true for this kind (replacement = false is an option of d_choice, \
+                 unfair_d_choice, k_threshold, one_plus_beta, g_bounded, g_myopic and \
+                 sigma_noisy_load)",
+            )),
             Self::OneChoice
             | Self::MeanThinning { .. }
             | Self::Twinning
@@ -310,24 +280,18 @@ impl ProcessSpec {
             | Self::Equalize { .. }
             | Self::EqualizeMoves { .. }
             | Self::DChoice { .. }
-            | Self::UnfairDChoice { .. }
-            | Self::DChoiceDistinct { .. }
-            | Self::UnfairDChoiceDistinct { .. } => self.validate_sample_counts(),
+            | Self::UnfairDChoice { .. } => self.validate_sample_counts(),
             Self::Packing { .. } | Self::TightPacking { .. } | Self::Adaptive { .. } => {
                 self.validate_ball_and_probe_counts()
             }
-            Self::OnePlusBeta { .. }
-            | Self::OnePlusBetaDistinct { .. }
-            | Self::Quantile { .. }
-            | Self::MixedQuantile { .. } => self.validate_probabilities(),
+            Self::OnePlusBeta { .. } | Self::Quantile { .. } | Self::MixedQuantile { .. } => {
+                self.validate_probabilities()
+            }
             Self::RelativeThreshold { .. }
             | Self::Threshold { .. }
             | Self::GBounded { .. }
             | Self::GMyopic { .. }
-            | Self::GBoundedDistinct { .. }
-            | Self::GMyopicDistinct { .. }
-            | Self::SigmaNoisyLoad { .. }
-            | Self::SigmaNoisyLoadDistinct { .. } => self.validate_load_parameters(),
+            | Self::SigmaNoisyLoad { .. } => self.validate_load_parameters(),
         }
     }
 
@@ -356,9 +320,7 @@ impl ProcessSpec {
             | Self::Equalize { d }
             | Self::EqualizeMoves { d, .. }
             | Self::DChoice { d }
-            | Self::UnfairDChoice { d }
-            | Self::DChoiceDistinct { d }
-            | Self::UnfairDChoiceDistinct { d } => {
+            | Self::UnfairDChoice { d } => {
                 if (1..=1024).contains(&d) {
                     Ok(())
                 } else {
@@ -416,9 +378,7 @@ impl ProcessSpec {
     /// processes have none to check here.
     fn validate_probabilities(&self) -> Result<(), Error> {
         match *self {
-            Self::OnePlusBeta { beta } | Self::OnePlusBetaDistinct { beta } => {
-                unit_interval("beta", beta)
-            }
+            Self::OnePlusBeta { beta } => unit_interval("beta", beta),
             Self::Quantile { delta } => unit_interval("delta", delta),
             Self::MixedQuantile { delta, eta } => {
                 unit_interval("delta", delta)?;
@@ -439,13 +399,8 @@ impl ProcessSpec {
                     Err(Error::invalid("f", f, "a finite number"))
                 }
             }
-            Self::GBounded { g }
-            | Self::GMyopic { g }
-            | Self::GBoundedDistinct { g }
-            | Self::GMyopicDistinct { g } => non_negative("g", g),
-            Self::SigmaNoisyLoad { sigma, .. } | Self::SigmaNoisyLoadDistinct { sigma, .. } => {
-                non_negative("sigma", sigma)
-            }
+            Self::GBounded { g } | Self::GMyopic { g } => non_negative("g", g),
+            Self::SigmaNoisyLoad { sigma, .. } => non_negative("sigma", sigma),
             _ => Ok(()),
         }
     }
@@ -487,9 +442,56 @@ impl ProcessSpec {
 
     /// Whether the process compares loads of several samples, so that a [`TieBreak`] applies.
     pub fn compares(&self) -> bool {
-        matches!(self, Self::DChoice { d } | Self::UnfairDChoice { d } if *d > 1)
-            || matches!(self, Self::DChoiceDistinct { d } | Self::UnfairDChoiceDistinct { d } if *d > 1)
-            || matches!(self, Self::OnePlusBeta { .. } | Self::OnePlusBetaDistinct { .. })
+        match self {
+            Self::WithoutReplacement(p) => p.compares(),
+            _ => {
+                matches!(self, Self::DChoice { d } | Self::UnfairDChoice { d } if *d > 1)
+                    || matches!(self, Self::OnePlusBeta { .. })
+            }
+        }
+    }
+
+    /// Whether the kind takes the option `replacement = false`
+    /// ([`ProcessSpec::WithoutReplacement`]): the d-sample processes and the two-sample ones
+    /// (`d_choice`, `unfair_d_choice`, `k_threshold`, `one_plus_beta`, `g_bounded`,
+    /// `g_myopic`, `sigma_noisy_load`).
+    pub fn takes_replacement(&self) -> bool {
+        matches!(
+            self,
+            Self::DChoice { .. }
+                | Self::UnfairDChoice { .. }
+                | Self::KThreshold { .. }
+                | Self::OnePlusBeta { .. }
+                | Self::GBounded { .. }
+                | Self::GMyopic { .. }
+                | Self::SigmaNoisyLoad { .. }
+        )
+    }
+
+    /// The process drawing its samples without replacement: `self` wrapped in
+    /// [`ProcessSpec::WithoutReplacement`] (checked at validation: only kinds that
+    /// [take the option](ProcessSpec::takes_replacement)).
+    pub fn without_replacement(self) -> Self {
+        Self::WithoutReplacement(Box::new(self))
+    }
+
+    /// The process with the option `replacement` as given: `self` when true, else
+    /// [`ProcessSpec::without_replacement`].
+    pub fn with_replacement(self, replacement: bool) -> Self {
+        if replacement {
+            self
+        } else {
+            self.without_replacement()
+        }
+    }
+
+    /// The kind and parameters without the sampling option: the inner process of
+    /// [`ProcessSpec::WithoutReplacement`], else `self`.
+    pub fn base(&self) -> &Self {
+        match self {
+            Self::WithoutReplacement(p) => p,
+            _ => self,
+        }
     }
 }
 
