@@ -43,8 +43,6 @@
 #![forbid(unsafe_code)]
 
 #[doc(hidden)]
-pub mod agl_random;
-#[doc(hidden)]
 pub mod binomial;
 pub mod capacity;
 #[doc(hidden)]
@@ -53,16 +51,13 @@ mod choice;
 mod churn;
 #[doc(hidden)]
 pub mod czumaj;
-#[doc(hidden)]
-pub mod d_thinning;
+mod def;
 #[doc(hidden)]
 pub mod delay;
 mod dispatchers;
 #[doc(hidden)]
 pub mod engine;
 mod error;
-#[doc(hidden)]
-pub mod fill_formula;
 #[doc(hidden)]
 pub mod formula;
 #[doc(hidden)]
@@ -72,9 +67,9 @@ mod histogram;
 pub mod input;
 pub mod item;
 #[doc(hidden)]
-pub mod k_threshold;
+pub mod items;
 #[doc(hidden)]
-pub mod kd_choice;
+pub mod k_threshold;
 #[doc(hidden)]
 pub mod level;
 #[doc(hidden)]
@@ -100,8 +95,6 @@ pub mod sampling;
 mod spec;
 #[doc(hidden)]
 pub mod start;
-#[doc(hidden)]
-pub mod tight_distinct;
 #[doc(hidden)]
 pub mod weighted;
 mod with_rule;

@@ -28,158 +28,20 @@
 //! ```
 
 use crate::czumaj::Tau;
-use crate::item::{CustomSpec, ProcessItem};
+use crate::def::{
+    ALL_TIES, BATCHED, BATCHED_AND_DELAY, BATCHED_UNIFORM_ONLY, NO_TIES, SEQUENTIAL_ONLY,
+};
+use crate::item::CustomSpec;
 use crate::spec::{ProcessSpec, RunSpec, Setting, TieBreak, Weights};
 use crate::Engine;
 
 pub use crate::capacity::{find_capacities, CapacityDef, CAPACITIES};
+pub use crate::def::{ProcessDef, Settings};
 pub use crate::error::did_you_mean;
 pub use crate::params::{
     Args, ParamDef, ParamDefault, ParamError, ParamList, ParamType, ParamValue,
 };
 pub use crate::sampling::{find_sampling, SamplingDef, SAMPLINGS};
-
-/// The settings a process can run in.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Settings {
-    /// The batched setting (decisions on loads frozen at the batch start).
-    pub batched: bool,
-    /// The τ-delay setting ([`crate::delay`]).
-    pub delay: bool,
-    /// Non-uniform bin sampling ([`crate::sampling`], on the bin engine).
-    pub biased: bool,
-}
-
-/// One process kind.
-#[derive(Debug)]
-pub struct ProcessDef {
-    /// Kind name in configs (`kind = "…"`) and for `--process`.
-    pub name: &'static str,
-    /// One-line rule.
-    pub doc: &'static str,
-    /// Parameters, in display order.
-    pub params: &'static [ParamDef],
-    /// The tie-breaking rules it accepts; empty: it never compares loads, so a tie rule
-    /// would be ignored and is refused.
-    pub ties: &'static [TieBreak],
-    /// The settings besides the sequential one.
-    pub settings: Settings,
-    /// Whether it is defined for unit weights only.
-    pub unit_weights_only: bool,
-    /// Builds the engine's description from checked parameters.
-    pub build: fn(&Args) -> Result<ProcessSpec, ParamError>,
-    /// Parameters of a typical instance (`key=value`, space-separated) beyond the required
-    /// ones, which [`ProcessDef::example`] fills in itself; empty for most kinds.
-    pub example: &'static str,
-}
-
-impl ProcessDef {
-    /// Its parameters with the shared checks.
-    pub fn list(&self) -> ParamList {
-        ParamList { what: "process", name: self.name, params: self.params }
-    }
-
-    /// The parameter `name`, or the registry's "unknown parameter" message.
-    pub fn param(&self, name: &str) -> Result<&'static ParamDef, ParamError> {
-        self.list().param(name)
-    }
-
-    /// `beta (a number in [0, 1])`, … or `none`.
-    pub fn allowed_params(&self) -> String {
-        self.list().allowed_params()
-    }
-
-    /// Reads a value written as text by the parameter's type ([`ParamList::parse_value`]).
-    pub fn parse_value(&self, def: &ParamDef, raw: &str) -> Result<ParamValue, ParamError> {
-        self.list().parse_value(def, raw)
-    }
-
-    /// Checks one value against its parameter's type.
-    pub fn check(&self, def: &ParamDef, v: &ParamValue) -> Result<(), ParamError> {
-        self.list().check(def, v)
-    }
-
-    /// Checks `given` (each name at most once, every name known, every value of its type),
-    /// completes it with the defaults, refuses missing parameters and builds the spec.
-    pub fn build(&self, given: &[(&str, ParamValue)]) -> Result<ProcessSpec, ParamError> {
-        let args = self.list().args(given)?;
-        let mut spec = (self.build)(&args)?;
-        // An item's spec carries what its declaration says of weights.
-        if let ProcessSpec::Custom(c) = &mut spec {
-            c.set_unit_weights_only(self.unit_weights_only);
-        }
-        spec.validate().map_err(|e| ParamError {
-            param: None,
-            message: format!("process `{}`: {e}", self.name),
-        })?;
-        Ok(spec)
-    }
-
-    /// A spec built from defaults and the smallest legal value of each required parameter:
-    /// what listings ask "which engines run it?" of.
-    pub fn example(&self) -> ProcessSpec {
-        self.try_example().unwrap_or_else(|e| panic!("example of {}: {e}", self.name))
-    }
-
-    /// [`ProcessDef::example`], or why the entry's example does not build.
-    pub fn try_example(&self) -> Result<ProcessSpec, ParamError> {
-        let mut given: Vec<(&str, ParamValue)> = Vec::new();
-        for kv in self.example.split_whitespace() {
-            let bad = || ParamError {
-                param: None,
-                message: format!("example `{kv}` is not key=value of a parameter"),
-            };
-            let (k, v) = kv.split_once('=').ok_or_else(bad)?;
-            let def = self.param(k)?;
-            given.push((def.name, self.parse_value(def, v)?));
-        }
-        let extra = self.params.iter().filter(|p| p.default == ParamDefault::Required).map(|p| {
-            let v = match p.ty {
-                ParamType::Int { lo, hi } => ParamValue::Num(f64::from(lo.max(2).min(hi))),
-                ParamType::Bool => ParamValue::Bool(false),
-                ParamType::Choice(names) => ParamValue::Text(names[0].to_owned()),
-                ParamType::List => ParamValue::List(vec![0.5]),
-                ParamType::Formula(_) => ParamValue::Text("0.5".to_owned()),
-                ParamType::Decision(_) => ParamValue::Text("1".to_owned()),
-                _ => ParamValue::Num(0.5),
-            };
-            (p.name, v)
-        });
-        given.extend(extra);
-        self.build(&given)
-    }
-
-    /// Whether the process accepts the tie rule `t` (the default, random, always).
-    pub fn accepts_tie(&self, t: TieBreak) -> bool {
-        t == TieBreak::Random || self.ties.contains(&t)
-    }
-
-    /// The registry's message for a tie rule the process does not take.
-    pub fn tie_error(&self, t: TieBreak) -> String {
-        self.tie_error_in(t, |k, v| crate::error::config_words(&[(k, v)]))
-    }
-
-    /// [`ProcessDef::tie_error`] with the setting named by `words(key, value)`: in the words
-    /// of the surface that shows it (`--tie-break first` on the command line).
-    pub fn tie_error_in(&self, t: TieBreak, words: impl Fn(&str, &str) -> String) -> String {
-        if self.ties.is_empty() {
-            format!(
-                "process `{}` takes no tie-breaking rule (it never picks among equally loaded \
-                 samples by one), so `{}` would be ignored; remove it",
-                self.name,
-                words("tie_break", t.name())
-            )
-        } else {
-            let names: Vec<&str> = self.ties.iter().map(|t| t.name()).collect();
-            format!(
-                "process `{}` does not support `{}`; allowed tie rules: {}",
-                self.name,
-                words("tie_break", t.name()),
-                names.join(", ")
-            )
-        }
-    }
-}
 
 /// Every process kind, in listing order.
 pub static PROCESSES: &[ProcessDef] = &[
@@ -236,40 +98,7 @@ pub static PROCESSES: &[ProcessDef] = &[
             Ok(ProcessSpec::UnfairDChoice { d }.with_replacement(a.flag(REPLACEMENT.name)))
         },
     },
-    ProcessDef {
-        name: "kd_choice",
-        doc: "Park's (k, d)-choice: d samples; k balls, one into each of the k least loaded \
-              (ties at random)",
-        params: &[
-            ParamDef {
-                name: "k",
-                ty: ParamType::Int { lo: 1, hi: crate::kd_choice::MAX_D },
-                default: ParamDefault::Required,
-                doc: "balls per step (k <= d)",
-            },
-            ParamDef {
-                name: "d",
-                ty: ParamType::Int { lo: 1, hi: crate::kd_choice::MAX_D },
-                default: ParamDefault::Required,
-                doc: "samples per step",
-            },
-            ParamDef {
-                name: crate::process::distinct::OPTION,
-                ty: ParamType::Bool,
-                default: ParamDefault::Bool(false),
-                doc: "sample with replacement (default false: d distinct bins, Park's, d <= n)",
-            },
-        ],
-        ties: NO_TIES,
-        settings: BATCHED,
-        unit_weights_only: false,
-        example: "",
-        build: |a| {
-            let item = &crate::kd_choice::ITEM;
-            item.check(a).map_err(|why| a.refuse("k", why))?;
-            Ok(ProcessSpec::Custom(CustomSpec::new(item, a.clone())))
-        },
-    },
+    crate::items::kd_choice::DEF,
     ProcessDef {
         name: "rank_vector",
         doc: "the ball goes to the bin at a rank drawn from p (rank 1 = most loaded, ties in \
@@ -489,43 +318,7 @@ pub static PROCESSES: &[ProcessDef] = &[
                 .map_err(|why| a.refuse("f", format!("`f`: {why}")))
         },
     },
-    ProcessDef {
-        name: "d_thinning",
-        doc: "up to d samples in turn; the j-th is kept if its load is below a threshold \
-              (W/n + f_j, or a formula), else the next; the d-th is forced",
-        params: &[
-            ParamDef {
-                name: "d",
-                ty: ParamType::Int { lo: 2, hi: crate::d_thinning::MAX_D },
-                default: ParamDefault::Num(2.0),
-                doc: "samples per ball at most (the last is forced)",
-            },
-            ParamDef {
-                name: "f",
-                ty: ParamType::List,
-                default: ParamDefault::Unset,
-                doc: "d - 1 offsets: keep the j-th sample if x < W/n + f_j (d = 2, f = [0]: \
-                      mean_thinning)",
-            },
-            ParamDef {
-                name: "threshold",
-                ty: ParamType::Decision(crate::d_thinning::VARS),
-                default: ParamDefault::Unset,
-                doc: "instead of f: keep the j-th sample if x < the formula, in j (1..d-1), \
-                      avg (W/n), t (balls before this one) and n",
-            },
-        ],
-        ties: NO_TIES,
-        settings: BATCHED,
-        unit_weights_only: false,
-        example: "threshold=avg",
-        build: |a| {
-            let item = &crate::d_thinning::ITEM;
-            let param = if a.given("threshold") { "threshold" } else { "f" };
-            item.check(a).map_err(|why| a.refuse(param, why))?;
-            Ok(ProcessSpec::Custom(CustomSpec::new(item, a.clone())))
-        },
-    },
+    crate::items::d_thinning::DEF,
     ProcessDef {
         name: "rule",
         doc: "d samples; a decision formula gives the position (1..=d) of the one that gets \
@@ -568,27 +361,7 @@ pub static PROCESSES: &[ProcessDef] = &[
                 .map_err(|why| a.refuse("choose", format!("`choose`: {why}")))
         },
     },
-    ProcessDef {
-        name: "filling_rule",
-        doc: "one sample; a formula gives the balls to place in it (a Filling rule), e.g. \
-              if(x < avg, 2, 1) for Twinning",
-        params: &[ParamDef {
-            name: "balls",
-            ty: ParamType::Decision(crate::fill_formula::VARS),
-            default: ParamDefault::Required,
-            doc: "balls for the sampled bin (an integer in 1..=1000000), in x (its load), avg \
-                  (W/n), t (balls before this step), n and u (a uniform in [0, 1), drawn only \
-                  when read); with if, comparisons, &&, ||, !",
-        }],
-        ties: NO_TIES,
-        settings: BATCHED,
-        unit_weights_only: true,
-        example: "",
-        build: |a| {
-            crate::fill_formula::ITEM.check(a).map_err(|why| a.refuse("balls", why))?;
-            Ok(ProcessSpec::Custom(CustomSpec::new(&crate::fill_formula::ITEM, a.clone())))
-        },
-    },
+    crate::items::fill_formula::DEF,
     ProcessDef {
         name: "twinning",
         doc: "one sample; underloaded: 2 balls there, else 1",
@@ -635,7 +408,7 @@ pub static PROCESSES: &[ProcessDef] = &[
         example: "",
         build: |a| {
             if a.flag("distinct") {
-                let item = &crate::tight_distinct::ITEM;
+                let item = &crate::items::tight_distinct::ITEM;
                 return Ok(ProcessSpec::Custom(CustomSpec::new(item, a.clone())));
             }
             Ok(ProcessSpec::TightPacking { offset: a.int("offset"), balls: a.opt_int("balls") })
@@ -690,7 +463,7 @@ pub static PROCESSES: &[ProcessDef] = &[
         example: "",
         build: |a| {
             Ok(if a.text("ties") == Some("random") {
-                ProcessSpec::Custom(CustomSpec::new(&crate::agl_random::ITEM, a.clone()))
+                ProcessSpec::Custom(CustomSpec::new(&crate::items::agl_random::ITEM, a.clone()))
             } else {
                 ProcessSpec::AlwaysGoLeft { d: a.int("d") }
             })
@@ -790,13 +563,6 @@ pub static PROCESSES: &[ProcessDef] = &[
         },
     },
 ];
-
-const NO_TIES: &[TieBreak] = &[];
-const ALL_TIES: &[TieBreak] = &[TieBreak::First, TieBreak::LowestIndex, TieBreak::Position];
-const SEQUENTIAL_ONLY: Settings = Settings { batched: false, delay: false, biased: false };
-const BATCHED: Settings = Settings { batched: true, delay: false, biased: true };
-const BATCHED_AND_DELAY: Settings = Settings { batched: true, delay: true, biased: true };
-const BATCHED_UNIFORM_ONLY: Settings = Settings { biased: false, ..BATCHED };
 
 const D: ParamDef = ParamDef {
     name: "d",

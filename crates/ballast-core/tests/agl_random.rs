@@ -1,5 +1,5 @@
 //! Always-Go-Left with random tie-breaking (`always_go_left` with `ties = "random"`, the item
-//! in `src/agl_random.rs`): its exact law at tiny n, Vöcking's left ties (the built-in)
+//! in `src/items/agl_random.rs`): its exact law at tiny n, Vöcking's left ties (the built-in)
 //! rejected by the same test, and the settings it shares with the built-in.
 //!
 //! Statistics. n = 4 bins in d = 2 groups ({0, 1} and {2, 3}), m = 6 balls from empty bins.

@@ -1,4 +1,4 @@
-//! The `d_thinning` process (d-thinning as a process item, `src/d_thinning.rs`): its exact
+//! The `d_thinning` process (d-thinning as a process item, `src/items/d_thinning.rs`): its exact
 //! law at tiny n on both engines, in both threshold forms and as a `rule` formula; a wrong
 //! threshold rejected by the same test; Mean-Thinning ball for ball; refusals.
 //!

@@ -1,4 +1,4 @@
-//! The `kd_choice` process (Park's (k, d)-choice as a process item, `src/kd_choice.rs`): its
+//! The `kd_choice` process (Park's (k, d)-choice as a process item, `src/items/kd_choice.rs`): its
 //! exact law at tiny n with and without replacement on both engines, wrong variants (one of
 //! the bin rule, one of the level engine's) rejected by the same test, k = 1 against
 //! d-Choice, the stop rule on its rounds on both engines, refusals.
@@ -38,7 +38,7 @@ mod common;
 use std::collections::BTreeMap;
 
 use ballast_core::item::{CustomRule, CustomSpec, Decision, ProcessItem};
-use ballast_core::kd_choice;
+use ballast_core::items::kd_choice;
 use ballast_core::registry::{find, Args, ParamValue};
 use ballast_core::{sim_rng, simulate, Engine, ProcessSpec, RunSpec, Stop};
 

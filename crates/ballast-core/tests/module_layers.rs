@@ -16,7 +16,7 @@ const LAYERS: &[&[&str]] = &[
     &["rng", "error", "outcome", "binomial", "input"],
     // 1. Plain data: parameters, formulas, specs, sampling laws, start states; the bins'
     //    load store (it draws weights of the spec's law).
-    &["params", "item", "formula", "spec", "sampling", "start", "loads", "capacity"],
+    &["params", "item", "def", "formula", "spec", "sampling", "start", "loads", "capacity"],
     // 2. Rules (the bin-engine decisions, shared by the level engine's generic loop), the
     //    level histogram (built from a start state), the engine choice and validation, and
     //    observation.
@@ -25,11 +25,7 @@ const LAYERS: &[&[&str]] = &[
         "k_threshold",
         "formula_threshold",
         "rule_formula",
-        "fill_formula",
-        "d_thinning",
-        "kd_choice",
-        "agl_random",
-        "tight_distinct",
+        "items",
         "rank_vector",
         "histogram",
         "choice",

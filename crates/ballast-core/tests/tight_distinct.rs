@@ -1,5 +1,5 @@
 //! Tight-Packing with distinct bins (`tight_packing` with `distinct = true`, the item in
-//! `src/tight_distinct.rs`): its exact law at tiny n on both engines, the built-in's
+//! `src/items/tight_distinct.rs`): its exact law at tiny n on both engines, the built-in's
 //! water-filling and a wrong level variant rejected by the same test, the stop rule on its
 //! rounds, and the default unchanged.
 //!
@@ -30,8 +30,9 @@ mod common;
 use std::collections::BTreeMap;
 
 use ballast_core::item::CustomSpec;
+use ballast_core::items::tight_distinct;
 use ballast_core::registry::{find, ParamValue};
-use ballast_core::{sim_rng, simulate, tight_distinct, Engine, ProcessSpec, RunSpec, Stop};
+use ballast_core::{sim_rng, simulate, Engine, ProcessSpec, RunSpec, Stop};
 
 const N: usize = 3;
 const M: u64 = 12;

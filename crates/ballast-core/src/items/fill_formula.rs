@@ -2,8 +2,8 @@
 //! a formula, built as a process item ([`crate::item`]). Each step samples one bin (by the
 //! run's sampling law) and places in it the number of balls the formula gives; steps repeat
 //! until `m` balls are placed (the run's stop rule says what happens to a step that would pass
-//! `m`). Its registry entry (parameters, settings) is `filling_rule` in
-//! [`crate::registry::PROCESSES`]; everything else is here.
+//! `m`). Its declaration (parameters, settings) is [`DEF`], listed by
+//! the registry; everything else is here too.
 //!
 //! The variables ([`VARS`]): `x`, the sampled bin's load; `avg`, the average load W/n the
 //! step sees; `t`, the balls placed before the step (batched: before the batch); `n`; and
@@ -18,9 +18,11 @@
 //! step), as for the `rule` process. The rule reads loads and samples only, so the level
 //! engine runs it on the sorted loads.
 
+use crate::def::{ProcessDef, BATCHED, NO_TIES};
 use crate::formula::{Compiled, Formula};
-use crate::item::{CustomRule, Decision, ProcessItem};
-use crate::params::Args;
+use crate::item::{CustomRule, CustomSpec, Decision, ProcessItem};
+use crate::params::{Args, ParamDef, ParamDefault, ParamType};
+use crate::spec::ProcessSpec;
 
 /// The variables of a filling formula, in evaluation order.
 pub const VARS: &[&str] = &["x", "avg", "t", "n", "u"];
@@ -80,6 +82,29 @@ fn describe(values: &[f64; VARS.len()]) -> String {
 fn balls(v: f64) -> Option<u32> {
     (v.fract() == 0.0 && v >= 1.0 && v <= f64::from(MAX_BALLS)).then_some(v as u32)
 }
+
+/// The declaration of `filling_rule`, listed in [`crate::registry::PROCESSES`].
+pub const DEF: ProcessDef = ProcessDef {
+    name: "filling_rule",
+    doc: "one sample; a formula gives the balls to place in it (a Filling rule), e.g. \
+          if(x < avg, 2, 1) for Twinning",
+    params: &[ParamDef {
+        name: "balls",
+        ty: ParamType::Decision(VARS),
+        default: ParamDefault::Required,
+        doc: "balls for the sampled bin (an integer in 1..=1000000), in x (its load), avg \
+              (W/n), t (balls before this step), n and u (a uniform in [0, 1), drawn only \
+              when read); with if, comparisons, &&, ||, !",
+    }],
+    ties: NO_TIES,
+    settings: BATCHED,
+    unit_weights_only: true,
+    example: "",
+    build: |a| {
+        ITEM.check(a).map_err(|why| a.refuse("balls", why))?;
+        Ok(ProcessSpec::Custom(CustomSpec::new(&ITEM, a.clone())))
+    },
+};
 
 /// The process item `filling_rule`.
 #[derive(Debug)]

@@ -2,8 +2,8 @@
 //! ([`crate::item`]): d-thinning (Feldheim and Li, ECP 2020; k-thinning in other papers).
 //! A ball draws up to `d` samples one after another; it stays at the j-th sample
 //! (j < d) if that bin's load `x` is below the j-th threshold, else it moves on to a fresh
-//! sample; the d-th sample is forced. Its registry entry (parameters, settings) is
-//! `d_thinning` in [`crate::registry::PROCESSES`]; everything else is here.
+//! sample; the d-th sample is forced. Its declaration
+//! (parameters, settings) is [`DEF`], listed by the registry; everything else is here too.
 //!
 //! The thresholds are given in one of two forms:
 //! - `f`, a list of `d − 1` offsets above the average: accept the j-th sample if
@@ -16,15 +16,56 @@
 //! The rule reads the loads of uniform samples (or samples of the run's sampling law) and the
 //! average only, so the level engine runs it on the sorted loads.
 
+use crate::def::{ProcessDef, BATCHED, NO_TIES};
 use crate::formula::Formula;
-use crate::item::{CustomRule, Decision, ProcessItem};
-use crate::params::Args;
+use crate::item::{CustomRule, CustomSpec, Decision, ProcessItem};
+use crate::params::{Args, ParamDef, ParamDefault, ParamType};
+use crate::spec::ProcessSpec;
 
 /// The variables of a threshold formula, in evaluation order.
 pub const VARS: &[&str] = &["j", "avg", "t", "n"];
 
 /// The most samples per ball.
 pub const MAX_D: u32 = 1024;
+
+/// The declaration of `d_thinning`, listed in [`crate::registry::PROCESSES`].
+pub const DEF: ProcessDef = ProcessDef {
+    name: "d_thinning",
+    doc: "up to d samples in turn; the j-th is kept if its load is below a threshold \
+          (W/n + f_j, or a formula), else the next; the d-th is forced",
+    params: &[
+        ParamDef {
+            name: "d",
+            ty: ParamType::Int { lo: 2, hi: MAX_D },
+            default: ParamDefault::Num(2.0),
+            doc: "samples per ball at most (the last is forced)",
+        },
+        ParamDef {
+            name: "f",
+            ty: ParamType::List,
+            default: ParamDefault::Unset,
+            doc: "d - 1 offsets: keep the j-th sample if x < W/n + f_j (d = 2, f = [0]: \
+                  mean_thinning)",
+        },
+        ParamDef {
+            name: "threshold",
+            ty: ParamType::Decision(VARS),
+            default: ParamDefault::Unset,
+            doc: "instead of f: keep the j-th sample if x < the formula, in j (1..d-1), \
+                  avg (W/n), t (balls before this one) and n",
+        },
+    ],
+    ties: NO_TIES,
+    settings: BATCHED,
+    unit_weights_only: false,
+    example: "threshold=avg",
+    build: |a| {
+        let item = &ITEM;
+        let param = if a.given("threshold") { "threshold" } else { "f" };
+        item.check(a).map_err(|why| a.refuse(param, why))?;
+        Ok(ProcessSpec::Custom(CustomSpec::new(item, a.clone())))
+    },
+};
 
 /// The process item `d_thinning`.
 #[derive(Debug)]

@@ -1,8 +1,8 @@
 //! The `kd_choice` process (`docs/processes.md#kd_choice`), built as a process item
 //! ([`crate::item`]): the (k, d)-choice process (Park, arXiv 1201.3310). Each step samples
 //! `d` bins and places `k` balls, one into each of the `k` least loaded samples, ties broken
-//! uniformly at random. Its registry entry (parameters, settings) is `kd_choice` in
-//! [`crate::registry::PROCESSES`]; everything else is here.
+//! uniformly at random. Its declaration (parameters, settings) is [`DEF`],
+//! listed by the registry; everything else is here too.
 //!
 //! Sampling: `d` distinct bins by default (Park's process; drawn by the run's sampling law,
 //! a repeated bin drawn again, every draw counted as a sample), or `d` independent draws with
@@ -26,11 +26,49 @@
 
 use rand::Rng;
 
-use crate::item::{CustomRule, Decision, ProcessItem};
-use crate::params::Args;
+use crate::def::{ProcessDef, BATCHED, NO_TIES};
+use crate::item::{CustomRule, CustomSpec, Decision, ProcessItem};
+use crate::params::{Args, ParamDef, ParamDefault, ParamType};
+use crate::spec::ProcessSpec;
 
 /// The most samples per step.
 pub const MAX_D: u32 = 1024;
+
+/// The declaration of `kd_choice`, listed in [`crate::registry::PROCESSES`].
+pub const DEF: ProcessDef = ProcessDef {
+    name: "kd_choice",
+    doc: "Park's (k, d)-choice: d samples; k balls, one into each of the k least loaded \
+          (ties at random)",
+    params: &[
+        ParamDef {
+            name: "k",
+            ty: ParamType::Int { lo: 1, hi: MAX_D },
+            default: ParamDefault::Required,
+            doc: "balls per step (k <= d)",
+        },
+        ParamDef {
+            name: "d",
+            ty: ParamType::Int { lo: 1, hi: MAX_D },
+            default: ParamDefault::Required,
+            doc: "samples per step",
+        },
+        ParamDef {
+            name: crate::process::distinct::OPTION,
+            ty: ParamType::Bool,
+            default: ParamDefault::Bool(false),
+            doc: "sample with replacement (default false: d distinct bins, Park's, d <= n)",
+        },
+    ],
+    ties: NO_TIES,
+    settings: BATCHED,
+    unit_weights_only: false,
+    example: "",
+    build: |a| {
+        let item = &ITEM;
+        item.check(a).map_err(|why| a.refuse("k", why))?;
+        Ok(ProcessSpec::Custom(CustomSpec::new(item, a.clone())))
+    },
+};
 
 /// The process item `kd_choice`.
 #[derive(Debug)]
