@@ -8,6 +8,7 @@
 
 use rand::RngCore;
 
+use crate::formula::Compiled;
 use crate::histogram::LevelLoads;
 use crate::loads::LoadState;
 use crate::process::{Ctx, Placement, Ranks, Rule};
@@ -25,15 +26,17 @@ pub struct Adaptive {
     pub cap: u32,
     /// The run's balls (the variable `m` of a threshold formula).
     pub m: u64,
-    /// The formula's evaluation stack.
-    stack: Vec<f64>,
+    /// The threshold formula, compiled ([`crate::formula::Formula::compiled`]: the
+    /// interpreter's values, bit for bit).
+    formula: Option<Compiled>,
 }
 
 impl Adaptive {
     /// The rule of threshold sequence `tau` with probe cap `cap` (`None`: unbounded) in a run
     /// of `m` balls.
     pub fn new(tau: Tau, cap: Option<u32>, m: u64) -> Self {
-        Self { tau, cap: cap.unwrap_or(u32::MAX), m, stack: Vec::new() }
+        let formula = tau.formula.as_ref().map(|f| f.compiled());
+        Self { tau, cap: cap.unwrap_or(u32::MAX), m, formula }
     }
 
     /// The probes of one ball, stopping when the best load is below `tau(k)` for the probe
@@ -79,15 +82,15 @@ impl Rule for Adaptive {
         rng: &mut R,
         ctx: &mut Ctx,
     ) -> Placement {
-        let Some(f) = &self.tau.formula else {
+        let Some(f) = &self.formula else {
             let average = if self.tau.per_average != 0.0 { s.average() } else { 0.0 };
             let tau = &self.tau;
             return Self::probe(self.cap, s, rng, ctx, |k| tau.at(k, average));
         };
         let n = s.n() as f64;
         let average = s.average();
-        let (m, t, stack) = (self.m as f64, ctx.balls as f64, &mut self.stack);
-        Self::probe(self.cap, s, rng, ctx, |k| f.eval(&[f64::from(k), n, m, t, average], stack))
+        let (m, t) = (self.m as f64, ctx.balls as f64);
+        Self::probe(self.cap, s, rng, ctx, |k| f.eval(&[f64::from(k), n, m, t, average]))
     }
 }
 

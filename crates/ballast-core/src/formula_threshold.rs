@@ -16,14 +16,16 @@
 //! double that no other load level rounds onto: every run of practical size). A formula that
 //! evaluates to NaN accepts no first sample.
 //!
-//! The formula is compiled once ([`Formula`]), `n` is bound at the first decision (what
-//! depends on `n` only is computed then), and it is evaluated once per decision whose `t` or
+//! The formula is parsed once ([`Formula`]); at the first decision `n` is bound (what
+//! depends on `n` only is computed then) and the result compiled to closures
+//! ([`Formula::compiled`], the interpreter's values bit for bit); it is evaluated once per
+//! decision whose `t` or
 //! `W` differs from the previous one (once per ball sequentially, once per batch); a formula
 //! in neither `t` nor `avg` is evaluated once per run.
 
 use rand::RngCore;
 
-use crate::formula::Formula;
+use crate::formula::{Compiled, Formula};
 use crate::loads::LoadState;
 use crate::process::{Ctx, Placement, Ranks, Rule};
 
@@ -74,9 +76,9 @@ pub fn check_probes(f: &Formula, n: u64, m: u64, mean: f64) -> Result<(), crate:
 #[derive(Clone, Debug)]
 pub struct FormulaThreshold<'a> {
     f: &'a Formula,
-    /// `f` with `n` fixed and what depends on `n` only computed (at the first decision).
-    bound: Option<Formula>,
-    stack: Vec<f64>,
+    /// `f` with `n` fixed and what depends on `n` only computed (at the first decision),
+    /// compiled ([`Formula::compiled`]: the interpreter's values, bit for bit).
+    bound: Option<Compiled>,
     /// `(t, W)` of the last evaluation and its value.
     last: Option<(u64, u64, f64)>,
     /// The value of a formula in neither `t` nor `avg` (once `n` is bound).
@@ -86,7 +88,7 @@ pub struct FormulaThreshold<'a> {
 impl<'a> FormulaThreshold<'a> {
     /// The rule of formula `f` (parsed with [`VARS`]).
     pub fn new(f: &'a Formula) -> Self {
-        Self { f, bound: None, stack: Vec::new(), last: None, constant: None }
+        Self { f, bound: None, last: None, constant: None }
     }
 
     /// The threshold for the decision at `t` balls on state `s`.
@@ -99,11 +101,11 @@ impl<'a> FormulaThreshold<'a> {
             let n = s.n() as f64;
             let f = self.f.bind("n", n);
             if !f.uses("t") && !f.uses("avg") {
-                let c = f.eval(&[0.0, n, 0.0], &mut self.stack);
+                let c = f.eval(&[0.0, n, 0.0], &mut Vec::new());
                 self.constant = Some(c);
                 return c;
             }
-            self.bound = Some(f);
+            self.bound = Some(f.compiled());
         }
         let w = s.total();
         match self.last {
@@ -111,7 +113,7 @@ impl<'a> FormulaThreshold<'a> {
             _ => {
                 let n = s.n() as f64;
                 let f = self.bound.as_ref().expect("bound above");
-                let v = f.eval(&[t as f64, n, s.average()], &mut self.stack);
+                let v = f.eval(&[t as f64, n, s.average()]);
                 self.last = Some((t, w.to_bits(), v));
                 v
             }

@@ -19,12 +19,16 @@ use super::{Cmp, Formula, Op};
 
 /// A numeric node.
 type Num = Box<dyn Fn(&[f64]) -> f64 + Send + Sync>;
+/// The root, shared by clones.
+type Root = std::sync::Arc<dyn Fn(&[f64]) -> f64 + Send + Sync>;
 /// A condition node.
 type Cond = Box<dyn Fn(&[f64]) -> bool + Send + Sync>;
 
 /// A formula as a tree of closures: [`Compiled::eval`] equals [`Formula::eval`] bit for bit.
+/// Cloning shares the tree (it is immutable).
+#[derive(Clone)]
 pub struct Compiled {
-    root: Num,
+    root: Root,
 }
 
 impl std::fmt::Debug for Compiled {
@@ -66,7 +70,7 @@ impl Formula {
 fn compile(code: &[Op], flaw: Option<CompileFlaw>) -> Compiled {
     let mut b = Builder { code, flaw };
     let root = b.range(0, code.len()).into_num();
-    Compiled { root }
+    Compiled { root: root.into() }
 }
 
 /// A node while the tree is built: leaves stay visible so that comparisons can fuse them.

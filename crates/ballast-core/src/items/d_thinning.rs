@@ -17,7 +17,7 @@
 //! average only, so the level engine runs it on the sorted loads.
 
 use crate::def::{ProcessDef, BATCHED, NO_TIES};
-use crate::formula::Formula;
+use crate::formula::{Compiled, Formula};
 use crate::item::{CustomRule, CustomSpec, Decision, ProcessItem};
 use crate::params::{Args, ParamDef, ParamDefault, ParamType};
 use crate::spec::ProcessSpec;
@@ -141,7 +141,11 @@ impl ProcessItem for DThinning {
 
     fn rule(&self, args: &Args) -> Box<dyn CustomRule> {
         let thresholds = thresholds(args).expect("checked by ProcessItem::check");
-        Box::new(ThinningRule { d: args.int("d"), thresholds, stack: Vec::new() })
+        let keep = match thresholds {
+            Thresholds::Offsets(f) => Keep::Offsets(f),
+            Thresholds::Formula(f) => Keep::Formula(f.compiled()),
+        };
+        Box::new(ThinningRule { d: args.int("d"), keep })
     }
 
     fn check(&self, args: &Args) -> Result<(), String> {
@@ -163,8 +167,14 @@ impl ProcessItem for DThinning {
 /// The rule of one run.
 struct ThinningRule {
     d: u32,
-    thresholds: Thresholds,
-    stack: Vec<f64>,
+    keep: Keep,
+}
+
+/// The thresholds of one run: the offsets, or the formula compiled ([`Formula::compiled`]:
+/// the interpreter's values, bit for bit).
+enum Keep {
+    Offsets(Vec<f64>),
+    Formula(Compiled),
 }
 
 impl CustomRule for ThinningRule {
@@ -174,9 +184,9 @@ impl CustomRule for ThinningRule {
         for j in 1..self.d {
             let i = at.sample();
             let x = at.load(i);
-            let keep = match &self.thresholds {
-                Thresholds::Offsets(f) => x - avg < f[j as usize - 1],
-                Thresholds::Formula(f) => x < f.eval(&[f64::from(j), avg, t, n], &mut self.stack),
+            let keep = match &self.keep {
+                Keep::Offsets(f) => x - avg < f[j as usize - 1],
+                Keep::Formula(f) => x < f.eval(&[f64::from(j), avg, t, n]),
             };
             if keep {
                 return i;
