@@ -10,7 +10,7 @@
 use ballast_core::{LoadState, Observer};
 use serde::{Deserialize, Serialize};
 
-use crate::config::Statistic;
+use crate::statistic::Statistic;
 
 /// The histogram of one run's final loads: `counts[j]` bins with load `lo + j`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

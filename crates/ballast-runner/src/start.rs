@@ -11,7 +11,8 @@ use ballast_core::registry;
 use ballast_core::start::{parse_loads, StartSource};
 use ballast_core::Start;
 
-use crate::config::{table_params, ProcessProblem, RawStart, Statistic};
+use crate::config::{table_params, ProcessProblem, RawStart};
+use crate::statistic::Statistic;
 
 /// Resolves a series' start (empty when absent). A relative `file` path is read from
 /// `dir`, the config's directory. A problem names the parameter it is about (`start.k`,

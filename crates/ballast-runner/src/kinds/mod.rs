@@ -49,7 +49,6 @@ use crate::config::schema::Seg;
 use crate::config::{ConfigFile, Problems, RawAxis, RawConfig, RawReport};
 use crate::formula::Formula;
 use crate::grid::{self, Grid};
-pub(crate) use crate::measure::Measure;
 use crate::numbers::num;
 use crate::options::RunOptions;
 use crate::reference::{ColumnTable, ReferenceTable};
@@ -57,24 +56,31 @@ use crate::result::{
     mean_z, Comparison, Execution, ItemResult, Metadata, Outcome, Row, ZeroErrors,
 };
 use crate::stats::{Rounding, Summary};
-use crate::{Error, Scale, Statistic};
+use crate::{Error, Kind, Scale, Statistic};
 
 /// What an item kind adds to the shared pipeline (the schema below, the grid, formulas,
 /// references, units, z-scores and metadata of [`Driver`]): the statistics and parameters its
 /// series take, the check of one point, and how its points run. One implementation per
 /// module (`graph::Graph`, `dynamic::Dynamic`, `potential::Potential`), listed in [`KINDS`].
 pub(crate) trait ItemKind: Sync {
+    /// Which kind it is (the statistics its series may report are those that name it,
+    /// [`Statistic::kinds`]).
+    fn kind(&self) -> Kind;
     /// The `kind = "…"` of its configs.
-    fn name(&self) -> &'static str;
-    /// The statistics its series may report (the first is the default y label).
-    fn measures(&self) -> &'static [Measure];
+    fn name(&self) -> &'static str {
+        self.kind().name()
+    }
+    /// The statistics its series may report, in declaration order.
+    fn statistics(&self) -> &'static [Statistic] {
+        Statistic::of_kind(self.kind())
+    }
     /// The named parameters of `[point]` and of the series' `params`.
     fn params(&self) -> &'static [&'static str];
     /// Checks one point of a series without simulating.
     fn validate(
         &self,
         series: &KindSeries,
-        measure: Measure,
+        statistic: Statistic,
         point: &KPoint,
     ) -> Result<(), Problem>;
     /// The kind-specific series fields it reads (of `graph`, `potential`, `potentials`,
@@ -106,7 +112,7 @@ pub(crate) trait ItemKind: Sync {
         true
     }
     /// Whether a statistic puts time, not a grid variable, on the x axis.
-    fn time_axis(&self, _measure: Measure) -> bool {
+    fn time_axis(&self, _statistic: Statistic) -> bool {
         false
     }
     /// Whether its series take a `start` (the loads before the first round).
@@ -361,7 +367,7 @@ pub(crate) struct KindExperiment {
     pub kind: &'static dyn ItemKind,
     pub cfg: KindConfig,
     /// Resolved statistic per series.
-    pub measures: Vec<Measure>,
+    pub statistics: Vec<Statistic>,
 }
 
 /// One point of a non-allocation plan.
@@ -462,26 +468,26 @@ fn resolve_starts(
     }
 }
 
-/// Each series' measure (the first of the kind where the name is refused) and the checks of
+/// Each series' statistic (the first of the kind where the name is refused) and the checks of
 /// its kind-specific fields and parameters.
 fn check_series(
     kind: &'static dyn ItemKind,
     cfg: &KindConfig,
     problems: &mut Problems<'_>,
-) -> Vec<Measure> {
+) -> Vec<Statistic> {
     let params = kind.params();
     let hint = |k: &str| ballast_core::registry::did_you_mean(k, params.iter().copied());
-    let mut measures = Vec::new();
+    let mut statistics = Vec::new();
     for (si, s) in cfg.series.iter().enumerate() {
         let skipped = problems.skips_series(si);
-        match Measure::from_name(&s.get_ref().statistic, kind.measures()) {
-            Ok(m) => measures.push(m),
+        match Statistic::from_name_in(&s.get_ref().statistic, kind.statistics()) {
+            Ok(m) => statistics.push(m),
             Err(e) => {
                 if !skipped {
                     problems.at(Some(s.span()), format!("series `{}`: {e}", s.get_ref().name));
                     problems.skip_series(si);
                 }
-                measures.push(kind.measures()[0]);
+                statistics.push(kind.statistics()[0]);
             }
         }
         let given = {
@@ -528,7 +534,7 @@ fn check_series(
             }
         }
     }
-    measures
+    statistics
 }
 
 impl KindExperiment {
@@ -555,7 +561,7 @@ impl KindExperiment {
             return Err(problems.into_error());
         }
         resolve_starts(kind, &mut cfg, path, &mut problems);
-        let measures = check_series(kind, &cfg, &mut problems);
+        let statistics = check_series(kind, &cfg, &mut problems);
         let params = kind.params();
         let hint = |k: &str| ballast_core::registry::did_you_mean(k, params.iter().copied());
         let point_maps = std::iter::once(&cfg.point)
@@ -619,7 +625,7 @@ impl KindExperiment {
                 }
             }
         }
-        let exp = Self { kind, cfg, measures };
+        let exp = Self { kind, cfg, statistics };
         for scale in [Scale::Full, Scale::Quick, Scale::Reduced] {
             if scale == Scale::Full || exp.scale_table(scale).is_some() {
                 exp.plan_into(scale, &mut problems);
@@ -669,7 +675,7 @@ impl KindExperiment {
         let known: Vec<&str> = self.cfg.grid.keys().map(String::as_str).collect();
         let hint = |k: &str| ballast_core::registry::did_you_mean(k, known.iter().copied());
         let xvar = self.cfg.x.variable.get_ref().clone();
-        let time_x = self.measures.first().is_some_and(|m| self.kind.time_axis(*m));
+        let time_x = self.statistics.first().is_some_and(|m| self.kind.time_axis(*m));
         if !time_x && !self.cfg.grid.contains_key(&xvar) {
             problems.at(
                 Some(self.cfg.x.variable.span()),
@@ -712,7 +718,7 @@ impl KindExperiment {
                 }
                 let x = combo.iter().find(|(k, _)| *k == xvar).map_or(0.0, |(_, v)| *v);
                 let p = KPoint { series: si, grid: combo.clone(), x, params };
-                if let Err(e) = self.kind.validate(series, self.measures[si], &p) {
+                if let Err(e) = self.kind.validate(series, self.statistics[si], &p) {
                     let msg = format!("{ctx}: {}", e.message);
                     if e.field.is_empty() {
                         if problems.first_report(si, "check", &Some(s.span())) {
@@ -777,7 +783,7 @@ pub(crate) enum LoadedRef {
 #[derive(Clone)]
 pub(crate) struct RowCtx<'a> {
     pub point: &'a KPoint,
-    pub measure: Measure,
+    pub statistic: Statistic,
     pub series_ref: Option<String>,
     pub n: u64,
     pub b: Option<u64>,
@@ -1017,7 +1023,8 @@ impl<'a> Driver<'a> {
             .grid
             .iter()
             .filter(|(k, _)| {
-                ctx.measure == Measure::MaxLoadHistogram || k != self.kexp.cfg.x.variable.get_ref()
+                ctx.statistic == Statistic::MaxLoadHistogram
+                    || k != self.kexp.cfg.x.variable.get_ref()
             })
             .cloned()
             .collect();
@@ -1028,7 +1035,7 @@ impl<'a> Driver<'a> {
             b: ctx.b,
             m: p.get("m").map_or(0, |m| m.max(0.0) as u64),
             x,
-            statistic: Statistic::Measure(ctx.measure),
+            statistic: ctx.statistic,
             summary,
             refs: cmp,
             theory: None,
@@ -1062,7 +1069,7 @@ impl<'a> Driver<'a> {
             b: ctx.b,
             m: p.get("m").map_or(0, |m| m.max(0.0) as u64),
             x,
-            statistic: Statistic::Measure(ctx.measure),
+            statistic: ctx.statistic,
             summary,
             refs: self.refs.iter().map(|_| None).collect(),
             theory: None,
@@ -1191,10 +1198,10 @@ pub(crate) fn summary_of(mean: f64, stderr: f64, runs: usize) -> Summary {
 /// The figure frame of a non-allocation item: the config's axis labels, or the x variable
 /// and the first series' statistic.
 pub(crate) fn frame(k: &KindExperiment) -> crate::figure::FigureFrame {
-    let measure = k.measures.first().copied().unwrap_or(Measure::FinalGap);
+    let statistic = k.statistics.first().copied().unwrap_or(Statistic::FinalGap);
     crate::figure::FigureFrame {
         x_label: k.cfg.x.label.clone().unwrap_or_else(|| k.cfg.x.variable.get_ref().clone()),
-        y_label: k.cfg.y_label.clone().unwrap_or_else(|| measure.describe().to_string()),
+        y_label: k.cfg.y_label.clone().unwrap_or_else(|| statistic.describe().to_string()),
         x_log: k.cfg.x.log,
         y_log: k.cfg.y_log,
         mark_minima: k.cfg.report.mark_minima,

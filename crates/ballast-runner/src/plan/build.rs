@@ -14,11 +14,12 @@ use toml::Spanned;
 use super::{Plan, PlanPoint, PlanSeries, MAX_UNITS};
 use crate::config::{
     resolve_process, resolve_stop, resolve_tie_break, resolve_weights, Problems, RawConfig,
-    RawPoint, RawQuick, RawSampling, RawSeries, Sampling, Scale, SettingKind, Statistic,
+    RawPoint, RawQuick, RawSampling, RawSeries, Sampling, Scale, SettingKind,
 };
 use crate::formula::Formula;
 use crate::grid::Grid;
 use crate::numbers::num;
+use crate::statistic::Statistic;
 
 type SFormula = Spanned<Formula>;
 
