@@ -21,8 +21,10 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use crate::formula::Formula;
+use crate::problem::Msg;
 use crate::statistic::Statistic;
 use crate::stats::Rounding;
+use crate::ConfigProblem;
 use crate::Error;
 
 type SFormula = Spanned<Formula>;
@@ -124,7 +126,7 @@ pub(crate) struct RawProcess(pub toml::Table);
 
 /// A process that could not be resolved: the parameter the message is about (for its span;
 /// `None`: the process table) and the message.
-pub(crate) type ProcessProblem = (Option<String>, String);
+pub(crate) type ProcessProblem = (Option<String>, Msg);
 
 /// Resolves a process for one point; `vars` holds the grid variables and n, b, batches, m.
 /// Numeric parameters may be formulas over them.
@@ -136,20 +138,22 @@ pub(crate) fn resolve_process(
     let kind = match p.0.get("kind") {
         Some(toml::Value::String(k)) => k.as_str(),
         Some(other) => {
-            let msg = format!("{ctx}: `kind` = {other}: expected a process name (a string)");
+            let msg =
+                Msg::in_ctx(ctx, format!("`kind` = {other}: expected a process name (a string)"));
             return Err((Some("kind".into()), msg));
         }
         None => {
-            let msg = format!(
-                "{ctx}: the process table needs `kind`, one of {}",
-                registry::names().join(", ")
+            let msg = Msg::in_ctx(
+                ctx,
+                format!("the process table needs `kind`, one of {}", registry::names().join(", ")),
             );
             return Err((None, msg));
         }
     };
-    let def = registry::find(kind).map_err(|e| (Some("kind".into()), format!("{ctx}: {e}")))?;
+    let def =
+        registry::find(kind).map_err(|e| (Some("kind".into()), Msg::in_ctx(ctx, e.to_string())))?;
     let given = table_params(&def.list(), &p.0, vars, ctx)?;
-    let spec = def.build(&given).map_err(|e| (e.param.clone(), format!("{ctx}: {e}")))?;
+    let spec = def.build(&given).map_err(|e| (e.param.clone(), Msg::in_ctx(ctx, e.to_string())))?;
     Ok((def, spec))
 }
 
@@ -179,15 +183,16 @@ pub(crate) fn table_params(
     }
     let mut given: Vec<(&str, ParamValue)> = Vec::new();
     for (name, v) in &fields {
-        let pdef = list.param(name).map_err(|e| (e.param.clone(), format!("{ctx}: {e}")))?;
+        let pdef =
+            list.param(name).map_err(|e| (e.param.clone(), Msg::in_ctx(ctx, e.to_string())))?;
         let value = match v {
             toml::Value::Integer(i) => ParamValue::Num(*i as f64),
             toml::Value::Float(x) => ParamValue::Num(*x),
             toml::Value::Boolean(b) => ParamValue::Bool(*b),
             toml::Value::String(t) if pdef.ty.is_numeric() => {
-                let x = Formula::new(t.as_str())
-                    .eval(vars)
-                    .map_err(|e| (Some(name.clone()), format!("{ctx}: `{name}`: {e}")))?;
+                let x = Formula::new(t.as_str()).eval(vars).map_err(|e| {
+                    (Some(name.clone()), Msg::in_ctx(ctx, format!("`{name}`: {e}")))
+                })?;
                 ParamValue::Num(x)
             }
             toml::Value::String(t) if pdef.ty == registry::ParamType::List => {
@@ -198,7 +203,10 @@ pub(crate) fn table_params(
                 list_param(a, vars, ctx, name)?
             }
             other => {
-                let msg = format!("{ctx}: `{name}` = {other}: expected {}", pdef.ty.describe());
+                let msg = Msg::in_ctx(
+                    ctx,
+                    format!("`{name}` = {other}: expected {}", pdef.ty.describe()),
+                );
                 return Err((Some(name.clone()), msg));
             }
         };
@@ -215,7 +223,7 @@ fn list_formula(
     ctx: &str,
     name: &str,
 ) -> Result<ParamValue, ProcessProblem> {
-    let fail = |msg: String| (Some(name.to_owned()), format!("{ctx}: `{name}`: {msg}"));
+    let fail = |msg: String| (Some(name.to_owned()), Msg::in_ctx(ctx, format!("`{name}`: {msg}")));
     let n = vars.iter().find(|(k, _)| *k == "n").map(|(_, v)| *v).ok_or_else(|| {
         fail("a formula list needs the number of bins n; give the entries as an array".into())
     })?;
@@ -254,10 +262,13 @@ fn list_param(
             toml::Value::Integer(k) => *k as f64,
             toml::Value::Float(x) => *x,
             toml::Value::String(t) => Formula::new(t.as_str()).eval(vars).map_err(|e| {
-                (Some(name.to_owned()), format!("{ctx}: `{name}` entry {}: {e}", i + 1))
+                (Some(name.to_owned()), Msg::in_ctx(ctx, format!("`{name}` entry {}: {e}", i + 1)))
             })?,
             other => {
-                let msg = format!("{ctx}: `{name}` entry {} = {other}: expected a number", i + 1);
+                let msg = Msg::in_ctx(
+                    ctx,
+                    format!("`{name}` entry {} = {other}: expected a number", i + 1),
+                );
                 return Err((Some(name.to_owned()), msg));
             }
         };
@@ -283,19 +294,25 @@ pub(crate) fn resolve_weights(
     let kind = match table.get("kind") {
         Some(toml::Value::String(k)) => k.as_str(),
         Some(other) => {
-            let msg = format!("{ctx}: weights `kind` = {other}: expected a weight law (a string)");
+            let msg = Msg::in_ctx(
+                ctx,
+                format!("weights `kind` = {other}: expected a weight law (a string)"),
+            );
             return Err((at(Some("kind".into())), msg));
         }
         None => {
             let names: Vec<&str> = registry::WEIGHTS.iter().map(|w| w.name).collect();
-            let msg = format!("{ctx}: the weights table needs `kind`, one of {}", names.join(", "));
+            let msg = Msg::in_ctx(
+                ctx,
+                format!("the weights table needs `kind`, one of {}", names.join(", ")),
+            );
             return Err((at(None), msg));
         }
     };
     let def = registry::find_weights(kind)
-        .map_err(|e| (at(Some("kind".into())), format!("{ctx}: {e}")))?;
+        .map_err(|e| (at(Some("kind".into())), Msg::in_ctx(ctx, e.to_string())))?;
     let given = table_params(&def.list(), table, &[], ctx).map_err(|(p, m)| (at(p), m))?;
-    def.build(&given).map_err(|e| (at(e.param.clone()), format!("{ctx}: {e}")))
+    def.build(&given).map_err(|e| (at(e.param.clone()), Msg::in_ctx(ctx, e.to_string())))
 }
 
 /// A start state as written in a config: a table `{ kind = "uniform", k = 5 }` whose kind and
@@ -497,9 +514,7 @@ pub(crate) fn line_col(src: &str, offset: usize) -> (usize, usize) {
 pub(crate) struct Problems<'a> {
     path: &'a Path,
     src: &'a str,
-    pub(crate) list: Vec<String>,
-    /// (line, column) of each message, for sorting (`None`: no place, listed last).
-    places: Vec<Option<(usize, usize)>>,
+    pub(crate) list: Vec<ConfigProblem>,
     /// Set when the spans given to [`Problems::at`] are those of a repaired copy of `src`.
     remap: Option<&'a schema::Remap>,
     /// Series whose entry had schema errors: their value checks are skipped.
@@ -516,7 +531,6 @@ impl<'a> Problems<'a> {
             path,
             src,
             list: Vec::new(),
-            places: Vec::new(),
             remap: None,
             skip: BTreeSet::new(),
             reported: HashSet::new(),
@@ -529,7 +543,7 @@ impl<'a> Problems<'a> {
     pub(crate) fn with_schema(path: &'a Path, src: &'a str, schema: &'a schema::Schema) -> Self {
         let mut p = Self::new(path, src);
         for (span, msg) in &schema.errors {
-            p.push(span.clone(), msg);
+            p.push(span.clone(), msg.into());
         }
         p.remap = schema.remap.as_ref();
         p.skip = schema.taint.series.clone();
@@ -570,35 +584,32 @@ impl<'a> Problems<'a> {
         self.reported.insert((si, key.to_string(), span.as_ref().map_or(usize::MAX, |s| s.start)))
     }
 
-    pub(crate) fn at(&mut self, span: Option<Range<usize>>, msg: impl AsRef<str>) {
+    pub(crate) fn at(&mut self, span: Option<Range<usize>>, msg: impl Into<Msg>) {
         let span = match (self.remap, span) {
             (Some(r), Some(s)) => r.map(s),
             (_, s) => s,
         };
-        self.push(span, msg.as_ref());
+        self.push(span, msg.into());
     }
 
     /// A message at the value (or, `key = true`, the key) at `path` of the original text.
-    pub(crate) fn at_path(&mut self, path: &[schema::Seg], key: bool, msg: impl AsRef<str>) {
+    pub(crate) fn at_path(&mut self, path: &[schema::Seg], key: bool, msg: impl Into<Msg>) {
         let span = match self.remap {
             Some(r) => r.original_span(path, key),
             None => self.spans.span_in(self.src, path, key),
         };
-        self.push(span, msg.as_ref());
+        self.push(span, msg.into());
     }
 
-    fn push(&mut self, span: Option<Range<usize>>, msg: &str) {
-        let (loc, place) = match span {
-            Some(s) => {
-                let (l, c) = line_col(self.src, s.start);
-                (format!("{}:{l}:{c}", self.path.display()), Some((l, c)))
-            }
-            None => (self.path.display().to_string(), None),
+    fn push(&mut self, span: Option<Range<usize>>, msg: Msg) {
+        let problem = ConfigProblem {
+            path: self.path.to_path_buf(),
+            place: span.map(|s| line_col(self.src, s.start)),
+            context: msg.context,
+            message: msg.text,
         };
-        let m = format!("{loc}: {msg}");
-        if !self.list.contains(&m) {
-            self.list.push(m);
-            self.places.push(place);
+        if !self.list.contains(&problem) {
+            self.list.push(problem);
         }
     }
 
@@ -613,12 +624,15 @@ impl<'a> Problems<'a> {
 
     /// [`Error::Config`] with every message, in the order of their places in the file.
     pub(crate) fn into_error(self) -> Error {
-        let mut all: Vec<(Option<(usize, usize)>, String)> =
-            self.places.into_iter().zip(self.list).collect();
-        all.sort_by_key(|(p, _)| p.unwrap_or((usize::MAX, 0)));
-        let mut errors: Vec<String> = all.into_iter().map(|(_, m)| m).collect();
+        let mut errors = self.list;
+        errors.sort_by_key(|p| p.place.unwrap_or((usize::MAX, 0)));
         if errors.is_empty() {
-            errors.push(format!("{}: invalid config", self.path.display()));
+            errors.push(ConfigProblem {
+                path: self.path.to_path_buf(),
+                place: None,
+                context: None,
+                message: "invalid config".into(),
+            });
         }
         Error::Config { path: self.path.to_path_buf(), errors }
     }
@@ -638,7 +652,7 @@ pub(crate) fn resolve_stop(
                 s.get_ref(),
                 Stop::ALL.iter().map(|(n, _)| *n),
             );
-            problems.at(Some(s.span()), format!("{ctx}: {e}{hint}"));
+            problems.at(Some(s.span()), Msg::in_ctx(ctx, format!("{e}{hint}")));
             Stop::Truncate
         }),
     }
@@ -659,7 +673,7 @@ pub(crate) fn resolve_tie_break(
                     s.get_ref(),
                     TieBreak::ALL.iter().map(|(n, _)| *n),
                 );
-                problems.at(Some(s.span()), format!("{ctx}: {e}{hint}"));
+                problems.at(Some(s.span()), Msg::in_ctx(ctx, format!("{e}{hint}")));
                 TieBreak::Random
             }
         },

@@ -199,6 +199,7 @@ mod numbers;
 mod options;
 mod output;
 mod plan;
+mod problem;
 mod reference;
 mod replot;
 mod report_check;
@@ -223,6 +224,7 @@ pub use logging::{install_logging, install_stderr_logging, LogFormat, LogOptions
 pub use options::{RunOptions, Shard};
 pub use output::Verdict;
 pub use plan::{Plan, PlanPoint, PlanSeries, MAX_UNITS};
+pub use problem::ConfigProblem;
 pub use reference::{RefPoint, ReferenceTable};
 pub use replot::{read_csv, read_figure};
 #[doc(hidden)]

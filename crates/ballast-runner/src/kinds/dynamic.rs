@@ -94,7 +94,8 @@ fn model(s: &KindSeries, p: &KPoint) -> Result<DynamicSpec, String> {
     };
     let def = registry::find(kind).map_err(|e| format!("`process`: {e}"))?;
     let vars = p.vars();
-    let given = table_params(&def.list(), table, &vars, "`process`").map_err(|(_, m)| m)?;
+    let given =
+        table_params(&def.list(), table, &vars, "`process`").map_err(|(_, m)| m.to_string())?;
     let start = s.start_state.clone();
     let given_start = start.is_some();
     def.build_from(&given, &|name: &str| p.get(name), start).map_err(|e| {

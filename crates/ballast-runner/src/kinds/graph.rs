@@ -91,7 +91,8 @@ fn offline(m: Statistic) -> bool {
 }
 
 /// A problem about the series field `field` (its value).
-fn at(field: &[&str], key: bool, message: String) -> Problem {
+fn at(field: &[&str], key: bool, message: impl std::fmt::Display) -> Problem {
+    let message = message.to_string();
     Problem { field: field.iter().map(|f| (*f).to_owned()).collect(), key, message }
 }
 

@@ -51,6 +51,7 @@ use crate::formula::Formula;
 use crate::grid::{self, Grid};
 use crate::numbers::num;
 use crate::options::RunOptions;
+use crate::problem::Msg;
 use crate::reference::{ColumnTable, ReferenceTable};
 use crate::result::{
     mean_z, Comparison, Execution, ItemResult, Metadata, Outcome, Row, ZeroErrors,
@@ -445,11 +446,14 @@ fn resolve_starts(
         if !kind.takes_start() {
             problems.at(
                 Some(span),
-                format!(
-                    "{ctx}: `start` applies to allocation series and dynamic items (rbb, \
+                Msg::in_ctx(
+                    &ctx,
+                    format!(
+                        "`start` applies to allocation series and dynamic items (rbb, \
                      leaky_bins, infinite_azar, random_deletions, insert_delete), not to {} \
                      items",
-                    kind.name()
+                        kind.name()
+                    ),
                 ),
             );
             problems.skip_series(si);
@@ -484,7 +488,8 @@ fn check_series(
             Ok(m) => statistics.push(m),
             Err(e) => {
                 if !skipped {
-                    problems.at(Some(s.span()), format!("series `{}`: {e}", s.get_ref().name));
+                    let ctx = format!("series `{}`", s.get_ref().name);
+                    problems.at(Some(s.span()), Msg::in_ctx(&ctx, e));
                     problems.skip_series(si);
                 }
                 statistics.push(kind.statistics()[0]);
@@ -508,11 +513,13 @@ fn check_series(
                 problems.at_path(
                     &[Seg::Key("series".into()), Seg::Index(si), Seg::Key((*field).into())],
                     true,
-                    format!(
-                        "series `{}`: `{field}` is not read by {} items (of the \
-                         kind-specific series fields they take: {takes})",
-                        s.get_ref().name,
-                        kind.name()
+                    Msg::in_ctx(
+                        &format!("series `{}`", s.get_ref().name),
+                        format!(
+                            "`{field}` is not read by {} items (of the kind-specific series \
+                             fields they take: {takes})",
+                            kind.name()
+                        ),
                     ),
                 );
                 problems.skip_series(si);
@@ -522,12 +529,14 @@ fn check_series(
             if !params.contains(&k.as_str()) && !skipped {
                 problems.at(
                     Some(s.span()),
-                    format!(
-                        "series `{}`: unknown parameter `{k}`: {} items take {}{}",
-                        s.get_ref().name,
-                        kind.name(),
-                        params.join(", "),
-                        hint(k)
+                    Msg::in_ctx(
+                        &format!("series `{}`", s.get_ref().name),
+                        format!(
+                            "unknown parameter `{k}`: {} items take {}{}",
+                            kind.name(),
+                            params.join(", "),
+                            hint(k)
+                        ),
                     ),
                 );
                 problems.skip_series(si);
@@ -616,10 +625,9 @@ impl KindExperiment {
                 if !seen.insert(s.get_ref().name.as_str()) {
                     problems.at(
                         Some(s.span()),
-                        format!(
-                            "series `{}`: with `seed_by = \"values\"` series names must be \
-                             unique",
-                            s.get_ref().name
+                        Msg::in_ctx(
+                            &format!("series `{}`", s.get_ref().name),
+                            "with `seed_by = \"values\"` series names must be unique",
                         ),
                     );
                 }
@@ -711,7 +719,7 @@ impl KindExperiment {
                     Ok(()) => {}
                     Err(e) => {
                         if problems.first_report(si, "params", &Some(s.span())) {
-                            problems.at(Some(s.span()), format!("{ctx}: {e}"));
+                            problems.at(Some(s.span()), Msg::in_ctx(&ctx, e.to_string()));
                         }
                         continue;
                     }
@@ -719,7 +727,7 @@ impl KindExperiment {
                 let x = combo.iter().find(|(k, _)| *k == xvar).map_or(0.0, |(_, v)| *v);
                 let p = KPoint { series: si, grid: combo.clone(), x, params };
                 if let Err(e) = self.kind.validate(series, self.statistics[si], &p) {
-                    let msg = format!("{ctx}: {}", e.message);
+                    let msg = Msg::in_ctx(&ctx, e.message.to_string());
                     if e.field.is_empty() {
                         if problems.first_report(si, "check", &Some(s.span())) {
                             problems.at(Some(s.span()), msg);

@@ -115,7 +115,8 @@ fn group_names(s: &KindSeries, p: &KPoint) -> Vec<String> {
 fn setup(s: &KindSeries, m: Statistic, p: &KPoint) -> Result<Setup, String> {
     let v = s.process.clone().ok_or("`process` is required")?;
     let raw = RawProcess::deserialize(v).map_err(|e| format!("`process`: {}", e.message()))?;
-    let (_, process) = resolve_process(&raw, &p.vars(), "`process`").map_err(|(_, msg)| msg)?;
+    let (_, process) =
+        resolve_process(&raw, &p.vars(), "`process`").map_err(|(_, msg)| msg.to_string())?;
     let n = p.count("n")?;
     let mut spec = RunSpec::new(process, n, p.count("m")?).engine(Engine::Bins);
     let batched = p.get("b").is_some();
