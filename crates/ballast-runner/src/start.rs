@@ -82,20 +82,17 @@ pub(crate) fn check_recovery(
         (true, false) => Err(Msg::in_ctx(
             ctx,
             "statistic \"recovery_time\" needs `recovery_target` (the gap to reach: a \
-             number or a formula, e.g. 2 or \"ln(n)\")"
-                .to_string(),
+             number or a formula, e.g. 2 or \"ln(n)\")",
         )),
         (false, true) => Err(Msg::in_ctx(
             ctx,
             "`recovery_target` applies to the statistic \"recovery_time\" only (as \
-             `statistic` or in `also`)"
-                .to_string(),
+             `statistic` or in `also`)",
         )),
         (true, true) if delayed || equalize => Err(Msg::in_ctx(
             ctx,
             "\"recovery_time\" needs the sequential or batched setting and a process \
-             other than equalize (the delay and equalize loops do not report the gap per ball)"
-                .to_string(),
+             other than equalize (the delay and equalize loops do not report the gap per ball)",
         )),
         _ => Ok(()),
     }

@@ -40,8 +40,7 @@ pub(crate) fn resolve_dynamic_bins(
                 let msg = Msg::in_ctx(
                     ctx,
                     "`potentials` are defined for a fixed set of bins; with `churn` bins \
-                     join and leave (drop one of the two)"
-                        .to_string(),
+                     join and leave (drop one of the two)",
                 );
                 return Err((Some("churn".into()), msg));
             }

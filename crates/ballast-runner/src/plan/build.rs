@@ -452,8 +452,7 @@ impl<'r> SeriesForms<'r> {
                     Msg::in_ctx(
                         sctx,
                         "`sampling = { blocks }` needs the sequential setting and \
-                         statistic = \"final_gap\" or \"distribution\" (and no `also`)"
-                            .to_string(),
+                         statistic = \"final_gap\" or \"distribution\" (and no `also`)",
                     ),
                 );
                 return None;
@@ -464,7 +463,7 @@ impl<'r> SeriesForms<'r> {
             sp.fail(
                 "tau",
                 span,
-                Msg::in_ctx(sctx, "`tau` and `delay_mode` need setting = \"delay\"".to_string()),
+                Msg::in_ctx(sctx, "`tau` and `delay_mode` need setting = \"delay\""),
             );
             return None;
         }
@@ -472,10 +471,7 @@ impl<'r> SeriesForms<'r> {
             sp.fail(
                 "tau",
                 None,
-                Msg::in_ctx(
-                    sctx,
-                    "setting = \"delay\" needs `tau` (in [point] or the series)".to_string(),
-                ),
+                Msg::in_ctx(sctx, "setting = \"delay\" needs `tau` (in [point] or the series)"),
             );
             return None;
         }
@@ -529,33 +525,25 @@ impl<'r> SeriesForms<'r> {
             sp.fail(
                 "b",
                 None,
-                Msg::in_ctx(
-                    sctx,
-                    "setting = \"batched\" needs `b` (in [point] or the series)".to_string(),
-                ),
+                Msg::in_ctx(sctx, "setting = \"batched\" needs `b` (in [point] or the series)"),
             );
             return None;
         }
         let problem = match (self.batches, self.m) {
-            (Some(_), Some(_)) => Some((
-                span_of(self.m),
-                Msg::in_ctx(sctx, "set either `batches` or `m`, not both".to_string()),
-            )),
+            (Some(_), Some(_)) => {
+                Some((span_of(self.m), Msg::in_ctx(sctx, "set either `batches` or `m`, not both")))
+            }
             (None, None) => Some((
                 None,
                 Msg::in_ctx(
                     sctx,
                     "the number of balls is not set: give `m` or `batches` in [point] \
-                     or the series"
-                        .to_string(),
+                     or the series",
                 ),
             )),
             (Some(_), None) if !self.batched => Some((
                 span_of(self.batches),
-                Msg::in_ctx(
-                    sctx,
-                    "`batches` needs the batched setting; give `m` instead".to_string(),
-                ),
+                Msg::in_ctx(sctx, "`batches` needs the batched setting; give `m` instead"),
             )),
             _ => None,
         };
@@ -903,10 +891,7 @@ impl<'r> SeriesForms<'r> {
             sp.fail(
                 "potentials",
                 Some(list.span()),
-                Msg::in_ctx(
-                    ctx,
-                    "`potentials` is empty: name at least one or leave it out".to_string(),
-                ),
+                Msg::in_ctx(ctx, "`potentials` is empty: name at least one or leave it out"),
             );
             return None;
         }
@@ -977,8 +962,7 @@ impl<'r> SeriesForms<'r> {
                     sctx,
                     "statistic = \"probes_distribution\" is recorded by the bin engine's \
                      loop: not in the delay setting or for equalize (loops of their own, d \
-                     probes per ball)"
-                        .to_string(),
+                     probes per ball)",
                 ),
             );
             return None;
@@ -994,8 +978,7 @@ impl<'r> SeriesForms<'r> {
                 Msg::in_ctx(
                     sctx,
                     "statistic = \"potential_trajectory\" needs `potentials` (e.g. \
-                     potentials = [\"quadratic\"])"
-                        .to_string(),
+                     potentials = [\"quadratic\"])",
                 ),
             );
             return None;
@@ -1004,10 +987,7 @@ impl<'r> SeriesForms<'r> {
             sp.fail(
                 "statistic",
                 None,
-                Msg::in_ctx(
-                    sctx,
-                    "statistic = \"running_max_gap\" needs the batched setting".to_string(),
-                ),
+                Msg::in_ctx(sctx, "statistic = \"running_max_gap\" needs the batched setting"),
             );
             return None;
         }
@@ -1024,8 +1004,7 @@ fn check_top_k(s: &RawSeries, sctx: &str, sp: &mut SeriesProblems<'_, '_>) -> Op
     let msg = if !asked {
         Msg::in_ctx(
             sctx,
-            "`top_k` applies to the statistic \"top_loads\" only (as the statistic or in `also`)"
-                .to_string(),
+            "`top_k` applies to the statistic \"top_loads\" only (as the statistic or in `also`)",
         )
     } else if v == 0 || v > crate::MAX_SORTED_BINS {
         Msg::in_ctx(
@@ -1049,8 +1028,7 @@ fn check_above(s: &RawSeries, sctx: &str, sp: &mut SeriesProblems<'_, '_>) -> Op
             Msg::in_ctx(
                 sctx,
                 "`above` applies to the statistic \"balls_above\" only (as the \
-                 statistic or in `also`)"
-                    .to_string(),
+                 statistic or in `also`)",
             ),
         ),
         None if asked => (
@@ -1059,8 +1037,7 @@ fn check_above(s: &RawSeries, sctx: &str, sp: &mut SeriesProblems<'_, '_>) -> Op
             Msg::in_ctx(
                 sctx,
                 "statistic \"balls_above\" needs `above = C` in the series (the \
-                 capacity c: a non-negative integer)"
-                    .to_string(),
+                 capacity c: a non-negative integer)",
             ),
         ),
         _ => return Some(()),
@@ -1092,8 +1069,7 @@ fn check_recovery_and_potentials(
             Msg::in_ctx(
                 sctx,
                 "`potentials` and `recovery_target` each need their own observer of \
-                 the runs; expected one of them in a series"
-                    .to_string(),
+                 the runs; expected one of them in a series",
             ),
         )),
         (Ok(()), Some(p)) if equalize => Some((
@@ -1102,8 +1078,7 @@ fn check_recovery_and_potentials(
                 sctx,
                 "`potentials` follow every ball, and `equalize` moves balls between \
                  bins besides the new one, which the potential trackers do not follow; remove \
-                 `potentials` or use another process"
-                    .to_string(),
+                 `potentials` or use another process",
             ),
         )),
         (Ok(()), Some(p)) if s.capacities.is_some() => Some((
@@ -1111,8 +1086,7 @@ fn check_recovery_and_potentials(
             Msg::in_ctx(
                 sctx,
                 "`potentials` are tracked on bins of equal capacity and cannot be \
-                 combined with `capacities`; expected one of them in a series"
-                    .to_string(),
+                 combined with `capacities`; expected one of them in a series",
             ),
         )),
         _ => None,
