@@ -21,7 +21,10 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use crate::formula::Formula;
+use crate::problem::Msg;
+use crate::statistic::Statistic;
 use crate::stats::Rounding;
+use crate::ConfigProblem;
 use crate::Error;
 
 type SFormula = Spanned<Formula>;
@@ -113,269 +116,6 @@ pub(crate) enum SettingKind {
     Delay,
 }
 
-/// Which per-run statistic a series reports.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Statistic {
-    /// Per run the largest gap over the observation points (batch ends), averaged over runs.
-    #[default]
-    MaxGap,
-    /// Gap at the end of the run, averaged over runs.
-    FinalGap,
-    /// After every batch, the running maximum of the gap, averaged over runs (one row per
-    /// batch; the x axis becomes the batch index).
-    RunningMaxGap,
-    /// The gap at every observation point (batch ends when batched, every `observe_every`
-    /// balls and the end when sequential), averaged over runs: one row per observation point,
-    /// the x axis becomes balls / n. The tidy trajectory of the gap.
-    GapTrajectory,
-    /// The largest load at every observation point (the points of `gap_trajectory`),
-    /// averaged over runs: one row per observation point, x = balls / n.
-    MaxTrajectory,
-    /// The smallest load at every observation point (the points of `gap_trajectory`),
-    /// averaged over runs: one row per observation point, x = balls / n.
-    MinTrajectory,
-    /// Each of the series' `potentials` at every observation point, averaged over runs: one
-    /// row per potential and observation point, series `<series> [<potential>]`, x = balls
-    /// / n. Needs `potentials` and observation points; as the statistic or in `also`.
-    PotentialTrajectory,
-    /// The empirical distribution of the gap at the end (or at each block end), rounded by the
-    /// series' `round` (default up): one row per gap value, value = percent of samples (the x
-    /// axis becomes the gap value).
-    Distribution,
-    /// The largest load at the end, averaged over runs.
-    MaxLoad,
-    /// The empirical distribution of the largest load at the end: one row per value, value =
-    /// percent of runs (the x axis becomes the max load).
-    MaxLoadDistribution,
-    /// The smallest load at the end, averaged over runs.
-    MinLoad,
-    /// The underload at the end, W/n − min load, averaged over runs.
-    Underload,
-    /// Bins with load 0 at the end, averaged over runs.
-    EmptyBins,
-    /// Balls until the gap first falls to the series' `recovery_target` (censored runs count
-    /// as their balls, `m`), averaged over runs ([`ballast_core::recovery`]).
-    RecoveryTime,
-    /// The gap at the end divided by ln n, averaged over runs.
-    GapOverLnN,
-    /// Bin samples per ball, averaged over runs.
-    SamplesPerBall,
-    /// Balls per bin sample (above 1 for Packing and Twinning), averaged over runs.
-    BallsPerSample,
-    /// Mean number of probes (bin samples) per step, averaged over runs.
-    ProbesMean,
-    /// Largest number of probes in one step of a run, averaged over runs.
-    ProbesMax,
-    /// Balls moved per ball allocated (reallocation processes), averaged over runs.
-    MovedPerBall,
-    /// The distribution of probes (bin samples) per step: one row per probe count (x) with
-    /// the fraction of the run's steps that drew it, mean over runs. Recorded by the bin
-    /// engine ([`ballast_core::RunSpec::record_probes`]); as the statistic or in `also`.
-    ProbesDistribution,
-    /// The normalised load distribution at the end: one row per offset x = load − W/n seen
-    /// in some run, value = the fraction of the run's bins at that offset, mean over runs
-    /// (which is the fraction pooled over runs; the per-run fractions are the row's values).
-    LoadDistribution,
-    /// The sorted load vector at the end: one row per rank i = 1..n (1 = the lightest bin),
-    /// value = the i-th smallest load, mean over runs. At most 10⁵ bins.
-    SortedLoads,
-    /// The largest loads at the end: one row per rank k = 1..min(10, n) (1 = the heaviest
-    /// bin), value = the k-th largest load, mean over runs.
-    TopLoads,
-    /// The spread at the end, max load − min load, averaged over runs.
-    Spread,
-    /// The balls above a capacity c at the end, Σᵢ max(0, xᵢ − c) over the bins (c: the
-    /// series' `above`), averaged over runs: the overflow if every bin held at most c.
-    BallsAbove,
-    /// The empirical distribution of the spread at the end: one row per value, value =
-    /// percent of runs (the x axis becomes the spread).
-    SpreadDistribution,
-    /// A statistic of a graph, dynamic or potential item (`kind = …`, see the crate docs);
-    /// not accepted in allocation series.
-    #[serde(untagged, skip_deserializing)]
-    Measure(crate::measure::Measure),
-}
-
-impl Statistic {
-    /// Every statistic an allocation series may name, comma-separated, for messages.
-    pub fn names() -> String {
-        Self::allocation_names().join(", ")
-    }
-
-    /// The statistics an allocation series may name, in order (for listings).
-    pub fn allocation() -> &'static [Statistic] {
-        &Self::ALLOCATION
-    }
-
-    /// The names of [`Self::ALLOCATION`], in order (read from [`Self::name`], so the list
-    /// of the enum is the only one).
-    fn allocation_names() -> &'static [&'static str] {
-        static NAMES: std::sync::LazyLock<Vec<&'static str>> =
-            std::sync::LazyLock::new(|| Statistic::ALLOCATION.iter().map(|s| s.name()).collect());
-        &NAMES
-    }
-
-    /// The statistics an allocation series may name.
-    const ALLOCATION: [Statistic; 27] = [
-        Self::MaxGap,
-        Self::FinalGap,
-        Self::RunningMaxGap,
-        Self::GapTrajectory,
-        Self::MaxTrajectory,
-        Self::MinTrajectory,
-        Self::PotentialTrajectory,
-        Self::Distribution,
-        Self::MaxLoad,
-        Self::MaxLoadDistribution,
-        Self::MinLoad,
-        Self::Underload,
-        Self::EmptyBins,
-        Self::RecoveryTime,
-        Self::GapOverLnN,
-        Self::SamplesPerBall,
-        Self::BallsPerSample,
-        Self::ProbesMean,
-        Self::ProbesMax,
-        Self::MovedPerBall,
-        Self::ProbesDistribution,
-        Self::LoadDistribution,
-        Self::SortedLoads,
-        Self::TopLoads,
-        Self::Spread,
-        Self::SpreadDistribution,
-        Self::BallsAbove,
-    ];
-
-    /// The allocation statistic of this name, if any.
-    pub fn from_name(name: &str) -> Option<Self> {
-        Self::ALLOCATION.iter().copied().find(|v| v.name() == name)
-    }
-
-    /// Whether rows of this statistic follow a run over time (one row per observation point)
-    /// rather than summarise it.
-    pub fn is_trajectory(self) -> bool {
-        matches!(
-            self,
-            Self::RunningMaxGap | Self::GapTrajectory | Self::MaxTrajectory | Self::MinTrajectory
-        )
-    }
-
-    /// Whether rows of this statistic are values at the observation points (x = balls / n).
-    pub fn at_observations(self) -> bool {
-        matches!(
-            self,
-            Self::GapTrajectory
-                | Self::MaxTrajectory
-                | Self::MinTrajectory
-                | Self::PotentialTrajectory
-        )
-    }
-
-    /// Whether the runs must record their largest and smallest load at every observation
-    /// point ([`ballast_core::RunSpec::record_loads`]).
-    pub fn records_loads(self) -> bool {
-        matches!(self, Self::MaxTrajectory | Self::MinTrajectory)
-    }
-
-    /// Whether rows of this statistic are a distribution (one row per value, in percent).
-    pub fn is_distribution(self) -> bool {
-        matches!(self, Self::Distribution | Self::MaxLoadDistribution | Self::SpreadDistribution)
-    }
-
-    /// Whether the statistic is a gap or a distribution of gaps (an allocation series'; the
-    /// other kinds' measures are not).
-    pub fn is_gap(self) -> bool {
-        matches!(
-            self,
-            Self::MaxGap
-                | Self::FinalGap
-                | Self::RunningMaxGap
-                | Self::GapTrajectory
-                | Self::Distribution
-                | Self::GapOverLnN
-        )
-    }
-
-    /// The snake_case name used in CSV files.
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::MaxGap => "max_gap",
-            Self::FinalGap => "final_gap",
-            Self::RunningMaxGap => "running_max_gap",
-            Self::GapTrajectory => "gap_trajectory",
-            Self::MaxTrajectory => "max_trajectory",
-            Self::MinTrajectory => "min_trajectory",
-            Self::PotentialTrajectory => "potential_trajectory",
-            Self::Distribution => "distribution",
-            Self::MaxLoad => "max_load",
-            Self::MaxLoadDistribution => "max_load_distribution",
-            Self::MinLoad => "min_load",
-            Self::Underload => "underload",
-            Self::EmptyBins => "empty_bins",
-            Self::RecoveryTime => "recovery_time",
-            Self::GapOverLnN => "gap_over_ln_n",
-            Self::SamplesPerBall => "samples_per_ball",
-            Self::BallsPerSample => "balls_per_sample",
-            Self::ProbesMean => "probes_mean",
-            Self::ProbesMax => "probes_max",
-            Self::MovedPerBall => "moved_per_ball",
-            Self::ProbesDistribution => "probes_distribution",
-            Self::LoadDistribution => "load_distribution",
-            Self::SortedLoads => "sorted_loads",
-            Self::TopLoads => "top_loads",
-            Self::Spread => "spread",
-            Self::SpreadDistribution => "spread_distribution",
-            Self::BallsAbove => "balls_above",
-            Self::Measure(m) => m.name(),
-        }
-    }
-
-    /// A human description for axis labels and reports.
-    pub fn describe(self) -> &'static str {
-        match self {
-            Self::MaxGap => "max gap over batch ends (mean over runs)",
-            Self::FinalGap => "gap at the end (mean over runs)",
-            Self::RunningMaxGap => "running max gap (mean over runs)",
-            Self::GapTrajectory => "gap (mean over runs)",
-            Self::MaxTrajectory => "max load (mean over runs)",
-            Self::MinTrajectory => "min load (mean over runs)",
-            Self::PotentialTrajectory => "potential (mean over runs)",
-            Self::Distribution => "percent of samples",
-            Self::MaxLoad => "max load at the end (mean over runs)",
-            Self::MaxLoadDistribution => "percent of runs with this max load",
-            Self::MinLoad => "min load at the end (mean over runs)",
-            Self::Underload => "underload W/n - min load at the end (mean over runs)",
-            Self::EmptyBins => "empty bins at the end (mean over runs)",
-            Self::RecoveryTime => "balls until the gap first reaches the target (mean over runs)",
-            Self::GapOverLnN => "gap at the end / ln n (mean over runs)",
-            Self::SamplesPerBall => "bin samples per ball (mean over runs)",
-            Self::BallsPerSample => "balls per bin sample (mean over runs)",
-            Self::ProbesMean => "probes per step (mean over runs)",
-            Self::ProbesMax => "largest probes in one step (mean over runs)",
-            Self::MovedPerBall => "balls moved per ball (mean over runs)",
-            Self::ProbesDistribution => "fraction of steps with this many probes (mean over runs)",
-            Self::LoadDistribution => "fraction of bins at load − average (mean over runs)",
-            Self::SortedLoads => "i-th smallest load at the end (mean over runs)",
-            Self::TopLoads => "k-th largest load at the end (mean over runs)",
-            Self::Spread => "max load − min load at the end (mean over runs)",
-            Self::SpreadDistribution => "percent of runs with this spread",
-            Self::BallsAbove => "balls above the capacity c at the end (mean over runs)",
-            Self::Measure(m) => m.describe(),
-        }
-    }
-}
-
-/// By name; an unknown name is serde's "unknown variant" error listing the allowed names
-/// (the derive would say "data did not match any variant" because of [`Statistic::Measure`]).
-impl<'de> Deserialize<'de> for Statistic {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let s = String::deserialize(d)?;
-        Self::from_name(&s)
-            .ok_or_else(|| serde::de::Error::unknown_variant(&s, Self::allocation_names()))
-    }
-}
-
 /// A process as written in a config: `{ kind = "one_plus_beta", beta = 0.5 }`. The table is
 /// kept as written and read through the process registry of `ballast-core`
 /// ([`ballast_core::registry`]) by [`resolve_process`]: the kind, the parameter names, types,
@@ -386,7 +126,7 @@ pub(crate) struct RawProcess(pub toml::Table);
 
 /// A process that could not be resolved: the parameter the message is about (for its span;
 /// `None`: the process table) and the message.
-pub(crate) type ProcessProblem = (Option<String>, String);
+pub(crate) type ProcessProblem = (Option<String>, Msg);
 
 /// Resolves a process for one point; `vars` holds the grid variables and n, b, batches, m.
 /// Numeric parameters may be formulas over them.
@@ -398,20 +138,22 @@ pub(crate) fn resolve_process(
     let kind = match p.0.get("kind") {
         Some(toml::Value::String(k)) => k.as_str(),
         Some(other) => {
-            let msg = format!("{ctx}: `kind` = {other}: expected a process name (a string)");
+            let msg =
+                Msg::in_ctx(ctx, format!("`kind` = {other}: expected a process name (a string)"));
             return Err((Some("kind".into()), msg));
         }
         None => {
-            let msg = format!(
-                "{ctx}: the process table needs `kind`, one of {}",
-                registry::names().join(", ")
+            let msg = Msg::in_ctx(
+                ctx,
+                format!("the process table needs `kind`, one of {}", registry::names().join(", ")),
             );
             return Err((None, msg));
         }
     };
-    let def = registry::find(kind).map_err(|e| (Some("kind".into()), format!("{ctx}: {e}")))?;
+    let def =
+        registry::find(kind).map_err(|e| (Some("kind".into()), Msg::in_ctx(ctx, e.to_string())))?;
     let given = table_params(&def.list(), &p.0, vars, ctx)?;
-    let spec = def.build(&given).map_err(|e| (e.param.clone(), format!("{ctx}: {e}")))?;
+    let spec = def.build(&given).map_err(|e| (e.param.clone(), Msg::in_ctx(ctx, e.to_string())))?;
     Ok((def, spec))
 }
 
@@ -441,15 +183,16 @@ pub(crate) fn table_params(
     }
     let mut given: Vec<(&str, ParamValue)> = Vec::new();
     for (name, v) in &fields {
-        let pdef = list.param(name).map_err(|e| (e.param.clone(), format!("{ctx}: {e}")))?;
+        let pdef =
+            list.param(name).map_err(|e| (e.param.clone(), Msg::in_ctx(ctx, e.to_string())))?;
         let value = match v {
             toml::Value::Integer(i) => ParamValue::Num(*i as f64),
             toml::Value::Float(x) => ParamValue::Num(*x),
             toml::Value::Boolean(b) => ParamValue::Bool(*b),
             toml::Value::String(t) if pdef.ty.is_numeric() => {
-                let x = Formula::new(t.as_str())
-                    .eval(vars)
-                    .map_err(|e| (Some(name.clone()), format!("{ctx}: `{name}`: {e}")))?;
+                let x = Formula::new(t.as_str()).eval(vars).map_err(|e| {
+                    (Some(name.clone()), Msg::in_ctx(ctx, format!("`{name}`: {e}")))
+                })?;
                 ParamValue::Num(x)
             }
             toml::Value::String(t) if pdef.ty == registry::ParamType::List => {
@@ -460,7 +203,10 @@ pub(crate) fn table_params(
                 list_param(a, vars, ctx, name)?
             }
             other => {
-                let msg = format!("{ctx}: `{name}` = {other}: expected {}", pdef.ty.describe());
+                let msg = Msg::in_ctx(
+                    ctx,
+                    format!("`{name}` = {other}: expected {}", pdef.ty.describe()),
+                );
                 return Err((Some(name.clone()), msg));
             }
         };
@@ -477,7 +223,7 @@ fn list_formula(
     ctx: &str,
     name: &str,
 ) -> Result<ParamValue, ProcessProblem> {
-    let fail = |msg: String| (Some(name.to_owned()), format!("{ctx}: `{name}`: {msg}"));
+    let fail = |msg: String| (Some(name.to_owned()), Msg::in_ctx(ctx, format!("`{name}`: {msg}")));
     let n = vars.iter().find(|(k, _)| *k == "n").map(|(_, v)| *v).ok_or_else(|| {
         fail("a formula list needs the number of bins n; give the entries as an array".into())
     })?;
@@ -516,10 +262,13 @@ fn list_param(
             toml::Value::Integer(k) => *k as f64,
             toml::Value::Float(x) => *x,
             toml::Value::String(t) => Formula::new(t.as_str()).eval(vars).map_err(|e| {
-                (Some(name.to_owned()), format!("{ctx}: `{name}` entry {}: {e}", i + 1))
+                (Some(name.to_owned()), Msg::in_ctx(ctx, format!("`{name}` entry {}: {e}", i + 1)))
             })?,
             other => {
-                let msg = format!("{ctx}: `{name}` entry {} = {other}: expected a number", i + 1);
+                let msg = Msg::in_ctx(
+                    ctx,
+                    format!("`{name}` entry {} = {other}: expected a number", i + 1),
+                );
                 return Err((Some(name.to_owned()), msg));
             }
         };
@@ -545,19 +294,25 @@ pub(crate) fn resolve_weights(
     let kind = match table.get("kind") {
         Some(toml::Value::String(k)) => k.as_str(),
         Some(other) => {
-            let msg = format!("{ctx}: weights `kind` = {other}: expected a weight law (a string)");
+            let msg = Msg::in_ctx(
+                ctx,
+                format!("weights `kind` = {other}: expected a weight law (a string)"),
+            );
             return Err((at(Some("kind".into())), msg));
         }
         None => {
             let names: Vec<&str> = registry::WEIGHTS.iter().map(|w| w.name).collect();
-            let msg = format!("{ctx}: the weights table needs `kind`, one of {}", names.join(", "));
+            let msg = Msg::in_ctx(
+                ctx,
+                format!("the weights table needs `kind`, one of {}", names.join(", ")),
+            );
             return Err((at(None), msg));
         }
     };
     let def = registry::find_weights(kind)
-        .map_err(|e| (at(Some("kind".into())), format!("{ctx}: {e}")))?;
+        .map_err(|e| (at(Some("kind".into())), Msg::in_ctx(ctx, e.to_string())))?;
     let given = table_params(&def.list(), table, &[], ctx).map_err(|(p, m)| (at(p), m))?;
-    def.build(&given).map_err(|e| (at(e.param.clone()), format!("{ctx}: {e}")))
+    def.build(&given).map_err(|e| (at(e.param.clone()), Msg::in_ctx(ctx, e.to_string())))
 }
 
 /// A start state as written in a config: a table `{ kind = "uniform", k = 5 }` whose kind and
@@ -759,9 +514,7 @@ pub(crate) fn line_col(src: &str, offset: usize) -> (usize, usize) {
 pub(crate) struct Problems<'a> {
     path: &'a Path,
     src: &'a str,
-    pub(crate) list: Vec<String>,
-    /// (line, column) of each message, for sorting (`None`: no place, listed last).
-    places: Vec<Option<(usize, usize)>>,
+    pub(crate) list: Vec<ConfigProblem>,
     /// Set when the spans given to [`Problems::at`] are those of a repaired copy of `src`.
     remap: Option<&'a schema::Remap>,
     /// Series whose entry had schema errors: their value checks are skipped.
@@ -778,7 +531,6 @@ impl<'a> Problems<'a> {
             path,
             src,
             list: Vec::new(),
-            places: Vec::new(),
             remap: None,
             skip: BTreeSet::new(),
             reported: HashSet::new(),
@@ -791,7 +543,7 @@ impl<'a> Problems<'a> {
     pub(crate) fn with_schema(path: &'a Path, src: &'a str, schema: &'a schema::Schema) -> Self {
         let mut p = Self::new(path, src);
         for (span, msg) in &schema.errors {
-            p.push(span.clone(), msg);
+            p.push(span.clone(), msg.into());
         }
         p.remap = schema.remap.as_ref();
         p.skip = schema.taint.series.clone();
@@ -832,35 +584,32 @@ impl<'a> Problems<'a> {
         self.reported.insert((si, key.to_string(), span.as_ref().map_or(usize::MAX, |s| s.start)))
     }
 
-    pub(crate) fn at(&mut self, span: Option<Range<usize>>, msg: impl AsRef<str>) {
+    pub(crate) fn at(&mut self, span: Option<Range<usize>>, msg: impl Into<Msg>) {
         let span = match (self.remap, span) {
             (Some(r), Some(s)) => r.map(s),
             (_, s) => s,
         };
-        self.push(span, msg.as_ref());
+        self.push(span, msg.into());
     }
 
     /// A message at the value (or, `key = true`, the key) at `path` of the original text.
-    pub(crate) fn at_path(&mut self, path: &[schema::Seg], key: bool, msg: impl AsRef<str>) {
+    pub(crate) fn at_path(&mut self, path: &[schema::Seg], key: bool, msg: impl Into<Msg>) {
         let span = match self.remap {
             Some(r) => r.original_span(path, key),
             None => self.spans.span_in(self.src, path, key),
         };
-        self.push(span, msg.as_ref());
+        self.push(span, msg.into());
     }
 
-    fn push(&mut self, span: Option<Range<usize>>, msg: &str) {
-        let (loc, place) = match span {
-            Some(s) => {
-                let (l, c) = line_col(self.src, s.start);
-                (format!("{}:{l}:{c}", self.path.display()), Some((l, c)))
-            }
-            None => (self.path.display().to_string(), None),
+    fn push(&mut self, span: Option<Range<usize>>, msg: Msg) {
+        let problem = ConfigProblem {
+            path: self.path.to_path_buf(),
+            place: span.map(|s| line_col(self.src, s.start)),
+            context: msg.context,
+            message: msg.text,
         };
-        let m = format!("{loc}: {msg}");
-        if !self.list.contains(&m) {
-            self.list.push(m);
-            self.places.push(place);
+        if !self.list.contains(&problem) {
+            self.list.push(problem);
         }
     }
 
@@ -875,12 +624,15 @@ impl<'a> Problems<'a> {
 
     /// [`Error::Config`] with every message, in the order of their places in the file.
     pub(crate) fn into_error(self) -> Error {
-        let mut all: Vec<(Option<(usize, usize)>, String)> =
-            self.places.into_iter().zip(self.list).collect();
-        all.sort_by_key(|(p, _)| p.unwrap_or((usize::MAX, 0)));
-        let mut errors: Vec<String> = all.into_iter().map(|(_, m)| m).collect();
+        let mut errors = self.list;
+        errors.sort_by_key(|p| p.place.unwrap_or((usize::MAX, 0)));
         if errors.is_empty() {
-            errors.push(format!("{}: invalid config", self.path.display()));
+            errors.push(ConfigProblem {
+                path: self.path.to_path_buf(),
+                place: None,
+                context: None,
+                message: "invalid config".into(),
+            });
         }
         Error::Config { path: self.path.to_path_buf(), errors }
     }
@@ -900,7 +652,7 @@ pub(crate) fn resolve_stop(
                 s.get_ref(),
                 Stop::ALL.iter().map(|(n, _)| *n),
             );
-            problems.at(Some(s.span()), format!("{ctx}: {e}{hint}"));
+            problems.at(Some(s.span()), Msg::in_ctx(ctx, format!("{e}{hint}")));
             Stop::Truncate
         }),
     }
@@ -921,7 +673,7 @@ pub(crate) fn resolve_tie_break(
                     s.get_ref(),
                     TieBreak::ALL.iter().map(|(n, _)| *n),
                 );
-                problems.at(Some(s.span()), format!("{ctx}: {e}{hint}"));
+                problems.at(Some(s.span()), Msg::in_ctx(ctx, format!("{e}{hint}")));
                 TieBreak::Random
             }
         },

@@ -2,6 +2,13 @@
 
 use std::path::PathBuf;
 
+use crate::ConfigProblem;
+
+/// One line per problem.
+fn lines(problems: &[ConfigProblem]) -> String {
+    problems.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n")
+}
+
 /// Errors from loading, validating, running or writing an experiment.
 ///
 /// Configuration problems are collected, so one [`Error::Config`] lists every problem found in
@@ -19,12 +26,13 @@ pub enum Error {
         source: std::io::Error,
     },
     /// The experiment configuration is malformed or invalid.
-    #[error("invalid experiment config {}:\n{}", .path.display(), .errors.join("\n"))]
+    #[error("invalid experiment config {}:\n{}", .path.display(), lines(.errors))]
     Config {
         /// The configuration file.
         path: PathBuf,
-        /// One message per problem, each starting with `file:line:column:` where known.
-        errors: Vec<String>,
+        /// One problem each, in the order of their places in the file; each displays as its
+        /// line, `file:line:column: context: message`.
+        errors: Vec<ConfigProblem>,
     },
     /// Another process runs the same item on the same checkpoint directory.
     #[error(

@@ -55,13 +55,13 @@ impl Experiment {
         let source = match read_text(path, "config", MAX_INPUT_BYTES) {
             Ok(s) => s,
             Err(e) => {
-                let at = match e.problem {
+                let place = match e.problem {
                     InputProblem::Missing => {
                         let e = std::io::Error::from(std::io::ErrorKind::NotFound);
                         return Err(Error::io(path, e));
                     }
-                    InputProblem::NotUtf8 { line, column } => format!(":{line}:{column}"),
-                    _ => String::new(),
+                    InputProblem::NotUtf8 { line, column } => Some((line, column)),
+                    _ => None,
                 };
                 let why = match e.problem {
                     InputProblem::Directory => "it is a directory; expected a TOML file such as \
@@ -72,10 +72,13 @@ impl Experiment {
                     }
                     p => p.to_string(),
                 };
-                return Err(Error::Config {
+                let problem = crate::ConfigProblem {
                     path: path.to_path_buf(),
-                    errors: vec![format!("{}{at}: cannot read the config: {why}", path.display())],
-                });
+                    place,
+                    context: None,
+                    message: format!("cannot read the config: {why}"),
+                };
+                return Err(Error::Config { path: path.to_path_buf(), errors: vec![problem] });
             }
         };
         Self::parse(&id_from_path(path), path, &source)

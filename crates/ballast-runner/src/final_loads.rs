@@ -10,7 +10,8 @@
 use ballast_core::{LoadState, Observer};
 use serde::{Deserialize, Serialize};
 
-use crate::config::Statistic;
+use crate::problem::Msg;
+use crate::statistic::Statistic;
 
 /// The histogram of one run's final loads: `counts[j]` bins with load `lo + j`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -154,54 +155,69 @@ pub(crate) fn refusal(
     spec: &ballast_core::RunSpec,
     recovery: bool,
     ctx: &str,
-) -> Option<(&'static str, String)> {
+) -> Option<(&'static str, Msg)> {
     let t = std::iter::once(&statistic).chain(also).copied().find(|&s| reads_histogram(s))?;
     let key = if t == statistic { "statistic" } else { "also" };
     let name = t.name();
     if !matches!(spec.weights, ballast_core::Weights::Unit) {
         return Some((
             key,
-            format!(
-                "{ctx}: statistic = \"{name}\" reads the final loads as ball counts: unit \
+            Msg::in_ctx(
+                ctx,
+                format!(
+                    "statistic = \"{name}\" reads the final loads as ball counts: unit \
                  weights only (remove `weights`)"
+                ),
             ),
         ));
     }
     if spec.process.reallocates() {
         return Some((
             key,
-            format!(
-                "{ctx}: statistic = \"{name}\" reads the final loads, which the `equalize` \
+            Msg::in_ctx(
+                ctx,
+                format!(
+                    "statistic = \"{name}\" reads the final loads, which the `equalize` \
                  loop does not report (it keeps its own load store); use max_load, min_load, \
                  final_gap or empty_bins"
+                ),
             ),
         ));
     }
     if !spec.capacities.is_unit() {
         return Some((
             key,
-            format!(
-                "{ctx}: statistic = \"{name}\" reads the final loads as ball counts; with \
+            Msg::in_ctx(
+                ctx,
+                format!(
+                    "statistic = \"{name}\" reads the final loads as ball counts; with \
                  `capacities` they are normalised loads x_i/c_i (remove `capacities`)"
+                ),
             ),
         ));
     }
     if recovery {
         return Some((
             key,
-            format!(
-                "{ctx}: statistic = \"{name}\" cannot be combined with `recovery_target`; \
+            Msg::in_ctx(
+                ctx,
+                format!(
+                    "statistic = \"{name}\" cannot be combined with `recovery_target`; \
                  expected one of them in a series"
+                ),
             ),
         ));
     }
     if t == Statistic::SortedLoads && spec.n > MAX_SORTED_BINS {
         return Some((
             key,
-            format!(
-                "{ctx}: statistic = \"sorted_loads\" gives one row per bin: at most \
+            Msg::in_ctx(
+                ctx,
+                format!(
+                    "statistic = \"sorted_loads\" gives one row per bin: at most \
                  {MAX_SORTED_BINS} bins (n = {}); use `load_distribution` or `top_loads`",
-                spec.n
+                    spec.n
+                ),
             ),
         ));
     }

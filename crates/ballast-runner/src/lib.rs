@@ -148,7 +148,8 @@
 //! value }`, with `runs`, `rounds` for time averages, `precision` of the published digits and an
 //! `offset`) or a closed form (`theory = "offline_predicted" | "rbb_empty_fraction" |
 //! "leaky_mean_load" | "leaky_max_iid"`). Outputs are the same [`ItemResult`] as above, with
-//! the statistic column holding a [`Measure`] name.
+//! the statistic column holding a [`Statistic`] name (one enum for every kind; [`Statistic::kinds`]
+//! says which kinds' series may name it).
 //!
 //! ## Example
 //!
@@ -194,17 +195,18 @@ mod grid;
 mod kinds;
 pub mod logging;
 mod markdown;
-mod measure;
 mod numbers;
 mod options;
 mod output;
 mod plan;
+mod problem;
 mod reference;
 mod replot;
 mod report_check;
 mod result;
 mod run;
 mod start;
+mod statistic;
 pub mod stats;
 mod svg;
 pub mod tolerance;
@@ -214,15 +216,15 @@ use std::path::{Path, PathBuf};
 
 pub use config::read_capacity_file;
 pub use config::read_weight_file;
-pub use config::{Layout, Sampling, Scale, Statistic};
+pub use config::{Layout, Sampling, Scale};
 pub use error::Error;
 pub use experiment::Experiment;
 pub use final_loads::{MAX_SORTED_BINS, TOP_K};
 pub use logging::{install_logging, install_stderr_logging, LogFormat, LogOptions};
-pub use measure::Measure;
 pub use options::{RunOptions, Shard};
 pub use output::Verdict;
 pub use plan::{Plan, PlanPoint, PlanSeries, MAX_UNITS};
+pub use problem::ConfigProblem;
 pub use reference::{RefPoint, ReferenceTable};
 pub use replot::{read_csv, read_figure};
 #[doc(hidden)]
@@ -230,6 +232,7 @@ pub use report_check::{check_report, sample_report, ReportTexts};
 pub use result::{percent_z, Comparison, ItemResult, Metadata, Row, ROUNDING};
 pub use run::{distribution_cells, merge_shards, run_experiment, run_shard, running_max, DistCell};
 pub use start::read_start_file;
+pub use statistic::{Kind, Statistic};
 pub use svg::render_svg;
 pub use units::{
     clear_interrupt, install_ctrl_c_handler, interrupt_requested, request_interrupt, ShardFile,

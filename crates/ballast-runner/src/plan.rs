@@ -7,8 +7,9 @@ use ballast_core::rng::{derive_seed, hash_str};
 use ballast_core::RunSpec;
 
 pub(crate) use self::build::build_plan;
-use crate::config::{RawConfig, Sampling, Scale, Statistic};
+use crate::config::{RawConfig, Sampling, Scale};
 use crate::numbers::num;
+use crate::statistic::Statistic;
 use crate::stats::Rounding;
 
 /// One point of the plan: a series at one combination of grid values.

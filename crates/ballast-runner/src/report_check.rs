@@ -5,8 +5,9 @@
 
 use std::collections::BTreeMap;
 
-use crate::config::{Layout, Scale, Statistic};
+use crate::config::{Layout, Scale};
 use crate::result::{Comparison, ItemResult, Metadata, Row, ROUNDING};
+use crate::statistic::Statistic;
 use crate::stats::Summary;
 
 /// The config texts a report shows.

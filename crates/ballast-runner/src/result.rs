@@ -5,8 +5,9 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use crate::config::{ConfigFile, Layout, Sampling, Scale, Statistic};
+use crate::config::{ConfigFile, Layout, Sampling, Scale};
 use crate::options::RunOptions;
+use crate::statistic::Statistic;
 use crate::stats::{Rounding, Summary};
 use crate::units::ShardFile;
 

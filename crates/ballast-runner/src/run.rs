@@ -7,7 +7,7 @@ use ballast_core::rng::SEED_DERIVATION_VERSION;
 use ballast_core::{sim_rng, simulate_seeded};
 use serde::Serialize;
 
-use crate::config::{Scale, Statistic};
+use crate::config::Scale;
 use crate::experiment::Experiment;
 use crate::options::RunOptions;
 use crate::plan::{Plan, PlanPoint};
@@ -16,6 +16,7 @@ use crate::result::{
     command_of, mean_z, percent_z, Comparison, Execution, ItemResult, Metadata, Outcome, Row,
     ZeroErrors, ROUNDING,
 };
+use crate::statistic::Statistic;
 use crate::stats::{summarize, Rounding, Summary};
 use crate::units::{run_units, Executed, PointUnits, ShardFile, UnitJob};
 use crate::Error;
@@ -88,8 +89,9 @@ impl UnitOut {
             | Statistic::LoadDistribution
             | Statistic::SortedLoads
             | Statistic::TopLoads
-            | Statistic::BallsAbove
-            | Statistic::Measure(_) => f64::NAN,
+            | Statistic::BallsAbove => f64::NAN,
+            // The other kinds' statistics are never rows of an allocation run.
+            _ => f64::NAN,
         }
     }
 }
@@ -987,7 +989,6 @@ fn potential_rows(
     group: &[(String, f64)],
     references: usize,
 ) -> Vec<Row> {
-    let measure = crate::measure::Measure::Potential;
     point
         .potentials
         .iter()
@@ -1001,7 +1002,7 @@ fn potential_rows(
                 b: point.b,
                 m: point.m,
                 x: point.x,
-                statistic: Statistic::Measure(measure),
+                statistic: Statistic::Potential,
                 summary: summarize(&values, ROUNDING),
                 refs: (0..references).map(|_| None).collect(),
                 theory: None,

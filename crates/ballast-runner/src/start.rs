@@ -11,7 +11,9 @@ use ballast_core::registry;
 use ballast_core::start::{parse_loads, StartSource};
 use ballast_core::Start;
 
-use crate::config::{table_params, ProcessProblem, RawStart, Statistic};
+use crate::config::{table_params, ProcessProblem, RawStart};
+use crate::problem::Msg;
+use crate::statistic::Statistic;
 
 /// Resolves a series' start (empty when absent). A relative `file` path is read from
 /// `dir`, the config's directory. A problem names the parameter it is about (`start.k`,
@@ -26,25 +28,31 @@ pub(crate) fn resolve_start(
     let kind = match table.get("kind") {
         Some(toml::Value::String(k)) => k.as_str(),
         Some(other) => {
-            let msg = format!("{ctx}: start `kind` = {other}: expected a start kind (a string)");
+            let msg = Msg::in_ctx(
+                ctx,
+                format!("start `kind` = {other}: expected a start kind (a string)"),
+            );
             return Err((at(Some("kind".into())), msg));
         }
         None => {
             let names: Vec<&str> = registry::STARTS.iter().map(|s| s.name).collect();
-            let msg = format!("{ctx}: the start table needs `kind`, one of {}", names.join(", "));
+            let msg = Msg::in_ctx(
+                ctx,
+                format!("the start table needs `kind`, one of {}", names.join(", ")),
+            );
             return Err((at(None), msg));
         }
     };
-    let def =
-        registry::find_start(kind).map_err(|e| (at(Some("kind".into())), format!("{ctx}: {e}")))?;
+    let def = registry::find_start(kind)
+        .map_err(|e| (at(Some("kind".into())), Msg::in_ctx(ctx, e.to_string())))?;
     let given = table_params(&def.list(), table, &[], ctx).map_err(|(p, m)| (at(p), m))?;
-    match def.build(&given).map_err(|e| (at(e.param.clone()), format!("{ctx}: {e}")))? {
+    match def.build(&given).map_err(|e| (at(e.param.clone()), Msg::in_ctx(ctx, e.to_string())))? {
         StartSource::Given(start) => Ok(start),
         StartSource::File(path) => {
             let file = dir.join(&path);
             read_start_file(&file)
                 .map(Start::Loads)
-                .map_err(|m| (at(Some("path".into())), format!("{ctx}: {m}")))
+                .map_err(|m| (at(Some("path".into())), Msg::in_ctx(ctx, m.to_string())))
         }
     }
 }
@@ -68,20 +76,23 @@ pub(crate) fn check_recovery(
     delayed: bool,
     equalize: bool,
     ctx: &str,
-) -> Result<(), String> {
+) -> Result<(), Msg> {
     let wants = statistic == Statistic::RecoveryTime || also.contains(&Statistic::RecoveryTime);
     match (wants, has_target) {
-        (true, false) => Err(format!(
-            "{ctx}: statistic \"recovery_time\" needs `recovery_target` (the gap to reach: a \
-             number or a formula, e.g. 2 or \"ln(n)\")"
+        (true, false) => Err(Msg::in_ctx(
+            ctx,
+            "statistic \"recovery_time\" needs `recovery_target` (the gap to reach: a \
+             number or a formula, e.g. 2 or \"ln(n)\")",
         )),
-        (false, true) => Err(format!(
-            "{ctx}: `recovery_target` applies to the statistic \"recovery_time\" only (as \
-             `statistic` or in `also`)"
+        (false, true) => Err(Msg::in_ctx(
+            ctx,
+            "`recovery_target` applies to the statistic \"recovery_time\" only (as \
+             `statistic` or in `also`)",
         )),
-        (true, true) if delayed || equalize => Err(format!(
-            "{ctx}: \"recovery_time\" needs the sequential or batched setting and a process \
-             other than equalize (the delay and equalize loops do not report the gap per ball)"
+        (true, true) if delayed || equalize => Err(Msg::in_ctx(
+            ctx,
+            "\"recovery_time\" needs the sequential or batched setting and a process \
+             other than equalize (the delay and equalize loops do not report the gap per ball)",
         )),
         _ => Ok(()),
     }

@@ -12,9 +12,7 @@ use ballast_core::rng::hash_str;
 use ballast_core::{derive_seed, sim_rng, ProcessSpec, RunSpec};
 use ballast_graph::{GraphKind, GraphOptions, GRAPH_STREAM};
 use ballast_potential::{PotentialSpec, Potentials};
-use ballast_runner::{
-    run_experiment, Experiment, ItemResult, Measure, Plan, RunOptions, Statistic,
-};
+use ballast_runner::{run_experiment, Experiment, ItemResult, Plan, RunOptions, Statistic};
 
 const ID: &str = "test/graph";
 const SEED: u64 = 9;
@@ -70,20 +68,20 @@ fn by_hand(item: &str, n: usize, graph_point: u64, run_point: usize) -> [f64; 5]
 }
 
 fn row_values(result: &ItemResult, n: u64) -> [f64; 5] {
-    let get = |series: &str, m: Measure| {
+    let get = |series: &str, m: Statistic| {
         let row = result
             .rows
             .iter()
-            .find(|r| r.n == n && r.series == series && r.statistic == Statistic::Measure(m))
+            .find(|r| r.n == n && r.series == series && r.statistic == m)
             .unwrap_or_else(|| panic!("{series} {m:?} at {n}: {:?}", result.rows));
         row.summary.mean
     };
     [
-        get("s", Measure::FinalGap),
-        get("s", Measure::MaxGap),
-        get("s", Measure::MaxLoad),
-        get("s", Measure::SamplesPerBall),
-        get("s [quadratic]", Measure::Potential),
+        get("s", Statistic::FinalGap),
+        get("s", Statistic::MaxGap),
+        get("s", Statistic::MaxLoad),
+        get("s", Statistic::SamplesPerBall),
+        get("s [quadratic]", Statistic::Potential),
     ]
 }
 

@@ -80,9 +80,11 @@ fn potentials_add_rows_and_leave_the_runs_as_they_were() {
                 "Two-Choice [hyperbolic:alpha=0.1]"
             ]
         );
-        assert!(tracked.rows.iter().filter(|r| r.series.contains('[')).all(
-            |r| r.also && r.statistic == Statistic::Measure(ballast_runner::Measure::Potential)
-        ));
+        assert!(tracked
+            .rows
+            .iter()
+            .filter(|r| r.series.contains('['))
+            .all(|r| r.also && r.statistic == Statistic::Potential));
         // Not in the figure: the potential rows are `also` rows.
         assert!(tracked.to_csv().contains("Two-Choice [quadratic]"));
     }

@@ -40,7 +40,7 @@ fn parse_at(path: &Path, src: &str) -> Result<Experiment, Error> {
 
 fn errors(src: &str) -> Vec<String> {
     match parse_at(Path::new("item.toml"), src) {
-        Err(Error::Config { errors, .. }) => errors,
+        Err(Error::Config { errors, .. }) => errors.iter().map(ToString::to_string).collect(),
         Err(e) => panic!("not a config error: {e}"),
         Ok(_) => panic!("config should be rejected:\n{src}"),
     }

@@ -78,7 +78,7 @@ fn configs_build_the_cores_specs() {
 
 fn errors(src: &str) -> Vec<String> {
     match Experiment::parse("t/item", Path::new("item.toml"), src) {
-        Err(Error::Config { errors, .. }) => errors,
+        Err(Error::Config { errors, .. }) => errors.iter().map(ToString::to_string).collect(),
         Err(e) => panic!("not a config error: {e}"),
         Ok(_) => panic!("config should be rejected:\n{src}"),
     }

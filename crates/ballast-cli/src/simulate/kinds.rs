@@ -18,7 +18,7 @@
 use std::fmt::Write as _;
 
 use ballast_dynamic::registry::{self, ModelDef};
-use ballast_runner::{Measure, Statistic};
+use ballast_runner::Statistic;
 use serde::Serialize;
 use toml::{Table, Value};
 
@@ -26,22 +26,22 @@ use super::{Outcome, SimulateArgs, StatSummary, SIMULATE_ITEM};
 use crate::error::BadInput;
 
 /// The statistics of a model, in output order (`recovery`: with `--recovery-target`).
-fn measures(def: &ModelDef, recovery: bool) -> Vec<Measure> {
+fn measures(def: &ModelDef, recovery: bool) -> Vec<Statistic> {
     let mut m = vec![
-        Measure::AvgMaxLoad,
-        Measure::AvgFractionEmptyBins,
-        Measure::AvgLoadPerBin,
-        Measure::AvgSystemLoad,
-        Measure::PeakMaxLoad,
-        Measure::MaxLoadHistogram,
-        Measure::AvgDiscrepancy,
-        Measure::AvgOverload,
+        Statistic::AvgMaxLoad,
+        Statistic::AvgFractionEmptyBins,
+        Statistic::AvgLoadPerBin,
+        Statistic::AvgSystemLoad,
+        Statistic::PeakMaxLoad,
+        Statistic::MaxLoadHistogram,
+        Statistic::AvgDiscrepancy,
+        Statistic::AvgOverload,
     ];
     if def.name == "leaky_bins" {
-        m.push(Measure::MaxLoadOverShape);
+        m.push(Statistic::MaxLoadOverShape);
     }
     if recovery {
-        m.push(Measure::RecoveryRounds);
+        m.push(Statistic::RecoveryRounds);
     }
     m
 }
@@ -192,7 +192,7 @@ pub fn one_point_config(args: &SimulateArgs, def: &ModelDef) -> Result<String, B
             s.insert("name".into(), Value::String(m.name().to_owned()));
             s.insert("process".into(), Value::Table(process.clone()));
             s.insert("statistic".into(), Value::String(m.name().to_owned()));
-            if let Some(t) = args.recovery_target.filter(|_| m == Measure::RecoveryRounds) {
+            if let Some(t) = args.recovery_target.filter(|_| m == Statistic::RecoveryRounds) {
                 let mut params = Table::new();
                 params.insert("recovery_target".into(), Value::Float(t));
                 s.insert("params".into(), Value::Table(params));
@@ -285,7 +285,7 @@ fn offline_config(args: &SimulateArgs, d: u64) -> Result<String, BadInput> {
         ));
     }
     let m = args.m.ok_or_else(|| BadInput::new("`--m` (balls) is required with --offline"))?;
-    let series: Vec<Value> = [Measure::OfflineOptimum, Measure::GreedyMaxLoad]
+    let series: Vec<Value> = [Statistic::OfflineOptimum, Statistic::GreedyMaxLoad]
         .into_iter()
         .map(|measure| {
             let mut s = Table::new();
@@ -316,18 +316,14 @@ fn run_config(args: &SimulateArgs, config: &str) -> anyhow::Result<ConfigRun> {
         .rows
         .iter()
         .filter_map(|r| match r.statistic {
-            Statistic::Measure(Measure::MaxLoadHistogram) => None,
-            Statistic::Measure(m) => {
-                let s = StatSummary::of(&r.summary);
-                Some((m.name().to_owned(), s))
-            }
-            _ => None,
+            Statistic::MaxLoadHistogram => None,
+            m => Some((m.name().to_owned(), StatSummary::of(&r.summary))),
         })
         .collect();
     let hist = result
         .rows
         .iter()
-        .filter(|r| r.statistic == Statistic::Measure(Measure::MaxLoadHistogram))
+        .filter(|r| r.statistic == Statistic::MaxLoadHistogram)
         .map(|r| (r.x, r.summary.mean))
         .collect();
     Ok((statistics, hist, result.meta.wall_time_s))
@@ -427,7 +423,8 @@ pub fn outcome(args: &SimulateArgs) -> anyhow::Result<Outcome> {
 }
 
 /// The statistics `simulate --graph` reports besides the gap: the series' `also`.
-const GRAPH_ALSO: [Measure; 3] = [Measure::MaxGap, Measure::MaxLoad, Measure::SamplesPerBall];
+const GRAPH_ALSO: [Statistic; 3] =
+    [Statistic::MaxGap, Statistic::MaxLoad, Statistic::SamplesPerBall];
 
 /// The one-point `kind = "graph"` config of `--graph TOPOLOGY` with an allocation process:
 /// the topology as written, the process table, the setting, tie rule, weights and
@@ -471,7 +468,7 @@ pub fn graph_config(
     series.insert("name".into(), Value::String(proc_.name().to_owned()));
     series.insert("graph".into(), Value::String(text.to_owned()));
     series.insert("process".into(), Value::Table(process));
-    series.insert("statistic".into(), Value::String(Measure::FinalGap.name().to_owned()));
+    series.insert("statistic".into(), Value::String(Statistic::FinalGap.name().to_owned()));
     let also = GRAPH_ALSO.iter().map(|m| Value::String(m.name().to_owned())).collect();
     series.insert("also".into(), Value::Array(also));
     if spec.tie_break != TieBreak::Random {
@@ -518,13 +515,9 @@ pub fn graph_outcome(args: &SimulateArgs) -> anyhow::Result<Outcome> {
     let potentials = super::parse_potentials(&args.potentials)?;
     let result = super::run_one_point(args, &config)?;
     let main = |r: &&Row| !r.also && r.series == proc_.name();
-    let row = |m: Measure| {
-        result
-            .rows
-            .iter()
-            .find(|r| r.series == proc_.name() && r.statistic == Statistic::Measure(m))
-    };
-    let summary = |m: Measure| {
+    let row =
+        |m: Statistic| result.rows.iter().find(|r| r.series == proc_.name() && r.statistic == m);
+    let summary = |m: Statistic| {
         row(m).map(|r| r.summary.clone()).ok_or_else(|| anyhow::anyhow!("missing row {}", m.name()))
     };
     let gap = result.rows.iter().find(main).map(|r| r.summary.clone());
@@ -532,11 +525,11 @@ pub fn graph_outcome(args: &SimulateArgs) -> anyhow::Result<Outcome> {
     let info = result.graphs.first().ok_or_else(|| anyhow::anyhow!("no topology built"))?;
     // A giant component can be smaller than n: the bins are its vertices.
     spec.n = info.n_vertices as u64;
-    let statistics = row(Measure::MaxLoad)
-        .map(|r| (Measure::MaxLoad.name().to_owned(), StatSummary::of(&r.summary)))
+    let statistics = row(Statistic::MaxLoad)
+        .map(|r| (Statistic::MaxLoad.name().to_owned(), StatSummary::of(&r.summary)))
         .into_iter()
         .collect();
-    let samples_per_ball = row(Measure::SamplesPerBall).map_or(f64::NAN, |r| r.summary.mean);
+    let samples_per_ball = row(Statistic::SamplesPerBall).map_or(f64::NAN, |r| r.summary.mean);
     let balls = result.meta.balls_simulated as f64;
     let engine = ballast_core::Engine::Bins.name().to_owned();
     let runs = super::per_run::collect(&result.rows, proc_.name());
@@ -544,7 +537,7 @@ pub fn graph_outcome(args: &SimulateArgs) -> anyhow::Result<Outcome> {
         run: RunDescription::of(args, &spec, &proc_, engine),
         balls_per_run: balls / args.runs as f64,
         gap,
-        max_gap: Some(summary(Measure::MaxGap)?),
+        max_gap: Some(summary(Statistic::MaxGap)?),
         statistics,
         max_load_distribution: std::collections::BTreeMap::new(),
         graph: Some(GraphReport {

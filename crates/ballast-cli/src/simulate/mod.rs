@@ -831,36 +831,23 @@ pub(crate) fn run_one_point(args: &SimulateArgs, config: &str) -> anyhow::Result
 }
 
 /// A validation error of the one-point config in the terms of the command line: each problem
-/// once, without the generated config's line and series (its series are the statistics of
-/// the one point, so a problem of the point would repeat in every one of them).
+/// once, its message without the generated config's place and series context (its series
+/// are the statistics of the one point, so a problem of the point would repeat in every one
+/// of them).
 fn one_point_error(e: ballast_runner::Error) -> BadInput {
     let ballast_runner::Error::Config { errors, .. } = &e else {
         return BadInput::new(e.to_string());
     };
     let mut problems: Vec<&str> = Vec::new();
-    for msg in errors {
-        let problem = without_location(msg);
-        if !problems.contains(&problem) {
-            problems.push(problem);
+    for p in errors {
+        if !problems.contains(&p.message.as_str()) {
+            problems.push(&p.message);
         }
     }
     BadInput::new(format!(
         "{}\n(checked as the one-point config of these arguments; --print-config shows it)",
         problems.join("\n")
     ))
-}
-
-/// `<ballast simulate>:15:1: series `s` at n = 10: PROBLEM` → `PROBLEM`.
-fn without_location(msg: &str) -> &str {
-    let msg = match msg.strip_prefix(ONE_POINT_PATH) {
-        Some(rest) => rest.split_once(": ").map_or(rest, |(_, m)| m),
-        None => msg,
-    };
-    if msg.starts_with("series `") {
-        msg.split_once(": ").map_or(msg, |(_, m)| m)
-    } else {
-        msg
-    }
 }
 
 /// Runs the simulations and builds the report.

@@ -12,6 +12,7 @@ use ballast_core::Sampling;
 use serde::Deserialize;
 
 use super::{table_params, ProcessProblem};
+use crate::problem::Msg;
 
 /// The series key `sampling` as written: a table whose `kind` and parameters are the
 /// registry's sampling laws. (The top-level `sampling = { blocks = … }` is the sampling
@@ -34,19 +35,23 @@ pub(crate) fn resolve_sampling(
     let kind = match table.get("kind") {
         Some(toml::Value::String(k)) => k.as_str(),
         Some(other) => {
-            let msg =
-                format!("{ctx}: sampling `kind` = {other}: expected a sampling law (a string)");
+            let msg = Msg::in_ctx(
+                ctx,
+                format!("sampling `kind` = {other}: expected a sampling law (a string)"),
+            );
             return Err((at(Some("kind".into())), msg));
         }
         None => {
             let names: Vec<&str> = registry::SAMPLINGS.iter().map(|s| s.name).collect();
-            let msg =
-                format!("{ctx}: the sampling table needs `kind`, one of {}", names.join(", "));
+            let msg = Msg::in_ctx(
+                ctx,
+                format!("the sampling table needs `kind`, one of {}", names.join(", ")),
+            );
             return Err((at(None), msg));
         }
     };
     let def = registry::find_sampling(kind)
-        .map_err(|e| (at(Some("kind".into())), format!("{ctx}: {e}")))?;
+        .map_err(|e| (at(Some("kind".into())), Msg::in_ctx(ctx, e.to_string())))?;
     let mut params = table.clone();
     let weights = match def.file {
         None => None,
@@ -54,17 +59,23 @@ pub(crate) fn resolve_sampling(
             let path = match params.remove(key) {
                 Some(toml::Value::String(p)) => p,
                 Some(other) => {
-                    let msg = format!(
-                        "{ctx}: sampling `{key}` = {other}: expected the path of a weight file \
+                    let msg = Msg::in_ctx(
+                        ctx,
+                        format!(
+                            "sampling `{key}` = {other}: expected the path of a weight file \
                          (a string)"
+                        ),
                     );
                     return Err((at(Some(key.into())), msg));
                 }
                 None => {
-                    let msg = format!(
-                        "{ctx}: sampling law `{}` needs `{key}`, the path of a file of weights \
+                    let msg = Msg::in_ctx(
+                        ctx,
+                        format!(
+                            "sampling law `{}` needs `{key}`, the path of a file of weights \
                          (one number per line, relative to the config's directory)",
-                        def.name
+                            def.name
+                        ),
                     );
                     return Err((at(None), msg));
                 }
@@ -72,12 +83,12 @@ pub(crate) fn resolve_sampling(
             let file = dir.join(&path);
             Some(
                 read_weight_file(&file)
-                    .map_err(|m| (at(Some(key.into())), format!("{ctx}: {m}")))?,
+                    .map_err(|m| (at(Some(key.into())), Msg::in_ctx(ctx, m.to_string())))?,
             )
         }
     };
     let given = table_params(&def.list(), &params, &[], ctx).map_err(|(p, m)| (at(p), m))?;
-    def.build(&given, weights).map_err(|e| (at(e.param.clone()), format!("{ctx}: {e}")))
+    def.build(&given, weights).map_err(|e| (at(e.param.clone()), Msg::in_ctx(ctx, e.to_string())))
 }
 
 /// Reads a weight file: one number per line, `#` comments, through [`read_text`] (a regular

@@ -13,6 +13,7 @@ use ballast_core::Capacities;
 use serde::Deserialize;
 
 use super::{table_params, ProcessProblem};
+use crate::problem::Msg;
 
 /// The series key `capacities` as written: a table whose `kind` and parameters are the
 /// registry's capacity laws.
@@ -37,16 +38,20 @@ pub(crate) fn resolve_capacities(
     let kind = match table.get("kind") {
         Some(toml::Value::String(k)) => k.as_str(),
         Some(other) => {
-            let msg = format!("{ctx}: capacities `kind` = {other}: expected one of {}", names());
+            let msg = Msg::in_ctx(
+                ctx,
+                format!("capacities `kind` = {other}: expected one of {}", names()),
+            );
             return Err((at(Some("kind")), msg));
         }
         None => {
-            let msg = format!("{ctx}: the capacities table needs `kind`, one of {}", names());
+            let msg =
+                Msg::in_ctx(ctx, format!("the capacities table needs `kind`, one of {}", names()));
             return Err((at(None), msg));
         }
     };
-    let def =
-        registry::find_capacities(kind).map_err(|e| (at(Some("kind")), format!("{ctx}: {e}")))?;
+    let def = registry::find_capacities(kind)
+        .map_err(|e| (at(Some("kind")), Msg::in_ctx(ctx, e.to_string())))?;
     let mut params = table.clone();
     let values = match def.file {
         None => None,
@@ -54,29 +59,35 @@ pub(crate) fn resolve_capacities(
             let path = match params.remove(key) {
                 Some(toml::Value::String(p)) => p,
                 Some(other) => {
-                    let msg = format!(
-                        "{ctx}: capacities `{key}` = {other}: expected the path of a file of \
+                    let msg = Msg::in_ctx(
+                        ctx,
+                        format!(
+                            "capacities `{key}` = {other}: expected the path of a file of \
                          capacities (a string)"
+                        ),
                     );
                     return Err((at(Some(key)), msg));
                 }
                 None => {
-                    let msg = format!(
-                        "{ctx}: capacity law `file` needs `{key}`, the path of a file of \
+                    let msg = Msg::in_ctx(
+                        ctx,
+                        format!(
+                            "capacity law `file` needs `{key}`, the path of a file of \
                          capacities (one number per line, relative to the config's directory)"
+                        ),
                     );
                     return Err((at(None), msg));
                 }
             };
             let file = dir.join(&path);
-            let c =
-                read_capacity_file(&file).map_err(|m| (at(Some(key)), format!("{ctx}: {m}")))?;
+            let c = read_capacity_file(&file)
+                .map_err(|m| (at(Some(key)), Msg::in_ctx(ctx, m.to_string())))?;
             Some(c)
         }
     };
     let given =
         table_params(&def.list(), &params, vars, ctx).map_err(|(p, m)| (at(p.as_deref()), m))?;
-    def.build(&given, values).map_err(|e| (at(e.param.as_deref()), format!("{ctx}: {e}")))
+    def.build(&given, values).map_err(|e| (at(e.param.as_deref()), Msg::in_ctx(ctx, e.to_string())))
 }
 
 /// Reads a capacity file: one number > 0 per line, `#` comments, through [`read_text`] (a

@@ -9,6 +9,7 @@ use ballast_core::{Churn, Dispatchers};
 use serde::Deserialize;
 
 use super::{table_params, ProcessProblem};
+use crate::problem::Msg;
 
 /// The series keys `churn` and `dispatchers` as written: tables checked against the core's
 /// declarations at every point.
@@ -34,11 +35,12 @@ pub(crate) fn resolve_dynamic_bins(
             let given = table_params(&ballast_core::CHURN, t, vars, ctx)
                 .map_err(|(p, m)| (at("churn", p), m))?;
             let c = Churn::build(&given)
-                .map_err(|e| (at("churn", e.param.clone()), format!("{ctx}: {e}")))?;
+                .map_err(|e| (at("churn", e.param.clone()), Msg::in_ctx(ctx, e.to_string())))?;
             if potentials {
-                let msg = format!(
-                    "{ctx}: `potentials` are defined for a fixed set of bins; with `churn` bins \
-                     join and leave (drop one of the two)"
+                let msg = Msg::in_ctx(
+                    ctx,
+                    "`potentials` are defined for a fixed set of bins; with `churn` bins \
+                     join and leave (drop one of the two)",
                 );
                 return Err((Some("churn".into()), msg));
             }
@@ -50,8 +52,9 @@ pub(crate) fn resolve_dynamic_bins(
         Some(RawSettingTable(t)) => {
             let given = table_params(&ballast_core::DISPATCHERS, t, vars, ctx)
                 .map_err(|(p, m)| (at("dispatchers", p), m))?;
-            let d = Dispatchers::build(&given)
-                .map_err(|e| (at("dispatchers", e.param.clone()), format!("{ctx}: {e}")))?;
+            let d = Dispatchers::build(&given).map_err(|e| {
+                (at("dispatchers", e.param.clone()), Msg::in_ctx(ctx, e.to_string()))
+            })?;
             Some(d)
         }
     };

@@ -45,7 +45,7 @@ use ballast_dynamic::theory::{
 };
 use ballast_dynamic::{simulate, DynamicSpec, Horizon, MetricSummary, RunSummary};
 
-use super::{summary_of, Driver, ItemKind, KPoint, KindSeries, Measure, Problem, RowCtx};
+use super::{summary_of, Driver, ItemKind, KPoint, Kind, KindSeries, Problem, RowCtx, Statistic};
 use crate::config::table_params;
 use crate::stats::summarize;
 use crate::{Error, ROUNDING};
@@ -54,30 +54,15 @@ use crate::{Error, ROUNDING};
 pub(super) struct Dynamic;
 
 impl ItemKind for Dynamic {
-    fn name(&self) -> &'static str {
-        "dynamic"
-    }
-
-    fn measures(&self) -> &'static [Measure] {
-        &[
-            Measure::AvgMaxLoad,
-            Measure::AvgFractionEmptyBins,
-            Measure::AvgLoadPerBin,
-            Measure::AvgSystemLoad,
-            Measure::PeakMaxLoad,
-            Measure::MaxLoadHistogram,
-            Measure::MaxLoadOverShape,
-            Measure::AvgDiscrepancy,
-            Measure::AvgOverload,
-            Measure::RecoveryRounds,
-        ]
+    fn kind(&self) -> Kind {
+        Kind::Dynamic
     }
 
     fn params(&self) -> &'static [&'static str] {
         &["n", "m", "lambda", "d", "burn_in", "rounds", "batches", "skip", "recovery_target"]
     }
 
-    fn validate(&self, s: &KindSeries, m: Measure, p: &KPoint) -> Result<(), Problem> {
+    fn validate(&self, s: &KindSeries, m: Statistic, p: &KPoint) -> Result<(), Problem> {
         validate(s, m, p).map_err(Problem::from)
     }
 
@@ -109,7 +94,8 @@ fn model(s: &KindSeries, p: &KPoint) -> Result<DynamicSpec, String> {
     };
     let def = registry::find(kind).map_err(|e| format!("`process`: {e}"))?;
     let vars = p.vars();
-    let given = table_params(&def.list(), table, &vars, "`process`").map_err(|(_, m)| m)?;
+    let given =
+        table_params(&def.list(), table, &vars, "`process`").map_err(|(_, m)| m.to_string())?;
     let start = s.start_state.clone();
     let given_start = start.is_some();
     def.build_from(&given, &|name: &str| p.get(name), start).map_err(|e| {
@@ -133,12 +119,12 @@ fn spec(s: &KindSeries, p: &KPoint) -> Result<(DynamicSpec, Horizon), String> {
     Ok((spec, h))
 }
 
-fn validate(s: &KindSeries, m: Measure, p: &KPoint) -> Result<(), String> {
+fn validate(s: &KindSeries, m: Statistic, p: &KPoint) -> Result<(), String> {
     let (spec, _) = spec(s, p)?;
-    if m == Measure::MaxLoadOverShape && !matches!(spec, DynamicSpec::Leaky(_)) {
+    if m == Statistic::MaxLoadOverShape && !matches!(spec, DynamicSpec::Leaky(_)) {
         return Err("`max_load_over_shape` is defined for leaky bins only".into());
     }
-    match (m == Measure::RecoveryRounds, p.get("recovery_target")) {
+    match (m == Statistic::RecoveryRounds, p.get("recovery_target")) {
         (true, None) => Err("statistic `recovery_rounds` needs `recovery_target` (the \
                              discrepancy max load − average to reach: a number or a formula)"
             .into()),
@@ -201,7 +187,7 @@ fn run(d: &mut Driver<'_>) -> Result<(), Error> {
     for (pi, p) in points.iter().enumerate() {
         let Some(sim) = sim_of[pi] else { continue };
         let s = k.cfg.series[p.series].get_ref();
-        let measure = k.measures[p.series];
+        let statistic = k.statistics[p.series];
         let i = index[&sim];
         let block = &outs[i * runs as usize..(i + 1) * runs as usize];
         let (spec, h) = specs[pi].as_ref().ok_or_else(|| err(s, pi, 0, "no spec".into()))?;
@@ -211,13 +197,13 @@ fn run(d: &mut Driver<'_>) -> Result<(), Error> {
             DynamicSpec::Leaky(c) => leaky_shape_two_choice(n, c.lambda),
             _ => f64::NAN,
         };
-        let metric = |r: &RunSummary| match measure {
-            Measure::AvgFractionEmptyBins => r.empty_fraction(),
-            Measure::AvgLoadPerBin => r.load_per_bin(),
-            Measure::AvgSystemLoad => r.total_load.clone(),
-            Measure::MaxLoadOverShape => r.max_load.scaled(1.0 / shape),
-            Measure::AvgDiscrepancy => r.discrepancy.clone(),
-            Measure::AvgOverload => r.overload.clone(),
+        let metric = |r: &RunSummary| match statistic {
+            Statistic::AvgFractionEmptyBins => r.empty_fraction(),
+            Statistic::AvgLoadPerBin => r.load_per_bin(),
+            Statistic::AvgSystemLoad => r.total_load.clone(),
+            Statistic::MaxLoadOverShape => r.max_load.scaled(1.0 / shape),
+            Statistic::AvgDiscrepancy => r.discrepancy.clone(),
+            Statistic::AvgOverload => r.overload.clone(),
             _ => r.max_load.clone(),
         };
         let series_ref = match &s.reference {
@@ -225,11 +211,17 @@ fn run(d: &mut Driver<'_>) -> Result<(), Error> {
             Some(r) => Some(p.fill(r)),
             None => Some(s.name.clone()),
         };
-        let ctx =
-            RowCtx { point: p, measure, series_ref, n: n as u64, b: None, rounds: Some(h.rounds) };
+        let ctx = RowCtx {
+            point: p,
+            statistic,
+            series_ref,
+            n: n as u64,
+            b: None,
+            rounds: Some(h.rounds),
+        };
         let spec2 = spec.clone();
         let closed_form = move |name: &str, ctx: &RowCtx<'_>| theory(name, ctx, &spec2);
-        if measure == Measure::MaxLoadHistogram {
+        if statistic == Statistic::MaxLoadHistogram {
             // One row per max-load value seen in some run: the fraction of each run's
             // measured rounds at it (0 where a run never had it), mean over runs.
             for (load, fractions) in max_load_histogram(block) {
@@ -238,7 +230,7 @@ fn run(d: &mut Driver<'_>) -> Result<(), Error> {
             }
             continue;
         }
-        if let Some(values) = per_run_values(measure, block, p, h) {
+        if let Some(values) = per_run_values(statistic, block, p, h) {
             // One value per run (no time average): the plain mean and standard error.
             d.push(ctx, p.x, summarize(&values, ROUNDING), &closed_form);
             continue;
@@ -254,18 +246,18 @@ fn run(d: &mut Driver<'_>) -> Result<(), Error> {
     Ok(())
 }
 
-/// The value of each run for the measures that have one per run: the peak max load, and the
+/// The value of each run for the statistics that have one per run: the peak max load, and the
 /// recovery rounds (a run that never recovers counts its simulated rounds); `None` for the
 /// time averages.
 fn per_run_values(
-    measure: Measure,
+    statistic: Statistic,
     block: &[RunSummary],
     p: &KPoint,
     h: &Horizon,
 ) -> Option<Vec<f64>> {
-    match measure {
-        Measure::PeakMaxLoad => Some(block.iter().map(|r| f64::from(r.peak_max_load)).collect()),
-        Measure::RecoveryRounds => {
+    match statistic {
+        Statistic::PeakMaxLoad => Some(block.iter().map(|r| f64::from(r.peak_max_load)).collect()),
+        Statistic::RecoveryRounds => {
             let target = p.get("recovery_target").unwrap_or(f64::NAN);
             let rounds = |r: &RunSummary| r.recovery_round(target).unwrap_or(h.burn_in + h.rounds);
             Some(block.iter().map(|r| rounds(r) as f64).collect())
@@ -321,17 +313,17 @@ fn mean_and_stderr(ms: &[MetricSummary]) -> (f64, f64) {
 
 /// The dynamic kind's closed forms.
 fn theory(name: &str, ctx: &RowCtx<'_>, spec: &DynamicSpec) -> Option<f64> {
-    match (name, ctx.measure, spec) {
-        ("rbb_empty_fraction", Measure::AvgFractionEmptyBins, DynamicSpec::Rbb(c)) => {
+    match (name, ctx.statistic, spec) {
+        ("rbb_empty_fraction", Statistic::AvgFractionEmptyBins, DynamicSpec::Rbb(c)) => {
             Some(rbb_empty_fraction(c.m as f64 / c.n as f64))
         }
-        ("leaky_mean_load", Measure::AvgLoadPerBin, DynamicSpec::Leaky(c)) if c.d == 1 => {
+        ("leaky_mean_load", Statistic::AvgLoadPerBin, DynamicSpec::Leaky(c)) if c.d == 1 => {
             Some(leaky_one_choice_mean_load(c.arrivals, c.n, c.lambda))
         }
-        ("leaky_mean_load", Measure::AvgSystemLoad, DynamicSpec::Leaky(c)) if c.d == 1 => {
+        ("leaky_mean_load", Statistic::AvgSystemLoad, DynamicSpec::Leaky(c)) if c.d == 1 => {
             Some(c.n as f64 * leaky_one_choice_mean_load(c.arrivals, c.n, c.lambda))
         }
-        ("leaky_max_iid", Measure::AvgMaxLoad, DynamicSpec::Leaky(c)) if c.d == 1 => {
+        ("leaky_max_iid", Statistic::AvgMaxLoad, DynamicSpec::Leaky(c)) if c.d == 1 => {
             Some(leaky_one_choice_max_iid(c.arrivals, c.n, c.lambda))
         }
         _ => None,

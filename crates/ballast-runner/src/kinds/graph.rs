@@ -34,7 +34,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 
-use super::{Driver, ItemKind, KPoint, KindSeries, Measure, Problem, RowCtx};
+use super::{Driver, ItemKind, KPoint, Kind, KindSeries, Problem, RowCtx, Statistic};
 use crate::config::{resolve_process, resolve_weights, table_params, RawProcess};
 use crate::numbers::num;
 use crate::stats::summarize;
@@ -43,31 +43,22 @@ use crate::{Error, ROUNDING};
 /// `kind = "graph"`: graphical balls-into-bins and the off-line optimum.
 pub(super) struct Graph;
 
-/// The statistics of a graphical series (the main one and its `also`).
-const GRAPHICAL: [Measure; 4] =
-    [Measure::FinalGap, Measure::MaxGap, Measure::MaxLoad, Measure::SamplesPerBall];
+/// The statistics of a graphical series (the main one and its `also`): the graph kind's
+/// without the off-line ones.
+fn graphical() -> Vec<Statistic> {
+    Statistic::of_kind(Kind::Graph).iter().copied().filter(|&m| !offline(m)).collect()
+}
 
 impl ItemKind for Graph {
-    fn name(&self) -> &'static str {
-        "graph"
-    }
-
-    fn measures(&self) -> &'static [Measure] {
-        &[
-            Measure::FinalGap,
-            Measure::MaxGap,
-            Measure::MaxLoad,
-            Measure::SamplesPerBall,
-            Measure::OfflineOptimum,
-            Measure::GreedyMaxLoad,
-        ]
+    fn kind(&self) -> Kind {
+        Kind::Graph
     }
 
     fn params(&self) -> &'static [&'static str] {
         &["n", "m", "b", "observe_every", "d", "p", "c"]
     }
 
-    fn validate(&self, s: &KindSeries, m: Measure, p: &KPoint) -> Result<(), Problem> {
+    fn validate(&self, s: &KindSeries, m: Statistic, p: &KPoint) -> Result<(), Problem> {
         validate(s, m, p)
     }
 
@@ -95,12 +86,13 @@ impl ItemKind for Graph {
     }
 }
 
-fn offline(m: Measure) -> bool {
-    matches!(m, Measure::OfflineOptimum | Measure::GreedyMaxLoad)
+fn offline(m: Statistic) -> bool {
+    matches!(m, Statistic::OfflineOptimum | Statistic::GreedyMaxLoad)
 }
 
 /// A problem about the series field `field` (its value).
-fn at(field: &[&str], key: bool, message: String) -> Problem {
+fn at(field: &[&str], key: bool, message: impl std::fmt::Display) -> Problem {
+    let message = message.to_string();
     Problem { field: field.iter().map(|f| (*f).to_owned()).collect(), key, message }
 }
 
@@ -207,10 +199,10 @@ fn topology_label(s: &KindSeries, p: &KPoint, kind: &GraphKind) -> String {
 }
 
 /// The series' further statistics.
-fn also(s: &KindSeries, m: Measure) -> Result<Vec<Measure>, Problem> {
-    let mut out: Vec<Measure> = Vec::new();
+fn also(s: &KindSeries, m: Statistic) -> Result<Vec<Statistic>, Problem> {
+    let mut out: Vec<Statistic> = Vec::new();
     for name in s.also.iter().flatten() {
-        let a = Measure::from_name(name, &GRAPHICAL)
+        let a = Statistic::from_name_in(name, &graphical())
             .map_err(|e| at(&["also"], false, format!("`also`: {e}")))?;
         if a == m || out.contains(&a) {
             let msg = format!("`also` lists `{name}` twice (the series' statistic counts)");
@@ -242,7 +234,7 @@ fn potentials(s: &KindSeries, p: &KPoint) -> Result<Vec<PotentialSpec>, Problem>
 }
 
 /// Checks one point without simulating (graphs are not built here).
-fn validate(s: &KindSeries, m: Measure, p: &KPoint) -> Result<(), Problem> {
+fn validate(s: &KindSeries, m: Statistic, p: &KPoint) -> Result<(), Problem> {
     let n = p.count("n")?;
     if offline(m) {
         let given = [
@@ -334,12 +326,12 @@ struct Unit {
 
 impl Unit {
     /// The value of statistic `m` of this run.
-    fn get(&self, m: Measure) -> f64 {
+    fn get(&self, m: Statistic) -> f64 {
         match m {
-            Measure::MaxGap => self.max_gap,
-            Measure::MaxLoad => self.max_load,
-            Measure::SamplesPerBall if self.balls == 0 => f64::NAN,
-            Measure::SamplesPerBall => self.samples as f64 / self.balls as f64,
+            Statistic::MaxGap => self.max_gap,
+            Statistic::MaxLoad => self.max_load,
+            Statistic::SamplesPerBall if self.balls == 0 => f64::NAN,
+            Statistic::SamplesPerBall => self.samples as f64 / self.balls as f64,
             _ => self.value,
         }
     }
@@ -366,11 +358,11 @@ fn run(d: &mut Driver<'_>) -> Result<(), Error> {
     let per_point: Option<Vec<Vec<Unit>>> = d.units(&pis, &balls, |pi, run| {
         let p = &points[pi];
         let s = k.cfg.series[p.series].get_ref();
-        let measure = k.measures[p.series];
+        let statistic = k.statistics[p.series];
         let mut rng = sim_rng(seeds[pi][run as usize]);
         let fail = |e: String| sim_err(s, pi, run, e);
-        if offline(measure) {
-            offline_unit(p, measure, &mut rng, &fail)
+        if offline(statistic) {
+            offline_unit(p, statistic, &mut rng, &fail)
         } else {
             graphical_unit(s, p, graphs[pi].as_ref(), &pots[pi], &mut rng, &fail)
         }
@@ -379,7 +371,7 @@ fn run(d: &mut Driver<'_>) -> Result<(), Error> {
     let outs: Vec<Unit> = per_point.into_iter().flatten().collect();
     d.balls = outs.iter().map(|o| u128::from(o.balls)).sum();
     let any_graph = graphs.iter().any(Option::is_some);
-    let any_offline = k.measures.iter().any(|m| offline(*m));
+    let any_offline = k.statistics.iter().any(|m| offline(*m));
     d.engine = match (any_graph, any_offline) {
         (true, true) => "graph bins + offline max-flow",
         (true, false) => "graph bins (ballast-graph)",
@@ -425,7 +417,7 @@ fn build_graphs(
             .enumerate()
             .map(|(pi, p)| {
                 let s = k.cfg.series[p.series].get_ref();
-                if offline(k.measures[p.series]) {
+                if offline(k.statistics[p.series]) {
                     return Ok(None);
                 }
                 let kind = topology(s, p).map_err(|e| sim_err(s, pi, 0, e.message))?;
@@ -480,7 +472,7 @@ fn point_potentials(
 /// certificate verified) or Greedy's max load on the same choices.
 fn offline_unit(
     p: &KPoint,
-    measure: Measure,
+    statistic: Statistic,
     rng: &mut ballast_core::SimRng,
     fail: &dyn Fn(String) -> Error,
 ) -> Result<Unit, Error> {
@@ -492,8 +484,8 @@ fn offline_unit(
     let choices = Choices::sample(n, m, dd, rng).map_err(|e| fail(e.to_string()))?;
     let opt = offline_optimum(&choices);
     opt.verify(&choices).map_err(|e| fail(format!("certificate: {e}")))?;
-    let v = match measure {
-        Measure::GreedyMaxLoad => opt.greedy_max_load,
+    let v = match statistic {
+        Statistic::GreedyMaxLoad => opt.greedy_max_load,
         _ => opt.max_load,
     };
     Ok(Unit {
@@ -546,7 +538,7 @@ fn topology_row(
     n: u64,
     block: &[Unit],
 ) {
-    let finals: Vec<f64> = block.iter().map(|o| o.get(Measure::FinalGap)).collect();
+    let finals: Vec<f64> = block.iter().map(|o| o.get(Statistic::FinalGap)).collect();
     let gap = summarize(&finals, ROUNDING);
     let _ = writeln!(
         table,
@@ -574,31 +566,37 @@ fn point_rows(
 ) -> Result<(), Error> {
     let k = d.kexp;
     let s = k.cfg.series[p.series].get_ref();
-    let measure = k.measures[p.series];
-    let of = |m: Measure| -> Vec<f64> { block.iter().map(|o| o.get(m)).collect() };
-    let summary = summarize(&of(measure), ROUNDING);
+    let statistic = k.statistics[p.series];
+    let of = |m: Statistic| -> Vec<f64> { block.iter().map(|o| o.get(m)).collect() };
+    let summary = summarize(&of(statistic), ROUNDING);
     let b = p.get("b").map(|b| b as u64);
     let series_ref = match &s.reference {
         Some(r) if r.is_empty() => None,
         Some(r) => Some(p.fill(r)),
         None => Some(s.name.clone()),
     };
-    let ctx = RowCtx { point: p, measure, series_ref, n, b, rounds: None };
+    let ctx = RowCtx { point: p, statistic, series_ref, n, b, rounds: None };
     let x = p.x;
     d.push(ctx, x, summary, &theory);
-    d.last_values(of(measure));
-    if offline(measure) {
+    d.last_values(of(statistic));
+    if offline(statistic) {
         return Ok(());
     }
-    for a in also(s, measure).map_err(|e| sim_err(s, pi, 0, e.message))? {
-        let ctx = RowCtx { point: p, measure: a, series_ref: None, n, b, rounds: None };
+    for a in also(s, statistic).map_err(|e| sim_err(s, pi, 0, e.message))? {
+        let ctx = RowCtx { point: p, statistic: a, series_ref: None, n, b, rounds: None };
         d.push_also(ctx, x, summarize(&of(a), ROUNDING), s.name.clone());
         d.last_values(of(a));
     }
     for (j, spec) in pots.iter().enumerate() {
         let values: Vec<f64> = block.iter().map(|o| o.potentials[j]).collect();
-        let ctx =
-            RowCtx { point: p, measure: Measure::Potential, series_ref: None, n, b, rounds: None };
+        let ctx = RowCtx {
+            point: p,
+            statistic: Statistic::Potential,
+            series_ref: None,
+            n,
+            b,
+            rounds: None,
+        };
         d.push_also(ctx, x, summarize(&values, ROUNDING), format!("{} [{spec}]", s.name));
         d.last_values(values);
     }
@@ -607,8 +605,8 @@ fn point_rows(
 
 /// The graph kind's closed forms.
 fn theory(name: &str, ctx: &RowCtx<'_>) -> Option<f64> {
-    match (name, ctx.measure) {
-        ("offline_predicted", Measure::OfflineOptimum) => {
+    match (name, ctx.statistic) {
+        ("offline_predicted", Statistic::OfflineOptimum) => {
             let p = ctx.point;
             let c = p.get("m")? / p.get("n")?;
             predicted_optimum(c, p.count("d").ok()? as u32).ok().flatten().map(f64::from)

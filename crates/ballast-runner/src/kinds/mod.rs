@@ -49,32 +49,39 @@ use crate::config::schema::Seg;
 use crate::config::{ConfigFile, Problems, RawAxis, RawConfig, RawReport};
 use crate::formula::Formula;
 use crate::grid::{self, Grid};
-pub(crate) use crate::measure::Measure;
 use crate::numbers::num;
 use crate::options::RunOptions;
+use crate::problem::Msg;
 use crate::reference::{ColumnTable, ReferenceTable};
 use crate::result::{
     mean_z, Comparison, Execution, ItemResult, Metadata, Outcome, Row, ZeroErrors,
 };
 use crate::stats::{Rounding, Summary};
-use crate::{Error, Scale, Statistic};
+use crate::{Error, Kind, Scale, Statistic};
 
 /// What an item kind adds to the shared pipeline (the schema below, the grid, formulas,
 /// references, units, z-scores and metadata of [`Driver`]): the statistics and parameters its
 /// series take, the check of one point, and how its points run. One implementation per
 /// module (`graph::Graph`, `dynamic::Dynamic`, `potential::Potential`), listed in [`KINDS`].
 pub(crate) trait ItemKind: Sync {
+    /// Which kind it is (the statistics its series may report are those that name it,
+    /// [`Statistic::kinds`]).
+    fn kind(&self) -> Kind;
     /// The `kind = "…"` of its configs.
-    fn name(&self) -> &'static str;
-    /// The statistics its series may report (the first is the default y label).
-    fn measures(&self) -> &'static [Measure];
+    fn name(&self) -> &'static str {
+        self.kind().name()
+    }
+    /// The statistics its series may report, in declaration order.
+    fn statistics(&self) -> &'static [Statistic] {
+        Statistic::of_kind(self.kind())
+    }
     /// The named parameters of `[point]` and of the series' `params`.
     fn params(&self) -> &'static [&'static str];
     /// Checks one point of a series without simulating.
     fn validate(
         &self,
         series: &KindSeries,
-        measure: Measure,
+        statistic: Statistic,
         point: &KPoint,
     ) -> Result<(), Problem>;
     /// The kind-specific series fields it reads (of `graph`, `potential`, `potentials`,
@@ -106,7 +113,7 @@ pub(crate) trait ItemKind: Sync {
         true
     }
     /// Whether a statistic puts time, not a grid variable, on the x axis.
-    fn time_axis(&self, _measure: Measure) -> bool {
+    fn time_axis(&self, _statistic: Statistic) -> bool {
         false
     }
     /// Whether its series take a `start` (the loads before the first round).
@@ -361,7 +368,7 @@ pub(crate) struct KindExperiment {
     pub kind: &'static dyn ItemKind,
     pub cfg: KindConfig,
     /// Resolved statistic per series.
-    pub measures: Vec<Measure>,
+    pub statistics: Vec<Statistic>,
 }
 
 /// One point of a non-allocation plan.
@@ -439,11 +446,14 @@ fn resolve_starts(
         if !kind.takes_start() {
             problems.at(
                 Some(span),
-                format!(
-                    "{ctx}: `start` applies to allocation series and dynamic items (rbb, \
+                Msg::in_ctx(
+                    &ctx,
+                    format!(
+                        "`start` applies to allocation series and dynamic items (rbb, \
                      leaky_bins, infinite_azar, random_deletions, insert_delete), not to {} \
                      items",
-                    kind.name()
+                        kind.name()
+                    ),
                 ),
             );
             problems.skip_series(si);
@@ -462,26 +472,27 @@ fn resolve_starts(
     }
 }
 
-/// Each series' measure (the first of the kind where the name is refused) and the checks of
+/// Each series' statistic (the first of the kind where the name is refused) and the checks of
 /// its kind-specific fields and parameters.
 fn check_series(
     kind: &'static dyn ItemKind,
     cfg: &KindConfig,
     problems: &mut Problems<'_>,
-) -> Vec<Measure> {
+) -> Vec<Statistic> {
     let params = kind.params();
     let hint = |k: &str| ballast_core::registry::did_you_mean(k, params.iter().copied());
-    let mut measures = Vec::new();
+    let mut statistics = Vec::new();
     for (si, s) in cfg.series.iter().enumerate() {
         let skipped = problems.skips_series(si);
-        match Measure::from_name(&s.get_ref().statistic, kind.measures()) {
-            Ok(m) => measures.push(m),
+        match Statistic::from_name_in(&s.get_ref().statistic, kind.statistics()) {
+            Ok(m) => statistics.push(m),
             Err(e) => {
                 if !skipped {
-                    problems.at(Some(s.span()), format!("series `{}`: {e}", s.get_ref().name));
+                    let ctx = format!("series `{}`", s.get_ref().name);
+                    problems.at(Some(s.span()), Msg::in_ctx(&ctx, e));
                     problems.skip_series(si);
                 }
-                measures.push(kind.measures()[0]);
+                statistics.push(kind.statistics()[0]);
             }
         }
         let given = {
@@ -502,11 +513,13 @@ fn check_series(
                 problems.at_path(
                     &[Seg::Key("series".into()), Seg::Index(si), Seg::Key((*field).into())],
                     true,
-                    format!(
-                        "series `{}`: `{field}` is not read by {} items (of the \
-                         kind-specific series fields they take: {takes})",
-                        s.get_ref().name,
-                        kind.name()
+                    Msg::in_ctx(
+                        &format!("series `{}`", s.get_ref().name),
+                        format!(
+                            "`{field}` is not read by {} items (of the kind-specific series \
+                             fields they take: {takes})",
+                            kind.name()
+                        ),
                     ),
                 );
                 problems.skip_series(si);
@@ -516,19 +529,21 @@ fn check_series(
             if !params.contains(&k.as_str()) && !skipped {
                 problems.at(
                     Some(s.span()),
-                    format!(
-                        "series `{}`: unknown parameter `{k}`: {} items take {}{}",
-                        s.get_ref().name,
-                        kind.name(),
-                        params.join(", "),
-                        hint(k)
+                    Msg::in_ctx(
+                        &format!("series `{}`", s.get_ref().name),
+                        format!(
+                            "unknown parameter `{k}`: {} items take {}{}",
+                            kind.name(),
+                            params.join(", "),
+                            hint(k)
+                        ),
                     ),
                 );
                 problems.skip_series(si);
             }
         }
     }
-    measures
+    statistics
 }
 
 impl KindExperiment {
@@ -555,7 +570,7 @@ impl KindExperiment {
             return Err(problems.into_error());
         }
         resolve_starts(kind, &mut cfg, path, &mut problems);
-        let measures = check_series(kind, &cfg, &mut problems);
+        let statistics = check_series(kind, &cfg, &mut problems);
         let params = kind.params();
         let hint = |k: &str| ballast_core::registry::did_you_mean(k, params.iter().copied());
         let point_maps = std::iter::once(&cfg.point)
@@ -610,16 +625,15 @@ impl KindExperiment {
                 if !seen.insert(s.get_ref().name.as_str()) {
                     problems.at(
                         Some(s.span()),
-                        format!(
-                            "series `{}`: with `seed_by = \"values\"` series names must be \
-                             unique",
-                            s.get_ref().name
+                        Msg::in_ctx(
+                            &format!("series `{}`", s.get_ref().name),
+                            "with `seed_by = \"values\"` series names must be unique",
                         ),
                     );
                 }
             }
         }
-        let exp = Self { kind, cfg, measures };
+        let exp = Self { kind, cfg, statistics };
         for scale in [Scale::Full, Scale::Quick, Scale::Reduced] {
             if scale == Scale::Full || exp.scale_table(scale).is_some() {
                 exp.plan_into(scale, &mut problems);
@@ -669,7 +683,7 @@ impl KindExperiment {
         let known: Vec<&str> = self.cfg.grid.keys().map(String::as_str).collect();
         let hint = |k: &str| ballast_core::registry::did_you_mean(k, known.iter().copied());
         let xvar = self.cfg.x.variable.get_ref().clone();
-        let time_x = self.measures.first().is_some_and(|m| self.kind.time_axis(*m));
+        let time_x = self.statistics.first().is_some_and(|m| self.kind.time_axis(*m));
         if !time_x && !self.cfg.grid.contains_key(&xvar) {
             problems.at(
                 Some(self.cfg.x.variable.span()),
@@ -705,15 +719,15 @@ impl KindExperiment {
                     Ok(()) => {}
                     Err(e) => {
                         if problems.first_report(si, "params", &Some(s.span())) {
-                            problems.at(Some(s.span()), format!("{ctx}: {e}"));
+                            problems.at(Some(s.span()), Msg::in_ctx(&ctx, e.to_string()));
                         }
                         continue;
                     }
                 }
                 let x = combo.iter().find(|(k, _)| *k == xvar).map_or(0.0, |(_, v)| *v);
                 let p = KPoint { series: si, grid: combo.clone(), x, params };
-                if let Err(e) = self.kind.validate(series, self.measures[si], &p) {
-                    let msg = format!("{ctx}: {}", e.message);
+                if let Err(e) = self.kind.validate(series, self.statistics[si], &p) {
+                    let msg = Msg::in_ctx(&ctx, e.message.to_string());
                     if e.field.is_empty() {
                         if problems.first_report(si, "check", &Some(s.span())) {
                             problems.at(Some(s.span()), msg);
@@ -777,7 +791,7 @@ pub(crate) enum LoadedRef {
 #[derive(Clone)]
 pub(crate) struct RowCtx<'a> {
     pub point: &'a KPoint,
-    pub measure: Measure,
+    pub statistic: Statistic,
     pub series_ref: Option<String>,
     pub n: u64,
     pub b: Option<u64>,
@@ -1017,7 +1031,8 @@ impl<'a> Driver<'a> {
             .grid
             .iter()
             .filter(|(k, _)| {
-                ctx.measure == Measure::MaxLoadHistogram || k != self.kexp.cfg.x.variable.get_ref()
+                ctx.statistic == Statistic::MaxLoadHistogram
+                    || k != self.kexp.cfg.x.variable.get_ref()
             })
             .cloned()
             .collect();
@@ -1028,7 +1043,7 @@ impl<'a> Driver<'a> {
             b: ctx.b,
             m: p.get("m").map_or(0, |m| m.max(0.0) as u64),
             x,
-            statistic: Statistic::Measure(ctx.measure),
+            statistic: ctx.statistic,
             summary,
             refs: cmp,
             theory: None,
@@ -1062,7 +1077,7 @@ impl<'a> Driver<'a> {
             b: ctx.b,
             m: p.get("m").map_or(0, |m| m.max(0.0) as u64),
             x,
-            statistic: Statistic::Measure(ctx.measure),
+            statistic: ctx.statistic,
             summary,
             refs: self.refs.iter().map(|_| None).collect(),
             theory: None,
@@ -1191,10 +1206,10 @@ pub(crate) fn summary_of(mean: f64, stderr: f64, runs: usize) -> Summary {
 /// The figure frame of a non-allocation item: the config's axis labels, or the x variable
 /// and the first series' statistic.
 pub(crate) fn frame(k: &KindExperiment) -> crate::figure::FigureFrame {
-    let measure = k.measures.first().copied().unwrap_or(Measure::FinalGap);
+    let statistic = k.statistics.first().copied().unwrap_or(Statistic::FinalGap);
     crate::figure::FigureFrame {
         x_label: k.cfg.x.label.clone().unwrap_or_else(|| k.cfg.x.variable.get_ref().clone()),
-        y_label: k.cfg.y_label.clone().unwrap_or_else(|| measure.describe().to_string()),
+        y_label: k.cfg.y_label.clone().unwrap_or_else(|| statistic.describe().to_string()),
         x_log: k.cfg.x.log,
         y_log: k.cfg.y_log,
         mark_minima: k.cfg.report.mark_minima,

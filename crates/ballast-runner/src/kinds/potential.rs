@@ -28,7 +28,7 @@ use ballast_potential::{Drift, PotentialSpec, Recorder, Sampling};
 use rayon::prelude::*;
 use serde::Deserialize;
 
-use super::{summary_of, Driver, ItemKind, KPoint, KindSeries, Measure, Problem, RowCtx};
+use super::{summary_of, Driver, ItemKind, KPoint, Kind, KindSeries, Problem, RowCtx, Statistic};
 use crate::config::{resolve_process, RawProcess};
 use crate::stats::summarize;
 use crate::{Error, ROUNDING};
@@ -37,12 +37,8 @@ use crate::{Error, ROUNDING};
 pub(super) struct Potential;
 
 impl ItemKind for Potential {
-    fn name(&self) -> &'static str {
-        "potential"
-    }
-
-    fn measures(&self) -> &'static [Measure] {
-        &[Measure::Potential, Measure::DriftPerBall]
+    fn kind(&self) -> Kind {
+        Kind::Potential
     }
 
     fn params(&self) -> &'static [&'static str] {
@@ -59,7 +55,7 @@ impl ItemKind for Potential {
         ]
     }
 
-    fn validate(&self, s: &KindSeries, m: Measure, p: &KPoint) -> Result<(), Problem> {
+    fn validate(&self, s: &KindSeries, m: Statistic, p: &KPoint) -> Result<(), Problem> {
         validate(s, m, p).map_err(Problem::from)
     }
 
@@ -75,8 +71,8 @@ impl ItemKind for Potential {
         false
     }
 
-    fn time_axis(&self, measure: Measure) -> bool {
-        matches!(measure, Measure::Potential | Measure::DriftPerBall)
+    fn time_axis(&self, statistic: Statistic) -> bool {
+        matches!(statistic, Statistic::Potential | Statistic::DriftPerBall)
     }
 }
 
@@ -116,10 +112,11 @@ fn group_names(s: &KindSeries, p: &KPoint) -> Vec<String> {
     }
 }
 
-fn setup(s: &KindSeries, m: Measure, p: &KPoint) -> Result<Setup, String> {
+fn setup(s: &KindSeries, m: Statistic, p: &KPoint) -> Result<Setup, String> {
     let v = s.process.clone().ok_or("`process` is required")?;
     let raw = RawProcess::deserialize(v).map_err(|e| format!("`process`: {}", e.message()))?;
-    let (_, process) = resolve_process(&raw, &p.vars(), "`process`").map_err(|(_, msg)| msg)?;
+    let (_, process) =
+        resolve_process(&raw, &p.vars(), "`process`").map_err(|(_, msg)| msg.to_string())?;
     let n = p.count("n")?;
     let mut spec = RunSpec::new(process, n, p.count("m")?).engine(Engine::Bins);
     let batched = p.get("b").is_some();
@@ -147,7 +144,7 @@ fn setup(s: &KindSeries, m: Measure, p: &KPoint) -> Result<Setup, String> {
     }
     let sampling = match (m, batched) {
         (_, true) => Sampling::Observations,
-        (Measure::DriftPerBall, false) => Sampling::Every(1),
+        (Statistic::DriftPerBall, false) => Sampling::Every(1),
         (_, false) => Sampling::Every(if p.get("sample_every").is_some() {
             p.count("sample_every")?
         } else {
@@ -158,7 +155,7 @@ fn setup(s: &KindSeries, m: Measure, p: &KPoint) -> Result<Setup, String> {
     Ok(Setup { spec, pots, sampling, burn_in })
 }
 
-fn validate(s: &KindSeries, m: Measure, p: &KPoint) -> Result<(), String> {
+fn validate(s: &KindSeries, m: Statistic, p: &KPoint) -> Result<(), String> {
     setup(s, m, p).map(|_| ())
 }
 
@@ -204,14 +201,14 @@ fn run(d: &mut Driver<'_>) -> Result<(), Error> {
         let rows = PointRows {
             point: p,
             series: s,
-            measure: k.measures[p.series],
+            statistic: k.statistics[p.series],
             n: p.count("n").unwrap_or(1),
             b: p.get("b").map(|b| b as u64),
             groups: &names[p.series],
         };
         let block = &outs[pi * runs as usize..(pi + 1) * runs as usize];
-        match rows.measure {
-            Measure::DriftPerBall => rows.drift(d, block),
+        match rows.statistic {
+            Statistic::DriftPerBall => rows.drift(d, block),
             _ => rows.series(d, block),
         }
     }
@@ -228,15 +225,15 @@ fn simulate_unit(
     seed: u64,
 ) -> Result<Out, Error> {
     let s = k.cfg.series[p.series].get_ref();
-    let measure = k.measures[p.series];
+    let statistic = k.statistics[p.series];
     let fail = |e: String| Error::Kind {
         what: format!("series `{}` point {pi} run {run}", s.name),
         message: e,
     };
-    let Setup { spec, pots, sampling, burn_in } = setup(s, measure, p).map_err(fail)?;
+    let Setup { spec, pots, sampling, burn_in } = setup(s, statistic, p).map_err(fail)?;
     let mut rec =
         Recorder::new(&pots, sampling).map_err(|e| fail(e.to_string()))?.with_burn_in(burn_in);
-    rec = if measure == Measure::DriftPerBall {
+    rec = if statistic == Statistic::DriftPerBall {
         let bpd = if p.get("bins_per_decade").is_some() {
             p.count("bins_per_decade").map_err(fail)? as u32
         } else {
@@ -261,7 +258,7 @@ fn simulate_unit(
 struct PointRows<'a> {
     point: &'a KPoint,
     series: &'a KindSeries,
-    measure: Measure,
+    statistic: Statistic,
     n: u64,
     b: Option<u64>,
     /// The row groups of the point's series (one per potential; empty: the series' name).
@@ -272,7 +269,7 @@ impl PointRows<'_> {
     fn ctx(&self) -> RowCtx<'_> {
         RowCtx {
             point: self.point,
-            measure: self.measure,
+            statistic: self.statistic,
             series_ref: Some(self.series.name.clone()),
             n: self.n,
             b: self.b,

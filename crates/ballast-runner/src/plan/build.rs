@@ -14,11 +14,13 @@ use toml::Spanned;
 use super::{Plan, PlanPoint, PlanSeries, MAX_UNITS};
 use crate::config::{
     resolve_process, resolve_stop, resolve_tie_break, resolve_weights, Problems, RawConfig,
-    RawPoint, RawQuick, RawSampling, RawSeries, Sampling, Scale, SettingKind, Statistic,
+    RawPoint, RawQuick, RawSampling, RawSeries, Sampling, Scale, SettingKind,
 };
 use crate::formula::Formula;
 use crate::grid::Grid;
 use crate::numbers::num;
+use crate::problem::Msg;
+use crate::statistic::Statistic;
 
 type SFormula = Spanned<Formula>;
 
@@ -64,7 +66,8 @@ pub(crate) fn build_plan(raw: &RawConfig, scale: Scale, problems: &mut Problems<
     for (si, s_sp) in raw.series.iter().enumerate() {
         let s = s_sp.get_ref();
         if !names.insert(s.name.clone()) {
-            problems.at(Some(s_sp.span()), format!("series `{}`: duplicate name", s.name));
+            let ctx = format!("series `{}`", s.name);
+            problems.at(Some(s_sp.span()), Msg::in_ctx(&ctx, "duplicate name"));
         }
         plan.series.push(plan_series(s));
         if problems.skips_series(si) {
@@ -206,7 +209,7 @@ fn check_reference(
         let Some(close) = after.find('}') else {
             problems.at(
                 Some(s_sp.span()),
-                format!("{sctx}: `reference` = \"{r}\": a `{{` without its `}}`"),
+                Msg::in_ctx(&sctx, format!("`reference` = \"{r}\": a `{{` without its `}}`")),
             );
             break;
         };
@@ -221,11 +224,14 @@ fn check_reference(
             }
             problems.at(
                 Some(s_sp.span()),
-                format!(
-                    "{sctx}: `reference` = \"{r}\": unknown placeholder `{{{name}}}`, expected \
+                Msg::in_ctx(
+                    &sctx,
+                    format!(
+                        "`reference` = \"{r}\": unknown placeholder `{{{name}}}`, expected \
                      one of: {}{}",
-                    names.iter().map(|n| format!("{{{n}}}")).collect::<Vec<_>>().join(", "),
-                    ballast_core::registry::did_you_mean(name, names.iter().copied())
+                        names.iter().map(|n| format!("{{{n}}}")).collect::<Vec<_>>().join(", "),
+                        ballast_core::registry::did_you_mean(name, names.iter().copied())
+                    ),
                 ),
             );
         }
@@ -283,7 +289,7 @@ impl<'p, 'a> SeriesProblems<'p, 'a> {
 
     /// Reports `msg` about `key` at `span` (default: the series). A formula outside the
     /// series (in `[point]`) fails the same way for every series that uses it: one message.
-    fn fail(&mut self, key: &str, span: Option<Range<usize>>, msg: String) {
+    fn fail(&mut self, key: &str, span: Option<Range<usize>>, msg: impl Into<Msg>) {
         let span = span.or(Some(self.span.clone()));
         let inside = span.as_ref().is_some_and(|sp| self.span.contains(&sp.start));
         let owner = if inside { self.si } else { usize::MAX };
@@ -302,7 +308,7 @@ impl<'p, 'a> SeriesProblems<'p, 'a> {
         match f.get_ref().eval(vars).and_then(|v| count(v, field)) {
             Ok(v) => Some(v),
             Err(e) => {
-                self.fail(field, span_of(Some(f)), format!("{ctx}: `{field}`: {e}"));
+                self.fail(field, span_of(Some(f)), Msg::in_ctx(ctx, format!("`{field}`: {e}")));
                 None
             }
         }
@@ -443,9 +449,10 @@ impl<'r> SeriesForms<'r> {
                 sp.fail(
                     "sampling",
                     Some(smp.span()),
-                    format!(
-                        "{sctx}: `sampling = {{ blocks }}` needs the sequential setting and \
-                         statistic = \"final_gap\" or \"distribution\" (and no `also`)"
+                    Msg::in_ctx(
+                        sctx,
+                        "`sampling = { blocks }` needs the sequential setting and \
+                         statistic = \"final_gap\" or \"distribution\" (and no `also`)",
                     ),
                 );
                 return None;
@@ -456,7 +463,7 @@ impl<'r> SeriesForms<'r> {
             sp.fail(
                 "tau",
                 span,
-                format!("{sctx}: `tau` and `delay_mode` need setting = \"delay\""),
+                Msg::in_ctx(sctx, "`tau` and `delay_mode` need setting = \"delay\""),
             );
             return None;
         }
@@ -464,7 +471,7 @@ impl<'r> SeriesForms<'r> {
             sp.fail(
                 "tau",
                 None,
-                format!("{sctx}: setting = \"delay\" needs `tau` (in [point] or the series)"),
+                Msg::in_ctx(sctx, "setting = \"delay\" needs `tau` (in [point] or the series)"),
             );
             return None;
         }
@@ -478,10 +485,12 @@ impl<'r> SeriesForms<'r> {
             Err(_) => {
                 let modes = ["random", "adversarial"];
                 let hint = ballast_core::registry::did_you_mean(m.get_ref(), modes);
-                let msg = format!(
-                    "{}: unknown `delay_mode` `{}`: expected one of random, adversarial{hint}",
-                    self.sctx,
-                    m.get_ref()
+                let msg = Msg::in_ctx(
+                    &self.sctx,
+                    format!(
+                        "unknown `delay_mode` `{}`: expected one of random, adversarial{hint}",
+                        m.get_ref()
+                    ),
                 );
                 sp.fail("delay_mode", Some(m.span()), msg);
                 None
@@ -497,10 +506,10 @@ impl<'r> SeriesForms<'r> {
     ) -> Option<()> {
         if let Some(f) = &self.s.observe_every {
             if self.batched || common.sampling.is_some() {
-                let msg = format!(
-                    "{}: `observe_every` applies to the sequential and delay settings without \
+                let msg = Msg::in_ctx(
+                    &self.sctx,
+                    "`observe_every` applies to the sequential and delay settings without \
                      `sampling` (batched runs observe at every batch end)",
-                    self.sctx
                 );
                 sp.fail("observe_every", span_of(Some(f)), msg);
                 return None;
@@ -516,24 +525,25 @@ impl<'r> SeriesForms<'r> {
             sp.fail(
                 "b",
                 None,
-                format!("{sctx}: setting = \"batched\" needs `b` (in [point] or the series)"),
+                Msg::in_ctx(sctx, "setting = \"batched\" needs `b` (in [point] or the series)"),
             );
             return None;
         }
         let problem = match (self.batches, self.m) {
             (Some(_), Some(_)) => {
-                Some((span_of(self.m), format!("{sctx}: set either `batches` or `m`, not both")))
+                Some((span_of(self.m), Msg::in_ctx(sctx, "set either `batches` or `m`, not both")))
             }
             (None, None) => Some((
                 None,
-                format!(
-                    "{sctx}: the number of balls is not set: give `m` or `batches` in [point] \
-                     or the series"
+                Msg::in_ctx(
+                    sctx,
+                    "the number of balls is not set: give `m` or `batches` in [point] \
+                     or the series",
                 ),
             )),
             (Some(_), None) if !self.batched => Some((
                 span_of(self.batches),
-                format!("{sctx}: `batches` needs the batched setting; give `m` instead"),
+                Msg::in_ctx(sctx, "`batches` needs the batched setting; give `m` instead"),
             )),
             _ => None,
         };
@@ -675,9 +685,12 @@ impl<'r> SeriesForms<'r> {
             sp.fail(
                 "m",
                 common.sampling.map(|s| s.span()),
-                format!(
-                    "{ctx}: `sampling.blocks` = {blocks} blocks of `m` = {m} balls: more balls \
+                Msg::in_ctx(
+                    ctx,
+                    format!(
+                        "`sampling.blocks` = {blocks} blocks of `m` = {m} balls: more balls \
                      than fit in 64 bits"
+                    ),
                 ),
             );
             return None;
@@ -737,10 +750,13 @@ impl<'r> SeriesForms<'r> {
                 sp.fail(
                     "m",
                     span_of(Some(f)),
-                    format!(
-                        "{ctx}: `batches` = {k} batches of `b` = {} balls: more balls than fit \
+                    Msg::in_ctx(
+                        ctx,
+                        format!(
+                            "`batches` = {k} batches of `b` = {} balls: more balls than fit \
                          in 64 bits",
-                        b.unwrap_or(1)
+                            b.unwrap_or(1)
+                        ),
                     ),
                 );
                 return None;
@@ -776,7 +792,7 @@ impl<'r> SeriesForms<'r> {
                 }
                 _ => ("other".to_string(), None),
             };
-            sp.fail(&key, span, format!("{ctx}: {e}"));
+            sp.fail(&key, span, Msg::in_ctx(ctx, e.to_string()));
             return None;
         }
         match ballast_core::registry::check_run(spec) {
@@ -792,7 +808,7 @@ impl<'r> SeriesForms<'r> {
                     "tau" => span_of(self.tau),
                     other => sp.param_span(other),
                 };
-                sp.fail(&key, span, format!("{ctx}: {e}"));
+                sp.fail(&key, span, Msg::in_ctx(ctx, e.to_string()));
                 None
             }
         }
@@ -809,12 +825,12 @@ impl<'r> SeriesForms<'r> {
         match f.get_ref().eval(vars) {
             Ok(v) if v.is_finite() => Some(Some(v)),
             Ok(v) => {
-                let msg = format!("{ctx}: `theory` = {v}: expected a finite number");
+                let msg = Msg::in_ctx(ctx, format!("`theory` = {v}: expected a finite number"));
                 sp.fail("theory", span_of(Some(f)), msg);
                 None
             }
             Err(e) => {
-                sp.fail("theory", span_of(Some(f)), format!("{ctx}: `theory`: {e}"));
+                sp.fail("theory", span_of(Some(f)), Msg::in_ctx(ctx, format!("`theory`: {e}")));
                 None
             }
         }
@@ -831,7 +847,8 @@ impl<'r> SeriesForms<'r> {
         match f.get_ref().eval(vars) {
             Ok(v) if v.is_finite() => Some(Some(v)),
             Ok(v) => {
-                let msg = format!("{ctx}: `recovery_target` = {v}: expected a finite number");
+                let msg =
+                    Msg::in_ctx(ctx, format!("`recovery_target` = {v}: expected a finite number"));
                 sp.fail("recovery_target", span_of(Some(f)), msg);
                 None
             }
@@ -839,7 +856,7 @@ impl<'r> SeriesForms<'r> {
                 sp.fail(
                     "recovery_target",
                     span_of(Some(f)),
-                    format!("{ctx}: `recovery_target`: {e}"),
+                    Msg::in_ctx(ctx, format!("`recovery_target`: {e}")),
                 );
                 None
             }
@@ -864,7 +881,7 @@ impl<'r> SeriesForms<'r> {
             match parsed.and_then(|p| p.validate().map(|()| p)) {
                 Ok(p) => out.push(p),
                 Err(e) => {
-                    let msg = format!("{ctx}: `potentials`: \"{filled}\": {e}");
+                    let msg = Msg::in_ctx(ctx, format!("`potentials`: \"{filled}\": {e}"));
                     sp.fail("potentials", Some(list.span()), msg);
                     return None;
                 }
@@ -874,7 +891,7 @@ impl<'r> SeriesForms<'r> {
             sp.fail(
                 "potentials",
                 Some(list.span()),
-                format!("{ctx}: `potentials` is empty: name at least one or leave it out"),
+                Msg::in_ctx(ctx, "`potentials` is empty: name at least one or leave it out"),
             );
             return None;
         }
@@ -897,10 +914,13 @@ impl<'r> SeriesForms<'r> {
             sp.fail(
                 "also",
                 Some(sp.span.clone()),
-                format!(
-                    "{sctx}: `also` cannot hold \"{}\"; expected any of: {}",
-                    t.name(),
-                    others.join(", ")
+                Msg::in_ctx(
+                    sctx,
+                    format!(
+                        "`also` cannot hold \"{}\"; expected any of: {}",
+                        t.name(),
+                        others.join(", ")
+                    ),
                 ),
             );
             return None;
@@ -915,10 +935,13 @@ impl<'r> SeriesForms<'r> {
             sp.fail(
                 key,
                 None,
-                format!(
-                    "{sctx}: statistic = \"{}\" needs observation points: the batched setting \
+                Msg::in_ctx(
+                    sctx,
+                    format!(
+                        "statistic = \"{}\" needs observation points: the batched setting \
                      or `observe_every`",
-                    t.name()
+                        t.name()
+                    ),
                 ),
             );
             return None;
@@ -935,10 +958,11 @@ impl<'r> SeriesForms<'r> {
             sp.fail(
                 key,
                 None,
-                format!(
-                    "{sctx}: statistic = \"probes_distribution\" is recorded by the bin engine's \
+                Msg::in_ctx(
+                    sctx,
+                    "statistic = \"probes_distribution\" is recorded by the bin engine's \
                      loop: not in the delay setting or for equalize (loops of their own, d \
-                     probes per ball)"
+                     probes per ball)",
                 ),
             );
             return None;
@@ -951,9 +975,10 @@ impl<'r> SeriesForms<'r> {
             sp.fail(
                 key,
                 None,
-                format!(
-                    "{sctx}: statistic = \"potential_trajectory\" needs `potentials` (e.g. \
-                     potentials = [\"quadratic\"])"
+                Msg::in_ctx(
+                    sctx,
+                    "statistic = \"potential_trajectory\" needs `potentials` (e.g. \
+                     potentials = [\"quadratic\"])",
                 ),
             );
             return None;
@@ -962,7 +987,7 @@ impl<'r> SeriesForms<'r> {
             sp.fail(
                 "statistic",
                 None,
-                format!("{sctx}: statistic = \"running_max_gap\" needs the batched setting"),
+                Msg::in_ctx(sctx, "statistic = \"running_max_gap\" needs the batched setting"),
             );
             return None;
         }
@@ -977,9 +1002,15 @@ fn check_top_k(s: &RawSeries, sctx: &str, sp: &mut SeriesProblems<'_, '_>) -> Op
     let asked = s.statistic == Statistic::TopLoads || s.also.contains(&Statistic::TopLoads);
     let v = *k.get_ref();
     let msg = if !asked {
-        format!("{sctx}: `top_k` applies to the statistic \"top_loads\" only (as the statistic or in `also`)")
+        Msg::in_ctx(
+            sctx,
+            "`top_k` applies to the statistic \"top_loads\" only (as the statistic or in `also`)",
+        )
     } else if v == 0 || v > crate::MAX_SORTED_BINS {
-        format!("{sctx}: `top_k` = {v}: expected an integer in 1..={}", crate::MAX_SORTED_BINS)
+        Msg::in_ctx(
+            sctx,
+            format!("`top_k` = {v}: expected an integer in 1..={}", crate::MAX_SORTED_BINS),
+        )
     } else {
         return Some(());
     };
@@ -994,17 +1025,19 @@ fn check_above(s: &RawSeries, sctx: &str, sp: &mut SeriesProblems<'_, '_>) -> Op
         Some(c) if !asked => (
             "above",
             Some(c.span()),
-            format!(
-                "{sctx}: `above` applies to the statistic \"balls_above\" only (as the \
-                 statistic or in `also`)"
+            Msg::in_ctx(
+                sctx,
+                "`above` applies to the statistic \"balls_above\" only (as the \
+                 statistic or in `also`)",
             ),
         ),
         None if asked => (
             "also",
             Some(sp.span.clone()),
-            format!(
-                "{sctx}: statistic \"balls_above\" needs `above = C` in the series (the \
-                 capacity c: a non-negative integer)"
+            Msg::in_ctx(
+                sctx,
+                "statistic \"balls_above\" needs `above = C` in the series (the \
+                 capacity c: a non-negative integer)",
             ),
         ),
         _ => return Some(()),
@@ -1033,24 +1066,27 @@ fn check_recovery_and_potentials(
         (Err(msg), _) => Some((s.recovery_target.as_ref().map(|f| f.span()), msg)),
         (Ok(()), Some(p)) if has_target => Some((
             Some(p.span()),
-            format!(
-                "{sctx}: `potentials` and `recovery_target` each need their own observer of \
-                 the runs; expected one of them in a series"
+            Msg::in_ctx(
+                sctx,
+                "`potentials` and `recovery_target` each need their own observer of \
+                 the runs; expected one of them in a series",
             ),
         )),
         (Ok(()), Some(p)) if equalize => Some((
             Some(p.span()),
-            format!(
-                "{sctx}: `potentials` follow every ball, and `equalize` moves balls between \
+            Msg::in_ctx(
+                sctx,
+                "`potentials` follow every ball, and `equalize` moves balls between \
                  bins besides the new one, which the potential trackers do not follow; remove \
-                 `potentials` or use another process"
+                 `potentials` or use another process",
             ),
         )),
         (Ok(()), Some(p)) if s.capacities.is_some() => Some((
             Some(p.span()),
-            format!(
-                "{sctx}: `potentials` are tracked on bins of equal capacity and cannot be \
-                 combined with `capacities`; expected one of them in a series"
+            Msg::in_ctx(
+                sctx,
+                "`potentials` are tracked on bins of equal capacity and cannot be \
+                 combined with `capacities`; expected one of them in a series",
             ),
         )),
         _ => None,
