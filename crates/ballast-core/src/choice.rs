@@ -83,6 +83,16 @@ pub const AUTO_SEQUENTIAL_MIN_N_ONE_PLUS_BETA: u64 = 0;
 /// 8.7 / 6.4, 8.4 / 5.8. The level engine wins at every measured n; below 10³ not measured.
 pub const AUTO_SEQUENTIAL_MIN_N_FILLING: u64 = 1000;
 
+/// Sequential Packing and Twinning go to the level engine under `auto` from this many bins
+/// (the step loop of `level/filling.rs`, one word per step). Measured (`ballast simulate
+/// --process P --n N --m M --runs R --threads 1 --engine E`, user time, machine shared,
+/// load 4–6, 2026-12-05), bins / levels in ns per ball, Packing (offset 1): 1.5 / 6.6 at
+/// 10³, 1.5 / 7.0 at 10⁴, 1.8 / 6.5 at 10⁵ (m = 1000n), 3.5 / 6.6 at 10⁶, 4.0 / 6.4 at 2²¹,
+/// 12.0 / 6.2 at 2²², 20.4 / 6.0 at 10⁷ (m = 10⁸); Twinning 1.9 / 7.6, 2.0 / 8.1,
+/// 2.3 / 11.6, 4.5 / 12.0, 6.7 / 8.4, 14.9 / 7.1, 24.4 / 6.9. The bin engine places a
+/// step's balls with one load write and stays ahead while its loads fit the caches.
+pub const AUTO_SEQUENTIAL_MIN_N_PACKING: u64 = 1 << 22;
+
 /// Sequential g-Bounded goes to the level engine under `auto` from this many bins (the pair
 /// loop, `level/pair.rs`). Measured (g = 4, m = 1000n, `floor --n 1024,4096,10000,16384,
 /// 32768,50000,100000,131072 --only g_bounded,g_myopic,sigma --engine both --reps 3
@@ -146,6 +156,7 @@ pub fn auto_sequential_min_n(spec: &RunSpec) -> u64 {
         ProcessSpec::GMyopic { .. } => AUTO_SEQUENTIAL_MIN_N_G_MYOPIC,
         ProcessSpec::SigmaNoisyLoad { .. } => AUTO_SEQUENTIAL_MIN_N_SIGMA_NOISY,
         ProcessSpec::Threshold { .. } => AUTO_SEQUENTIAL_MIN_N_THRESHOLD,
+        ProcessSpec::Packing { .. } | ProcessSpec::Twinning => AUTO_SEQUENTIAL_MIN_N_PACKING,
         ProcessSpec::TightPacking { .. }
         | ProcessSpec::Memory { d: 1, k: 1 }
         | ProcessSpec::Caching { d: 1 } => AUTO_SEQUENTIAL_MIN_N_FILLING,

@@ -35,8 +35,8 @@ use ballast_core::level::{
     AUTO_BATCH_MIN_BALLS_ONE_CHOICE, AUTO_SEQUENTIAL_MIN_N, AUTO_SEQUENTIAL_MIN_N_FILLING,
     AUTO_SEQUENTIAL_MIN_N_G_BOUNDED, AUTO_SEQUENTIAL_MIN_N_G_MYOPIC,
     AUTO_SEQUENTIAL_MIN_N_MANY_CHOICE, AUTO_SEQUENTIAL_MIN_N_ONE_CHOICE,
-    AUTO_SEQUENTIAL_MIN_N_ONE_PLUS_BETA, AUTO_SEQUENTIAL_MIN_N_SIGMA_NOISY,
-    AUTO_SEQUENTIAL_MIN_N_TWO_CHOICE, LEVEL_MAX_BATCH_PER_BIN,
+    AUTO_SEQUENTIAL_MIN_N_ONE_PLUS_BETA, AUTO_SEQUENTIAL_MIN_N_PACKING,
+    AUTO_SEQUENTIAL_MIN_N_SIGMA_NOISY, AUTO_SEQUENTIAL_MIN_N_TWO_CHOICE, LEVEL_MAX_BATCH_PER_BIN,
 };
 use ballast_core::{derive_seed, resolve_engine, sim_rng, Engine, ProcessSpec, RunSpec};
 use common::{chi2_critical, chi2_gof, exact_sorted_law, fit_law, FinalState};
@@ -219,6 +219,8 @@ fn auto_routes_sequential_runs_per_process() {
         (ProcessSpec::TightPacking { offset: 1, balls: None }, AUTO_SEQUENTIAL_MIN_N_FILLING),
         (ProcessSpec::Memory { d: 1, k: 1 }, AUTO_SEQUENTIAL_MIN_N_FILLING),
         (ProcessSpec::Caching { d: 1 }, AUTO_SEQUENTIAL_MIN_N_FILLING),
+        (ProcessSpec::Packing { offset: 1 }, AUTO_SEQUENTIAL_MIN_N_PACKING),
+        (ProcessSpec::Twinning, AUTO_SEQUENTIAL_MIN_N_PACKING),
     ] {
         assert_eq!(engine(p.clone(), min, big), Engine::Levels, "{p:?} at {min}");
         assert_eq!(engine(p.clone(), min - 1, big), Engine::Bins, "{p:?} at {}", min - 1);

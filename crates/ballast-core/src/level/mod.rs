@@ -116,9 +116,10 @@ pub use crate::choice::{
     AUTO_SEQUENTIAL_MIN_N, AUTO_SEQUENTIAL_MIN_N_ADAPTIVE, AUTO_SEQUENTIAL_MIN_N_FILLING,
     AUTO_SEQUENTIAL_MIN_N_G_BOUNDED, AUTO_SEQUENTIAL_MIN_N_G_MYOPIC,
     AUTO_SEQUENTIAL_MIN_N_MANY_CHOICE, AUTO_SEQUENTIAL_MIN_N_ONE_CHOICE,
-    AUTO_SEQUENTIAL_MIN_N_ONE_PLUS_BETA, AUTO_SEQUENTIAL_MIN_N_SIGMA_NOISY,
-    AUTO_SEQUENTIAL_MIN_N_THINNING, AUTO_SEQUENTIAL_MIN_N_THRESHOLD,
-    AUTO_SEQUENTIAL_MIN_N_TWO_CHOICE, LEVEL_MAX_BALLS, LEVEL_MAX_BATCH_PER_BIN,
+    AUTO_SEQUENTIAL_MIN_N_ONE_PLUS_BETA, AUTO_SEQUENTIAL_MIN_N_PACKING,
+    AUTO_SEQUENTIAL_MIN_N_SIGMA_NOISY, AUTO_SEQUENTIAL_MIN_N_THINNING,
+    AUTO_SEQUENTIAL_MIN_N_THRESHOLD, AUTO_SEQUENTIAL_MIN_N_TWO_CHOICE, LEVEL_MAX_BALLS,
+    LEVEL_MAX_BATCH_PER_BIN,
 };
 pub use crate::histogram::LevelLoads;
 pub use adaptive::{simulate_adaptive_levels_flawed, AdaptiveFlaw};
@@ -151,7 +152,8 @@ use crate::{Error, Observer, ProcessSpec, RunSpec, Setting, TieBreak};
 /// [`chunked::chunk_min_n_pair`] bins on (only runs with at least that many bins change).
 /// 9: sequential Tight-Packing in the block loop of `level/filling.rs`, one
 /// word per ball; (1, 1)-Memory and Caching with d = 1 newly on the level engine.
-pub const VALUES_VERSION: u32 = 9;
+/// 10: sequential Packing and Twinning step by step (`level/filling.rs`, one word per step).
+pub const VALUES_VERSION: u32 = 10;
 
 /// The version of the values `spec` gives on the level engine: the number of the last bump
 /// that changed its runs (8, 7, 6, 5, or 4 for every run that none changed), so that stored
@@ -168,6 +170,9 @@ pub fn values_version(spec: &RunSpec) -> u32 {
         }
         _ => None,
     };
+    if filling::changed_in_10(spec) {
+        return 10;
+    }
     if filling::changed_in_9(spec) {
         return 9;
     }
@@ -312,8 +317,10 @@ fn sequential<R: RngCore + ?Sized, O: Observer>(
         ProcessSpec::SigmaNoisyLoad { sigma, truncate } => {
             run_seq_pair(spec, s, Noisy::SigmaNoisyLoad { sigma, truncate }, r, o, chunking)
         }
-        ProcessSpec::Twinning => run_seq(spec, s, Filling::Twinning, r, o),
-        ProcessSpec::Packing { offset } => run_seq(spec, s, Filling::Packing { offset }, r, o),
+        ProcessSpec::Twinning => filling::run_seq_steps(spec, s, Filling::Twinning, r, o, chunking),
+        ProcessSpec::Packing { offset } => {
+            filling::run_seq_steps(spec, s, Filling::Packing { offset }, r, o, chunking)
+        }
         ProcessSpec::TightPacking { offset, balls } => {
             let count = balls.map_or(TightCount::AsPacking { offset }, TightCount::Fixed);
             filling::run_seq_tight(spec, s, count, r, o, chunking)

@@ -701,6 +701,88 @@ pub(super) fn indexed_balls<F>(
     }
 }
 
+/// Steps of a multi-ball rule (Packing, Twinning) until `balls` balls are placed, without
+/// observers: per step one word from `rng` (a uniform position in its low half, as
+/// [`position`]), the level of that position through the bucket table as in
+/// [`indexed_balls`], and `want(x, W)` balls (`x` the sample's load, `W` the total before
+/// the step) raising that bin level by level (a bin of each level it passes, all alike);
+/// the last step is cut at `balls`. `grow` bounds the levels a step adds above the top
+/// (a block of steps must fit the fixed level array; above the array's room the steps go
+/// on the vector). Returns the samples (one per step), and the balls the last step did not
+/// place with the load its bin reached.
+#[inline(always)]
+pub(super) fn indexed_steps<F: FnMut(u64, u64) -> u64>(
+    st: &mut LevelLoads,
+    balls: u64,
+    grow: u64,
+    index: &mut RankIndex,
+    rng: &mut ChildRng,
+    mut want: F,
+) -> (u64, u64, u64) {
+    let n = st.n;
+    let (shift, mask) = (index.shift, (1u64 << index.shift) - 1);
+    // Steps per block: the top grows by at most `grow` levels a step.
+    let room = (KERNEL_LEVELS - FAST_LEVELS - 1) as u64;
+    let block = if grow > room { 0 } else { room / grow.max(1) };
+    let (mut left, mut samples, mut rest, mut climb) = (balls, 0u64, 0u64, 0u64);
+    while left > 0 {
+        if st.cum.len() > FAST_LEVELS || block == 0 {
+            // A wide histogram: one step on the vector.
+            let word = rng.next_u64();
+            let x = st.lo + st.level_of(position(word as u32, n, rng)) as u64;
+            let w = want(x, st.total);
+            let k = w.min(left);
+            (0..k).for_each(|r| {
+                st.bump_load(x + r);
+            });
+            index.stale = true;
+            (left, samples, rest, climb) = (left - k, samples + 1, w - k, x + k);
+            continue;
+        }
+        if index.stale {
+            index.rebuild(st);
+        }
+        debug_assert!(index.matches(st));
+        let mut lv = [n; KERNEL_LEVELS];
+        lv[..st.cum.len()].copy_from_slice(&st.cum);
+        let table = &mut index.table;
+        let (mut lo, mut total, mut steps) = (st.lo, st.total, 0u64);
+        while left > 0 && steps < block {
+            let word = rng.next_u64();
+            let p = position(word as u32, n, rng);
+            let x = lo + Levels::Fast { lv: &lv, table, shift, lo }.of(p) as u64;
+            let w = want(x, total);
+            let k = w.min(left);
+            for load in x..x + k {
+                // One bin of the load's level moves up (the step's bin, level by level).
+                let j = (load - lo) as usize & (KERNEL_LEVELS - 1);
+                let c = lv[j] - 1;
+                lv[j] = c;
+                if c & mask == 0 {
+                    table[(c >> shift) as usize & (TABLE - 1)] += 1;
+                    if c == 0 {
+                        // The lowest level emptied: drop it.
+                        lv.copy_within(1.., 0);
+                        lv[KERNEL_LEVELS - 1] = n;
+                        lo += 1;
+                        for t in &mut table[..index.used] {
+                            *t -= 1;
+                        }
+                    }
+                }
+            }
+            total += k;
+            (left, samples, rest, climb) = (left - k, samples + 1, w - k, x + k);
+            steps += 1;
+        }
+        let top = lv.iter().take_while(|&&c| c < n).count();
+        st.cum.clear();
+        st.cum.extend_from_slice(&lv[..=top]);
+        (st.lo, st.total) = (lo, total);
+    }
+    (samples, rest, climb)
+}
+
 /// Fills the block with `min(QUEUE_WORDS, balls)` words; returns their number.
 #[inline(always)]
 fn refill(buf: &mut [u64; QUEUE_WORDS], balls: u64, rng: &mut ChildRng) -> usize {
