@@ -192,11 +192,7 @@ fn run(d: &mut Driver<'_>) -> Result<(), Error> {
         let block = &outs[i * runs as usize..(i + 1) * runs as usize];
         let (spec, h) = specs[pi].as_ref().ok_or_else(|| err(s, pi, 0, "no spec".into()))?;
         let n = spec.n();
-        let shape = match spec {
-            DynamicSpec::Leaky(c) if c.d == 1 => leaky_shape_one_choice(n, c.lambda),
-            DynamicSpec::Leaky(c) => leaky_shape_two_choice(n, c.lambda),
-            _ => f64::NAN,
-        };
+        let shape = shape_of(spec);
         let metric = |r: &RunSummary| match statistic {
             Statistic::AvgFractionEmptyBins => r.empty_fraction(),
             Statistic::AvgLoadPerBin => r.load_per_bin(),
@@ -206,15 +202,10 @@ fn run(d: &mut Driver<'_>) -> Result<(), Error> {
             Statistic::AvgOverload => r.overload.clone(),
             _ => r.max_load.clone(),
         };
-        let series_ref = match &s.reference {
-            Some(r) if r.is_empty() => None,
-            Some(r) => Some(p.fill(r)),
-            None => Some(s.name.clone()),
-        };
         let ctx = RowCtx {
             point: p,
             statistic,
-            series_ref,
+            series_ref: series_ref(s, p),
             n: n as u64,
             b: None,
             rounds: Some(h.rounds),
@@ -244,6 +235,26 @@ fn run(d: &mut Driver<'_>) -> Result<(), Error> {
         d.push(ctx, p.x, summary_of(mean, se, block.len()), &closed_form);
     }
     Ok(())
+}
+
+/// The theorem's shape of the time-averaged max load of a leaky process
+/// (`max_load_over_shape`), NaN for the other processes.
+fn shape_of(spec: &DynamicSpec) -> f64 {
+    match spec {
+        DynamicSpec::Leaky(c) if c.d == 1 => leaky_shape_one_choice(spec.n(), c.lambda),
+        DynamicSpec::Leaky(c) => leaky_shape_two_choice(spec.n(), c.lambda),
+        _ => f64::NAN,
+    }
+}
+
+/// The reference series a point's rows compare with: the series' `reference` filled in at
+/// the point (`""`: none), else the series' own name.
+fn series_ref(s: &KindSeries, p: &KPoint) -> Option<String> {
+    match &s.reference {
+        Some(r) if r.is_empty() => None,
+        Some(r) => Some(p.fill(r)),
+        None => Some(s.name.clone()),
+    }
 }
 
 /// The value of each run for the statistics that have one per run: the peak max load, and the
