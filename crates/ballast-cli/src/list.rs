@@ -330,27 +330,67 @@ pub fn structured() -> serde_json::Value {
 mod tests {
     use std::collections::BTreeSet;
 
-    /// The kinds in the first column of the README's process table.
-    fn readme_kinds() -> BTreeSet<String> {
-        let readme = include_str!("../../../README.md");
-        let section = readme.split("## Processes").nth(1).expect("a Processes section");
-        section
-            .lines()
-            .skip_while(|l| !l.starts_with('|'))
-            .take_while(|l| l.starts_with('|'))
-            .skip(2)
-            .flat_map(|l| {
-                let first = l.split('|').nth(1).unwrap_or_default().to_owned();
-                first.split('`').skip(1).step_by(2).map(str::to_owned).collect::<Vec<_>>()
-            })
-            .collect()
+    /// A parameter as the README's process table shows it: its name, with its default when it
+    /// has one (`d = 2`, `ties = "left"`).
+    fn param_cell(p: &ballast_core::registry::ParamDef) -> String {
+        use ballast_core::registry::ParamDefault;
+        match p.default {
+            ParamDefault::Required | ParamDefault::Unset => format!("`{}`", p.name),
+            ParamDefault::Num(v) => format!("`{} = {v}`", p.name),
+            ParamDefault::Bool(b) => format!("`{} = {b}`", p.name),
+            ParamDefault::Text(t) => format!("`{} = \"{t}\"`", p.name),
+        }
+    }
+
+    /// The README's process table (Markdown), one row per kind of the built-in registry, made
+    /// from the same declarations as `ballast list`; a test keeps README.md equal to it.
+    fn process_table() -> String {
+        use std::fmt::Write as _;
+        let mut s = String::from("| kind | parameters | engines | rule |\n|---|---|---|---|\n");
+        for k in ballast_core::registry::Registry::builtin().processes() {
+            let params: Vec<String> = k.params.iter().map(param_cell).collect();
+            let engines = ballast_core::level::level_settings(&k.example()).engines_text();
+            let doc = k.doc.replace('|', "\\|");
+            let _ = writeln!(s, "| `{}` | {} | {engines} | {doc} |", k.name, params.join(", "));
+        }
+        s
+    }
+
+    /// The README's lines between the process table's markers.
+    const BEGIN: &str = "<!-- process table: made by `ballast list`'s declarations; \
+                         BALLAST_BLESS=1 cargo test -p ballast-cli --lib readme rewrites it -->";
+    const END: &str = "<!-- end of process table -->";
+
+    #[test]
+    fn readme_process_table_is_the_registrys() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md");
+        let readme = std::fs::read_to_string(path).expect("README.md");
+        let (head, rest) = readme.split_once(BEGIN).expect("the table's begin marker");
+        let (table, tail) = rest.split_once(END).expect("the table's end marker");
+        let made = format!("\n{}", process_table());
+        if table == made {
+            return;
+        }
+        if std::env::var_os("BALLAST_BLESS").is_some() {
+            std::fs::write(path, format!("{head}{BEGIN}{made}{END}{tail}")).expect("write");
+            return;
+        }
+        panic!("README.md's process table differs from the registry; {BEGIN}");
     }
 
     #[test]
-    fn readme_process_table_matches_the_registry() {
-        let registry: BTreeSet<String> =
-            ballast_core::registry::names().into_iter().map(str::to_owned).collect();
-        assert_eq!(readme_kinds(), registry, "README.md's process table and the registry differ");
+    fn process_table_has_one_row_per_builtin_kind() {
+        let rows: BTreeSet<String> = process_table()
+            .lines()
+            .skip(2)
+            .map(|l| l.split('`').nth(1).unwrap_or_default().to_owned())
+            .collect();
+        let registry: BTreeSet<String> = ballast_core::registry::Registry::builtin()
+            .processes()
+            .iter()
+            .map(|d| d.name.to_owned())
+            .collect();
+        assert_eq!(rows, registry);
     }
 
     #[test]
