@@ -114,8 +114,6 @@ pub use rng::{derive_seed, sim_rng, SimRng};
 #[doc(hidden)]
 pub use sampling::AliasTable;
 pub use sampling::Sampling;
-pub use spec::{
-    check_dynamic_bins, Assign, Churn, Dispatchers, JoinAt, Leaving, LeftBalls, CHURN, DISPATCHERS,
-};
+pub use spec::{Assign, Churn, Dispatchers, JoinAt, Leaving, LeftBalls, CHURN, DISPATCHERS};
 pub use spec::{DelayMode, Engine, ProcessSpec, RunSpec, Setting, Stop, Tau, TieBreak, Weights};
 pub use start::Start;

@@ -697,11 +697,12 @@ fn build_adaptive(a: &Args) -> Result<ProcessSpec, ParamError> {
 
 /// The largest total weight `mean × m` of a weighted run (any law): loads up to it,
 /// squared and summed over runs for the standard errors, stay finite doubles.
-pub const MAX_WEIGHT_TOTAL: f64 = 1e150;
+pub(crate) const MAX_WEIGHT_TOTAL: f64 = 1e150;
 
 /// The memory one run may hold, bytes (16 GiB): [`check_run`] refuses runs whose estimate
 /// ([`run_memory_bytes`]) is larger, before anything is allocated. Every worker thread holds
 /// one run at a time, so a machine needs about `threads ×` the estimate.
+#[doc(hidden)]
 pub const MAX_RUN_BYTES: u128 = 16 << 30;
 
 /// An estimate from above of the memory one run holds, bytes: on the bin engine the per-bin
@@ -711,6 +712,7 @@ pub const MAX_RUN_BYTES: u128 = 16 << 30;
 /// observation point for the gap, 16 for the largest and smallest load). The level engine keeps per-level counts only (its state does not grow
 /// with n); its batch and trajectory buffers are counted the same way. Churn and
 /// dispatchers add their own (`spec::dynamic_bins_bytes`: the views and the log).
+#[doc(hidden)]
 pub fn run_memory_bytes(spec: &RunSpec) -> u128 {
     let engine = crate::resolve_engine(spec).unwrap_or(Engine::Bins);
     let n = u128::from(spec.n);
@@ -757,11 +759,12 @@ fn capacity_bytes(spec: &RunSpec) -> u128 {
 /// three hours of one core at 1 ns a ball and days at the 10–30 ns a weighted or
 /// thinning ball costs. [`check_run`] refuses more; the runner bounds the sum over an
 /// item's runs by [`MAX_ITEM_BALL_BY_BALL`].
-pub const MAX_RUN_BALL_BY_BALL: u64 = 10_000_000_000_000;
+pub(crate) const MAX_RUN_BALL_BY_BALL: u64 = 10_000_000_000_000;
 
 /// The most balls an item's runs may place one at a time in all (runs × points × balls,
 /// [`ball_by_ball_balls`]): 10¹⁵, weeks of one core at 1 ns a ball (shards spread it over
 /// a cluster).
+#[doc(hidden)]
 pub const MAX_ITEM_BALL_BY_BALL: u128 = 1_000_000_000_000_000;
 
 /// The balls a run of `spec` places one at a time, each with work of its own: `m` on the
@@ -769,6 +772,7 @@ pub const MAX_ITEM_BALL_BY_BALL: u128 = 1_000_000_000_000_000;
 /// level engine's sequential rules without a chunk step; `0` for the level engine's batches
 /// (one step per batch) and chunked sequential laws (One-Choice, d-Choice, (1+β), Quantile,
 /// two-thinning, the noisy pairs, adaptive probing).
+#[doc(hidden)]
 pub fn ball_by_ball_balls(spec: &RunSpec) -> u64 {
     if crate::resolve_engine(spec).is_ok_and(|e| e == Engine::Levels) {
         let chunked = matches!(
@@ -811,6 +815,7 @@ fn ball_by_ball_reason(spec: &RunSpec) -> String {
 }
 
 /// `3.2 hours`, `5845 years`: a duration of `secs` seconds in its largest unit.
+#[doc(hidden)]
 pub fn duration_words(secs: f64) -> String {
     let units =
         [(365.25 * 86400.0, "years"), (86400.0, "days"), (3600.0, "hours"), (60.0, "minutes")];
@@ -832,7 +837,7 @@ fn gib(bytes: u128) -> String {
     }
 }
 
-/// Which parameter makes a run too large for [`MAX_RUN_BYTES`], why, and the way out.
+/// Which parameter makes a run too large for `MAX_RUN_BYTES`, why, and the way out.
 fn memory_driver(spec: &RunSpec, engine: Engine) -> (&'static str, String, String) {
     let weighted = !matches!(spec.weights, Weights::Unit);
     let per_bin = if weighted { 24 } else { 8 };
@@ -874,8 +879,8 @@ fn memory_driver(spec: &RunSpec, engine: Engine) -> (&'static str, String, Strin
 /// the user wrote must change the run. Refused (the message of every front end): a tie rule
 /// the process does not take, a setting or weights it cannot run, an explicit `levels`
 /// engine that cannot run it exactly, `m = 0`, a batch larger than the run (`b > m`: the
-/// "batched" run would be one partial batch), a total weight beyond [`MAX_WEIGHT_TOTAL`], and
-/// a run too large ([`MAX_RUN_BYTES`] of memory, [`MAX_RUN_BALL_BY_BALL`] balls placed one
+/// "batched" run would be one partial batch), a total weight beyond `MAX_WEIGHT_TOTAL` (1e150), and
+/// a run too large (`MAX_RUN_BYTES` of memory, `MAX_RUN_BALL_BY_BALL` balls placed one
 /// at a time). Returns
 /// the warnings of legal but degenerate combinations (batched Memory, Caching or
 /// Tight-Packing send a whole batch to the bin that was least loaded at its start).
@@ -980,8 +985,8 @@ pub fn check_run(spec: &RunSpec) -> Result<Vec<String>, ParamError> {
     Ok(warnings)
 }
 
-/// The bounds of one run's size ([`check_run`]): its memory ([`MAX_RUN_BYTES`]) and the
-/// balls it places one at a time ([`MAX_RUN_BALL_BY_BALL`]), with the numbers and the way
+/// The bounds of one run's size ([`check_run`]): its memory (`MAX_RUN_BYTES`) and the
+/// balls it places one at a time (`MAX_RUN_BALL_BY_BALL`), with the numbers and the way
 /// out.
 fn check_run_size(spec: &RunSpec) -> Result<(), ParamError> {
     let refuse = |param: &str, message: String| Err(ParamError::at(param, message));
@@ -1338,7 +1343,7 @@ fn check_run_sampling(spec: &RunSpec) -> Result<Vec<String>, ParamError> {
 /// The registry's refusal of capacities (`docs/capacities.md`) for a process whose rule
 /// does not read its loads through the bin engine's load state and draw its bins from the
 /// sampling law: the same processes as biased sampling.
-pub fn check_capacities_process(spec: &RunSpec) -> Result<(), ParamError> {
+pub(crate) fn check_capacities_process(spec: &RunSpec) -> Result<(), ParamError> {
     if spec.capacities.is_unit() {
         return Ok(());
     }
