@@ -117,7 +117,7 @@ pub fn simulate_spec<S: AsRef<str>>(argv: &[S]) -> anyhow::Result<(ballast_core:
         );
     }
     let config = crate::simulate::one_point_config(&args, &spec, &proc_);
-    let exp = ballast_runner::Experiment::parse(
+    let exp = ballast_runner::Experiment::from_table(
         crate::simulate::SIMULATE_ITEM,
         std::path::Path::new("<Simulation>"),
         &config,

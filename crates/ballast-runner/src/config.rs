@@ -4,12 +4,14 @@
 mod bin_sampling;
 mod capacities;
 mod dynamic_bins;
+mod located;
 pub(crate) mod schema;
 pub use bin_sampling::read_weight_file;
 pub(crate) use bin_sampling::{resolve_sampling, RawBinSampling};
 pub use capacities::read_capacity_file;
 pub(crate) use capacities::{resolve_capacities, RawCapacities};
 pub(crate) use dynamic_bins::{resolve_dynamic_bins, RawSettingTable};
+pub(crate) use located::Located;
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::ops::Range;
@@ -18,7 +20,6 @@ use std::path::{Path, PathBuf};
 use ballast_core::registry::{self, ParamValue};
 use ballast_core::{ProcessSpec, Stop, TieBreak};
 use serde::Deserialize;
-use toml::Spanned;
 
 use crate::formula::Formula;
 use crate::problem::Msg;
@@ -27,7 +28,7 @@ use crate::stats::Rounding;
 use crate::ConfigProblem;
 use crate::Error;
 
-type SFormula = Spanned<Formula>;
+type SFormula = Located<Formula>;
 
 /// The top level of an experiment file.
 #[derive(Debug, Deserialize)]
@@ -46,18 +47,18 @@ pub(crate) struct RawConfig {
     #[serde(default)]
     pub seed_item: Option<String>,
     #[serde(default)]
-    pub engine: Option<Spanned<String>>,
-    pub runs: Spanned<u64>,
+    pub engine: Option<Located<String>>,
+    pub runs: Located<u64>,
     pub x: RawAxis,
     #[serde(default)]
     pub y_label: Option<String>,
     /// Logarithmic y axis in the figure (values that are not positive are left out).
     #[serde(default)]
     pub y_log: bool,
-    pub grid: BTreeMap<String, Spanned<toml::Value>>,
+    pub grid: BTreeMap<String, Located<toml::Value>>,
     #[serde(default)]
     pub point: RawPoint,
-    pub series: Vec<Spanned<RawSeries>>,
+    pub series: Vec<Located<RawSeries>>,
     #[serde(default, rename = "reference")]
     pub references: Vec<RawReference>,
     #[serde(default)]
@@ -80,13 +81,13 @@ pub struct Sampling {
     pub blocks: u64,
 }
 
-pub(crate) type RawSampling = Spanned<Sampling>;
+pub(crate) type RawSampling = Located<Sampling>;
 
 /// `[x]`: which grid variable is the x axis.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct RawAxis {
-    pub variable: Spanned<String>,
+    pub variable: Located<String>,
     #[serde(default)]
     pub label: Option<String>,
     #[serde(default)]
@@ -327,12 +328,12 @@ pub(crate) struct RawStart(pub toml::Table);
 #[serde(deny_unknown_fields)]
 pub(crate) struct RawSeries {
     pub name: String,
-    pub process: Spanned<RawProcess>,
+    pub process: Located<RawProcess>,
     #[serde(default)]
-    pub tie_break: Option<Spanned<String>>,
+    pub tie_break: Option<Located<String>>,
     /// Stopping rule for multi-ball steps: `"truncate"` (default) or `"finish"`.
     #[serde(default)]
-    pub stop: Option<Spanned<String>>,
+    pub stop: Option<Located<String>>,
     #[serde(default)]
     pub weights: Option<RawWeights>,
     /// Bin sampling law (`config/bin_sampling.rs`).
@@ -349,10 +350,10 @@ pub(crate) struct RawSeries {
     pub recovery_target: Option<SFormula>,
     /// How many of the largest loads `top_loads` reports (default [`crate::TOP_K`]).
     #[serde(default)]
-    pub top_k: Option<Spanned<u64>>,
+    pub top_k: Option<Located<u64>>,
     /// The capacity c of `balls_above`.
     #[serde(default)]
-    pub above: Option<Spanned<u64>>,
+    pub above: Option<Located<u64>>,
     #[serde(default)]
     pub statistic: Statistic,
     #[serde(default)]
@@ -374,7 +375,7 @@ pub(crate) struct RawSeries {
     #[serde(default)]
     pub tau: Option<SFormula>,
     #[serde(default)]
-    pub delay_mode: Option<Spanned<String>>,
+    pub delay_mode: Option<Located<String>>,
     /// Sequential settings: also observe the gap every this many balls (`max_gap` is the
     /// largest gap over these points).
     #[serde(default)]
@@ -383,7 +384,7 @@ pub(crate) struct RawSeries {
     /// `"hyperbolic:alpha=0.1"`, with `{var}` placeholders for the grid variables, `n`, `b`
     /// and `m`): each adds rows `<series> [<spec>]` of its value at the end.
     #[serde(default)]
-    pub potentials: Option<Spanned<Vec<String>>>,
+    pub potentials: Option<Located<Vec<String>>>,
     /// Bins joining and leaving (`config/dynamic_bins.rs`).
     #[serde(default)]
     pub churn: Option<RawSettingTable>,
@@ -407,9 +408,9 @@ pub(crate) struct RawReference {
 #[serde(deny_unknown_fields)]
 pub(crate) struct RawQuick {
     #[serde(default)]
-    pub runs: Option<Spanned<u64>>,
+    pub runs: Option<Located<u64>>,
     #[serde(default)]
-    pub grid: BTreeMap<String, Spanned<toml::Value>>,
+    pub grid: BTreeMap<String, Located<toml::Value>>,
     #[serde(default)]
     pub point: RawPoint,
     #[serde(default)]
@@ -470,8 +471,13 @@ impl Scale {
 pub(crate) struct ConfigFile {
     pub id: String,
     pub path: PathBuf,
+    /// The config's text: the file read, or (built in memory) the table written as TOML, which
+    /// is what its hash and `--print-config` show.
     pub source: String,
     pub sha256: String,
+    /// Whether the values were read from `source`, so their spans are places in it (false
+    /// for a config built in memory: its values have no places).
+    pub read_from_text: bool,
 }
 
 impl ConfigFile {
@@ -482,6 +488,17 @@ impl ConfigFile {
             path: path.to_path_buf(),
             source: source.to_string(),
             sha256: format!("{:x}", sha2::Sha256::digest(source.as_bytes())),
+            read_from_text: true,
+        }
+    }
+
+    /// The text the values' spans point into: the source read, or nothing for a config built
+    /// in memory (its problems then have no place).
+    pub fn located_text(&self) -> &str {
+        if self.read_from_text {
+            &self.source
+        } else {
+            ""
         }
     }
 
@@ -641,7 +658,7 @@ impl<'a> Problems<'a> {
 /// Parses a series' stopping rule (`stop = "truncate" | "finish"`), reporting the allowed
 /// names on error.
 pub(crate) fn resolve_stop(
-    t: &Option<Spanned<String>>,
+    t: &Option<Located<String>>,
     problems: &mut Problems<'_>,
     ctx: &str,
 ) -> Stop {
@@ -652,7 +669,7 @@ pub(crate) fn resolve_stop(
                 s.get_ref(),
                 Stop::ALL.iter().map(|(n, _)| *n),
             );
-            problems.at(Some(s.span()), Msg::in_ctx(ctx, format!("{e}{hint}")));
+            problems.at(s.span(), Msg::in_ctx(ctx, format!("{e}{hint}")));
             Stop::Truncate
         }),
     }
@@ -660,7 +677,7 @@ pub(crate) fn resolve_stop(
 
 /// Parses a tie-breaking rule name, reporting the allowed names on error.
 pub(crate) fn resolve_tie_break(
-    t: &Option<Spanned<String>>,
+    t: &Option<Located<String>>,
     problems: &mut Problems<'_>,
     ctx: &str,
 ) -> TieBreak {
@@ -673,7 +690,7 @@ pub(crate) fn resolve_tie_break(
                     s.get_ref(),
                     TieBreak::ALL.iter().map(|(n, _)| *n),
                 );
-                problems.at(Some(s.span()), Msg::in_ctx(ctx, format!("{e}{hint}")));
+                problems.at(s.span(), Msg::in_ctx(ctx, format!("{e}{hint}")));
                 TieBreak::Random
             }
         },

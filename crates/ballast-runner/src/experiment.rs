@@ -5,7 +5,8 @@ use std::path::Path;
 
 use ballast_core::input::{read_text, InputProblem, MAX_INPUT_BYTES};
 
-use crate::config::{schema, ConfigFile, Problems, RawConfig, Scale};
+use crate::config::schema::{self, Input};
+use crate::config::{ConfigFile, Problems, RawConfig, Scale};
 use crate::kinds::{self, KindExperiment};
 use crate::plan::{build_plan, Plan};
 use crate::Error;
@@ -109,21 +110,48 @@ impl Experiment {
     /// assert_eq!(exp.plan(false).unwrap().points.len(), 6);
     /// ```
     pub fn parse(id: &str, path: &Path, source: &str) -> Result<Self, Error> {
-        if let Some(kind) = kinds::detect(source).map_err(|e| {
-            let mut p = Problems::new(path, source);
+        Self::read(ConfigFile::new(id, path, source), Input::Text(source))
+    }
+
+    /// Validates a config built in memory as a table (what `ballast simulate` makes of its
+    /// arguments), exactly as [`Experiment::parse`] validates text, without writing it out
+    /// and reading it back. Its values have no places, so its problems name `path` without a
+    /// line. The table written as TOML is its record: the hash in the metadata, and the text
+    /// `--print-config` shows.
+    pub fn from_table(id: &str, path: &Path, table: &toml::Table) -> Result<Self, Error> {
+        let text = toml::to_string(table).map_err(|e| Error::Config {
+            path: path.to_path_buf(),
+            errors: vec![crate::ConfigProblem {
+                path: path.to_path_buf(),
+                place: None,
+                context: None,
+                message: format!("the config cannot be written as TOML: {e}"),
+            }],
+        })?;
+        let mut file = ConfigFile::new(id, path, &text);
+        file.read_from_text = false;
+        Self::read(file, Input::Table(table))
+    }
+
+    /// Validates the config `input` of `file`: every problem of every scale at once.
+    fn read(file: ConfigFile, input: Input<'_>) -> Result<Self, Error> {
+        let path = file.path.clone();
+        let source = input.located_text();
+        if let Some(kind) = kinds::detect(input).map_err(|e| {
+            let mut p = Problems::new(&path, source);
             p.at_path(&[schema::Seg::Key("kind".into())], false, e);
-            Error::Config { path: path.to_path_buf(), errors: p.list }
+            Error::Config { path: path.clone(), errors: p.list }
         })? {
-            let k = KindExperiment::parse(kind, path, source)?;
+            let k = KindExperiment::parse(kind, &path, input)?;
             return Ok(Self {
-                file: ConfigFile::new(id, path, source),
+                file,
                 raw: k.stub_raw(),
                 kind: Some(Box::new(k)),
                 plans: [None, None, None],
             });
         }
-        let parsed = schema::deserialize::<RawConfig>(source).map_err(|errors| {
-            let mut p = Problems::new(path, source);
+        let parsed = input.deserialize::<RawConfig>().map_err(|errors| {
+            let mut p = Problems::new(&path, source);
             for (span, msg) in errors {
                 p.at(span, msg);
             }
@@ -132,10 +160,10 @@ impl Experiment {
         // Every problem of every scale, each once; value checks skip what the schema errors
         // touched (they would only report consequences of them).
         let (raw, schema) = parsed.split();
-        let mut problems = Problems::with_schema(path, source, &schema);
+        let mut problems = Problems::with_schema(&path, source, &schema);
         let mut plans: [Option<Plan>; 3] = [None, None, None];
         if !schema.taint.global {
-            validate_raw(&raw, path, &mut problems);
+            validate_raw(&raw, &path, &mut problems);
             for scale in [Scale::Full, Scale::Quick, Scale::Reduced] {
                 let present = match scale {
                     Scale::Full => true,
@@ -148,7 +176,7 @@ impl Experiment {
             }
         }
         problems.into_result()?;
-        Ok(Self { file: ConfigFile::new(id, path, source), raw, kind: None, plans })
+        Ok(Self { file, raw, kind: None, plans })
     }
 
     /// The item id, `<paper>/<item>`.
@@ -203,7 +231,7 @@ impl Experiment {
         if let Some(plan) = &self.plans[scale_index(scale)] {
             return Ok(plan.clone());
         }
-        let mut problems = Problems::new(&self.file.path, &self.file.source);
+        let mut problems = Problems::new(&self.file.path, self.file.located_text());
         let plan = build_plan(&self.raw, scale, &mut problems);
         problems.into_result()?;
         Ok(plan)

@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use toml::Spanned;
+use crate::config::Located;
 
 use crate::config::schema::Seg;
 use crate::config::Problems;
@@ -17,7 +17,7 @@ const GRID_HELP: &str =
     "expected a non-empty list of numbers such as [1, 2, 5] or a range { from = 1, to = 50, step = 1 }";
 
 /// A grid as written: variable → values (list or range), with spans.
-pub(crate) type RawGrid = BTreeMap<String, Spanned<toml::Value>>;
+pub(crate) type RawGrid = BTreeMap<String, Located<toml::Value>>;
 
 /// The values of one grid variable: a non-empty list of numbers, or a range
 /// `{ from, to, step }`.
@@ -122,7 +122,7 @@ impl Grid {
             if !base.contains_key(name) {
                 let known: Vec<&str> = base.keys().map(String::as_str).collect();
                 problems.at(
-                    Some(v.span()),
+                    v.span(),
                     format!(
                         "{table}.grid: unknown grid variable `{name}`, expected one of: {}{}",
                         known.join(", "),
@@ -139,7 +139,7 @@ impl Grid {
     fn insert(
         &mut self,
         name: &str,
-        v: &Spanned<toml::Value>,
+        v: &Located<toml::Value>,
         prefix: &str,
         problems: &mut Problems<'_>,
     ) {
@@ -163,7 +163,7 @@ impl Grid {
                         ]);
                         problems.at_path(&path, false, msg);
                     } else {
-                        problems.at(Some(v.span()), msg);
+                        problems.at(v.span(), msg);
                     }
                     return;
                 }
@@ -171,7 +171,7 @@ impl Grid {
             }
             Err(e) => {
                 self.ok = false;
-                problems.at(Some(v.span()), format!("{prefix}grid variable `{name}`: {e}"));
+                problems.at(v.span(), format!("{prefix}grid variable `{name}`: {e}"));
             }
         }
     }
@@ -190,7 +190,7 @@ impl Grid {
         if total > MAX_POINTS {
             let span = base.values().max_by_key(|v| values_of(v.get_ref()).map_or(0, |g| g.len()));
             problems.at(
-                span.map(|v| v.span()),
+                span.and_then(|v| v.span()),
                 format!(
                     "{table} grid: {total} points (series × grid values); at most {MAX_POINTS} \
                      are allowed"

@@ -101,7 +101,7 @@ fn low_priority(source: &str) -> bool {
 pub(crate) fn at_config_key(config: &ConfigFile, index: usize, e: Error) -> Error {
     use crate::config::schema::Seg;
     let Error::Reference { path, message } = e else { return e };
-    let mut p = Problems::new(&config.path, &config.source);
+    let mut p = Problems::new(&config.path, config.located_text());
     let key = [Seg::Key("reference".into()), Seg::Index(index), Seg::Key("file".into())];
     p.at_path(&key, false, format!("{WHAT} `{}`: {message}", ballast_core::input::shown(&path)));
     p.into_error()

@@ -132,7 +132,7 @@ fn frame(args: &SimulateArgs, kind: &str, title: String, seed_item: bool) -> Tab
 }
 
 /// The one-point config of these arguments.
-pub fn one_point_config(args: &SimulateArgs, def: &ModelDef) -> Result<String, BadInput> {
+pub fn one_point_config(args: &SimulateArgs, def: &ModelDef) -> Result<Table, BadInput> {
     let int = |v: u64| Value::Integer(i64::try_from(v).unwrap_or(i64::MAX));
     let rounds = args.rounds.ok_or_else(|| {
         BadInput::new(format!(
@@ -207,7 +207,7 @@ pub fn one_point_config(args: &SimulateArgs, def: &ModelDef) -> Result<String, B
     let mut config = frame(args, "dynamic", title, true);
     config.insert("point".into(), Value::Table(point));
     config.insert("series".into(), Value::Array(series));
-    Ok(toml::to_string(&config).expect("a table of plain values serialises"))
+    Ok(config)
 }
 
 /// Runs the one-point config and collects its statistics.
@@ -271,7 +271,7 @@ pub fn render_human(r: &DynamicReport) -> String {
 }
 
 /// The one-point config of `--offline D`.
-fn offline_config(args: &SimulateArgs, d: u64) -> Result<String, BadInput> {
+fn offline_config(args: &SimulateArgs, d: u64) -> Result<Table, BadInput> {
     let int = |v: u64| Value::Integer(i64::try_from(v).unwrap_or(i64::MAX));
     if args.sampling.is_some() || args.capacities.is_some() {
         return Err(BadInput::new(
@@ -302,7 +302,7 @@ fn offline_config(args: &SimulateArgs, d: u64) -> Result<String, BadInput> {
     point.insert("m".into(), int(m));
     config.insert("point".into(), Value::Table(point));
     config.insert("series".into(), Value::Array(series));
-    Ok(toml::to_string(&config).expect("a table of plain values serialises"))
+    Ok(config)
 }
 
 /// The statistics of a one-point config by name, its histogram rows (value, mean
@@ -310,7 +310,7 @@ fn offline_config(args: &SimulateArgs, d: u64) -> Result<String, BadInput> {
 type ConfigRun = (std::collections::BTreeMap<String, StatSummary>, Vec<(f64, f64)>, f64);
 
 /// Runs a one-point config of another item kind and returns its rows' statistics.
-fn run_config(args: &SimulateArgs, config: &str) -> anyhow::Result<ConfigRun> {
+fn run_config(args: &SimulateArgs, config: &Table) -> anyhow::Result<ConfigRun> {
     let result = super::run_one_point(args, config)?;
     let statistics = result
         .rows
@@ -378,7 +378,7 @@ impl OfflineReport {
 fn offline_outcome(args: &SimulateArgs, d: u64) -> anyhow::Result<Outcome> {
     let config = offline_config(args, d)?;
     if args.print_config {
-        return Ok(Outcome::Config(config));
+        return Ok(Outcome::Config(super::config_text(&config)));
     }
     let (statistics, _, wall_s) = run_config(args, &config)?;
     Ok(Outcome::Offline(OfflineReport {
@@ -417,7 +417,7 @@ pub fn outcome(args: &SimulateArgs) -> anyhow::Result<Outcome> {
         )));
     }
     if args.print_config {
-        return Ok(Outcome::Config(one_point_config(args, def)?));
+        return Ok(Outcome::Config(super::config_text(&one_point_config(args, def)?)));
     }
     Ok(Outcome::Dynamic(report(args, def)?))
 }
@@ -434,7 +434,7 @@ pub fn graph_config(
     args: &SimulateArgs,
     spec: &ballast_core::RunSpec,
     proc_: &crate::process::ResolvedProcess,
-) -> Result<String, BadInput> {
+) -> Result<Table, BadInput> {
     use ballast_core::{Setting, Stop, TieBreak, Weights};
     let int = |v: u64| Value::Integer(i64::try_from(v).unwrap_or(i64::MAX));
     let text = args.graph.as_deref().unwrap_or_default();
@@ -498,7 +498,7 @@ pub fn graph_config(
     let mut config = frame(args, "graph", title, true);
     config.insert("point".into(), Value::Table(point));
     config.insert("series".into(), Value::Array(vec![Value::Table(series)]));
-    Ok(toml::to_string(&config).expect("a table of plain values serialises"))
+    Ok(config)
 }
 
 /// `--graph TOPOLOGY`: the one-point graph config through the runner's pipeline (or the
@@ -509,7 +509,7 @@ pub fn graph_outcome(args: &SimulateArgs) -> anyhow::Result<Outcome> {
     let (mut spec, proc_) = super::build_spec(args)?;
     let config = graph_config(args, &spec, &proc_)?;
     if args.print_config {
-        return Ok(Outcome::Config(config));
+        return Ok(Outcome::Config(super::config_text(&config)));
     }
     // Checked here too, so that a bad spec names the flag.
     let potentials = super::parse_potentials(&args.potentials)?;

@@ -712,7 +712,7 @@ pub fn one_point_config(
     args: &SimulateArgs,
     spec: &RunSpec,
     proc_: &process::ResolvedProcess,
-) -> String {
+) -> toml::Table {
     use toml::{Table, Value};
     let int = |v: u64| Value::Integer(i64::try_from(v).unwrap_or(i64::MAX));
     let mut process = Table::new();
@@ -803,7 +803,13 @@ pub fn one_point_config(
     config.insert("grid".into(), Value::Table(grid));
     config.insert("point".into(), Value::Table(point));
     config.insert("series".into(), Value::Array(vec![Value::Table(series)]));
-    toml::to_string(&config).expect("a table of plain values serialises")
+    config
+}
+
+/// A one-point config as the TOML text `--print-config` prints (the same table the runs
+/// are validated from).
+pub(crate) fn config_text(config: &toml::Table) -> String {
+    toml::to_string(config).expect("a table of plain values serialises")
 }
 
 /// The runs of an allocation process: the one-point config through the runner's pipeline
@@ -821,8 +827,11 @@ const ONE_POINT_PATH: &str = "<ballast simulate>";
 
 /// Validates and runs the one-point config of a `ballast simulate` command through the
 /// runner's pipeline (every item kind comes here).
-pub(crate) fn run_one_point(args: &SimulateArgs, config: &str) -> anyhow::Result<ItemResult> {
-    let exp = Experiment::parse(SIMULATE_ITEM, std::path::Path::new(ONE_POINT_PATH), config)
+pub(crate) fn run_one_point(
+    args: &SimulateArgs,
+    config: &toml::Table,
+) -> anyhow::Result<ItemResult> {
+    let exp = Experiment::from_table(SIMULATE_ITEM, std::path::Path::new(ONE_POINT_PATH), config)
         .map_err(one_point_error)?;
     let mut opts = RunOptions::new(".");
     opts.threads = args.threads.map_or(0, |t| usize::try_from(t).unwrap_or(usize::MAX));
@@ -1207,7 +1216,7 @@ pub fn outcome(args: &SimulateArgs) -> anyhow::Result<Outcome> {
     }
     if args.print_config {
         let (spec, proc_) = build_spec(args)?;
-        return Ok(Outcome::Config(one_point_config(args, &spec, &proc_)));
+        return Ok(Outcome::Config(config_text(&one_point_config(args, &spec, &proc_))));
     }
     Ok(Outcome::Allocation(Box::new(report(args)?)))
 }

@@ -490,6 +490,43 @@ fn root_fields<T: DeserializeOwned>() -> Vec<String> {
     }
 }
 
+/// What a config is read from: the text of a file, or a table built in memory (`ballast
+/// simulate`'s one-point config), which is deserialized as it is, never written out and
+/// read back.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Input<'a> {
+    /// TOML text: values keep their places, and every schema error is found (by repairs).
+    Text(&'a str),
+    /// A table: no places; a schema error is one message.
+    Table(&'a toml::Table),
+}
+
+impl<'a> Input<'a> {
+    /// The config as `T`, with the schema errors found on the way.
+    pub(crate) fn deserialize<T: DeserializeOwned>(self) -> Result<Parsed<T>, Failed> {
+        match self {
+            Self::Text(source) => deserialize(source),
+            Self::Table(table) => toml::Value::Table(table.clone())
+                .try_into::<T>()
+                .map(|value| Parsed {
+                    value,
+                    errors: Vec::new(),
+                    remap: None,
+                    taint: Taint::default(),
+                })
+                .map_err(|e| vec![(None, one_line(e.message()))]),
+        }
+    }
+
+    /// The text that spans point into (empty for a table: nothing has a place).
+    pub(crate) fn located_text(self) -> &'a str {
+        match self {
+            Self::Text(source) => source,
+            Self::Table(_) => "",
+        }
+    }
+}
+
 /// Deserializes `source` as `T`, collecting every schema error (see the module docs).
 pub(crate) fn deserialize<T: DeserializeOwned>(source: &str) -> Result<Parsed<T>, Failed> {
     let first = match toml::from_str::<T>(source) {

@@ -41,11 +41,11 @@ pub(crate) mod potential;
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use crate::config::Located;
 use ballast_core::rng::SEED_DERIVATION_VERSION;
 use serde::Deserialize;
-use toml::Spanned;
 
-use crate::config::schema::Seg;
+use crate::config::schema::{Input, Seg};
 use crate::config::{ConfigFile, Problems, RawAxis, RawConfig, RawReport};
 use crate::formula::Formula;
 use crate::grid::{self, Grid};
@@ -168,8 +168,16 @@ fn kind_names() -> String {
 
 /// The top-level `kind` of a config, if it names a non-allocation kind (`Ok(None)`: the
 /// allocation path). A source that is not TOML is left to the allocation parser's messages.
-pub(crate) fn detect(source: &str) -> Result<Option<&'static dyn ItemKind>, String> {
-    let Ok(table) = source.parse::<toml::Table>() else { return Ok(None) };
+pub(crate) fn detect(input: Input<'_>) -> Result<Option<&'static dyn ItemKind>, String> {
+    let parsed;
+    let table = match input {
+        Input::Table(t) => t,
+        Input::Text(source) => {
+            let Ok(t) = source.parse::<toml::Table>() else { return Ok(None) };
+            parsed = t;
+            &parsed
+        }
+    };
     match table.get("kind") {
         None => Ok(None),
         Some(toml::Value::String(s)) if s == "allocation" => Ok(None),
@@ -205,19 +213,19 @@ pub(crate) struct KindConfig {
     /// How a point enters its unit seeds.
     #[serde(default)]
     pub seed_by: SeedBy,
-    pub runs: Spanned<u64>,
+    pub runs: Located<u64>,
     pub x: RawAxis,
     #[serde(default)]
     pub y_label: Option<String>,
     /// Logarithmic y axis in the figure (values that are not positive are left out).
     #[serde(default)]
     pub y_log: bool,
-    pub grid: BTreeMap<String, Spanned<toml::Value>>,
+    pub grid: BTreeMap<String, Located<toml::Value>>,
     #[serde(default)]
-    pub point: BTreeMap<String, Spanned<Formula>>,
-    pub series: Vec<Spanned<KindSeries>>,
+    pub point: BTreeMap<String, Located<Formula>>,
+    pub series: Vec<Located<KindSeries>>,
     #[serde(default, rename = "reference")]
-    pub references: Vec<Spanned<KindReference>>,
+    pub references: Vec<Located<KindReference>>,
     #[serde(default)]
     pub quick: Option<KindScale>,
     #[serde(default)]
@@ -262,9 +270,9 @@ pub(crate) struct KindScale {
     #[serde(default)]
     pub runs: Option<u64>,
     #[serde(default)]
-    pub grid: BTreeMap<String, Spanned<toml::Value>>,
+    pub grid: BTreeMap<String, Located<toml::Value>>,
     #[serde(default)]
-    pub point: BTreeMap<String, Spanned<Formula>>,
+    pub point: BTreeMap<String, Located<Formula>>,
 }
 
 /// One `[[series]]` of a non-allocation item.
@@ -445,7 +453,7 @@ fn resolve_starts(
         let ctx = format!("series `{}`", series.name);
         if !kind.takes_start() {
             problems.at(
-                Some(span),
+                span,
                 Msg::in_ctx(
                     &ctx,
                     format!(
@@ -489,7 +497,7 @@ fn check_series(
             Err(e) => {
                 if !skipped {
                     let ctx = format!("series `{}`", s.get_ref().name);
-                    problems.at(Some(s.span()), Msg::in_ctx(&ctx, e));
+                    problems.at(s.span(), Msg::in_ctx(&ctx, e));
                     problems.skip_series(si);
                 }
                 statistics.push(kind.statistics()[0]);
@@ -528,7 +536,7 @@ fn check_series(
         for k in s.get_ref().params.keys() {
             if !params.contains(&k.as_str()) && !skipped {
                 problems.at(
-                    Some(s.span()),
+                    s.span(),
                     Msg::in_ctx(
                         &format!("series `{}`", s.get_ref().name),
                         format!(
@@ -551,11 +559,13 @@ impl KindExperiment {
     pub(crate) fn parse(
         kind: &'static dyn ItemKind,
         path: &Path,
-        source: &str,
+        input: Input<'_>,
     ) -> Result<Self, Error> {
         // Every problem at once (see `Experiment::parse`): schema errors, then the value
         // checks of every scale, skipping what the schema errors touched.
-        let (cfg, schema) = crate::config::schema::deserialize::<KindConfig>(source)
+        let source = input.located_text();
+        let (cfg, schema) = input
+            .deserialize::<KindConfig>()
             .map_err(|errors| {
                 let mut p = Problems::new(path, source);
                 for (span, msg) in errors {
@@ -580,7 +590,7 @@ impl KindExperiment {
             for (k, f) in map {
                 if !params.contains(&k.as_str()) {
                     problems.at(
-                        Some(f.span()),
+                        f.span(),
                         format!(
                             "unknown parameter `{k}`: {} items take {}{}",
                             kind.name(),
@@ -594,7 +604,7 @@ impl KindExperiment {
         for rf in &cfg.references {
             let v = rf.get_ref();
             if v.file.is_some() == v.theory.is_some() {
-                problems.at(Some(rf.span()), "a reference needs exactly one of `file` or `theory`");
+                problems.at(rf.span(), "a reference needs exactly one of `file` or `theory`");
             }
         }
         // Shared seeds only where the checkpoint key names everything a run depends on: a
@@ -624,7 +634,7 @@ impl KindExperiment {
             for s in &cfg.series {
                 if !seen.insert(s.get_ref().name.as_str()) {
                     problems.at(
-                        Some(s.span()),
+                        s.span(),
                         Msg::in_ctx(
                             &format!("series `{}`", s.get_ref().name),
                             "with `seed_by = \"values\"` series names must be unique",
@@ -677,7 +687,7 @@ impl KindExperiment {
         let over = self.scale_table(scale);
         let runs = over.and_then(|q| q.runs).unwrap_or(*self.cfg.runs.get_ref());
         if runs == 0 {
-            problems.at(Some(self.cfg.runs.span()), "`runs` must be at least 1");
+            problems.at(self.cfg.runs.span(), "`runs` must be at least 1");
         }
         let mut grid = Grid::read(&self.cfg.grid, over.map(|q| &q.grid), scale.name(), problems);
         let known: Vec<&str> = self.cfg.grid.keys().map(String::as_str).collect();
@@ -686,7 +696,7 @@ impl KindExperiment {
         let time_x = self.statistics.first().is_some_and(|m| self.kind.time_axis(*m));
         if !time_x && !self.cfg.grid.contains_key(&xvar) {
             problems.at(
-                Some(self.cfg.x.variable.span()),
+                self.cfg.x.variable.span(),
                 format!(
                     "x variable `{xvar}` is not a grid variable, expected one of: {}{}",
                     known.join(", "),
@@ -718,8 +728,8 @@ impl KindExperiment {
                 match crate::formula::eval_named(&formulas, &mut params) {
                     Ok(()) => {}
                     Err(e) => {
-                        if problems.first_report(si, "params", &Some(s.span())) {
-                            problems.at(Some(s.span()), Msg::in_ctx(&ctx, e.to_string()));
+                        if problems.first_report(si, "params", &s.span()) {
+                            problems.at(s.span(), Msg::in_ctx(&ctx, e.to_string()));
                         }
                         continue;
                     }
@@ -729,8 +739,8 @@ impl KindExperiment {
                 if let Err(e) = self.kind.validate(series, self.statistics[si], &p) {
                     let msg = Msg::in_ctx(&ctx, e.message.to_string());
                     if e.field.is_empty() {
-                        if problems.first_report(si, "check", &Some(s.span())) {
-                            problems.at(Some(s.span()), msg);
+                        if problems.first_report(si, "check", &s.span()) {
+                            problems.at(s.span(), msg);
                         }
                     } else if problems.first_report(si, &e.field.join("."), &None) {
                         let mut path = vec![Seg::Key("series".into()), Seg::Index(si)];
@@ -744,7 +754,7 @@ impl KindExperiment {
         let units = (points.len() as u128) * u128::from(runs);
         if units > crate::MAX_UNITS {
             problems.at(
-                Some(self.cfg.runs.span()),
+                self.cfg.runs.span(),
                 format!(
                     "`runs` = {runs} at {} points is {units} runs in all; at most {} runs of an \
                      item are allowed (their outcomes are held in memory until the item is \
@@ -845,7 +855,7 @@ impl<'a> Driver<'a> {
         } else {
             Scale::Full
         };
-        let plan = kexp.plan(&exp.path, &exp.source, scale)?;
+        let plan = kexp.plan(&exp.path, exp.located_text(), scale)?;
         let mut refs = Vec::new();
         for (i, r) in kexp.cfg.references.iter().enumerate() {
             let r = r.get_ref().clone();

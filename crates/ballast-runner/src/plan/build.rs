@@ -7,9 +7,9 @@
 use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 
+use crate::config::Located;
 use ballast_core::delay::DelayMode;
 use ballast_core::{Engine, RunSpec, Setting, Stop, TieBreak, Weights};
-use toml::Spanned;
 
 use super::{Plan, PlanPoint, PlanSeries, MAX_UNITS};
 use crate::config::{
@@ -22,7 +22,7 @@ use crate::numbers::num;
 use crate::problem::Msg;
 use crate::statistic::Statistic;
 
-type SFormula = Spanned<Formula>;
+type SFormula = Located<Formula>;
 
 /// Grid variables the plan computes itself (or that name constants of the formulas).
 const RESERVED: [&str; 5] = ["b", "batches", "m", "pi", "e"];
@@ -34,7 +34,7 @@ pub(crate) fn build_plan(raw: &RawConfig, scale: Scale, problems: &mut Problems<
     check_sampling(sampling_sp, problems);
     let runs_sp = q.and_then(|q| q.runs.as_ref()).unwrap_or(&raw.runs);
     if *runs_sp.get_ref() == 0 {
-        problems.at(Some(runs_sp.span()), "invalid value 0 for `runs`: expected an integer >= 1");
+        problems.at(runs_sp.span(), "invalid value 0 for `runs`: expected an integer >= 1");
     }
     let mut grid = Grid::read(&raw.grid, q.map(|q| &q.grid), scale.name(), problems);
     check_grid_names(raw, problems);
@@ -67,7 +67,7 @@ pub(crate) fn build_plan(raw: &RawConfig, scale: Scale, problems: &mut Problems<
         let s = s_sp.get_ref();
         if !names.insert(s.name.clone()) {
             let ctx = format!("series `{}`", s.name);
-            problems.at(Some(s_sp.span()), Msg::in_ctx(&ctx, "duplicate name"));
+            problems.at(s_sp.span(), Msg::in_ctx(&ctx, "duplicate name"));
         }
         plan.series.push(plan_series(s));
         if problems.skips_series(si) {
@@ -104,10 +104,8 @@ fn scale_table(raw: &RawConfig, scale: Scale) -> Option<&RawQuick> {
 fn check_sampling(sampling: Option<&RawSampling>, problems: &mut Problems<'_>) {
     if let Some(s) = sampling {
         if s.get_ref().blocks == 0 {
-            problems.at(
-                Some(s.span()),
-                "invalid value 0 for `sampling.blocks`: expected an integer >= 1",
-            );
+            problems
+                .at(s.span(), "invalid value 0 for `sampling.blocks`: expected an integer >= 1");
         }
     }
 }
@@ -117,7 +115,7 @@ fn check_grid_names(raw: &RawConfig, problems: &mut Problems<'_>) {
     for (name, v) in &raw.grid {
         if RESERVED.contains(&name.as_str()) {
             problems.at(
-                Some(v.span()),
+                v.span(),
                 format!(
                     "grid variable `{name}`: reserved name (b, batches, m, pi and e are computed)"
                 ),
@@ -128,7 +126,7 @@ fn check_grid_names(raw: &RawConfig, problems: &mut Problems<'_>) {
     if !raw.grid.contains_key(x_variable) {
         let known: Vec<&str> = raw.grid.keys().map(String::as_str).collect();
         problems.at(
-            Some(raw.x.variable.span()),
+            raw.x.variable.span(),
             format!(
                 "x.variable: `{x_variable}` is not a grid variable, expected one of: {}{}",
                 known.join(", "),
@@ -164,7 +162,7 @@ fn read_engine(raw: &RawConfig, problems: &mut Problems<'_>) -> Engine {
                 e.get_ref(),
                 Engine::ALL.iter().map(|(n, _)| *n),
             );
-            problems.at(Some(e.span()), format!("{err}{hint}"));
+            problems.at(e.span(), format!("{err}{hint}"));
             Engine::Bins
         }),
     }
@@ -194,7 +192,7 @@ fn plan_series(s: &RawSeries) -> PlanSeries {
 
 /// Every `{name}` of the series' `reference` must be a grid variable, `n`, or (batched) `b`.
 fn check_reference(
-    s_sp: &Spanned<RawSeries>,
+    s_sp: &Located<RawSeries>,
     grid: &Grid,
     point: &RawPoint,
     problems: &mut Problems<'_>,
@@ -208,7 +206,7 @@ fn check_reference(
         let after = &rest[open + 1..];
         let Some(close) = after.find('}') else {
             problems.at(
-                Some(s_sp.span()),
+                s_sp.span(),
                 Msg::in_ctx(&sctx, format!("`reference` = \"{r}\": a `{{` without its `}}`")),
             );
             break;
@@ -223,7 +221,7 @@ fn check_reference(
                 names.push("b");
             }
             problems.at(
-                Some(s_sp.span()),
+                s_sp.span(),
                 Msg::in_ctx(
                     &sctx,
                     format!(
@@ -239,9 +237,9 @@ fn check_reference(
     }
 }
 
-/// A formula's span, unless it is a default made up by the plan (span 0..0).
+/// A formula's span (none for a default made up by the plan, or a config built in memory).
 fn span_of(f: Option<&SFormula>) -> Option<Range<usize>> {
-    f.map(|f| f.span()).filter(|r| *r != (0..0))
+    f.and_then(|f| f.span())
 }
 
 /// A non-negative integer from a formula value.
@@ -273,15 +271,15 @@ impl Common<'_> {
 struct SeriesProblems<'p, 'a> {
     problems: &'p mut Problems<'a>,
     si: usize,
-    span: Range<usize>,
+    span: Option<Range<usize>>,
     /// The spans of the process parameters (the process table is buffered by serde, so its
     /// fields carry no spans of their own).
     params: HashMap<String, Range<usize>>,
-    process_span: Range<usize>,
+    process_span: Option<Range<usize>>,
 }
 
 impl<'p, 'a> SeriesProblems<'p, 'a> {
-    fn new(problems: &'p mut Problems<'a>, si: usize, s_sp: &Spanned<RawSeries>) -> Self {
+    fn new(problems: &'p mut Problems<'a>, si: usize, s_sp: &Located<RawSeries>) -> Self {
         let params = problems.param_spans(si);
         let process_span = s_sp.get_ref().process.span();
         Self { problems, si, span: s_sp.span(), params, process_span }
@@ -290,8 +288,11 @@ impl<'p, 'a> SeriesProblems<'p, 'a> {
     /// Reports `msg` about `key` at `span` (default: the series). A formula outside the
     /// series (in `[point]`) fails the same way for every series that uses it: one message.
     fn fail(&mut self, key: &str, span: Option<Range<usize>>, msg: impl Into<Msg>) {
-        let span = span.or(Some(self.span.clone()));
-        let inside = span.as_ref().is_some_and(|sp| self.span.contains(&sp.start));
+        let span = span.or(self.span.clone());
+        let inside = span
+            .as_ref()
+            .zip(self.span.as_ref())
+            .is_some_and(|(sp, series)| series.contains(&sp.start));
         let owner = if inside { self.si } else { usize::MAX };
         if self.problems.first_report(owner, key, &span) {
             self.problems.at(span, msg);
@@ -300,7 +301,7 @@ impl<'p, 'a> SeriesProblems<'p, 'a> {
 
     /// Where a process parameter was written (else the process table).
     fn param_span(&self, field: &str) -> Option<Range<usize>> {
-        self.params.get(field).cloned().or(Some(self.process_span.clone()))
+        self.params.get(field).cloned().or(self.process_span.clone())
     }
 
     /// A formula's value as a count, or its problem reported.
@@ -401,7 +402,7 @@ impl<'r> SeriesForms<'r> {
             ));
         }
         check_recovery_and_potentials(s, &sctx, sp)?;
-        let n = point.n.clone().unwrap_or_else(|| Spanned::new(0..0, Formula::new("n")));
+        let n = point.n.clone().unwrap_or_else(|| Located::unplaced(Formula::new("n")));
         let b = s.b.as_ref().or(point.b.as_ref());
         let (batches, m) = if s.batches.is_some() || s.m.is_some() {
             (s.batches.as_ref(), s.m.as_ref())
@@ -448,7 +449,7 @@ impl<'r> SeriesForms<'r> {
             if self.batched || bad_stat || !s.also.is_empty() {
                 sp.fail(
                     "sampling",
-                    Some(smp.span()),
+                    smp.span(),
                     Msg::in_ctx(
                         sctx,
                         "`sampling = { blocks }` needs the sequential setting and \
@@ -459,7 +460,7 @@ impl<'r> SeriesForms<'r> {
             }
         }
         if !self.delayed && (self.tau.is_some() || s.delay_mode.is_some()) {
-            let span = span_of(self.tau).or_else(|| s.delay_mode.as_ref().map(|m| m.span()));
+            let span = span_of(self.tau).or_else(|| s.delay_mode.as_ref().and_then(|m| m.span()));
             sp.fail(
                 "tau",
                 span,
@@ -492,7 +493,7 @@ impl<'r> SeriesForms<'r> {
                         m.get_ref()
                     ),
                 );
-                sp.fail("delay_mode", Some(m.span()), msg);
+                sp.fail("delay_mode", m.span(), msg);
                 None
             }
         }
@@ -578,7 +579,7 @@ impl<'r> SeriesForms<'r> {
             Err((field, msg)) => {
                 let span = match &field {
                     Some(f) => sp.param_span(f),
-                    None => Some(sp.process_span.clone()),
+                    None => sp.process_span.clone(),
                 };
                 sp.fail(field.as_deref().unwrap_or("process"), span, msg);
                 return None;
@@ -684,7 +685,7 @@ impl<'r> SeriesForms<'r> {
         if m.checked_mul(blocks).is_none() {
             sp.fail(
                 "m",
-                common.sampling.map(|s| s.span()),
+                common.sampling.and_then(|s| s.span()),
                 Msg::in_ctx(
                     ctx,
                     format!(
@@ -800,8 +801,8 @@ impl<'r> SeriesForms<'r> {
             Err(e) => {
                 let key = e.param.clone().unwrap_or_else(|| "run".into());
                 let span = match key.as_str() {
-                    "tie_break" => s.tie_break.as_ref().map(|t| t.span()),
-                    "engine" => common.raw.engine.as_ref().map(|e| e.span()),
+                    "tie_break" => s.tie_break.as_ref().and_then(|t| t.span()),
+                    "engine" => common.raw.engine.as_ref().and_then(|e| e.span()),
                     "n" => span_of(Some(&self.n)),
                     "b" => span_of(self.b),
                     "m" => span_of(self.batches.or(self.m)),
@@ -882,7 +883,7 @@ impl<'r> SeriesForms<'r> {
                 Ok(p) => out.push(p),
                 Err(e) => {
                     let msg = Msg::in_ctx(ctx, format!("`potentials`: \"{filled}\": {e}"));
-                    sp.fail("potentials", Some(list.span()), msg);
+                    sp.fail("potentials", list.span(), msg);
                     return None;
                 }
             }
@@ -890,7 +891,7 @@ impl<'r> SeriesForms<'r> {
         if out.is_empty() {
             sp.fail(
                 "potentials",
-                Some(list.span()),
+                list.span(),
                 Msg::in_ctx(ctx, "`potentials` is empty: name at least one or leave it out"),
             );
             return None;
@@ -913,7 +914,7 @@ impl<'r> SeriesForms<'r> {
                 .collect();
             sp.fail(
                 "also",
-                Some(sp.span.clone()),
+                sp.span.clone(),
                 Msg::in_ctx(
                     sctx,
                     format!(
@@ -1014,7 +1015,7 @@ fn check_top_k(s: &RawSeries, sctx: &str, sp: &mut SeriesProblems<'_, '_>) -> Op
     } else {
         return Some(());
     };
-    sp.fail("top_k", Some(k.span()), msg);
+    sp.fail("top_k", k.span(), msg);
     None
 }
 
@@ -1024,7 +1025,7 @@ fn check_above(s: &RawSeries, sctx: &str, sp: &mut SeriesProblems<'_, '_>) -> Op
     let (key, span, msg) = match &s.above {
         Some(c) if !asked => (
             "above",
-            Some(c.span()),
+            c.span(),
             Msg::in_ctx(
                 sctx,
                 "`above` applies to the statistic \"balls_above\" only (as the \
@@ -1033,7 +1034,7 @@ fn check_above(s: &RawSeries, sctx: &str, sp: &mut SeriesProblems<'_, '_>) -> Op
         ),
         None if asked => (
             "also",
-            Some(sp.span.clone()),
+            sp.span.clone(),
             Msg::in_ctx(
                 sctx,
                 "statistic \"balls_above\" needs `above = C` in the series (the \
@@ -1063,9 +1064,9 @@ fn check_recovery_and_potentials(
     let checked =
         crate::start::check_recovery(s.statistic, &s.also, has_target, delayed, equalize, sctx);
     let problem = match (checked, &s.potentials) {
-        (Err(msg), _) => Some((s.recovery_target.as_ref().map(|f| f.span()), msg)),
+        (Err(msg), _) => Some((s.recovery_target.as_ref().and_then(|f| f.span()), msg)),
         (Ok(()), Some(p)) if has_target => Some((
-            Some(p.span()),
+            p.span(),
             Msg::in_ctx(
                 sctx,
                 "`potentials` and `recovery_target` each need their own observer of \
@@ -1073,7 +1074,7 @@ fn check_recovery_and_potentials(
             ),
         )),
         (Ok(()), Some(p)) if equalize => Some((
-            Some(p.span()),
+            p.span(),
             Msg::in_ctx(
                 sctx,
                 "`potentials` follow every ball, and `equalize` moves balls between \
@@ -1082,7 +1083,7 @@ fn check_recovery_and_potentials(
             ),
         )),
         (Ok(()), Some(p)) if s.capacities.is_some() => Some((
-            Some(p.span()),
+            p.span(),
             Msg::in_ctx(
                 sctx,
                 "`potentials` are tracked on bins of equal capacity and cannot be \
@@ -1092,7 +1093,7 @@ fn check_recovery_and_potentials(
         _ => None,
     };
     let Some((span, msg)) = problem else { return Some(()) };
-    sp.problems.at(Some(span.unwrap_or_else(|| sp.span.clone())), msg);
+    sp.problems.at(span.or_else(|| sp.span.clone()), msg);
     sp.problems.skip_series(sp.si);
     None
 }
@@ -1118,12 +1119,12 @@ fn warn_log_x(raw: &RawConfig, plan: &mut Plan) {
 
 /// At most [`MAX_UNITS`] (point, run) units, and at most
 /// [`ballast_core::registry::MAX_ITEM_BALL_BY_BALL`] balls placed one at a time in all.
-fn check_units(plan: &Plan, runs_sp: &Spanned<u64>, problems: &mut Problems<'_>) {
+fn check_units(plan: &Plan, runs_sp: &Located<u64>, problems: &mut Problems<'_>) {
     let runs = plan.runs;
     let units = (plan.points.len() as u128) * u128::from(runs);
     if units > MAX_UNITS {
         problems.at(
-            Some(runs_sp.span()),
+            runs_sp.span(),
             format!(
                 "`runs` = {runs} at {} points is {units} runs in all; at most {MAX_UNITS} runs of \
                  an item are allowed (their outcomes are held in memory until the item is \
@@ -1143,7 +1144,7 @@ fn check_units(plan: &Plan, runs_sp: &Spanned<u64>, problems: &mut Problems<'_>)
     let most = ballast_core::registry::MAX_ITEM_BALL_BY_BALL;
     if balls > most {
         problems.at(
-            Some(runs_sp.span()),
+            runs_sp.span(),
             format!(
                 "`runs` = {runs} at {} points place {balls} balls one at a time in all (runs × \
                  points × balls, on the bin engine or the level engine's rules without chunks): \
