@@ -49,6 +49,8 @@ fn kernel_rules() -> Vec<(&'static str, ProcessSpec)> {
         ("one_plus_beta 0.05", ProcessSpec::OnePlusBeta { beta: 0.05 }),
         ("g_bounded 0", ProcessSpec::GBounded { g: 0.0 }),
         ("g_bounded 3", ProcessSpec::GBounded { g: 3.0 }),
+        ("g_bounded 1.5", ProcessSpec::GBounded { g: 1.5 }),
+        ("g_bounded 1e12", ProcessSpec::GBounded { g: 1e12 }),
         ("g_myopic 0", ProcessSpec::GMyopic { g: 0.0 }),
         ("g_myopic 2.5", ProcessSpec::GMyopic { g: 2.5 }),
         ("sigma 1.5", ProcessSpec::SigmaNoisyLoad { sigma: 1.5, truncate: false }),
