@@ -1,7 +1,9 @@
 //! What one run reports.
 
-/// Per-run metrics (`docs/metrics.md#per-run-outcome`). Gaps are `max load − W/n`.
+/// Per-run metrics (`docs/metrics.md#per-run-outcome`). Gaps are `max load − W/n`. The
+/// runner stores it as it is, in its checkpoints and shard files (feature `serde`).
 #[derive(Clone, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct RunOutcome {
     /// Gap at the end of the run.
     pub final_gap: f64,

@@ -21,34 +21,20 @@ use crate::stats::{summarize, Rounding, Summary};
 use crate::units::{run_units, Executed, PointUnits, ShardFile, UnitJob};
 use crate::Error;
 
+/// One run of an allocation point as stored (checkpoints, shard files) and aggregated: the
+/// engine's outcome whole, and what the runner measured beside it.
 #[derive(Clone, Debug, Serialize, serde::Deserialize)]
 struct UnitOut {
-    max_gap: f64,
-    final_gap: f64,
-    trajectory: Vec<f64>,
-    /// The largest and smallest load at every observation point (only when the series asks
-    /// for `max_trajectory` or `min_trajectory`, else empty).
-    max_trajectory: Vec<f64>,
-    min_trajectory: Vec<f64>,
-    balls: u64,
-    max_load: f64,
-    min_load: f64,
-    empty_bins: u64,
+    /// What the engine reported.
+    out: ballast_core::RunOutcome,
     /// Balls until the gap first reached the point's recovery target (`None`: never, or no
     /// target).
     recovery: Option<u64>,
-    samples: u64,
-    steps: u64,
-    probes_max: Option<u64>,
-    moved: u64,
     /// The point's potentials at the end of the run, in list order.
     potentials: Vec<f64>,
     /// The point's potentials at every observation point, in list order (only when the
     /// series asks for `potential_trajectory`, else empty).
     potential_trajectories: Vec<Vec<f64>>,
-    /// Steps by number of probes: `probes[k]` steps drew k bin samples (only when the
-    /// series asks for `probes_distribution`, else empty).
-    probes: Vec<u64>,
     /// The histogram of the final loads (only when the series asks for a statistic of the
     /// final load vector, [`crate::final_loads`], else `None`).
     loads: Option<crate::final_loads::LoadCounts>,
@@ -57,32 +43,31 @@ struct UnitOut {
 impl UnitOut {
     /// The per-run value of a scalar statistic (the gap statistics are in [`samples`]).
     fn value(&self, statistic: Statistic, n: u64) -> f64 {
+        let o = &self.out;
         let ratio = |a: u64, b: u64| if b == 0 { f64::NAN } else { a as f64 / b as f64 };
         match statistic {
-            Statistic::MaxGap => self.max_gap,
+            Statistic::MaxGap => o.max_gap,
             Statistic::FinalGap
             | Statistic::Distribution
             | Statistic::RunningMaxGap
-            | Statistic::GapTrajectory => self.final_gap,
+            | Statistic::GapTrajectory => o.final_gap,
             Statistic::MaxLoad | Statistic::MaxLoadDistribution | Statistic::MaxTrajectory => {
-                self.max_load
+                o.max_load
             }
-            Statistic::MinLoad | Statistic::MinTrajectory => self.min_load,
+            Statistic::MinLoad | Statistic::MinTrajectory => o.min_load,
             // W/n − min, with W/n = max − gap.
-            Statistic::Underload => self.max_load - self.final_gap - self.min_load,
-            Statistic::EmptyBins => self.empty_bins as f64,
+            Statistic::Underload => o.max_load - o.final_gap - o.min_load,
+            Statistic::EmptyBins => o.empty_bins as f64,
             // Censored runs (the gap never reached the target) count as their balls.
-            Statistic::RecoveryTime => self.recovery.unwrap_or(self.balls) as f64,
-            Statistic::GapOverLnN => self.final_gap / (n.max(2) as f64).ln(),
-            Statistic::SamplesPerBall => ratio(self.samples, self.balls),
-            Statistic::BallsPerSample => ratio(self.balls, self.samples),
+            Statistic::RecoveryTime => self.recovery.unwrap_or(o.balls) as f64,
+            Statistic::GapOverLnN => o.final_gap / (n.max(2) as f64).ln(),
+            Statistic::SamplesPerBall => ratio(o.samples, o.balls),
+            Statistic::BallsPerSample => ratio(o.balls, o.samples),
             // Steps are counted by the bin engine only; elsewhere one step places one ball.
-            Statistic::ProbesMean => {
-                ratio(self.samples, if self.steps > 0 { self.steps } else { self.balls })
-            }
-            Statistic::ProbesMax => self.probes_max.map_or(f64::NAN, |p| p as f64),
-            Statistic::MovedPerBall => ratio(self.moved, self.balls),
-            Statistic::Spread | Statistic::SpreadDistribution => self.max_load - self.min_load,
+            Statistic::ProbesMean => ratio(o.samples, if o.steps > 0 { o.steps } else { o.balls }),
+            Statistic::ProbesMax => o.max_samples_per_step().map_or(f64::NAN, |p| p as f64),
+            Statistic::MovedPerBall => ratio(o.moved, o.balls),
+            Statistic::Spread | Statistic::SpreadDistribution => o.max_load - o.min_load,
             // Rows of their own ([`potential_trajectory_rows`], [`probe_rows`]).
             Statistic::PotentialTrajectory
             | Statistic::ProbesDistribution
@@ -219,8 +204,8 @@ fn samples(
     series: &crate::plan::PlanSeries,
 ) -> Vec<f64> {
     match statistic {
-        Statistic::MaxTrajectory => return o.max_trajectory.clone(),
-        Statistic::MinTrajectory => return o.min_trajectory.clone(),
+        Statistic::MaxTrajectory => return o.out.max_trajectory.clone(),
+        Statistic::MinTrajectory => return o.out.min_trajectory.clone(),
         Statistic::SortedLoads | Statistic::TopLoads => {
             return crate::final_loads::per_rank(o.loads.as_ref(), statistic, series.top_k)
         }
@@ -231,13 +216,13 @@ fn samples(
         _ => {}
     }
     if blocks {
-        return o.trajectory.clone();
+        return o.out.trajectory.clone();
     }
     match statistic {
-        Statistic::MaxGap => vec![o.max_gap],
-        Statistic::FinalGap | Statistic::Distribution => vec![o.final_gap],
-        Statistic::RunningMaxGap => running_max(&o.trajectory),
-        Statistic::GapTrajectory => o.trajectory.clone(),
+        Statistic::MaxGap => vec![o.out.max_gap],
+        Statistic::FinalGap | Statistic::Distribution => vec![o.out.final_gap],
+        Statistic::RunningMaxGap => running_max(&o.out.trajectory),
+        Statistic::GapTrajectory => o.out.trajectory.clone(),
         other => vec![o.value(other, n)],
     }
 }
@@ -410,7 +395,7 @@ fn run_with(
         Executed::Shard(f) => return Ok(Outcome::Shard(f)),
     };
     let outs = done.outs;
-    let balls: u128 = outs.iter().flatten().map(|o| u128::from(o.balls)).sum();
+    let balls: u128 = outs.iter().flatten().map(|o| u128::from(o.out.balls)).sum();
 
     // Sequential, deterministic aggregation.
     let rows = aggregate(&plan, &outs, &refs, &shifts);
@@ -618,26 +603,7 @@ fn execute(
                     source,
                 }
             })?;
-        Ok(UnitOut {
-            max_gap: out.max_gap,
-            final_gap: out.final_gap,
-            balls: out.balls,
-            max_load: out.max_load,
-            min_load: out.min_load,
-            empty_bins: out.empty_bins,
-            recovery,
-            samples: out.samples,
-            steps: out.steps,
-            probes_max: out.max_samples_per_step().map(|p| p as u64),
-            moved: out.moved,
-            trajectory: out.trajectory,
-            max_trajectory: out.max_trajectory,
-            min_trajectory: out.min_trajectory,
-            potentials,
-            potential_trajectories,
-            probes: if point.spec.record_probes { out.samples_per_step } else { Vec::new() },
-            loads: final_loads,
-        })
+        Ok(UnitOut { out, recovery, potentials, potential_trajectories, loads: final_loads })
     })
 }
 
@@ -1048,15 +1014,15 @@ fn potential_trajectory_rows(
 /// Rows of `probes_distribution`: per probe count seen in some run (x), the fraction of
 /// each run's steps that drew that many probes, mean over runs (no reference).
 fn probe_rows(point: &PlanPoint, series: &str, block: &[UnitOut], also: bool) -> Vec<Row> {
-    let len = block.iter().map(|o| o.probes.len()).max().unwrap_or(0);
+    let len = block.iter().map(|o| o.out.samples_per_step.len()).max().unwrap_or(0);
     (0..len)
-        .filter(|&k| block.iter().any(|o| o.probes.get(k).is_some_and(|&c| c > 0)))
+        .filter(|&k| block.iter().any(|o| o.out.samples_per_step.get(k).is_some_and(|&c| c > 0)))
         .map(|k| {
             let values: Vec<f64> = block
                 .iter()
                 .map(|o| {
-                    let steps: u64 = o.probes.iter().sum();
-                    o.probes.get(k).map_or(0.0, |&c| c as f64 / steps.max(1) as f64)
+                    let steps: u64 = o.out.samples_per_step.iter().sum();
+                    o.out.samples_per_step.get(k).map_or(0.0, |&c| c as f64 / steps.max(1) as f64)
                 })
                 .collect();
             Row {

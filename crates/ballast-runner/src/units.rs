@@ -46,8 +46,10 @@ use crate::Error;
 /// trajectories and probe histogram (empty unless a statistic asks for them). Format 6: and
 /// its final load histogram (`None` unless a statistic of the final loads asks for it).
 /// Format 7: a dynamic run's summary also holds its discrepancy and overload. Format 8: and
-/// the rounds at which its discrepancy reached a new low (for `recovery_rounds`).
-pub(crate) const UNIT_FORMAT: u32 = 8;
+/// the rounds at which its discrepancy reached a new low (for `recovery_rounds`). Format 9:
+/// an allocation run is stored as the engine's `RunOutcome` whole (no field-by-field copy),
+/// beside the runner's own measurements.
+pub(crate) const UNIT_FORMAT: u32 = 9;
 
 /// The first bytes of a checkpoint or shard file.
 const UNIT_HEADER: &[u8] = b"ballast-units\n";
