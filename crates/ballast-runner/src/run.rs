@@ -33,7 +33,9 @@ struct UnitOut {
     balls: u64,
     max_load: f64,
     min_load: f64,
-    empty_bins: u64,
+    /// The final-load metrics, in the order of [`ballast_core::FinalMetrics::NAMES`] (which
+    /// the point key names, so a stored list of another length is never read).
+    finals: Vec<f64>,
     /// Balls until the gap first reached the point's recovery target (`None`: never, or no
     /// target).
     recovery: Option<u64>,
@@ -70,7 +72,6 @@ impl UnitOut {
             Statistic::MinLoad | Statistic::MinTrajectory => self.min_load,
             // W/n − min, with W/n = max − gap.
             Statistic::Underload => self.max_load - self.final_gap - self.min_load,
-            Statistic::EmptyBins => self.empty_bins as f64,
             // Censored runs (the gap never reached the target) count as their balls.
             Statistic::RecoveryTime => self.recovery.unwrap_or(self.balls) as f64,
             Statistic::GapOverLnN => self.final_gap / (n.max(2) as f64).ln(),
@@ -90,8 +91,9 @@ impl UnitOut {
             | Statistic::SortedLoads
             | Statistic::TopLoads
             | Statistic::BallsAbove => f64::NAN,
-            // The other kinds' statistics are never rows of an allocation run.
-            _ => f64::NAN,
+            // A final-load metric by its name ([`ballast_core::FinalMetrics`]); the other
+            // kinds' statistics are never rows of an allocation run.
+            s => ballast_core::FinalMetrics::value_of(&self.finals, s.name()).unwrap_or(f64::NAN),
         }
     }
 }
@@ -179,7 +181,7 @@ fn point_key(point: &PlanPoint, final_loads: bool, seeds: &[u64]) -> String {
     let text = format!(
         "ballast-runner {} units v{} | seeds v{SEED_DERIVATION_VERSION} {seeds:?} | engine \
          {engine} | {:?} n {} m {} {:?} {:?} {:?} observe {:?} trajectory {}{stop}{sampling} | \
-         potentials {:?}",
+         potentials {:?} | finals {:?}",
         env!("CARGO_PKG_VERSION"),
         crate::units::UNIT_FORMAT,
         s.process,
@@ -190,7 +192,8 @@ fn point_key(point: &PlanPoint, final_loads: bool, seeds: &[u64]) -> String {
         s.weights,
         s.observe_every,
         s.record_trajectory,
-        point.potentials.iter().map(ToString::to_string).collect::<Vec<_>>()
+        point.potentials.iter().map(ToString::to_string).collect::<Vec<_>>(),
+        ballast_core::FinalMetrics::NAMES
     );
     format!("{:x}", sha2::Sha256::digest(text.as_bytes()))
 }
@@ -624,7 +627,7 @@ fn execute(
             balls: out.balls,
             max_load: out.max_load,
             min_load: out.min_load,
-            empty_bins: out.empty_bins,
+            finals: out.finals.values(),
             recovery,
             samples: out.samples,
             steps: out.steps,
