@@ -33,8 +33,9 @@ struct UnitOut {
     balls: u64,
     max_load: f64,
     min_load: f64,
-    /// The final-load metrics, in the order of [`ballast_core::FinalMetrics::NAMES`] (which
-    /// the point key names, so a stored list of another length is never read).
+    /// The final-load metrics, in the order of [`ballast_core::FinalMetrics::NAMES`], stored
+    /// as [`crate::finals`] says.
+    #[serde(with = "crate::finals")]
     finals: Vec<f64>,
     /// Balls until the gap first reached the point's recovery target (`None`: never, or no
     /// target).
@@ -181,7 +182,7 @@ fn point_key(point: &PlanPoint, final_loads: bool, seeds: &[u64]) -> String {
     let text = format!(
         "ballast-runner {} units v{} | seeds v{SEED_DERIVATION_VERSION} {seeds:?} | engine \
          {engine} | {:?} n {} m {} {:?} {:?} {:?} observe {:?} trajectory {}{stop}{sampling} | \
-         potentials {:?} | finals {:?}",
+         potentials {:?}{}",
         env!("CARGO_PKG_VERSION"),
         crate::units::UNIT_FORMAT,
         s.process,
@@ -193,7 +194,7 @@ fn point_key(point: &PlanPoint, final_loads: bool, seeds: &[u64]) -> String {
         s.observe_every,
         s.record_trajectory,
         point.potentials.iter().map(ToString::to_string).collect::<Vec<_>>(),
-        ballast_core::FinalMetrics::NAMES
+        crate::finals::key_part()
     );
     format!("{:x}", sha2::Sha256::digest(text.as_bytes()))
 }

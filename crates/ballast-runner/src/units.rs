@@ -46,10 +46,10 @@ use crate::Error;
 /// trajectories and probe histogram (empty unless a statistic asks for them). Format 6: and
 /// its final load histogram (`None` unless a statistic of the final loads asks for it).
 /// Format 7: a dynamic run's summary also holds its discrepancy and overload. Format 8: and
-/// the rounds at which its discrepancy reached a new low (for `recovery_rounds`). Format 9: an
-/// allocation run's final-load metrics (`empty_bins`, …) as one list in the order of
-/// `ballast_core::FinalMetrics::NAMES`, whose names are part of the allocation point key.
-pub(crate) const UNIT_FORMAT: u32 = 9;
+/// the rounds at which its discrepancy reached a new low (for `recovery_rounds`). (An
+/// allocation run's further final-load metrics are versioned by its point key instead,
+/// [`crate::finals`].)
+pub(crate) const UNIT_FORMAT: u32 = 8;
 
 /// The first bytes of a checkpoint or shard file.
 const UNIT_HEADER: &[u8] = b"ballast-units\n";
