@@ -3,7 +3,7 @@
 //! load levels every store answers (`FinalLoads`: [`crate::LoadState::for_each_level`] and
 //! the reallocation stores' equivalent).
 //!
-//! A new final-load metric is one entry of the [`final_metrics!`] list below: its name, type,
+//! A new final-load metric is one entry of the `final_metrics!` list below: its name, type,
 //! doc and computation. The runner's statistic of the same name reads it without further
 //! code (`ballast-runner`: one entry in `statistic.rs`), and `ballast simulate` reports it.
 
