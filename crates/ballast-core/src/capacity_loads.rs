@@ -157,8 +157,12 @@ impl LoadState for CapacityLoads {
         let min = self.y.iter().copied().fold(f64::INFINITY, f64::min);
         (self.max_y, min)
     }
-    fn empty_bins(&self) -> u64 {
-        self.x.iter().filter(|&&x| x == 0.0).count() as u64
+    /// One call per bin with its normalised load `y_i` (also when decisions read the raw
+    /// loads: the gap and the extremes are normalised).
+    fn for_each_level(&self, mut f: impl FnMut(f64, u64)) {
+        for &y in &self.y {
+            f(y, 1);
+        }
     }
     fn rank_cut(&self, k: u64) -> (f64, usize) {
         let n = self.y.len();
@@ -186,7 +190,7 @@ mod tests {
         assert_eq!(s.load(1), 1.5);
         assert_eq!(s.gap(), 0.5);
         assert_eq!(s.max_min(), (1.5, 0.0));
-        assert_eq!(s.empty_bins(), 1);
+        assert_eq!(crate::FinalMetrics::of(&s, 1.0).empty_bins, 1);
         assert!(s.below_average(0, false) && !s.below_average(0, true));
         assert_eq!(s.normalized(2), -1.0);
         assert_eq!(s.heavier_and_equal(0), (1, 1));

@@ -19,7 +19,7 @@ use std::marker::PhantomData;
 
 use crate::histogram::LevelLoads;
 use crate::loads::{LoadState, UnitLoads};
-use crate::observe::{GapTracker, Observer, Schedule};
+use crate::observe::{Counters, GapTracker, Observer, Schedule};
 use crate::process::{Ctx, Ranks, Rule};
 use crate::rng::below;
 use crate::spec::{Churn, JoinAt, Leaving, LeftBalls};
@@ -198,7 +198,8 @@ impl<R: RngCore + ?Sized, O: Observer, S: ChurnState> WithRule for ChurnLoop<'_,
         if m == 0 {
             gaps.observe(&state, observer);
         }
-        Ok(gaps.into_outcome(&state, done, ctx.samples, steps, Vec::new()))
+        let counters = Counters { balls: done, samples: ctx.samples, steps, ..Counters::default() };
+        Ok(gaps.into_outcome(&state, counters))
     }
 }
 

@@ -8,9 +8,11 @@
 
 use rand::RngCore;
 
+use crate::final_metrics::FinalLoads;
 use crate::formula::Compiled;
 use crate::histogram::LevelLoads;
 use crate::loads::LoadState;
+use crate::observe::{Counters, GapTracker, Observed};
 use crate::process::{Ctx, Placement, Ranks, Rule};
 use crate::rng::below;
 pub use crate::spec::Tau;
@@ -190,7 +192,8 @@ pub(crate) trait EqualizeStore {
     fn gap(&self, t: u64, n: u64) -> f64;
     fn max_load(&self) -> u64;
     fn min_load(&self) -> u64;
-    fn empty_bins(&self) -> u64;
+    /// Calls `f(load, bins)` for every load level (the final-load metrics).
+    fn levels(&self, f: impl FnMut(f64, u64));
     fn balls(&self) -> u64;
     /// Whether a step could set a load the store cannot hold (the maximum is at the limit of
     /// a narrow load type); checked before every step of the fast loop.
@@ -250,6 +253,14 @@ impl LoadCounts {
     fn min_load(&self) -> u64 {
         self.counts.iter().position(|&c| c > 0).unwrap_or(0) as u64
     }
+    /// Calls `f(load, bins)` for every load held by some bin.
+    fn levels(&self, mut f: impl FnMut(f64, u64)) {
+        for (x, &c) in self.counts.iter().enumerate() {
+            if c > 0 {
+                f(x as f64, c);
+            }
+        }
+    }
 }
 
 /// The bin engine's store: a load per bin and their [`LoadCounts`].
@@ -281,8 +292,8 @@ impl EqualizeStore for BinStore {
     fn min_load(&self) -> u64 {
         self.hist.min_load()
     }
-    fn empty_bins(&self) -> u64 {
-        self.hist.counts[0]
+    fn levels(&self, f: impl FnMut(f64, u64)) {
+        self.hist.levels(f);
     }
     fn balls(&self) -> u64 {
         self.hist.total
@@ -305,8 +316,8 @@ impl EqualizeStore for LevelLoads {
     fn min_load(&self) -> u64 {
         LevelLoads::min_load(self)
     }
-    fn empty_bins(&self) -> u64 {
-        self.count_at(0)
+    fn levels(&self, f: impl FnMut(f64, u64)) {
+        LoadState::for_each_level(self, f);
     }
     fn balls(&self) -> u64 {
         LevelLoads::balls(self)
@@ -383,8 +394,8 @@ impl<L: NarrowLoad> EqualizeStore for FastBins<L> {
     fn min_load(&self) -> u64 {
         self.hist.min_load()
     }
-    fn empty_bins(&self) -> u64 {
-        self.hist.counts[0]
+    fn levels(&self, f: impl FnMut(f64, u64)) {
+        self.hist.levels(f);
     }
     fn balls(&self) -> u64 {
         self.hist.total
@@ -677,11 +688,13 @@ impl EqualizeStore for FastLevels {
     fn min_load(&self) -> u64 {
         self.lo
     }
-    fn empty_bins(&self) -> u64 {
-        if self.lo == 0 {
-            self.cum[0]
-        } else {
-            0
+    fn levels(&self, mut f: impl FnMut(f64, u64)) {
+        let mut below = 0;
+        for (k, &c) in self.cum[..=(self.hi - self.lo) as usize].iter().enumerate() {
+            if c > below {
+                f((self.lo + k as u64) as f64, c - below);
+            }
+            below = c;
         }
     }
     fn balls(&self) -> u64 {
@@ -710,34 +723,38 @@ fn check_sequential(spec: &RunSpec) -> Result<(), Error> {
     }
 }
 
-/// What the loops observe: the gap at the observation points and the outcome.
-struct EqualizeRecord {
-    max_gap: f64,
-    trajectory: Vec<f64>,
-    observations: u64,
-    load_trajectories: Option<crate::observe::LoadTrajectories>,
+/// What the loops observe: the observation layer's [`GapTracker`] on the store.
+struct EqualizeRecord(GapTracker);
+
+/// An equalize store as the observation layer reads it ([`Observed`]): its gap against the
+/// balls it holds (which are the balls placed so far), its extremes and its levels.
+struct Observing<'a, S> {
+    st: &'a S,
+    n: u64,
+}
+
+impl<S: EqualizeStore> Observed for Observing<'_, S> {
+    fn current_gap(&self) -> f64 {
+        self.st.gap(self.st.balls(), self.n)
+    }
+    fn extremes(&self) -> (f64, f64) {
+        (self.st.max_load() as f64, self.st.min_load() as f64)
+    }
+}
+
+impl<S: EqualizeStore> FinalLoads for Observing<'_, S> {
+    fn for_each_level(&self, f: impl FnMut(f64, u64)) {
+        self.st.levels(f);
+    }
 }
 
 impl EqualizeRecord {
     fn new(spec: &RunSpec) -> Self {
-        Self {
-            max_gap: f64::NEG_INFINITY,
-            trajectory: Vec::new(),
-            observations: 0,
-            load_trajectories: crate::observe::LoadTrajectories::of(spec),
-        }
+        Self(GapTracker::new(spec))
     }
 
-    fn observe<S: EqualizeStore>(&mut self, spec: &RunSpec, st: &S, t: u64) {
-        let g = st.gap(t, spec.n);
-        self.max_gap = self.max_gap.max(g);
-        self.observations += 1;
-        if spec.record_trajectory {
-            self.trajectory.push(g);
-        }
-        if let Some(l) = self.load_trajectories.as_mut() {
-            l.push(st.max_load() as f64, st.min_load() as f64);
-        }
+    fn observe<S: EqualizeStore>(&mut self, spec: &RunSpec, st: &S) {
+        self.0.record(&Observing { st, n: spec.n });
     }
 
     fn outcome<S: EqualizeStore>(
@@ -748,22 +765,8 @@ impl EqualizeRecord {
         moved: u64,
     ) -> RunOutcome {
         assert_eq!(st.balls(), spec.m, "equalize must conserve balls");
-        let final_gap = st.gap(spec.m, spec.n);
-        let mut out = RunOutcome {
-            final_gap,
-            max_gap: if self.observations == 0 { final_gap } else { self.max_gap },
-            trajectory: self.trajectory,
-            max_load: st.max_load() as f64,
-            min_load: st.min_load() as f64,
-            empty_bins: st.empty_bins(),
-            balls: spec.m,
-            samples,
-            observations: self.observations.max(1),
-            moved,
-            ..RunOutcome::default()
-        };
-        crate::observe::LoadTrajectories::fill(self.load_trajectories, &mut out);
-        out
+        let counters = Counters { balls: spec.m, samples, moved, ..Counters::default() };
+        self.0.into_outcome(&Observing { st, n: spec.n }, counters)
     }
 }
 
@@ -954,7 +957,7 @@ fn equalize_steps<S: EqualizeStore, R: RngCore + ?Sized, const D: usize>(
             if t == next_observation {
                 next_observation = next_observation.saturating_add(every);
             }
-            p.record.observe(spec, st, t);
+            p.record.observe(spec, st);
         }
         t += 1;
     };
@@ -1024,7 +1027,7 @@ pub(crate) fn run_reallocation<S: EqualizeStore, R: RngCore + ?Sized>(
             }
         }
         if t % every == 0 || t == spec.m {
-            record.observe(spec, &st, t);
+            record.observe(spec, &st);
         }
     }
     Ok(record.outcome(spec, &st, ctx.samples, moved))

@@ -18,7 +18,8 @@
 
 use rand::RngCore;
 
-use crate::loads::{gap_unit, LoadState, UnitLoads};
+use crate::loads::{LoadState, UnitLoads};
+use crate::observe::{Counters, GapTracker};
 use crate::process::Ctx;
 use crate::rng::below;
 use crate::rule_formula::RuleFormula;
@@ -99,10 +100,8 @@ pub fn simulate_delay<R: RngCore + ?Sized, O: Observer>(
     observer.on_start(&h.state);
     let table = spec.sampling.table(n);
     let mut ctx = Ctx::new(n).with_alias(table.as_ref());
-    let mut max = 0u32;
     let every = spec.observe_every.unwrap_or(spec.m).max(1);
-    let (mut max_gap, mut observations, mut trajectory) = (f64::NEG_INFINITY, 0u64, Vec::new());
-    let mut loads = crate::observe::LoadTrajectories::of(spec);
+    let mut gaps = GapTracker::new(spec);
     for t in 0..spec.m {
         // Steps available in the window: the first balls see a shorter past.
         let window = tau.min(t + 1);
@@ -111,42 +110,17 @@ pub fn simulate_delay<R: RngCore + ?Sized, O: Observer>(
             DelayMode::Adversarial => adversarial_report(&h, t, window, &mut ctx, rng),
         };
         h.add(bin, t);
-        max = max.max(h.state.loads()[bin]);
         if O::PER_BALL {
             observer.on_ball(&h.state, bin, 1.0);
         }
         let done = t + 1;
         if done % every == 0 || done == spec.m {
-            let gap = gap_unit(u64::from(max), done, spec.n);
-            max_gap = max_gap.max(gap);
-            observations += 1;
-            if spec.record_trajectory {
-                trajectory.push(gap);
-            }
-            if let Some(t) = &mut loads {
-                let min = h.state.loads().iter().copied().min().unwrap_or(0);
-                t.push(f64::from(max), f64::from(min));
-            }
-            observer.on_observation(&h.state);
+            gaps.observe(&h.state, observer);
         }
     }
-    let min = h.state.loads().iter().copied().min().unwrap_or(0);
-    let final_gap = gap_unit(u64::from(max), spec.m, spec.n);
-    let mut out = RunOutcome {
-        final_gap,
-        max_gap: if observations == 0 { final_gap } else { max_gap },
-        trajectory,
-        max_load: f64::from(max),
-        min_load: f64::from(min),
-        empty_bins: h.state.loads().iter().filter(|&&x| x == 0).count() as u64,
-        balls: spec.m,
-        samples: ctx.samples,
-        observations: observations.max(1),
-        steps: spec.m,
-        ..RunOutcome::default()
-    };
-    crate::observe::LoadTrajectories::fill(loads, &mut out);
-    Ok(out)
+    let counters =
+        Counters { balls: spec.m, samples: ctx.samples, steps: spec.m, ..Counters::default() };
+    Ok(gaps.into_outcome(&h.state, counters))
 }
 
 /// The bin of step `t` in the `random` mode: `d` samples, each reporting its load at a

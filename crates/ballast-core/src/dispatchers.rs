@@ -21,7 +21,7 @@ use rand::RngCore;
 
 use crate::churn::{check_rule, start_loads};
 use crate::loads::{LoadState, UnitLoads};
-use crate::observe::{GapTracker, Observer, Schedule};
+use crate::observe::{Counters, GapTracker, Observer, Schedule};
 use crate::process::{Ctx, Ranks, Rule};
 use crate::rng::below;
 use crate::spec::{Assign, Dispatchers};
@@ -160,6 +160,7 @@ impl<R: RngCore + ?Sized, O: Observer> WithRule for DispatchLoop<'_, R, O> {
         if m == 0 {
             gaps.observe(&state, observer);
         }
-        Ok(gaps.into_outcome(&state, done, ctx.samples, steps, Vec::new()))
+        let counters = Counters { balls: done, samples: ctx.samples, steps, ..Counters::default() };
+        Ok(gaps.into_outcome(&state, counters))
     }
 }

@@ -13,7 +13,7 @@ use rand::RngCore;
 
 use crate::loads::{LoadState, UnitLoads, WeightedLoads};
 pub use crate::observe::Observer;
-use crate::observe::{record_samples, GapTracker, Schedule};
+use crate::observe::{record_samples, Counters, GapTracker, Schedule};
 use crate::outcome::RunOutcome;
 use crate::process::{
     Accept, AlwaysGoLeft, CachePolicy, Ctx, DChoice, Filling, Memory, MemoryOne, MixedQuantile,
@@ -352,7 +352,10 @@ where
     if spec.m == 0 {
         run.gaps.observe(&state, observer);
     }
-    run.gaps.into_outcome(&state, done, ctx.samples, steps, run.per_step)
+    let samples_per_step = run.per_step;
+    let counters =
+        Counters { balls: done, samples: ctx.samples, steps, samples_per_step, moved: 0 };
+    run.gaps.into_outcome(&state, counters)
 }
 
 /// One run of the generic loop ([`run_rule_impl`]): what its steps read and what they

@@ -324,8 +324,14 @@ impl LoadState for LevelLoads {
     fn max_min(&self) -> (f64, f64) {
         (self.max_load() as f64, self.lo as f64)
     }
-    fn empty_bins(&self) -> u64 {
-        self.count_at(0)
+    /// One call per level (O(levels)).
+    fn for_each_level(&self, mut f: impl FnMut(f64, u64)) {
+        for j in 0..self.cum.len() {
+            let bins = self.count(j);
+            if bins > 0 {
+                f((self.lo + j as u64) as f64, bins);
+            }
+        }
     }
     /// The first position of the level at load `x`.
     fn first_with_load(&self, x: f64) -> Option<usize> {

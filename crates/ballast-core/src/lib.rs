@@ -58,6 +58,7 @@ mod dispatchers;
 #[doc(hidden)]
 pub mod engine;
 mod error;
+pub mod final_metrics;
 #[doc(hidden)]
 pub mod formula;
 #[doc(hidden)]
@@ -103,6 +104,7 @@ pub use capacity::Capacities;
 pub use choice::{resolve_engine, supported_engines};
 pub use engine::{simulate, simulate_ball_by_ball, simulate_observed, simulate_seeded};
 pub use error::Error;
+pub use final_metrics::FinalMetrics;
 pub use loads::LoadState;
 #[doc(hidden)]
 pub use loads::{gap_unit, UnitLoads, WeightSampler, WeightedLoads};

@@ -61,10 +61,18 @@ pub trait LoadState {
     fn gap(&self) -> f64;
     /// Largest and smallest load (the minimum costs O(n)).
     fn max_min(&self) -> (f64, f64);
-    /// Number of bins with load 0 (exactly 0 for weighted loads). The default scans the
-    /// bins (O(n)).
-    fn empty_bins(&self) -> u64 {
-        (0..self.n()).filter(|&i| self.load(i).into() == 0.0).count() as u64
+    /// Calls `f(load, bins)` for the levels of the loads, for the final-load metrics
+    /// ([`crate::final_metrics`]): absolute loads on the scale of the gap (the normalised
+    /// loads under capacities), each level once or split into several calls, in any order.
+    /// The default calls it once per bin with [`LoadState::load`] (O(n)); the level engine's
+    /// state once per level (O(levels)).
+    fn for_each_level(&self, mut f: impl FnMut(f64, u64))
+    where
+        Self: Sized,
+    {
+        for i in 0..self.n() {
+            f(self.load(i).into(), 1);
+        }
     }
     /// The first bin whose load is `x`, if any. The default scans the bins (O(n)); the level
     /// engine's sorted view gives the first position of that level (O(1)).
@@ -602,10 +610,12 @@ impl LoadState for WeightedLoads {
         let min = self.rel.iter().copied().fold(f64::INFINITY, f64::min);
         (self.base + self.max_rel, self.base + min)
     }
-    /// Bins whose load `base + rel[i]` is exactly 0 (a bin that received no ball: `rel[i]`
-    /// is then `−base`, exactly, since the base moves by whole numbers).
-    fn empty_bins(&self) -> u64 {
-        self.rel.iter().filter(|&&x| self.base + x == 0.0).count() as u64
+    /// One call per bin with its load `base + rel[i]` (a bin that received no ball has load
+    /// exactly 0: `rel[i]` is then `−base`, exactly, since the base moves by whole numbers).
+    fn for_each_level(&self, mut f: impl FnMut(f64, u64)) {
+        for &x in &self.rel {
+            f(self.base + x, 1);
+        }
     }
     fn rank_cut(&self, k: u64) -> (f64, usize) {
         rank_cut_by(&self.rel, k)

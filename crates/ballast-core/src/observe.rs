@@ -1,10 +1,63 @@
 //! Observation, shared by every engine: the [`Observer`] hooks, the observation points of a
-//! sequential run ([`Schedule`]), the gap, maximum and minimum recorded at each point
-//! ([`GapTracker`], [`LoadTrajectories`]) and the outcome built from them.
+//! sequential run ([`Schedule`]), the one tracker of the gap, maximum and minimum at each
+//! point over any load store ([`GapTracker`], [`LoadTrajectories`], reading [`Observed`]) and
+//! the one place that builds a [`RunOutcome`] ([`GapTracker::into_outcome`]), where the
+//! final-load metrics ([`crate::final_metrics`]) are computed.
 
+use crate::final_metrics::{FinalLoads, FinalMetrics};
 use crate::loads::LoadState;
 use crate::outcome::RunOutcome;
 use crate::RunSpec;
+
+/// What the observation layer reads from a load store of any engine: the bin engine's and the
+/// level engine's states ([`LoadState`], through the blanket implementation) and the
+/// reallocation stores of [`crate::czumaj`].
+/// Its levels ([`FinalLoads`]) are those of the final-load metrics.
+pub(crate) trait Observed: FinalLoads {
+    /// The gap `max − W/n` now, as the store computes it.
+    fn current_gap(&self) -> f64;
+    /// The largest and the smallest load now.
+    fn extremes(&self) -> (f64, f64);
+}
+
+impl<S: LoadState> Observed for S {
+    #[inline]
+    fn current_gap(&self) -> f64 {
+        self.gap()
+    }
+    #[inline]
+    fn extremes(&self) -> (f64, f64) {
+        self.max_min()
+    }
+}
+
+impl<S: LoadState> FinalLoads for S {
+    fn for_each_level(&self, f: impl FnMut(f64, u64)) {
+        LoadState::for_each_level(self, f);
+    }
+}
+
+/// An engine's counters, handed to [`GapTracker::into_outcome`] with its final store.
+#[derive(Debug, Default)]
+pub(crate) struct Counters {
+    /// Balls allocated.
+    pub(crate) balls: u64,
+    /// Bin samples drawn.
+    pub(crate) samples: u64,
+    /// Allocation steps (0 where an engine does not count them).
+    pub(crate) steps: u64,
+    /// Steps by number of samples (empty unless recorded).
+    pub(crate) samples_per_step: Vec<u64>,
+    /// Balls that changed bin.
+    pub(crate) moved: u64,
+}
+
+impl Counters {
+    /// Balls and samples only.
+    pub(crate) fn of(balls: u64, samples: u64) -> Self {
+        Self { balls, samples, ..Self::default() }
+    }
+}
 
 /// Hooks called by the engines, for instrumentation such as potential functions.
 ///
@@ -130,38 +183,46 @@ impl GapTracker {
         }
     }
 
-    /// The run's outcome: the final state's loads and gap, the observations, and the
-    /// engine's counters (`moved` = 0: no process of the bin engine moves balls).
-    pub(crate) fn into_outcome<S: LoadState>(
-        self,
-        state: &S,
-        balls: u64,
-        samples: u64,
-        steps: u64,
-        samples_per_step: Vec<u64>,
-    ) -> RunOutcome {
-        let (max_load, min_load) = state.max_min();
+    /// The run's outcome, built here for every engine: the observations, the final store's
+    /// gap and extreme loads, the final-load metrics (once, from the store's levels) and the
+    /// engine's counters. A run that was never observed (only the reallocation and delay
+    /// loops at `m = 0`) reports its end as its one observation, without a trajectory point.
+    pub(crate) fn into_outcome<S: Observed + ?Sized>(self, st: &S, c: Counters) -> RunOutcome {
+        let (max_load, min_load) = st.extremes();
+        let final_gap = st.current_gap();
         let mut out = RunOutcome {
-            final_gap: state.gap(),
-            max_gap: self.max_gap,
+            final_gap,
+            max_gap: if self.count == 0 { final_gap } else { self.max_gap },
             trajectory: self.trajectory,
             max_load,
             min_load,
-            empty_bins: state.empty_bins(),
-            balls,
-            samples,
-            observations: self.count,
-            steps,
-            samples_per_step,
-            moved: 0,
+            finals: FinalMetrics::of(st, max_load - final_gap),
+            balls: c.balls,
+            samples: c.samples,
+            observations: self.count.max(1),
+            steps: c.steps,
+            samples_per_step: c.samples_per_step,
+            moved: c.moved,
             ..RunOutcome::default()
         };
         LoadTrajectories::fill(self.loads, &mut out);
         out
     }
 
-    pub(crate) fn observe<S: LoadState, O: Observer>(&mut self, state: &S, observer: &mut O) {
-        let gap = state.gap();
+    /// [`GapTracker::into_outcome`] with the counters of the engines that count balls and
+    /// samples only.
+    pub(crate) fn outcome<S: Observed + ?Sized>(
+        self,
+        st: &S,
+        balls: u64,
+        samples: u64,
+    ) -> RunOutcome {
+        self.into_outcome(st, Counters::of(balls, samples))
+    }
+
+    /// Records one observation of `st`: its gap, and its extreme loads when asked for.
+    pub(crate) fn record<S: Observed + ?Sized>(&mut self, st: &S) {
+        let gap = st.current_gap();
         if self.count == 0 || gap > self.max_gap {
             self.max_gap = gap;
         }
@@ -170,9 +231,14 @@ impl GapTracker {
             self.trajectory.push(gap);
         }
         if let Some(t) = &mut self.loads {
-            let (max, min) = state.max_min();
+            let (max, min) = st.extremes();
             t.push(max, min);
         }
+    }
+
+    /// Records one observation and tells the observer.
+    pub(crate) fn observe<S: LoadState, O: Observer>(&mut self, state: &S, observer: &mut O) {
+        self.record(state);
         observer.on_observation(state);
     }
 }

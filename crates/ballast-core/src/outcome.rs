@@ -1,5 +1,7 @@
 //! What one run reports.
 
+use crate::final_metrics::FinalMetrics;
+
 /// Per-run metrics (`docs/metrics.md#per-run-outcome`). Gaps are `max load − W/n`. The
 /// runner stores it as it is, in its checkpoints and shard files (feature `serde`).
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -22,8 +24,9 @@ pub struct RunOutcome {
     pub max_load: f64,
     /// Smallest load at the end.
     pub min_load: f64,
-    /// Bins with load 0 at the end (with weights: bins whose load is exactly 0).
-    pub empty_bins: u64,
+    /// The final-load metrics (`empty_bins`, …), computed once from the final loads
+    /// ([`crate::final_metrics`]).
+    pub finals: FinalMetrics,
     /// Number of balls allocated.
     pub balls: u64,
     /// Number of bin samples drawn.

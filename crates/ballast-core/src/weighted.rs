@@ -38,7 +38,7 @@ use rand_distr::{Distribution, Exp1, Gamma};
 use crate::binomial::binomial;
 use crate::level::sequential::{min_positions, ChildRng};
 use crate::loads::{LoadState, WeightedLoads};
-use crate::observe::{GapTracker, Observer};
+use crate::observe::{Counters, GapTracker, Observer};
 use crate::outcome::RunOutcome;
 use crate::rng::below;
 use crate::{Error, ProcessSpec, RunSpec, Setting, TieBreak, Weights};
@@ -150,7 +150,8 @@ pub fn simulate_sorted<R: RngCore + ?Sized, O: Observer>(
     if spec.m == 0 {
         gaps.observe(&state, observer);
     }
-    Ok(gaps.into_outcome(&state, done, samples, done, Vec::new()))
+    let counters = Counters { balls: done, samples, steps: done, ..Counters::default() };
+    Ok(gaps.into_outcome(&state, counters))
 }
 
 /// Scratch space of one run.

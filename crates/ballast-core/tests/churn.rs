@@ -186,7 +186,7 @@ fn the_gap_is_over_the_bins_present() {
         let total: u64 = fin.0.iter().sum();
         let max = *fin.0.iter().max().unwrap();
         assert!((out.final_gap - (max as f64 - total as f64 / 5.0)).abs() < 1e-12);
-        assert_eq!(out.empty_bins, fin.0.iter().filter(|&&x| x == 0).count() as u64);
+        assert_eq!(out.finals.empty_bins, fin.0.iter().filter(|&&x| x == 0).count() as u64);
         assert!(fin.0.iter().filter(|&&x| x == 0).count() >= 1, "{:?}", fin.0);
     }
 }

@@ -12,8 +12,9 @@ use ballast_testkit::layers::{assert_layered, module_graph};
 
 /// Bottom first. A new module goes into the lowest layer whose modules it needs.
 const LAYERS: &[&[&str]] = &[
-    // 0. Randomness, errors, outcomes, the bounded reader of user-named input files.
-    &["rng", "error", "outcome", "binomial", "input"],
+    // 0. Randomness, errors, outcomes and their final-load metrics, the bounded reader of
+    //    user-named input files.
+    &["rng", "error", "outcome", "final_metrics", "binomial", "input"],
     // 1. Plain data: parameters, formulas, specs, sampling laws, start states; the bins'
     //    load store (it draws weights of the spec's law).
     &["params", "item", "def", "formula", "spec", "sampling", "start", "loads", "capacity"],

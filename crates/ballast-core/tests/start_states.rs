@@ -111,7 +111,7 @@ fn a_start_is_what_the_run_begins_with_on_both_engines() {
             let max = *expect.iter().max().unwrap();
             assert_eq!(out.max_load, max as f64, "{start:?} {engine:?}");
             assert_eq!(out.min_load, *expect.iter().min().unwrap() as f64);
-            assert_eq!(out.empty_bins, expect.iter().filter(|&&x| x == 0).count() as u64);
+            assert_eq!(out.finals.empty_bins, expect.iter().filter(|&&x| x == 0).count() as u64);
             let gap = max as f64 - w as f64 / n as f64;
             assert!((out.final_gap - gap).abs() < 1e-12, "{start:?}: {} vs {gap}", out.final_gap);
         }
@@ -480,17 +480,17 @@ fn empty_bins_are_the_bins_that_received_no_ball() {
         let spec = spec.engine(Engine::Bins);
         let mut seen = Touched::default();
         let out = simulate_observed(&spec, &mut sim_rng(11), &mut seen).unwrap();
-        assert_eq!(out.empty_bins, n - seen.0.len() as u64, "{weights:?} {batch:?}");
+        assert_eq!(out.finals.empty_bins, n - seen.0.len() as u64, "{weights:?} {batch:?}");
     }
     // The level engine counts its level 0, and a start's loads count too.
     let spec = RunSpec::new(ProcessSpec::DChoice { d: 2 }, n, 300).engine(Engine::Levels);
     let mut sorted = Sorted::default();
     let out = simulate_observed(&spec, &mut sim_rng(11), &mut sorted).unwrap();
-    assert_eq!(out.empty_bins, sorted.0.iter().filter(|&&x| x == 0).count() as u64);
-    assert!(out.empty_bins >= n - 300, "{out:?}");
+    assert_eq!(out.finals.empty_bins, sorted.0.iter().filter(|&&x| x == 0).count() as u64);
+    assert!(out.finals.empty_bins >= n - 300, "{out:?}");
     for engine in [Engine::Bins, Engine::Levels] {
         let spec = spec.clone().start(Start::Uniform { k: 1 }).engine(engine);
-        assert_eq!(simulate(&spec, &mut sim_rng(11)).unwrap().empty_bins, 0, "{engine:?}");
+        assert_eq!(simulate(&spec, &mut sim_rng(11)).unwrap().finals.empty_bins, 0, "{engine:?}");
     }
 }
 

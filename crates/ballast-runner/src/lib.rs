@@ -190,6 +190,7 @@ mod experiment;
 pub mod figure;
 pub mod files;
 mod final_loads;
+mod finals;
 pub mod formula;
 mod grid;
 mod kinds;

@@ -57,7 +57,6 @@ impl UnitOut {
             Statistic::MinLoad | Statistic::MinTrajectory => o.min_load,
             // W/n − min, with W/n = max − gap.
             Statistic::Underload => o.max_load - o.final_gap - o.min_load,
-            Statistic::EmptyBins => o.empty_bins as f64,
             // Censored runs (the gap never reached the target) count as their balls.
             Statistic::RecoveryTime => self.recovery.unwrap_or(o.balls) as f64,
             Statistic::GapOverLnN => o.final_gap / (n.max(2) as f64).ln(),
@@ -75,8 +74,10 @@ impl UnitOut {
             | Statistic::SortedLoads
             | Statistic::TopLoads
             | Statistic::BallsAbove => f64::NAN,
-            // The other kinds' statistics are never rows of an allocation run.
-            _ => f64::NAN,
+            // A final-load metric by its name ([`ballast_core::FinalMetrics`]); the other
+            // kinds' statistics are never rows of an allocation run.
+            s => ballast_core::FinalMetrics::value_of(&o.finals.values(), s.name())
+                .unwrap_or(f64::NAN),
         }
     }
 }
@@ -164,7 +165,7 @@ fn point_key(point: &PlanPoint, final_loads: bool, seeds: &[u64]) -> String {
     let text = format!(
         "ballast-runner {} units v{} | seeds v{SEED_DERIVATION_VERSION} {seeds:?} | engine \
          {engine} | {:?} n {} m {} {:?} {:?} {:?} observe {:?} trajectory {}{stop}{sampling} | \
-         potentials {:?}",
+         potentials {:?}{}",
         env!("CARGO_PKG_VERSION"),
         crate::units::UNIT_FORMAT,
         s.process,
@@ -175,7 +176,8 @@ fn point_key(point: &PlanPoint, final_loads: bool, seeds: &[u64]) -> String {
         s.weights,
         s.observe_every,
         s.record_trajectory,
-        point.potentials.iter().map(ToString::to_string).collect::<Vec<_>>()
+        point.potentials.iter().map(ToString::to_string).collect::<Vec<_>>(),
+        crate::finals::key_part()
     );
     format!("{:x}", sha2::Sha256::digest(text.as_bytes()))
 }

@@ -48,7 +48,8 @@ use crate::Error;
 /// Format 7: a dynamic run's summary also holds its discrepancy and overload. Format 8: and
 /// the rounds at which its discrepancy reached a new low (for `recovery_rounds`). Format 9:
 /// an allocation run is stored as the engine's `RunOutcome` whole (no field-by-field copy),
-/// beside the runner's own measurements.
+/// beside the runner's own measurements. (Its list of final-load metrics is versioned by the
+/// point key, [`crate::finals`], so a new metric needs no new format.)
 pub(crate) const UNIT_FORMAT: u32 = 9;
 
 /// The first bytes of a checkpoint or shard file.

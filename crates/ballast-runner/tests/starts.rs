@@ -67,7 +67,7 @@ fn recovery_time_and_empty_bins_are_the_cores_values_on_the_plan_seeds() {
         let seed = Plan::unit_seed(3, "test/recovery", 0, run);
         let (out, t) = simulate_recovery(spec, &mut sim_rng(seed), target).unwrap();
         rec += t.expect("recovers within m") as f64 / 6.0;
-        empty += out.empty_bins as f64 / 6.0;
+        empty += out.finals.empty_bins as f64 / 6.0;
         gap += out.final_gap / 6.0;
         // Watching the gap does not change the bin engine's values.
         assert_eq!(simulate_seeded(spec, seed).unwrap(), out);

@@ -622,7 +622,8 @@ pub(crate) fn parse_potentials(texts: &[String]) -> Result<Vec<PotentialSpec>, B
         .map_err(|e| BadInput::new(format!("{e} (set by --potential)")))
 }
 
-/// The statistics `simulate` reports besides the gap (its primary statistic) and max gap.
+/// The statistics `simulate` reports besides the gap (its primary statistic) and max gap:
+/// these, then every other final-load metric of the core ([`also`]).
 const ALSO: [Statistic; 11] = [
     Statistic::MaxLoad,
     Statistic::MinLoad,
@@ -636,6 +637,16 @@ const ALSO: [Statistic; 11] = [
     Statistic::MovedPerBall,
     Statistic::Spread,
 ];
+
+/// [`ALSO`], then every statistic that reads a final-load metric of the core
+/// (`ballast_core::FinalMetrics::NAMES`) and is not in it.
+fn also() -> impl Iterator<Item = Statistic> {
+    let finals = Statistic::ALL
+        .iter()
+        .copied()
+        .filter(|s| ballast_core::FinalMetrics::NAMES.contains(&s.name()) && !ALSO.contains(s));
+    ALSO.into_iter().chain(finals)
+}
 
 /// Whether the runs report the potentials' trajectories: `--potential` with observation
 /// points (`--observe-every` or `--batch`).
@@ -675,7 +686,7 @@ fn also_statistics(args: &SimulateArgs, spec: &RunSpec) -> Vec<Statistic> {
     let observed = spec.observe_every.is_some() || matches!(spec.setting, Setting::Batched { .. });
     let over_time = [Statistic::GapTrajectory, Statistic::MaxTrajectory, Statistic::MinTrajectory];
     std::iter::once(Statistic::MaxGap)
-        .chain(ALSO)
+        .chain(also())
         .chain(recovery)
         .chain(above)
         .chain(trajectory)
@@ -877,9 +888,7 @@ pub fn report(args: &SimulateArgs) -> anyhow::Result<SimulateReport> {
     };
     let recovery = args.recovery_target.map(|_| Statistic::RecoveryTime);
     let above = args.above.map(|_| Statistic::BallsAbove);
-    let statistics = ALSO
-        .iter()
-        .copied()
+    let statistics = also()
         .chain(recovery)
         .chain(above)
         .filter_map(row)

@@ -31,10 +31,11 @@
 use rand::RngCore;
 
 use super::sequential::{ChildRng, QUEUE_WORDS};
-use super::{chunked::ChunkLaw, run_seq, run_seq_law, Chunking, Gaps};
+use super::{chunked::ChunkLaw, run_seq, run_seq_law, Chunking};
 use crate::czumaj::{Adaptive, Tau};
 use crate::histogram::LevelLoads;
 use crate::observe::record_samples;
+use crate::observe::GapTracker;
 use crate::spec::greedy_d;
 use crate::{Error, Observer, ProcessSpec, RunOutcome, RunSpec};
 
@@ -116,7 +117,7 @@ fn run_kernel<const FLAW: u8, R: RngCore + ?Sized, O: Observer>(
     indexed: bool,
 ) -> RunOutcome {
     let m = spec.m;
-    let mut gaps = Gaps::new(spec);
+    let mut gaps = GapTracker::new(spec);
     let mut points = crate::observe::Schedule::new(spec);
     let (mut done, mut samples) = (0u64, 0u64);
     let mut per_step = Vec::new();

@@ -37,8 +37,9 @@ use std::hint::select_unpredictable;
 use rand::RngCore;
 
 use super::sequential::{self, ChildRng, Levels, RankIndex};
-use super::{run_stretches, ChunkRoute, Chunking, Gaps};
+use super::{run_stretches, ChunkRoute, Chunking};
 use crate::histogram::LevelLoads;
+use crate::observe::GapTracker;
 use crate::observe::Schedule;
 use crate::outcome::RunOutcome;
 use crate::process::{Filling, TightCount};
@@ -312,7 +313,7 @@ pub(super) fn run_seq_tight<R: RngCore + ?Sized, O: Observer>(
     let finish = spec.stop == Stop::Finish;
     let (mut law, rng) = (TightLaw::new(count), &mut ChildRng::from_parent(rng));
     let mut index = RankIndex::new(st.bins());
-    let mut gaps = Gaps::new(spec);
+    let mut gaps = GapTracker::new(spec);
     let mut points = Schedule::new(spec);
     let (m, mut done, mut samples) = (spec.m, 0u64, 0u64);
     while done < m {
@@ -492,7 +493,7 @@ pub(super) fn run_seq_steps<R: RngCore + ?Sized, O: Observer>(
     let finish = spec.stop == Stop::Finish;
     let (mut law, rng) = (StepLaw::new(rule), &mut ChildRng::from_parent(rng));
     let mut index = RankIndex::new(st.bins());
-    let mut gaps = Gaps::new(spec);
+    let mut gaps = GapTracker::new(spec);
     let mut points = Schedule::new(spec);
     let (m, mut done, mut samples) = (spec.m, 0u64, 0u64);
     while done < m {

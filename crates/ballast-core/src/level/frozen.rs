@@ -11,9 +11,9 @@
 
 use rand::RngCore;
 
-use super::Gaps;
 use crate::histogram::LevelLoads;
 use crate::loads::LoadState;
+use crate::observe::GapTracker;
 use crate::process::{Ctx, Ranks, Rule};
 use crate::{Observer, RunOutcome, RunSpec, Stop};
 
@@ -27,7 +27,7 @@ pub(super) fn batched<P: Rule, R: RngCore + ?Sized, O: Observer>(
     observer: &mut O,
 ) -> RunOutcome {
     let mut ctx = Ctx::new(st.n());
-    let mut gaps = Gaps::new(spec);
+    let mut gaps = GapTracker::new(spec);
     let finish = spec.stop == Stop::Finish;
     let (m, mut done) = (spec.m, 0u64);
     // (position in the frozen sorted view, balls) of this batch's steps.

@@ -127,7 +127,7 @@ pub use adaptive::{simulate_adaptive_levels_flawed, AdaptiveFlaw};
 use rand::RngCore;
 
 use crate::loads::LoadState;
-use crate::observe::{LoadTrajectories, Schedule};
+use crate::observe::{GapTracker, Schedule};
 use crate::outcome::RunOutcome;
 use crate::process::{
     Accept, Ctx, Filling, Noisy, OneChoice, Ranks, Rule, TightCount, UnfairDChoice,
@@ -381,7 +381,7 @@ fn run_seq<P: Rule, R: RngCore + ?Sized, O: Observer>(
     let n = st.n();
     let m = spec.m;
     let mut ctx = Ctx::new(n);
-    let mut gaps = Gaps::new(spec);
+    let mut gaps = GapTracker::new(spec);
     let ranks = if rule.uses_ranks() {
         Ranks::Live { k: (rule.heavy_fraction() * n as f64).ceil() as u64 }
     } else {
@@ -444,7 +444,7 @@ fn run_seq_one_choice<R: RngCore + ?Sized, O: Observer>(
     let n = st.bins();
     let largest = n.saturating_mul(LEVEL_MAX_BATCH_PER_BIN);
     let mut stepper = Stepper::new(spec);
-    let mut gaps = Gaps::new(spec);
+    let mut gaps = GapTracker::new(spec);
     let m = spec.m;
     let mut points = Schedule::new(spec);
     let (mut done, mut samples) = (0u64, 0u64);
@@ -650,7 +650,7 @@ fn run_stretches<L, O: Observer>(
     mut ball: impl FnMut(&mut L, &LevelLoads, &mut sequential::ChildRng) -> (usize, u64),
 ) -> RunOutcome {
     let m = spec.m;
-    let mut gaps = Gaps::new(spec);
+    let mut gaps = GapTracker::new(spec);
     let mut points = Schedule::new(spec);
     let (mut done, mut samples) = (0u64, 0u64);
     let mut index = sequential::RankIndex::new(st.bins());
@@ -747,59 +747,6 @@ impl LevelEngine {
     }
 }
 
-/// Gap bookkeeping at batch ends (same semantics as the bin engine's).
-struct Gaps {
-    record: bool,
-    max_gap: f64,
-    trajectory: Vec<f64>,
-    count: u64,
-    loads: Option<LoadTrajectories>,
-}
-
-impl Gaps {
-    fn new(spec: &RunSpec) -> Self {
-        Self {
-            record: spec.record_trajectory,
-            max_gap: 0.0,
-            trajectory: Vec::new(),
-            count: 0,
-            loads: LoadTrajectories::of(spec),
-        }
-    }
-
-    fn outcome(self, st: &LevelLoads, balls: u64, samples: u64) -> RunOutcome {
-        let mut out = RunOutcome {
-            final_gap: st.gap_value(),
-            max_gap: self.max_gap,
-            trajectory: self.trajectory,
-            max_load: st.max_load() as f64,
-            min_load: st.min_load() as f64,
-            empty_bins: st.count_at(0),
-            balls,
-            samples,
-            observations: self.count,
-            ..RunOutcome::default()
-        };
-        LoadTrajectories::fill(self.loads, &mut out);
-        out
-    }
-
-    fn observe<O: Observer>(&mut self, st: &LevelLoads, observer: &mut O) {
-        let gap = st.gap_value();
-        if self.count == 0 || gap > self.max_gap {
-            self.max_gap = gap;
-        }
-        self.count += 1;
-        if self.record {
-            self.trajectory.push(gap);
-        }
-        if let Some(t) = &mut self.loads {
-            t.push(st.max_load() as f64, st.min_load() as f64);
-        }
-        observer.on_observation(st);
-    }
-}
-
 /// The batch step of a process: per class (multinomial plus occupancy, [`batch`]) or per
 /// position (positional ties, [`position`]).
 #[derive(Debug)]
@@ -849,7 +796,7 @@ fn batched<R: RngCore + ?Sized, O: Observer>(
     observer: &mut O,
 ) -> RunOutcome {
     let mut stepper = Stepper::new(spec);
-    let mut gaps = Gaps::new(spec);
+    let mut gaps = GapTracker::new(spec);
     let (m, mut done, mut samples) = (spec.m, 0u64, 0u64);
     while done < m {
         let size = b.min(m - done);
