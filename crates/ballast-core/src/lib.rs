@@ -97,6 +97,7 @@ mod spec;
 pub mod start;
 #[doc(hidden)]
 pub mod weighted;
+mod weights;
 mod with_rule;
 
 pub use capacity::Capacities;
