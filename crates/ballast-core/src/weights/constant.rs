@@ -31,19 +31,19 @@ impl WeightLaw for Constant {
 
 #[cfg(test)]
 mod tests {
-    use crate::loads::WeightSampler;
     use crate::rng::sim_rng;
-    use crate::Weights;
+    use crate::weights::Sampler;
+    use crate::weights::Weights;
 
     /// Exact: every draw is `w`, and no random number is used (the generator's next output
     /// is the one a fresh generator of the same seed gives first).
     #[test]
     fn every_draw_is_w_and_draws_no_random_number() {
         let mut rng = sim_rng(7200);
-        let c = WeightSampler::new(Weights::Constant { w: 2.5 }).unwrap();
+        let c = Sampler::of(Weights::Constant { w: 2.5 }).unwrap();
         assert!((0..1000).all(|_| c.draw(&mut rng) == 2.5));
         assert_eq!(rand::RngCore::next_u64(&mut rng), rand::RngCore::next_u64(&mut sim_rng(7200)));
-        let wrong = WeightSampler::new(Weights::Exp { mean: 2.5 }).unwrap();
+        let wrong = Sampler::of(Weights::Exp { mean: 2.5 }).unwrap();
         assert!((0..1000).any(|_| wrong.draw(&mut rng) != 2.5), "the test finds a random law");
     }
 }

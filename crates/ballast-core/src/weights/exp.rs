@@ -35,7 +35,7 @@ mod tests {
     use statrs::distribution::ContinuousCDF;
 
     use crate::weights::testing::fits_and_rejects;
-    use crate::Weights;
+    use crate::weights::Weights;
 
     /// Seed 7104; the wrong variant's mean is 5 % off (chi-square about 73 there).
     #[test]

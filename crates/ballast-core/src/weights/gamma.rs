@@ -35,7 +35,7 @@ mod tests {
     use statrs::distribution::ContinuousCDF;
 
     use crate::weights::testing::fits_and_rejects;
-    use crate::Weights;
+    use crate::weights::Weights;
 
     /// Seed 7100; the wrong variant reads the scale as a rate (statrs takes the rate).
     #[test]

@@ -37,7 +37,7 @@ mod tests {
     use statrs::distribution::ContinuousCDF;
 
     use crate::weights::testing::fits_and_rejects;
-    use crate::Weights;
+    use crate::weights::Weights;
 
     /// Seed 7102; the wrong variant swaps the two parameters.
     #[test]

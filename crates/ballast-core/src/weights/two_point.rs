@@ -45,16 +45,16 @@ impl WeightLaw for TwoPoint {
 
 #[cfg(test)]
 mod tests {
-    use crate::loads::WeightSampler;
     use crate::rng::sim_rng;
     use crate::weights::testing::DRAWS;
-    use crate::Weights;
+    use crate::weights::Sampler;
+    use crate::weights::Weights;
 
     /// The frequency of `high` in 40 000 draws (seed 7201) against `p`: |z| < 4 (a false
     /// alarm has probability 6·10⁻⁵); `p` read as the probability of `low` gives |z| ≈ 175.
     fn z_of_highs(law: Weights, low: f64, high: f64, p: f64) -> f64 {
         let mut rng = sim_rng(7201);
-        let t = WeightSampler::new(law).unwrap();
+        let t = Sampler::of(law).unwrap();
         let mut highs = 0u64;
         for _ in 0..DRAWS {
             let w = t.draw(&mut rng);

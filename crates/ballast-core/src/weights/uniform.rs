@@ -42,7 +42,7 @@ mod tests {
     use statrs::distribution::ContinuousCDF;
 
     use crate::weights::testing::fits_and_rejects;
-    use crate::Weights;
+    use crate::weights::Weights;
 
     /// Seed 7103; the wrong variant starts 0.05 too low.
     #[test]
