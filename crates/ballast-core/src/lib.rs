@@ -98,6 +98,7 @@ mod spec;
 pub mod start;
 #[doc(hidden)]
 pub mod weighted;
+mod weights;
 mod with_rule;
 
 pub use capacity::Capacities;

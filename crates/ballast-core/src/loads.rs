@@ -8,7 +8,8 @@
 use std::collections::VecDeque;
 
 use rand::RngCore;
-use rand_distr::{Distribution, Exp1};
+
+use crate::weights::Sampler;
 
 /// The exact gap `max − W/n` for integer loads, computed as `(n·max − W)/n` in 128-bit
 /// integers, so it stays exact however large `W` grows.
@@ -424,19 +425,19 @@ pub struct WeightedLoads {
     rel_total: f64,
     comp: f64,
     max_rel: f64,
-    law: WeightLaw,
+    law: Sampler,
 }
 
 /// A weight law ready to draw from (the distributions of `rand_distr` built once): what the
 /// weighted engines draw each ball's weight with.
 #[derive(Clone, Debug)]
-pub struct WeightSampler(WeightLaw);
+pub struct WeightSampler(Sampler);
 
 impl WeightSampler {
     /// The sampler of `w`; `None` for unit weights or parameters that
     /// [`crate::Weights::validate`] refuses.
     pub fn new(w: crate::Weights) -> Option<Self> {
-        WeightLaw::of(w).map(Self)
+        Sampler::of(w).map(Self)
     }
 
     /// One weight.
@@ -446,72 +447,19 @@ impl WeightSampler {
     }
 }
 
-#[derive(Clone, Debug)]
-enum WeightLaw {
-    Exp(f64),
-    Constant(f64),
-    Uniform(rand_distr::Uniform<f64>),
-    Gamma(rand_distr::Gamma<f64>),
-    TwoPoint { low: f64, high: f64, p: f64 },
-    LogNormal(rand_distr::LogNormal<f64>),
-    Pareto(rand_distr::Pareto<f64>),
-}
-
-impl WeightLaw {
-    /// The law of `w`; `None` for unit weights or parameters that
-    /// [`crate::Weights::validate`] refuses.
-    fn of(w: crate::Weights) -> Option<Self> {
-        use crate::Weights as W;
-        Some(match w {
-            W::Unit => return None,
-            W::Exp { mean } => Self::Exp(mean),
-            W::Constant { w } => Self::Constant(w),
-            W::Uniform { low, high } => Self::Uniform(rand_distr::Uniform::new(low, high).ok()?),
-            W::Gamma { shape, scale } => Self::Gamma(rand_distr::Gamma::new(shape, scale).ok()?),
-            W::TwoPoint { low, high, p } => Self::TwoPoint { low, high, p },
-            W::LogNormal { mu, sigma } => {
-                Self::LogNormal(rand_distr::LogNormal::new(mu, sigma).ok()?)
-            }
-            W::Pareto { alpha, scale } => Self::Pareto(rand_distr::Pareto::new(scale, alpha).ok()?),
-        })
-    }
-
-    #[inline]
-    fn draw<R: RngCore + ?Sized>(&self, rng: &mut R) -> f64 {
-        match self {
-            Self::Exp(mean) => {
-                let e: f64 = Exp1.sample(rng);
-                mean * e
-            }
-            Self::Constant(w) => *w,
-            Self::Uniform(d) => d.sample(rng),
-            Self::Gamma(d) => d.sample(rng),
-            Self::TwoPoint { low, high, p } => {
-                if crate::rng::bernoulli(rng, *p) {
-                    *high
-                } else {
-                    *low
-                }
-            }
-            Self::LogNormal(d) => d.sample(rng),
-            Self::Pareto(d) => d.sample(rng),
-        }
-    }
-}
-
 impl WeightedLoads {
     /// `n` empty bins; balls have i.i.d. Exp weights with mean `mean_weight`.
     pub fn new(n: usize, mean_weight: f64) -> Self {
-        Self::with_law(n, WeightLaw::Exp(mean_weight))
+        Self::with_law(n, Sampler::Exp(mean_weight))
     }
 
     /// `n` empty bins; balls have i.i.d. weights of the law `weights`, or `None` for unit
     /// weights or parameters [`crate::Weights::validate`] refuses.
     pub fn of_law(n: usize, weights: crate::Weights) -> Option<Self> {
-        WeightLaw::of(weights).map(|law| Self::with_law(n, law))
+        Sampler::of(weights).map(|law| Self::with_law(n, law))
     }
 
-    fn with_law(n: usize, law: WeightLaw) -> Self {
+    fn with_law(n: usize, law: Sampler) -> Self {
         Self { rel: vec![0.0; n], base: 0.0, rel_total: 0.0, comp: 0.0, max_rel: 0.0, law }
     }
 

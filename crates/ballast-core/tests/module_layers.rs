@@ -15,9 +15,12 @@ const LAYERS: &[&[&str]] = &[
     // 0. Randomness, errors, outcomes and their final-load metrics, the bounded reader of
     //    user-named input files.
     &["rng", "error", "outcome", "final_metrics", "binomial", "input"],
-    // 1. Plain data: parameters, formulas, specs, sampling laws, start states; the bins'
-    //    load store (it draws weights of the spec's law).
-    &["params", "item", "def", "formula", "spec", "sampling", "start", "loads", "capacity"],
+    // 1. Plain data: parameters, formulas, specs, weight laws, sampling laws, start
+    //    states; the bins' load store (it draws weights of the spec's law).
+    &[
+        "params", "item", "def", "formula", "spec", "weights", "sampling", "start", "loads",
+        "capacity",
+    ],
     // 2. Rules (the bin-engine decisions, shared by the level engine's generic loop), the
     //    level histogram (built from a start state), the engine choice and validation, and
     //    observation.

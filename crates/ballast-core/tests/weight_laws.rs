@@ -1,116 +1,13 @@
-//! The weight laws of `Weights` (and the registry's `WEIGHTS`): each sampler draws its law,
-//! the weighted engine with constant weights 1 is the unit-weight engine, and the weighted
-//! gap is exact at totals of 10^15.
-//!
-//! **Sampler laws.** For each continuous law, 40 000 draws (seed 7100 + law index) are
-//! binned into 20 cells of equal probability under the law's CDF (statrs quantiles) and
-//! compared with Pearson's chi-square at `ALPHA` = 0.001 (19 degrees of freedom, critical
-//! value 43.8). 40 000 draws make the expected count 2 000 per cell, so a law whose quantiles
-//! are off by a few percent is found: the test of the test draws from deliberately wrong
-//! variants (Gamma with its scale read as a rate, Pareto with its two parameters swapped,
-//! log-normal with σ² for σ, uniform on the wrong interval) and must reject each; its
-//! statistics there are 73 (Exp with its mean 5 % off) to 3·10⁵. The discrete laws are checked exactly
-//! (constant) and by a z-test of the frequency of `high` (two-point, |z| < 4).
+//! What every weight law shares (`Weights`, the registry's `WEIGHTS`): each law builds from
+//! its defaults with mean 1 and lists the registry's parameters, bad parameters are refused
+//! by name, the weighted engine with constant weights 1 is the unit-weight engine, and the
+//! weighted gap is exact at totals of 10^15. Each law's own sampler test (a chi-square
+//! against its quantile function, or an exact check for the discrete laws, each with a
+//! deliberately wrong variant the test must reject) is in its file,
+//! `crates/ballast-core/src/weights/<law>.rs`.
 
 use ballast_core::registry::{find_weights, ParamValue, WEIGHTS};
-use ballast_core::{
-    sim_rng, simulate_seeded, ProcessSpec, RunSpec, Setting, WeightSampler, Weights,
-};
-use ballast_testkit::{chi2_critical, chi2_gof};
-use statrs::distribution::{ContinuousCDF, Gamma, LogNormal, Pareto, Uniform};
-
-const DRAWS: usize = 40_000;
-const CELLS: usize = 20;
-
-/// The chi-square statistic of `DRAWS` draws of `sampled` against the law with quantile
-/// function `quantile`, in `CELLS` equiprobable cells.
-fn chi2_against(sampled: Weights, quantile: &dyn Fn(f64) -> f64, seed: u64) -> f64 {
-    let cuts: Vec<f64> = (1..CELLS).map(|k| quantile(k as f64 / CELLS as f64)).collect();
-    let sampler = WeightSampler::new(sampled).expect("a valid law");
-    let mut rng = sim_rng(seed);
-    let mut counts = vec![0u64; CELLS];
-    for _ in 0..DRAWS {
-        let w = sampler.draw(&mut rng);
-        counts[cuts.partition_point(|&c| c <= w)] += 1;
-    }
-    chi2_gof(&counts, &[1.0 / CELLS as f64; CELLS]).0
-}
-
-/// A quantile function.
-type Quantile = Box<dyn Fn(f64) -> f64>;
-
-/// (law, its quantile function, a wrong variant drawn instead).
-fn cases() -> Vec<(Weights, Quantile, Weights)> {
-    let gamma = Gamma::new(2.0, 1.0 / 0.5).unwrap(); // statrs: shape, rate
-    let lognormal = LogNormal::new(-0.5, 1.0).unwrap();
-    let pareto = Pareto::new(1.0 / 3.0, 1.5).unwrap(); // statrs: scale, shape
-    let uniform = Uniform::new(0.5, 1.5).unwrap();
-    let exp = Gamma::new(1.0, 1.0 / 2.0).unwrap();
-    vec![
-        (
-            Weights::Gamma { shape: 2.0, scale: 0.5 },
-            Box::new(move |p| gamma.inverse_cdf(p)),
-            Weights::Gamma { shape: 2.0, scale: 2.0 },
-        ),
-        (
-            Weights::LogNormal { mu: -0.5, sigma: 1.0 },
-            Box::new(move |p| lognormal.inverse_cdf(p)),
-            Weights::LogNormal { mu: -0.5, sigma: 1.0 * 1.15 },
-        ),
-        (
-            Weights::Pareto { alpha: 1.5, scale: 1.0 / 3.0 },
-            Box::new(move |p| pareto.inverse_cdf(p)),
-            Weights::Pareto { alpha: 1.0 / 3.0 + 1.0, scale: 1.5 },
-        ),
-        (
-            Weights::Uniform { low: 0.5, high: 1.5 },
-            Box::new(move |p| uniform.inverse_cdf(p)),
-            Weights::Uniform { low: 0.45, high: 1.5 },
-        ),
-        (
-            Weights::Exp { mean: 2.0 },
-            Box::new(move |p| exp.inverse_cdf(p)),
-            Weights::Exp { mean: 2.1 },
-        ),
-    ]
-}
-
-#[test]
-fn continuous_laws_draw_their_distribution() {
-    let crit = chi2_critical(CELLS - 1);
-    for (i, (law, quantile, _)) in cases().into_iter().enumerate() {
-        let chi2 = chi2_against(law, &*quantile, 7100 + i as u64);
-        assert!(chi2 < crit, "{law:?}: chi2 = {chi2:.1} >= {crit:.1}");
-    }
-}
-
-#[test]
-fn the_law_test_rejects_wrong_variants() {
-    let crit = chi2_critical(CELLS - 1);
-    for (i, (law, quantile, wrong)) in cases().into_iter().enumerate() {
-        let chi2 = chi2_against(wrong, &*quantile, 7100 + i as u64);
-        println!("{wrong:?} against {law:?}: chi2 = {chi2:.1}");
-        assert!(chi2 > crit, "{wrong:?} passed as {law:?}: chi2 = {chi2:.1} < {crit:.1}");
-    }
-}
-
-#[test]
-fn discrete_laws_are_exact() {
-    let mut rng = sim_rng(7200);
-    let c = WeightSampler::new(Weights::Constant { w: 2.5 }).unwrap();
-    assert!((0..1000).all(|_| c.draw(&mut rng) == 2.5));
-    let (low, high, p) = (0.25, 3.0, 0.3);
-    let t = WeightSampler::new(Weights::TwoPoint { low, high, p }).unwrap();
-    let mut highs = 0u64;
-    for _ in 0..DRAWS {
-        let w = t.draw(&mut rng);
-        assert!(w == low || w == high, "{w}");
-        highs += u64::from(w == high);
-    }
-    let n = DRAWS as f64;
-    let z = (highs as f64 - n * p) / (n * p * (1.0 - p)).sqrt();
-    assert!(z.abs() < 4.0, "two_point: z = {z:.2}");
-}
+use ballast_core::{simulate_seeded, ProcessSpec, RunSpec, Setting, Weights};
 
 #[test]
 fn every_registry_law_builds_a_valid_law_with_mean_one_by_default() {
