@@ -4,187 +4,20 @@
 //! bin engine keeps 32-bit loads). Pure functions of the spec: nothing here runs an engine,
 //! so every engine and front end can ask.
 
-use crate::spec::{distinct_d, is_distinct_pair, Tau};
+use crate::crossover::{
+    AUTO_BATCH_MIN_BALLS, AUTO_BATCH_MIN_BALLS_ONE_CHOICE, AUTO_POSITION_MAX_BINS_PER_BALL,
+};
+use crate::spec::{distinct_d, is_distinct_pair};
 use crate::start::Start;
 use crate::{Engine, Error, ProcessSpec, RunSpec, Setting, TieBreak, Weights};
 
-/// Sequential runs with at least this many bins go to the level engine under `auto`, for
-/// the processes without a crossover of their own ([`auto_sequential_min_n`]): the rules that
-/// run through the generic loop on the level engine (k-Threshold, the filling rules) cost
-/// 30–47 ns per ball there against 5–14 on the bin engine at n ≤ 10⁶, so they stay on bins
-/// up to here.
-pub const AUTO_SEQUENTIAL_MIN_N: u64 = 1 << 20;
-
-/// Sequential One-Choice goes to the level engine under `auto` from this many bins (when the
-/// stretches between observation points hold at least [`AUTO_BATCH_MIN_BALLS_ONE_CHOICE`]
-/// balls; each stretch is one batched step there, `run_seq_one_choice`), chosen from speed
-/// alone. The level engine's cost is per stretch, so the shortest stretch `auto` admits
-/// decides: measured (`simulate` of m = 100·max(n, 2¹⁷) balls, best of 3, 2026-12-05, machine
-/// shared), bins / levels in ns per ball with stretches of 2¹⁵ balls: 4.2 / 7.0 at n = 2¹⁰,
-/// 3.7–5.3 / 19–22 at 2¹⁴, 4.4 / 10.0 at 2¹⁵, 3.8 / 6.1 at 2¹⁶, 4.8–5.8 / 3.5–4.5 at 2¹⁷,
-/// 17.8 / 3.0 at 2²⁰; with stretches of 2¹⁷ balls 4.3 / 10.0 at 2¹⁴, 3.8 / 5.6 at 2¹⁵,
-/// 3.8 / 3.3 at 2¹⁶, 5.1 / 1.9 at 2¹⁷; with one stretch per run (`floor --n
-/// 1024,16384,131072,1048576 --only one_choice --engine both --reps 3`) 3.3 / 0.01,
-/// 3.3 / <0.01, 4.9 / <0.01, 18.2 / <0.01. So from 2¹⁷ the level engine wins for every
-/// admitted stretch. (Until 2026-12-05 the crossover was [`AUTO_SEQUENTIAL_MIN_N`], 2²⁰.)
-/// A run with a per-ball observer (tracked potentials) goes ball by ball on the level
-/// engine, which `auto` cannot see: at 2¹⁷ with a quadratic tracker 54 ns per ball against
-/// 33 on bins, at 2²⁰ 57 against 77.
-pub const AUTO_SEQUENTIAL_MIN_N_ONE_CHOICE: u64 = 1 << 17;
-
-/// Sequential Mean-Thinning and Relative-Threshold go to the level engine under `auto` from
-/// this many bins (the cut loop, `level/thinning.rs`, and from [`crate::level::chunked::CHUNK_MIN_N_THIN`]
-/// its chunks). Measured (m = 1000n, `floor --n 1024,10000,32768,131072,1048576 --only
-/// threshold,mean_thinning,relative_threshold --engine both --reps 3 --m-per-n 1000`, then
-/// `--n 131072,262144,1048576` with chunks, 2026-12-04, `results/bench/floor_thinning_v7.md`),
-/// bins / levels in ns per ball: Mean-Thinning 8.0 / 11.5 at 10⁴, 8.2 / 10.8 at 2¹⁵,
-/// 9.2 / 7.3 at 2¹⁷, 10.0 / 5.7 at 2¹⁸, 11.4 / 2.8 at 2²⁰; Relative-Threshold (f = 1) 8.2 /
-/// 8.2, 8.3 / 9.0, 9.8 / 8.3, 10.3 / 7.0, 12.0 / 3.8; at n = 10⁷ (m = 10n) about 30 / 0.6.
-/// Below 2¹⁷ the level engine ties or loses.
-pub const AUTO_SEQUENTIAL_MIN_N_THINNING: u64 = 1 << 17;
-
-/// Sequential Threshold goes to the level engine under `auto` from this many bins. Its
-/// histogram is One-Choice's once most bins are past the threshold, so the level engine's
-/// cost grows with m/n: measured as for [`AUTO_SEQUENTIAL_MIN_N_THINNING`] (f = 1), bins /
-/// levels 3.4 / 25.7 at 2¹⁷ and 6.6 / 12.3 at 2²⁰ with m = 1000n (some 300 levels: the
-/// block loop's fixed array does not hold them, and a chunk pays a binomial per level), but
-/// 5.5 / 1.4 at 2²⁰ with m = 10n and 34 / 0.5 at 10⁷ with m = 10n. From 2²⁰ the level
-/// engine wins unless m/n is in the hundreds; below, the bin engine is at its floor.
-pub const AUTO_SEQUENTIAL_MIN_N_THRESHOLD: u64 = 1 << 20;
-
-/// Sequential Two-Choice (`d = 2`) goes to the level engine under `auto` from this many bins.
-/// Measured (`floor --n 8192,32768,131072,262144 --only choice`, one run, 2026-12-03): bins
-/// 3.43 / 3.74 / 4.00 / 4.04 ns per ball, levels 4.02 / 2.92 / 2.00 / 1.43. The level engine
-/// already wins from 2¹⁵; the crossover sits at 2¹⁷, where the chunk step starts
-/// ([`crate::level::chunked::CHUNK_MIN_N`]), so that the committed `filling22` items (Two-Choice at
-/// n = 5·10⁴ and 10⁵ on `auto`) keep their values (CHANGELOG).
-pub const AUTO_SEQUENTIAL_MIN_N_TWO_CHOICE: u64 = 1 << 17;
-
-/// Sequential d-Choice with `d >= 3` goes to the level engine under `auto` from this many
-/// bins. Measured as above, Three-Choice: bins 11.1 / 10.9 / 11.8 / 13.0 ns per ball at
-/// n = 2¹⁰ / 2¹³ / 2¹⁵ / 2¹⁷, levels 5.9 / 4.6 / 2.5 / 1.35 (at n = 10³ in
-/// `results/bench/floor_after.md`: 15.2 against 8.1).
-pub const AUTO_SEQUENTIAL_MIN_N_MANY_CHOICE: u64 = 1 << 10;
-
-/// Sequential (1+β) goes to the level engine under `auto` from this many bins: always, since
-/// its ball loop takes whole words per ball (value version 5). Measured (β = 0.5,
-/// `floor --only one_plus_beta --engine both --reps 3`, 2026-12-04), bins / levels in ns
-/// per ball: 11.9 / 10.9 at n = 16, 11.3 / 8.8 at 100, 11.8 / 8.1 at 300, 14.5 / 11.9 at
-/// 2¹⁰, 15.3 / 12.7 at 2¹³, 12.1 / 7.4 at 2¹⁵ and 2¹⁶, 17.9 / 9.5 at 2¹⁷ (chunks). Until
-/// version 5 the level engine ran the generic rule here (14.1 ns at 2¹⁰ against 9.4 on
-/// bins), and the crossover was 2¹⁷.
-pub const AUTO_SEQUENTIAL_MIN_N_ONE_PLUS_BETA: u64 = 0;
-
-/// Sequential Tight-Packing, (1, 1)-Memory and Caching with d = 1 go to the level engine under `auto` from this many bins (the block loop of
-/// `level/filling.rs`). Measured (`floor --only tight_packing,memory --n
-/// 1000,10000,50000,100000 --m-per-n 1000 --reps 3`, 2026-12-05, machine shared, floor
-/// 3.55–4.1 ns), bins / levels in ns per ball: Tight-Packing 8.1 / 5.9 at 10³, 8.8 / 6.4 at
-/// 10⁴, 11.7 / 5.9 at 5·10⁴, 11.2 / 5.6 at 10⁵; (1, 1)-Memory 6.7 / 6.6, 6.8 / 6.4,
-/// 8.7 / 6.4, 8.4 / 5.8. The level engine wins at every measured n; below 10³ not measured.
-pub const AUTO_SEQUENTIAL_MIN_N_FILLING: u64 = 1000;
-
-/// Sequential Packing and Twinning go to the level engine under `auto` from this many bins
-/// (the step loop of `level/filling.rs`, one word per step). Measured (`ballast simulate
-/// --process P --n N --m M --runs R --threads 1 --engine E`, user time, machine shared,
-/// load 4–6, 2026-12-05), bins / levels in ns per ball, Packing (offset 1): 1.5 / 6.6 at
-/// 10³, 1.5 / 7.0 at 10⁴, 1.8 / 6.5 at 10⁵ (m = 1000n), 3.5 / 6.6 at 10⁶, 4.0 / 6.4 at 2²¹,
-/// 12.0 / 6.2 at 2²², 20.4 / 6.0 at 10⁷ (m = 10⁸); Twinning 1.9 / 7.6, 2.0 / 8.1,
-/// 2.3 / 11.6, 4.5 / 12.0, 6.7 / 8.4, 14.9 / 7.1, 24.4 / 6.9. The bin engine places a
-/// step's balls with one load write and stays ahead while its loads fit the caches.
-pub const AUTO_SEQUENTIAL_MIN_N_PACKING: u64 = 1 << 22;
-
-/// Sequential g-Bounded goes to the level engine under `auto` from this many bins (the pair
-/// loop, `level/pair.rs`). Measured (g = 4, m = 1000n, `floor --n 1024,4096,10000,16384,
-/// 32768,50000,100000,131072 --only g_bounded,g_myopic,sigma --engine both --reps 3
-/// --m-per-n 1000`, 2026-12-04), bins / levels in ns per ball: 5.3 / 6.5 at 10⁴, 6.1 / 6.8
-/// at 2¹⁴, 5.7 / 6.0 at 5·10⁴, 6.1 / 5.9 at 10⁵, 6.9 / 5.5 at 2¹⁷: a tie at 10⁵, a win
-/// from 2¹⁷. Results: `results/bench/floor_noisy_v6.md`.
-pub const AUTO_SEQUENTIAL_MIN_N_G_BOUNDED: u64 = 1 << 17;
-
-/// Sequential g-Myopic goes to the level engine under `auto` from this many bins. Measured
-/// as for [`AUTO_SEQUENTIAL_MIN_N_G_BOUNDED`] (g = 4): 5.8 / 6.5 at 10⁴, 6.6 / 6.3 at 2¹⁴,
-/// 8.1 / 7.0 at 2¹⁵, 6.7 / 5.9 at 5·10⁴, 7.3 / 6.6 at 10⁵, 7.6 / 5.4 at 2¹⁷; and over g
-/// (`ballast simulate --process g_myopic --param g=G --n N --m 1000N --runs 2 --engine E`,
-/// user time): at 2¹⁴ g = 20 runs 5.9 / 6.7 (the wider histogram costs the level loop
-/// more lookups), at 5·10⁴ 5.8–6.0 / 5.4–5.9 for g = 4, 10, 20, at 10⁵ 6.2–6.7 / 5.2–6.3.
-/// So the level engine wins for every g from about 5·10⁴; 2¹⁵ is the power of two below.
-pub const AUTO_SEQUENTIAL_MIN_N_G_MYOPIC: u64 = 1 << 15;
-
-/// Sequential σ-Noisy-Load goes to the level engine under `auto` from this many bins.
-/// Measured as for [`AUTO_SEQUENTIAL_MIN_N_G_BOUNDED`] (σ = 4, truncated): 16.1 / 15.0 at
-/// 2¹⁰, 17.2 / 17.8 at 2¹², 17.9 / 15.9 at 10⁴, 16.5 / 12.0 at 10⁵; and over σ (truncated,
-/// `ballast simulate --process sigma_noisy_load --param sigma=S --param truncate=true
-/// --n N --m 1000N --runs 5 --engine E`, user time): at 2¹² σ = 1, 4, 20 run 15.1 / 15.1,
-/// 14.6 / 15.1, 14.6 / 16.6; at 2¹³ 14.9 / 12.7, 14.9 / 12.9, 15.1 / 14.6; at 10⁴ (3 runs)
-/// σ = 1, 4, 10, 20: 15.3 / 11.3, 14.3 / 13.0, 15.0 / 12.3, 14.3 / 13.3. A large σ costs
-/// the level engine a fixed amount per run (the pairs' probabilities below `exact_from`,
-/// about 10σ), which small n does not amortise.
-pub const AUTO_SEQUENTIAL_MIN_N_SIGMA_NOISY: u64 = 1 << 13;
-
-/// Sequential adaptive probing (`adaptive`) other than Greedy\[d\] goes to the level engine
-/// under `auto` from this many bins (Greedy\[d\] runs as d-Choice there and takes d-Choice's
-/// crossover). Measured (`floor --only threshold_first,probe_count --m-per-n 100`, m = 100n,
-/// one run of 3 repetitions, 2026-12-03): threshold-first (d = 2, c = 2, relative) bins 10.1 /
-/// 9.9 / 10.1 / 10.9 / 17.7 ns per ball at n = 2¹⁰ / 2¹³ / 2¹⁵ / 2¹⁷ / 2²⁰, levels 9.6 / 10.2 /
-/// 9.3 / 9.0 / 10.5; probe-count (relative) bins 12.5 / 12.4 / 16.1 / 14.2 / 22.6, levels 12.3
-/// / 12.1 / 13.2 / 11.1 / 16.3. A tie up to 2¹³, a win from 2¹⁵; at n = 10⁷ 87 / 17 and
-/// 112 / 19 (`docs/level-engine.md#engine-selection`).
-pub const AUTO_SEQUENTIAL_MIN_N_ADAPTIVE: u64 = 1 << 15;
-
 /// The smallest `n` from which `auto` runs a sequential `process` on the level engine (when
-/// the level engine can run it exactly). Quantile and mixed Quantile: always (the bin engine
-/// keeps live ranks, 29–40 ns per ball at n = 2¹⁰ … 2¹⁷ against 6.5–21 on levels).
-/// One-Choice, whose sequential stretches are one batched step each on the level engine (see
-/// `run_seq_one_choice`): from [`AUTO_SEQUENTIAL_MIN_N_ONE_CHOICE`], when the stretches between
-/// observation points hold at least [`AUTO_BATCH_MIN_BALLS_ONE_CHOICE`] balls. Adaptive probing:
-/// Greedy\[d\] as d-Choice, other thresholds from [`AUTO_SEQUENTIAL_MIN_N_ADAPTIVE`].
+/// the level engine can run it exactly): the crossover its kind names
+/// ([`crate::kind::Kind::auto_levels_min_n`]), measured against the bin engine
+/// (`crossover.rs`).
 pub fn auto_sequential_min_n(spec: &RunSpec) -> u64 {
-    match spec.process {
-        ProcessSpec::OneChoice | ProcessSpec::DChoice { d: 1 } => {
-            let stretch = spec.observe_every.unwrap_or(spec.m);
-            if stretch >= AUTO_BATCH_MIN_BALLS_ONE_CHOICE {
-                AUTO_SEQUENTIAL_MIN_N_ONE_CHOICE
-            } else {
-                u64::MAX
-            }
-        }
-        ProcessSpec::DChoice { d: 2 } => AUTO_SEQUENTIAL_MIN_N_TWO_CHOICE,
-        ProcessSpec::DChoice { .. } => AUTO_SEQUENTIAL_MIN_N_MANY_CHOICE,
-        ProcessSpec::OnePlusBeta { .. } => AUTO_SEQUENTIAL_MIN_N_ONE_PLUS_BETA,
-        ProcessSpec::Quantile { .. } | ProcessSpec::MixedQuantile { .. } => 0,
-        ProcessSpec::GBounded { .. } => AUTO_SEQUENTIAL_MIN_N_G_BOUNDED,
-        ProcessSpec::GMyopic { .. } => AUTO_SEQUENTIAL_MIN_N_G_MYOPIC,
-        ProcessSpec::SigmaNoisyLoad { .. } => AUTO_SEQUENTIAL_MIN_N_SIGMA_NOISY,
-        ProcessSpec::Threshold { .. } => AUTO_SEQUENTIAL_MIN_N_THRESHOLD,
-        ProcessSpec::Packing { .. } | ProcessSpec::Twinning => AUTO_SEQUENTIAL_MIN_N_PACKING,
-        ProcessSpec::TightPacking { .. }
-        | ProcessSpec::Memory { d: 1, k: 1 }
-        | ProcessSpec::Caching { d: 1 } => AUTO_SEQUENTIAL_MIN_N_FILLING,
-        ProcessSpec::MeanThinning { .. } | ProcessSpec::RelativeThreshold { .. } => {
-            AUTO_SEQUENTIAL_MIN_N_THINNING
-        }
-        // Greedy[d] runs as d-Choice on levels (`level/adaptive.rs`).
-        ProcessSpec::Adaptive { ref tau, cap } => match crate::spec::greedy_d(tau, cap) {
-            Some(2) => AUTO_SEQUENTIAL_MIN_N_TWO_CHOICE,
-            Some(_) => AUTO_SEQUENTIAL_MIN_N_MANY_CHOICE,
-            None => AUTO_SEQUENTIAL_MIN_N_ADAPTIVE,
-        },
-        ProcessSpec::Custom(ref c) => c.item().auto_levels_min_n().unwrap_or(AUTO_SEQUENTIAL_MIN_N),
-        _ => AUTO_SEQUENTIAL_MIN_N,
-    }
+    crate::kinds::auto_levels_min_n(spec)
 }
-
-/// Batched runs with at least this many balls per batch go to the level engine under `auto`.
-pub const AUTO_BATCH_MIN_BALLS: u64 = 1 << 11;
-
-/// As [`AUTO_BATCH_MIN_BALLS`], for One-Choice.
-pub const AUTO_BATCH_MIN_BALLS_ONE_CHOICE: u64 = 1 << 15;
-
-/// Batched runs with positional ties go to the level engine under `auto` when, besides
-/// [`AUTO_BATCH_MIN_BALLS`], there are at most this many bins per ball of a batch
-/// (`b >= n / 2`): a positional batch scans all n positions, so smaller batches are
-/// cheaper on the bin engine.
-pub const AUTO_POSITION_MAX_BINS_PER_BALL: u64 = 2;
 
 /// Largest batch size per bin (`b / n`) of the level engine.
 pub const LEVEL_MAX_BATCH_PER_BIN: u64 = 1 << 16;
@@ -197,7 +30,7 @@ pub const LEVEL_MAX_BALLS: u64 = 1 << 53;
 /// the alternative.
 pub fn level_support(spec: &RunSpec) -> Result<(), Error> {
     run_support(spec)?;
-    process_support(spec, matches!(spec.setting, Setting::Batched { .. }))
+    crate::kinds::levels(spec, matches!(spec.setting, Setting::Batched { .. }))
 }
 
 /// The checks of [`level_support`] that do not depend on the process: sampling, weights,
@@ -276,95 +109,6 @@ fn run_support(spec: &RunSpec) -> Result<(), Error> {
         ));
     }
     Ok(())
-}
-
-/// The checks of [`level_support`] for the process (`batched`: in the batched setting).
-fn process_support(spec: &RunSpec, batched: bool) -> Result<(), Error> {
-    // Exact sequentially; batched, refused with `why` (no batch law).
-    let sequential_only = |why: String| if batched { Err(Error::use_bins(why)) } else { Ok(()) };
-    match spec.process {
-        // Decisions depend only on the loads (and ranks) of uniform samples.
-        ProcessSpec::OneChoice
-        | ProcessSpec::DChoice { .. }
-        | ProcessSpec::OnePlusBeta { .. }
-        | ProcessSpec::Quantile { .. }
-        | ProcessSpec::MixedQuantile { .. }
-        | ProcessSpec::Threshold { .. }
-        | ProcessSpec::MeanThinning { .. }
-        | ProcessSpec::RelativeThreshold { .. }
-        | ProcessSpec::GBounded { .. }
-        | ProcessSpec::GMyopic { .. }
-        | ProcessSpec::SigmaNoisyLoad { .. } => Ok(()),
-        // The heaviest of d samples: the generic sequential rule on the sorted view is exact;
-        // the batch step has no law for it yet.
-        ProcessSpec::UnfairDChoice { .. } => sequential_only(
-            "the level engine simulates unfair_d_choice sequentially only (no batch \
-             law yet)"
-                .to_string(),
-        ),
-        // Ranks are positions of the sorted view; the batch step has no law for a vector
-        // (nor for k-Threshold's questions, which depend on the loads only).
-        // formula_threshold: its sequential rule reads loads, t and W only; the batch step
-        // has no law for a threshold that is not a constant.
-        ProcessSpec::RankVector { .. }
-        | ProcessSpec::KThreshold { .. }
-        | ProcessSpec::FormulaThreshold { .. } => sequential_only(format!(
-            "the level engine simulates {} sequentially only (no batch law for it \
-             yet)",
-            spec.process.kind()
-        )),
-        // Distinct samples: the generic rule on the sorted view (distinct positions are
-        // distinct bins); the batch step has no law for them.
-        ProcessSpec::WithoutReplacement(_) => sequential_only(format!(
-            "the level engine simulates {} with replacement = false sequentially only \
-             (no batch law for distinct samples)",
-            spec.process.kind()
-        )),
-        // Multi-ball steps: exact sequentially; inside a batch the number of steps is random
-        // (a step may be cut at the batch end), which the batch step does not model.
-        ProcessSpec::Twinning | ProcessSpec::Packing { .. } | ProcessSpec::TightPacking { .. } => {
-            sequential_only(format!(
-                "the level engine simulates {} sequentially only (multi-ball steps inside \
-             a batch are not modelled)",
-                spec.process.kind()
-            ))
-        }
-        // One cached bin: its load is tracked beside the histogram (`level/filling.rs`);
-        // sequential only (a batch would place balls on a cache it does not update).
-        ProcessSpec::Memory { d: 1, k: 1 } | ProcessSpec::Caching { d: 1 } => {
-            sequential_only(format!(
-                "the level engine simulates {} sequentially only (its cache changes with \
-                 every ball)",
-                spec.process.kind()
-            ))
-        }
-        // Bin identity: a cache of bins, or bins split into groups by index.
-        ProcessSpec::Memory { .. }
-        | ProcessSpec::Caching { .. }
-        | ProcessSpec::AlwaysGoLeft { .. } => Err(Error::use_bins(format!(
-            "{} remembers or groups particular bins, which the level engine's histogram does \
-             not know",
-            spec.process.kind()
-        ))),
-        // A rule formula reads loads of uniform samples, W/n, t, n, d and u; an item says
-        // whether its rule reads only loads. Both run on the sorted view, batches decision by
-        // decision on the frozen view (`level/frozen.rs`).
-        ProcessSpec::Rule { .. } => Ok(()),
-        ProcessSpec::Custom(ref c) => {
-            c.item().levels().map_err(Error::use_bins)?;
-            c.item().level_batches().or_else(sequential_only)
-        }
-        // Reallocation reads and sets the loads of the distinct sampled bins only: distinct
-        // positions of the sorted view, moved between levels (`czumaj::simulate_equalize_levels`).
-        ProcessSpec::Equalize { .. } | ProcessSpec::EqualizeMoves { .. } => Ok(()),
-        // Adaptive probing: decisions read the loads of uniform bins and W/n only; sequential
-        // only (`level/adaptive.rs`), with the probe histogram of the bin engine's loop.
-        ProcessSpec::Adaptive { .. } => sequential_only(
-            "the level engine simulates adaptive probing sequentially only (no batch \
-             law for a probe count that varies)"
-                .to_string(),
-        ),
-    }
 }
 
 /// Which settings the level engine supports for `process` (unit weights, random ties), for
@@ -511,15 +255,6 @@ impl RunSpec {
                 "unit for this process (it places whole balls to fill bins or caches by load)",
             ));
         }
-        if let ProcessSpec::AlwaysGoLeft { d } = self.process {
-            if u64::from(d) > self.n {
-                return Err(Error::invalid(
-                    "d",
-                    d,
-                    "at most n for always_go_left (one group per sample)",
-                ));
-            }
-        }
         if let Some(d) = distinct_d(&self.process) {
             if u64::from(d) > self.n {
                 return Err(Error::invalid(
@@ -536,15 +271,6 @@ impl RunSpec {
                 "at least 2 when two samples are distinct bins (replacement = false)",
             ));
         }
-        if let ProcessSpec::RankVector { cum } = &self.process {
-            if cum.len() as u64 != self.n {
-                return Err(Error::invalid(
-                    "p",
-                    format!("of {} entries for n = {} bins", cum.len(), self.n),
-                    "one entry per bin (a list of length n)",
-                ));
-            }
-        }
         if self.observe_every == Some(0) {
             return Err(Error::invalid("observe_every", 0, "an integer >= 1"));
         }
@@ -552,21 +278,10 @@ impl RunSpec {
         check_capacities(self)?;
         let on_levels = resolve_engine(self).is_ok_and(|e| e == Engine::Levels);
         check_start(&self.start, self, on_levels)?;
-        if let ProcessSpec::FormulaThreshold { f } = &self.process {
-            crate::formula_threshold::check_probes(f, self.n, self.m, self.weights.mean())?;
-        }
-        if let ProcessSpec::Rule { d, choose, .. } = &self.process {
-            crate::rule_formula::check_probes(choose, *d, self.n, self.m)?;
-        }
-        if let ProcessSpec::Custom(c) = &self.process {
-            c.item().check_run(c.args(), self.n, self.m).map_err(Error::Refused)?;
-        }
+        // The kind's checks against the run (formulas probed over its values, a list of
+        // one entry per bin, …), then its parameters.
+        crate::kinds::check_run(self)?;
         self.process.validate()?;
-        if let ProcessSpec::Adaptive { tau: Tau { formula: Some(f), .. }, cap: Some(cap) } =
-            &self.process
-        {
-            crate::spec::check_tau_probes(f, self.n, self.m, self.weights.mean(), *cap)?;
-        }
         Ok(())
     }
 }

@@ -15,11 +15,7 @@ use crate::loads::{LoadState, UnitLoads, WeightedLoads};
 pub use crate::observe::Observer;
 use crate::observe::{record_samples, Counters, GapTracker, Schedule};
 use crate::outcome::RunOutcome;
-use crate::process::{
-    Accept, AlwaysGoLeft, CachePolicy, Ctx, DChoice, Filling, Memory, MemoryOne, MixedQuantile,
-    Noisy, OneChoice, OnePlusBeta, Ranks, Rule, Thinning, TightCount, TightPacking, TwoChoice,
-    UnfairDChoice,
-};
+use crate::process::{Ctx, Ranks, Rule};
 use crate::rng::sim_rng;
 use crate::with_rule::WithRule;
 use crate::{Error, ProcessSpec, RunSpec, Setting, Stop, Weights};
@@ -194,67 +190,10 @@ impl<S: LoadState, R: RngCore + ?Sized, O: Observer> WithRule for Plain<'_, S, R
     }
 }
 
-/// The one match over the process: hands the spec's rule to `runner` (the bin engine's
-/// loop, or the churn and dispatcher loops).
+/// Hands the spec's rule to `runner` (the bin engine's loop, or the churn and dispatcher
+/// loops): the rule its kind supplies ([`crate::kinds`]).
 fn dispatch_to<X: WithRule>(spec: &RunSpec, runner: X) -> X::Out {
-    let tie = spec.tie_break;
-    // One monomorphised loop per rule type: `run!(rule)` is the runner's loop.
-    macro_rules! run {
-        ($rule:expr) => {
-            runner.run($rule)
-        };
-    }
-    match spec.process {
-        ProcessSpec::OneChoice => run!(OneChoice),
-        ProcessSpec::DChoice { d: 1 } => run!(OneChoice),
-        ProcessSpec::DChoice { d: 2 } => run!(TwoChoice { tie }),
-        ProcessSpec::DChoice { d } => run!(DChoice { d, tie }),
-        ProcessSpec::UnfairDChoice { d } => run!(UnfairDChoice { d }),
-        ProcessSpec::KThreshold { ref f } => run!(crate::k_threshold::KThreshold { f }),
-        ProcessSpec::FormulaThreshold { ref f } => {
-            run!(crate::formula_threshold::FormulaThreshold::new(f))
-        }
-        ProcessSpec::RankVector { ref cum } => run!(crate::rank_vector::BinRankVector { cum }),
-        ProcessSpec::OnePlusBeta { beta } => run!(OnePlusBeta { beta, tie }),
-        ProcessSpec::Quantile { delta } => run!(MixedQuantile { delta, eta: 1.0 }),
-        ProcessSpec::MixedQuantile { delta, eta } => run!(MixedQuantile { delta, eta }),
-        ProcessSpec::Threshold { f } => run!(Thinning { accept: Accept::AtMost(f) }),
-        ProcessSpec::GBounded { g } => run!(Noisy::GBounded { g }),
-        ProcessSpec::GMyopic { g } => run!(Noisy::GMyopic { g }),
-        ProcessSpec::SigmaNoisyLoad { sigma, truncate } => {
-            run!(Noisy::SigmaNoisyLoad { sigma, truncate })
-        }
-        ProcessSpec::RelativeThreshold { f } => {
-            run!(Thinning { accept: Accept::BelowAveragePlus(f) })
-        }
-        ProcessSpec::Twinning => run!(Filling::Twinning),
-        ProcessSpec::Packing { offset } => run!(Filling::Packing { offset }),
-        ProcessSpec::TightPacking { offset, balls } => {
-            let count = balls.map_or(TightCount::AsPacking { offset }, TightCount::Fixed);
-            run!(TightPacking::new(count))
-        }
-        ProcessSpec::Memory { d: 1, k: 1 } => run!(MemoryOne::<true>::new()),
-        ProcessSpec::Caching { d: 1 } => run!(MemoryOne::<false>::new()),
-        ProcessSpec::Memory { d, k } => run!(Memory::new(d, CachePolicy::LeastLoaded { k })),
-        ProcessSpec::Caching { d } => run!(Memory::new(d, CachePolicy::LastReceiver)),
-        ProcessSpec::Adaptive { ref tau, cap } => {
-            run!(crate::czumaj::Adaptive::new(tau.clone(), cap, spec.m))
-        }
-        ProcessSpec::Equalize { .. } | ProcessSpec::EqualizeMoves { .. } => {
-            unreachable!("equalize runs in czumaj::simulate_equalize (checked in simulate)")
-        }
-        ProcessSpec::Rule { d, ref choose, replacement } => {
-            run!(crate::rule_formula::RuleFormula::new(choose, d, replacement))
-        }
-        ProcessSpec::Custom(ref c) => run!(crate::process::custom::Bridge::new(c.rule())),
-        ProcessSpec::WithoutReplacement(ref p) => {
-            crate::with_rule::without_replacement(p, tie, runner)
-        }
-        ProcessSpec::AlwaysGoLeft { d } => run!(AlwaysGoLeft { d }),
-        ProcessSpec::MeanThinning { strict } => {
-            run!(Thinning { accept: Accept::BelowAverage { strict } })
-        }
-    }
+    crate::kinds::bins(spec, runner)
 }
 
 /// The generic hot loop for one rule and one load state, without instrumentation.

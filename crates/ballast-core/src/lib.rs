@@ -49,6 +49,7 @@ pub mod capacity;
 pub mod capacity_loads;
 mod choice;
 mod churn;
+mod crossover;
 #[doc(hidden)]
 pub mod czumaj;
 mod def;
@@ -71,6 +72,8 @@ pub mod item;
 pub mod items;
 #[doc(hidden)]
 pub mod k_threshold;
+mod kind;
+mod kinds;
 #[doc(hidden)]
 pub mod level;
 #[doc(hidden)]

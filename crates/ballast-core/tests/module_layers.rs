@@ -13,16 +13,16 @@ use ballast_testkit::layers::{assert_layered, module_graph};
 /// Bottom first. A new module goes into the lowest layer whose modules it needs.
 const LAYERS: &[&[&str]] = &[
     // 0. Randomness, errors, outcomes and their final-load metrics, the bounded reader of
-    //    user-named input files.
-    &["rng", "error", "outcome", "final_metrics", "binomial", "input"],
+    //    user-named input files, the measured engine crossovers.
+    &["rng", "error", "outcome", "final_metrics", "binomial", "input", "crossover"],
     // 1. Plain data: parameters, formulas, specs, weight laws, sampling laws, start
     //    states; the bins' load store (it draws weights of the spec's law).
     &[
         "params", "item", "def", "formula", "spec", "weights", "sampling", "start", "loads",
         "capacity",
     ],
-    // 2. Rules (the bin-engine decisions, shared by the level engine's generic loop), the
-    //    level histogram (built from a start state), the engine choice and validation, and
+    // 2. Rules (the bin-engine decisions, shared by the level engine's generic loop), what a
+    //    process kind supplies (`kind`), the level histogram (built from a start state), and
     //    observation.
     &[
         "process",
@@ -32,13 +32,15 @@ const LAYERS: &[&[&str]] = &[
         "items",
         "rank_vector",
         "histogram",
-        "choice",
+        "kind",
         "observe",
         "capacity_loads",
         "with_rule",
     ],
     // 3. Engines: reallocation and adaptive probing, delay, levels, weighted batches.
-    &["czumaj", "realloc", "delay", "level", "weighted", "churn", "dispatchers"],
+    //    The process kinds (each names its rule, its level route, its checks) and the engine
+    //    choice, which asks them.
+    &["czumaj", "realloc", "delay", "level", "weighted", "churn", "dispatchers", "kinds", "choice"],
     // 4. The bin engine and router, the registry (tables of declarations), recovery time.
     &["engine", "registry", "recovery"],
 ];

@@ -29,58 +29,29 @@ use statrs::function::erf::erfc;
 
 use super::occupancy::{multinomial_conditional, multinomial_weights, OccupancySampler};
 use crate::histogram::LevelLoads;
+use crate::kind::BatchLaw;
 use crate::loads::gap_unit;
-use crate::{Observer, ProcessSpec};
+use crate::Observer;
 
-/// The batch law of one process, resolved once per run.
+/// The batch law of one process ([`BatchLaw`], named by its kind), with what it needs
+/// computed once per run.
 #[derive(Clone, Debug)]
-pub(crate) enum Law {
-    OneChoice,
-    DChoice { d: u32 },
-    OnePlusBeta { beta: f64 },
-    MixedQuantile { delta: f64, eta: f64 },
-    Threshold { f: f64 },
-    MeanThinning { strict: bool },
-    RelativeThreshold { f: f64 },
-    GBounded { g: f64 },
-    GMyopic { g: f64 },
-    SigmaNoisy { sigma: f64, tails: Option<NormalIntervals> },
+pub(crate) struct Law {
+    law: BatchLaw,
+    /// The normal intervals of truncated noise (σ-Noisy-Load with `truncate`).
+    tails: Option<NormalIntervals>,
 }
 
 impl Law {
-    pub(crate) fn new(p: &ProcessSpec) -> Self {
-        match *p {
-            ProcessSpec::OneChoice | ProcessSpec::DChoice { d: 1 } => Law::OneChoice,
-            ProcessSpec::DChoice { d } => Law::DChoice { d },
-            ProcessSpec::OnePlusBeta { beta } => Law::OnePlusBeta { beta },
-            ProcessSpec::Quantile { delta } => Law::MixedQuantile { delta, eta: 1.0 },
-            ProcessSpec::MixedQuantile { delta, eta } => Law::MixedQuantile { delta, eta },
-            ProcessSpec::Threshold { f } => Law::Threshold { f },
-            ProcessSpec::MeanThinning { strict } => Law::MeanThinning { strict },
-            ProcessSpec::RelativeThreshold { f } => Law::RelativeThreshold { f },
-            ProcessSpec::GBounded { g } => Law::GBounded { g },
-            ProcessSpec::GMyopic { g } => Law::GMyopic { g },
-            ProcessSpec::SigmaNoisyLoad { sigma, truncate } => Law::SigmaNoisy {
-                sigma,
-                tails: (truncate && sigma > 0.0).then(|| NormalIntervals::new(sigma)),
-            },
-            ProcessSpec::UnfairDChoice { .. }
-            | ProcessSpec::RankVector { .. }
-            | ProcessSpec::KThreshold { .. }
-            | ProcessSpec::WithoutReplacement(_)
-            | ProcessSpec::FormulaThreshold { .. }
-            | ProcessSpec::Twinning
-            | ProcessSpec::Packing { .. }
-            | ProcessSpec::TightPacking { .. }
-            | ProcessSpec::Memory { .. }
-            | ProcessSpec::Caching { .. }
-            | ProcessSpec::AlwaysGoLeft { .. }
-            | ProcessSpec::Adaptive { .. }
-            | ProcessSpec::Equalize { .. }
-            | ProcessSpec::EqualizeMoves { .. }
-            | ProcessSpec::Rule { .. }
-            | ProcessSpec::Custom(_) => unreachable!("refused by level_support"),
-        }
+    /// The law `law`, with the normal intervals of truncated noise computed once.
+    pub(crate) fn new(law: BatchLaw) -> Self {
+        let tails = match law {
+            BatchLaw::SigmaNoisy { sigma, truncate } => {
+                (truncate && sigma > 0.0).then(|| NormalIntervals::new(sigma))
+            }
+            _ => None,
+        };
+        Self { law, tails }
     }
 }
 
@@ -209,13 +180,13 @@ impl Batcher {
         self.counts.extend((0..st.levels()).map(|j| st.count(j)));
         self.classes.clear();
         self.parts.clear();
-        match *law {
-            Law::OneChoice => {
+        match law.law {
+            BatchLaw::OneChoice => {
                 self.classes_per_level();
                 let w = uniform_weights(&self.classes);
                 self.parts.push(Part { share: 1.0, samples: 1, spread: Spread::Weights(w) });
             }
-            Law::DChoice { d } => {
+            BatchLaw::DChoice { d } => {
                 self.classes_per_level();
                 let c = d_choice_conditional(st, d);
                 self.parts.push(Part {
@@ -224,26 +195,28 @@ impl Batcher {
                     spread: Spread::Conditional(c),
                 });
             }
-            Law::OnePlusBeta { beta } => {
+            BatchLaw::OnePlusBeta { beta } => {
                 self.classes_per_level();
                 let w = uniform_weights(&self.classes);
                 self.parts.push(Part { share: 1.0 - beta, samples: 1, spread: Spread::Weights(w) });
                 let c = d_choice_conditional(st, 2);
                 self.parts.push(Part { share: beta, samples: 2, spread: Spread::Conditional(c) });
             }
-            Law::MixedQuantile { delta, eta } => self.build_mixed_quantile(st, delta, eta),
-            Law::Threshold { .. } | Law::MeanThinning { .. } | Law::RelativeThreshold { .. } => {
+            BatchLaw::MixedQuantile { delta, eta } => self.build_mixed_quantile(st, delta, eta),
+            BatchLaw::Threshold { .. }
+            | BatchLaw::MeanThinning { .. }
+            | BatchLaw::RelativeThreshold { .. } => {
                 self.build_thinning(law, st);
             }
-            Law::GBounded { g } | Law::GMyopic { g } => {
+            BatchLaw::GBounded { g } | BatchLaw::GMyopic { g } => {
                 self.classes_per_level();
-                let bounded = matches!(law, Law::GBounded { .. });
+                let bounded = matches!(law.law, BatchLaw::GBounded { .. });
                 let w = g_comparison_weights(bounded, g, st, &self.counts);
                 self.parts.push(Part { share: 1.0, samples: 2, spread: Spread::Weights(w) });
             }
-            Law::SigmaNoisy { sigma, ref tails } => {
+            BatchLaw::SigmaNoisy { sigma, .. } => {
                 self.classes_per_level();
-                let w = match tails {
+                let w = match &law.tails {
                     Some(t) => t.truncated_weights(st.min_load(), &self.counts, &mut self.mass),
                     None => noisy_weights(sigma, &self.counts),
                 };
@@ -359,9 +332,9 @@ fn uniform_weights(classes: &[Class]) -> Vec<f64> {
 /// Whether the thinning `law` keeps a first sample of load `x` on the frozen `st` (the bin
 /// engine's tests).
 fn thinning_accepts(law: &Law, st: &LevelLoads, x: u64) -> bool {
-    match *law {
-        Law::Threshold { f } => x as f64 <= f,
-        Law::MeanThinning { strict } => {
+    match law.law {
+        BatchLaw::Threshold { f } => x as f64 <= f,
+        BatchLaw::MeanThinning { strict } => {
             let lhs = u128::from(st.bins()) * u128::from(x);
             let w = u128::from(st.balls());
             if strict {
@@ -371,7 +344,7 @@ fn thinning_accepts(law: &Law, st: &LevelLoads, x: u64) -> bool {
             }
         }
         // The bin engine's test: normalised load below f.
-        Law::RelativeThreshold { f } => gap_unit(x, st.balls(), st.bins()) < f,
+        BatchLaw::RelativeThreshold { f } => gap_unit(x, st.balls(), st.bins()) < f,
         _ => unreachable!("thinning laws only"),
     }
 }

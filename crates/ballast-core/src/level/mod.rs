@@ -111,27 +111,27 @@ pub use crate::choice::{
     LevelSettings,
 };
 #[doc(hidden)]
-pub use crate::choice::{
+pub use crate::choice::{LEVEL_MAX_BALLS, LEVEL_MAX_BATCH_PER_BIN};
+#[doc(hidden)]
+pub use crate::crossover::{
     AUTO_BATCH_MIN_BALLS, AUTO_BATCH_MIN_BALLS_ONE_CHOICE, AUTO_POSITION_MAX_BINS_PER_BALL,
     AUTO_SEQUENTIAL_MIN_N, AUTO_SEQUENTIAL_MIN_N_ADAPTIVE, AUTO_SEQUENTIAL_MIN_N_FILLING,
     AUTO_SEQUENTIAL_MIN_N_G_BOUNDED, AUTO_SEQUENTIAL_MIN_N_G_MYOPIC,
     AUTO_SEQUENTIAL_MIN_N_MANY_CHOICE, AUTO_SEQUENTIAL_MIN_N_ONE_CHOICE,
     AUTO_SEQUENTIAL_MIN_N_ONE_PLUS_BETA, AUTO_SEQUENTIAL_MIN_N_PACKING,
     AUTO_SEQUENTIAL_MIN_N_SIGMA_NOISY, AUTO_SEQUENTIAL_MIN_N_THINNING,
-    AUTO_SEQUENTIAL_MIN_N_THRESHOLD, AUTO_SEQUENTIAL_MIN_N_TWO_CHOICE, LEVEL_MAX_BALLS,
-    LEVEL_MAX_BATCH_PER_BIN,
+    AUTO_SEQUENTIAL_MIN_N_THRESHOLD, AUTO_SEQUENTIAL_MIN_N_TWO_CHOICE,
 };
 pub use crate::histogram::LevelLoads;
 pub use adaptive::{simulate_adaptive_levels_flawed, AdaptiveFlaw};
 
+use crate::kind::{BatchLaw, LevelBatch, LevelSteps};
 use rand::RngCore;
 
 use crate::loads::LoadState;
 use crate::observe::{GapTracker, Schedule};
 use crate::outcome::RunOutcome;
-use crate::process::{
-    Accept, Ctx, Filling, Noisy, OneChoice, Ranks, Rule, TightCount, UnfairDChoice,
-};
+use crate::process::{Accept, Ctx, Filling, Noisy, OneChoice, Ranks, Rule, TightCount};
 use crate::with_rule::WithRule;
 use crate::{Error, Observer, ProcessSpec, RunSpec, Setting, TieBreak};
 
@@ -247,23 +247,15 @@ pub(crate) fn simulate_levels<R: RngCore + ?Sized, O: Observer>(
     observer.on_start(&state);
     Ok(match spec.setting {
         Setting::Sequential => sequential(spec, state, rng, observer, chunking),
-        Setting::Batched { b } => match spec.process {
-            // No batch law: every decision on the frozen sorted view (`frozen`).
-            ProcessSpec::Rule { d, ref choose, replacement } => {
-                let rule = crate::rule_formula::RuleFormula::new(choose, d, replacement);
-                frozen::batched(spec, b, state, rule, rng, observer)
-            }
-            ProcessSpec::Custom(ref c) => {
-                let rule = crate::process::custom::Bridge::new(c.rule());
-                frozen::batched(spec, b, state, rule, rng, observer)
-            }
-            _ => batched(spec, b, state, rng, observer),
-        },
+        Setting::Batched { b } => {
+            crate::kinds::level_batch(spec, BatchRoute { spec, b, state, rng, observer })
+        }
         Setting::Delay { .. } => unreachable!("refused by level_support"),
     })
 }
 
-/// Sequential: the rules of [`crate::process`] on the sorted view, with sorted-view shortcuts.
+/// Sequential: the route the process's kind names ([`crate::kind::Kind::level_steps`]), the
+/// generic loop over the sorted view or one of its shortcuts.
 fn sequential<R: RngCore + ?Sized, O: Observer>(
     spec: &RunSpec,
     state: LevelLoads,
@@ -271,99 +263,92 @@ fn sequential<R: RngCore + ?Sized, O: Observer>(
     observer: &mut O,
     chunking: Chunking,
 ) -> RunOutcome {
-    let n = spec.n;
-    let (s, r, o) = (state, rng, observer);
-    match spec.process {
-        ProcessSpec::OneChoice | ProcessSpec::DChoice { d: 1 } => {
-            run_seq_one_choice(spec, s, r, o, chunking)
-        }
-        ProcessSpec::DChoice { d } => {
-            run_seq_law(spec, s, chunked::ChunkLaw::DChoice { d }, r, o, chunking)
-        }
-        ProcessSpec::OnePlusBeta { beta } => {
-            run_seq_law(spec, s, chunked::ChunkLaw::OnePlusBeta { beta }, r, o, chunking)
-        }
-        ProcessSpec::UnfairDChoice { d } => run_seq(spec, s, UnfairDChoice { d }, r, o),
-        ProcessSpec::RankVector { ref cum } => {
-            run_seq(spec, s, crate::rank_vector::SortedRankVector { cum }, r, o)
-        }
-        ProcessSpec::KThreshold { ref f } => {
-            run_seq(spec, s, crate::k_threshold::KThreshold { f }, r, o)
-        }
-        ProcessSpec::FormulaThreshold { ref f } => {
-            run_seq(spec, s, crate::formula_threshold::FormulaThreshold::new(f), r, o)
-        }
-        ProcessSpec::WithoutReplacement(ref p) => {
-            let runner = SeqLoop { spec, state: s, rng: r, observer: o };
-            crate::with_rule::without_replacement(p, spec.tie_break, runner)
-        }
-        ProcessSpec::Quantile { delta } => {
-            let law = chunked::ChunkLaw::Quantile { heavy: heavy_count(delta, n), eta: 1.0 };
-            run_seq_law(spec, s, law, r, o, chunking)
-        }
-        ProcessSpec::MixedQuantile { delta, eta } => {
-            let law = chunked::ChunkLaw::Quantile { heavy: heavy_count(delta, n), eta };
-            run_seq_law(spec, s, law, r, o, chunking)
-        }
-        ProcessSpec::Threshold { f } => run_seq_thin(spec, s, Accept::AtMost(f), r, o, chunking),
-        ProcessSpec::MeanThinning { strict } => {
-            run_seq_thin(spec, s, Accept::BelowAverage { strict }, r, o, chunking)
-        }
-        ProcessSpec::RelativeThreshold { f } => {
-            run_seq_thin(spec, s, Accept::BelowAveragePlus(f), r, o, chunking)
-        }
-        ProcessSpec::GBounded { g } => run_seq_pair(spec, s, Noisy::GBounded { g }, r, o, chunking),
-        ProcessSpec::GMyopic { g } => run_seq_pair(spec, s, Noisy::GMyopic { g }, r, o, chunking),
-        ProcessSpec::SigmaNoisyLoad { sigma, truncate } => {
-            run_seq_pair(spec, s, Noisy::SigmaNoisyLoad { sigma, truncate }, r, o, chunking)
-        }
-        ProcessSpec::Twinning => filling::run_seq_steps(spec, s, Filling::Twinning, r, o, chunking),
-        ProcessSpec::Packing { offset } => {
-            filling::run_seq_steps(spec, s, Filling::Packing { offset }, r, o, chunking)
-        }
-        ProcessSpec::TightPacking { offset, balls } => {
-            let count = balls.map_or(TightCount::AsPacking { offset }, TightCount::Fixed);
-            filling::run_seq_tight(spec, s, count, r, o, chunking)
-        }
-        ProcessSpec::Adaptive { ref tau, cap } => {
-            adaptive::run_seq_adaptive(spec, s, tau.clone(), cap, r, o, chunking)
-        }
-        ProcessSpec::Memory { d: 1, k: 1 } => {
-            filling::run_seq_memory::<true, _, _>(spec, s, r, o, chunking)
-        }
-        ProcessSpec::Caching { d: 1 } => {
-            filling::run_seq_memory::<false, _, _>(spec, s, r, o, chunking)
-        }
-        ProcessSpec::Memory { .. }
-        | ProcessSpec::Caching { .. }
-        | ProcessSpec::AlwaysGoLeft { .. } => unreachable!("refused by level_support"),
-        ProcessSpec::Equalize { .. } | ProcessSpec::EqualizeMoves { .. } => {
-            unreachable!("runs in czumaj::simulate_equalize_levels (simulate_levels)")
-        }
-        ProcessSpec::Rule { d, ref choose, replacement } => {
-            let rule = crate::rule_formula::RuleFormula::new(choose, d, replacement);
-            run_seq(spec, s, rule, r, o)
-        }
-        ProcessSpec::Custom(ref c) => {
-            run_seq(spec, s, crate::process::custom::Bridge::relabelled(c.rule()), r, o)
-        }
+    crate::kinds::level_steps(spec, SeqRoute { spec, state, rng, observer, chunking })
+}
+
+/// The sequential routes of the level engine for one run ([`LevelSteps`]).
+struct SeqRoute<'a, R: ?Sized, O> {
+    spec: &'a RunSpec,
+    state: LevelLoads,
+    rng: &'a mut R,
+    observer: &'a mut O,
+    chunking: Chunking,
+}
+
+impl<R: RngCore + ?Sized, O: Observer> WithRule for SeqRoute<'_, R, O> {
+    type Out = RunOutcome;
+
+    fn run<P: Rule>(self, rule: P) -> RunOutcome {
+        run_seq(self.spec, self.state, rule, self.rng, self.observer)
     }
 }
 
-/// The generic sequential loop ([`run_seq`]) as a [`WithRule`], for the rules handed over by
-/// [`crate::with_rule::without_replacement`].
-struct SeqLoop<'a, R: ?Sized, O> {
+impl<R: RngCore + ?Sized, O: Observer> LevelSteps for SeqRoute<'_, R, O> {
+    fn one_choice(self) -> RunOutcome {
+        run_seq_one_choice(self.spec, self.state, self.rng, self.observer, self.chunking)
+    }
+    fn d_choice(self, d: u32) -> RunOutcome {
+        self.law(chunked::ChunkLaw::DChoice { d })
+    }
+    fn one_plus_beta(self, beta: f64) -> RunOutcome {
+        self.law(chunked::ChunkLaw::OnePlusBeta { beta })
+    }
+    fn quantile(self, delta: f64, eta: f64) -> RunOutcome {
+        let heavy = heavy_count(delta, self.spec.n);
+        self.law(chunked::ChunkLaw::Quantile { heavy, eta })
+    }
+    fn thinning(self, accept: Accept) -> RunOutcome {
+        run_seq_thin(self.spec, self.state, accept, self.rng, self.observer, self.chunking)
+    }
+    fn pair(self, rule: Noisy) -> RunOutcome {
+        run_seq_pair(self.spec, self.state, rule, self.rng, self.observer, self.chunking)
+    }
+    fn filling(self, rule: Filling) -> RunOutcome {
+        let (s, r, o) = (self.state, self.rng, self.observer);
+        filling::run_seq_steps(self.spec, s, rule, r, o, self.chunking)
+    }
+    fn tight(self, count: TightCount) -> RunOutcome {
+        let (s, r, o) = (self.state, self.rng, self.observer);
+        filling::run_seq_tight(self.spec, s, count, r, o, self.chunking)
+    }
+    fn memory_one<const LEAST: bool>(self) -> RunOutcome {
+        let (s, r, o) = (self.state, self.rng, self.observer);
+        filling::run_seq_memory::<LEAST, _, _>(self.spec, s, r, o, self.chunking)
+    }
+    fn adaptive(self, tau: crate::spec::Tau, cap: Option<u32>) -> RunOutcome {
+        let (s, r, o) = (self.state, self.rng, self.observer);
+        adaptive::run_seq_adaptive(self.spec, s, tau, cap, r, o, self.chunking)
+    }
+}
+
+impl<R: RngCore + ?Sized, O: Observer> SeqRoute<'_, R, O> {
+    /// The sequential law `law` ([`run_seq_law`]), in chunks where they pay.
+    fn law(self, law: chunked::ChunkLaw) -> RunOutcome {
+        run_seq_law(self.spec, self.state, law, self.rng, self.observer, self.chunking)
+    }
+}
+
+/// The batched routes of the level engine for one run ([`LevelBatch`]): a batch law, or
+/// every decision on the frozen view.
+struct BatchRoute<'a, R: ?Sized, O> {
     spec: &'a RunSpec,
+    b: u64,
     state: LevelLoads,
     rng: &'a mut R,
     observer: &'a mut O,
 }
 
-impl<R: RngCore + ?Sized, O: Observer> WithRule for SeqLoop<'_, R, O> {
+impl<R: RngCore + ?Sized, O: Observer> WithRule for BatchRoute<'_, R, O> {
     type Out = RunOutcome;
 
     fn run<P: Rule>(self, rule: P) -> RunOutcome {
-        run_seq(self.spec, self.state, rule, self.rng, self.observer)
+        frozen::batched(self.spec, self.b, self.state, rule, self.rng, self.observer)
+    }
+}
+
+impl<R: RngCore + ?Sized, O: Observer> LevelBatch for BatchRoute<'_, R, O> {
+    fn law(self, law: BatchLaw) -> RunOutcome {
+        batched(self.spec, law, self.b, self.state, self.rng, self.observer)
     }
 }
 
@@ -443,7 +428,7 @@ fn run_seq_one_choice<R: RngCore + ?Sized, O: Observer>(
     }
     let n = st.bins();
     let largest = n.saturating_mul(LEVEL_MAX_BATCH_PER_BIN);
-    let mut stepper = Stepper::new(spec);
+    let mut stepper = Stepper::new(spec, BatchLaw::OneChoice);
     let mut gaps = GapTracker::new(spec);
     let m = spec.m;
     let mut points = Schedule::new(spec);
@@ -713,7 +698,14 @@ impl LevelEngine {
         probe.m = 0;
         probe.process.validate()?;
         level_support(&probe)?;
-        Ok(Self { stepper: Stepper::new(spec), state, samples: 0 })
+        let law = crate::kinds::batch_law(&spec.process).ok_or_else(|| {
+            Error::use_bins(format!(
+                "{} has no batch law on the level histogram (its batches run decision by \
+                 decision)",
+                spec.process.kind()
+            ))
+        })?;
+        Ok(Self { stepper: Stepper::new(spec, law), state, samples: 0 })
     }
 
     /// Allocates one batch of `b` balls, all deciding on the current histogram.
@@ -756,19 +748,19 @@ enum Stepper {
 }
 
 impl Stepper {
-    /// The step for `spec`'s process and tie rule (supported in batches, [`level_support`]).
-    fn new(spec: &RunSpec) -> Self {
+    /// The step for the batch law `law` of `spec`'s process under its tie rule.
+    fn new(spec: &RunSpec, law: BatchLaw) -> Self {
         let positional = spec.process.compares() && spec.tie_break == TieBreak::Position;
-        match spec.process {
-            ProcessSpec::DChoice { d } if positional => {
+        match law {
+            BatchLaw::DChoice { d } if positional => {
                 Stepper::Positions(position::PositionBatcher::new(position::PositionLaw::DChoice {
                     d,
                 }))
             }
-            ProcessSpec::OnePlusBeta { beta } if positional => Stepper::Positions(
+            BatchLaw::OnePlusBeta { beta } if positional => Stepper::Positions(
                 position::PositionBatcher::new(position::PositionLaw::OnePlusBeta { beta }),
             ),
-            _ => Stepper::Classes { law: batch::Law::new(&spec.process), batcher: Box::default() },
+            _ => Stepper::Classes { law: batch::Law::new(law), batcher: Box::default() },
         }
     }
 
@@ -790,12 +782,13 @@ impl Stepper {
 /// Batched: one step per batch ([`Stepper`]).
 fn batched<R: RngCore + ?Sized, O: Observer>(
     spec: &RunSpec,
+    law: BatchLaw,
     b: u64,
     mut st: LevelLoads,
     rng: &mut R,
     observer: &mut O,
 ) -> RunOutcome {
-    let mut stepper = Stepper::new(spec);
+    let mut stepper = Stepper::new(spec, law);
     let mut gaps = GapTracker::new(spec);
     let (m, mut done, mut samples) = (spec.m, 0u64, 0u64);
     while done < m {

@@ -1,8 +1,9 @@
 //! Plain-data descriptions of a run: which process, which setting, which weights.
 //!
 //! These types are the boundary between configuration (the runner, the CLI) and the
-//! engines. They carry no behaviour beyond validation; [`crate::simulate`] matches on them
-//! once per run and then enters a monomorphised hot loop.
+//! engines. They carry no behaviour: each variant of [`ProcessSpec`] has its kind (a file of
+//! `kinds/`: checks, rule, level route), which [`crate::simulate`] asks once per run before
+//! it enters a monomorphised hot loop.
 
 use crate::Error;
 
@@ -191,36 +192,6 @@ pub enum ProcessSpec {
 /// The most samples a `rule` draws ([`ProcessSpec::Rule`]).
 pub const RULE_MAX_D: u32 = 8;
 
-/// `Ok` when `v` lies in [0, 1], else an error naming parameter `name`.
-fn unit_interval(name: &'static str, v: f64) -> Result<(), Error> {
-    if (0.0..=1.0).contains(&v) {
-        Ok(())
-    } else {
-        Err(Error::invalid(name, v, "a number in [0, 1]"))
-    }
-}
-
-/// `Ok` when `v` is finite and at least 0, else an error naming parameter `name`.
-fn non_negative(name: &'static str, v: f64) -> Result<(), Error> {
-    if v.is_finite() && v >= 0.0 {
-        Ok(())
-    } else {
-        Err(Error::invalid(name, v, "a finite number >= 0"))
-    }
-}
-
-/// Cumulative rank probabilities: non-decreasing, from at least 0, ending at exactly 1.
-fn check_rank_vector(cum: &[f64]) -> Result<(), Error> {
-    let ok = cum.last() == Some(&1.0)
-        && cum.windows(2).all(|w| w[0] <= w[1])
-        && cum.first().is_some_and(|&c| c >= 0.0);
-    if ok {
-        Ok(())
-    } else {
-        Err(Error::invalid("p", "…", "cumulative rank probabilities ending at 1"))
-    }
-}
-
 impl ProcessSpec {
     /// The snake_case kind name used in configs and on the command line.
     pub fn kind(&self) -> &'static str {
@@ -251,157 +222,6 @@ impl ProcessSpec {
             Self::Rule { .. } => "rule",
             Self::Custom(c) => c.item().name(),
             Self::WithoutReplacement(p) => p.kind(),
-        }
-    }
-
-    /// Checks parameter ranges.
-    pub fn validate(&self) -> Result<(), Error> {
-        match self {
-            Self::RankVector { cum } => check_rank_vector(cum),
-            Self::KThreshold { f } => check_thresholds(f)
-                .map_err(|_| Error::invalid("f", "…", "1 to 64 finite increasing thresholds")),
-            Self::Custom(c) => c.item().check(c.args()).map_err(Error::Refused),
-            Self::WithoutReplacement(p) if p.takes_replacement() => p.validate(),
-            Self::WithoutReplacement(_) => Err(Error::invalid(
-                "replacement",
-                false,
-                "true for this kind (replacement = false is an option of d_choice, \
-                 unfair_d_choice, k_threshold, one_plus_beta, g_bounded, g_myopic and \
-                 sigma_noisy_load)",
-            )),
-            Self::OneChoice
-            | Self::MeanThinning { .. }
-            | Self::Twinning
-            | Self::FormulaThreshold { .. } => Ok(()),
-            Self::Rule { .. }
-            | Self::Memory { .. }
-            | Self::Caching { .. }
-            | Self::AlwaysGoLeft { .. }
-            | Self::Equalize { .. }
-            | Self::EqualizeMoves { .. }
-            | Self::DChoice { .. }
-            | Self::UnfairDChoice { .. } => self.validate_sample_counts(),
-            Self::Packing { .. } | Self::TightPacking { .. } | Self::Adaptive { .. } => {
-                self.validate_ball_and_probe_counts()
-            }
-            Self::OnePlusBeta { .. } | Self::Quantile { .. } | Self::MixedQuantile { .. } => {
-                self.validate_probabilities()
-            }
-            Self::RelativeThreshold { .. }
-            | Self::Threshold { .. }
-            | Self::GBounded { .. }
-            | Self::GMyopic { .. }
-            | Self::SigmaNoisyLoad { .. } => self.validate_load_parameters(),
-        }
-    }
-
-    /// The number of samples (and cache size) of the processes that draw a fixed number of
-    /// bins per ball; the other processes have none to check here.
-    fn validate_sample_counts(&self) -> Result<(), Error> {
-        match *self {
-            Self::Rule { d, .. } => {
-                if (1..=RULE_MAX_D).contains(&d) {
-                    Ok(())
-                } else {
-                    Err(Error::invalid("d", d, "an integer in 1..=8"))
-                }
-            }
-            Self::Memory { d, k } => {
-                if !(1..=1024).contains(&d) {
-                    Err(Error::invalid("d", d, "an integer in 1..=1024"))
-                } else if !(1..=1024).contains(&k) {
-                    Err(Error::invalid("k", k, "an integer in 1..=1024"))
-                } else {
-                    Ok(())
-                }
-            }
-            Self::Caching { d }
-            | Self::AlwaysGoLeft { d }
-            | Self::Equalize { d }
-            | Self::EqualizeMoves { d, .. }
-            | Self::DChoice { d }
-            | Self::UnfairDChoice { d } => {
-                if (1..=1024).contains(&d) {
-                    Ok(())
-                } else {
-                    Err(Error::invalid("d", d, "an integer in 1..=1024"))
-                }
-            }
-            _ => Ok(()),
-        }
-    }
-
-    /// The offsets and ball counts of Packing and Tight-Packing, and the thresholds and
-    /// probe cap of adaptive probing; the other processes have none to check here.
-    fn validate_ball_and_probe_counts(&self) -> Result<(), Error> {
-        match *self {
-            Self::Packing { offset } | Self::TightPacking { offset, balls: None } => {
-                if offset <= 1_000_000 {
-                    Ok(())
-                } else {
-                    Err(Error::invalid("offset", offset, "an integer in 0..=1000000"))
-                }
-            }
-            Self::TightPacking { balls: Some(b), .. } => {
-                if (1..=1_000_000).contains(&b) {
-                    Ok(())
-                } else {
-                    Err(Error::invalid("balls", b, "an integer in 1..=1000000"))
-                }
-            }
-            Self::Adaptive { ref tau, cap } => {
-                tau.validate()?;
-                match cap {
-                    Some(c) if !(1..=1_000_000).contains(&c) => {
-                        Err(Error::invalid("cap", c, "an integer in 1..=1000000"))
-                    }
-                    None if tau.formula.is_some() => Err(Error::invalid(
-                        "cap",
-                        "none",
-                        "a probe cap (1..=1000000): required with tau.formula",
-                    )),
-                    // From `until` on τ is −∞ and only a cap ends the probes.
-                    None if tau.per_probe <= 0.0 || tau.until.is_some() => Err(Error::invalid(
-                        "cap",
-                        "none",
-                        "a probe cap, unless tau grows with the probe count (per_probe > 0) \
-                         and has no `until`",
-                    )),
-                    _ => Ok(()),
-                }
-            }
-            _ => Ok(()),
-        }
-    }
-
-    /// The probabilities and quantiles in [0, 1] (`beta`, `delta`, `eta`); the other
-    /// processes have none to check here.
-    fn validate_probabilities(&self) -> Result<(), Error> {
-        match *self {
-            Self::OnePlusBeta { beta } => unit_interval("beta", beta),
-            Self::Quantile { delta } => unit_interval("delta", delta),
-            Self::MixedQuantile { delta, eta } => {
-                unit_interval("delta", delta)?;
-                unit_interval("eta", eta)
-            }
-            _ => Ok(()),
-        }
-    }
-
-    /// The load thresholds and load tolerances (`f`, `g`, `sigma`); the other processes have
-    /// none to check here.
-    fn validate_load_parameters(&self) -> Result<(), Error> {
-        match *self {
-            Self::RelativeThreshold { f } | Self::Threshold { f } => {
-                if f.is_finite() {
-                    Ok(())
-                } else {
-                    Err(Error::invalid("f", f, "a finite number"))
-                }
-            }
-            Self::GBounded { g } | Self::GMyopic { g } => non_negative("g", g),
-            Self::SigmaNoisyLoad { sigma, .. } => non_negative("sigma", sigma),
-            _ => Ok(()),
         }
     }
 

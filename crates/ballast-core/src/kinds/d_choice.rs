@@ -1,0 +1,59 @@
+//! d-Choice (`d_choice`, `two_choice`, `three_choice`): d uniform samples, the ball goes to
+//! a least loaded one (ties by the run's tie rule). `d = 1` is One-Choice, `d = 2` has a
+//! rule of its own (Two-Choice's kernels).
+
+use crate::crossover::{AUTO_SEQUENTIAL_MIN_N_MANY_CHOICE, AUTO_SEQUENTIAL_MIN_N_TWO_CHOICE};
+use crate::error::Error;
+use crate::kind::{BatchLaw, Kind, LevelSteps};
+use crate::process::distinct::Distinct;
+use crate::process::{DChoice, OneChoice, TwoChoice};
+use crate::spec::{ProcessSpec, RunSpec, TieBreak};
+use crate::with_rule::WithRule;
+
+/// The kind [`ProcessSpec::DChoice`].
+pub(super) struct Item;
+
+/// The number of samples.
+fn d_of(p: &ProcessSpec) -> u32 {
+    let ProcessSpec::DChoice { d } = *p else { unreachable!("listed for DChoice") };
+    d
+}
+
+impl Kind for Item {
+    fn check(p: &ProcessSpec) -> Result<(), Error> {
+        super::samples(d_of(p))
+    }
+    fn bins<X: WithRule>(spec: &RunSpec, runner: X) -> X::Out {
+        let tie = spec.tie_break;
+        match d_of(&spec.process) {
+            1 => runner.run(OneChoice),
+            2 => runner.run(TwoChoice { tie }),
+            d => runner.run(DChoice { d, tie }),
+        }
+    }
+    fn distinct<X: WithRule>(p: &ProcessSpec, tie: TieBreak, runner: X) -> X::Out {
+        runner.run(Distinct::new(d_of(p), false, tie))
+    }
+    fn levels(_spec: &RunSpec, _batched: bool) -> Result<(), Error> {
+        Ok(())
+    }
+    fn level_steps<V: LevelSteps>(spec: &RunSpec, v: V) -> V::Out {
+        match d_of(&spec.process) {
+            1 => v.one_choice(),
+            d => v.d_choice(d),
+        }
+    }
+    fn batch_law(p: &ProcessSpec) -> Option<BatchLaw> {
+        Some(match d_of(p) {
+            1 => BatchLaw::OneChoice,
+            d => BatchLaw::DChoice { d },
+        })
+    }
+    fn auto_levels_min_n(spec: &RunSpec) -> u64 {
+        match d_of(&spec.process) {
+            1 => super::one_choice::one_choice_min_n(spec),
+            2 => AUTO_SEQUENTIAL_MIN_N_TWO_CHOICE,
+            _ => AUTO_SEQUENTIAL_MIN_N_MANY_CHOICE,
+        }
+    }
+}

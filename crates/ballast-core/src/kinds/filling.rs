@@ -1,0 +1,44 @@
+//! Twinning (`twinning`) and Packing (`packing`): one sample; an underloaded bin gets 2
+//! balls (Twinning) or is raised to ⌈W/n⌉ + offset (Packing), otherwise 1 ball. One rule
+//! ([`Filling`]); on the level engine step by step (`level/filling.rs`), sequentially only:
+//! inside a batch the number of steps is random, which the batch step does not model.
+
+use crate::crossover::AUTO_SEQUENTIAL_MIN_N_PACKING;
+use crate::error::Error;
+use crate::kind::{Kind, LevelSteps};
+use crate::process::Filling;
+use crate::spec::{ProcessSpec, RunSpec};
+use crate::with_rule::WithRule;
+
+/// The kinds [`ProcessSpec::Twinning`] and [`ProcessSpec::Packing`].
+pub(super) struct Item;
+
+/// The rule.
+fn rule_of(p: &ProcessSpec) -> Filling {
+    match *p {
+        ProcessSpec::Twinning => Filling::Twinning,
+        ProcessSpec::Packing { offset } => Filling::Packing { offset },
+        _ => unreachable!("listed for Twinning and Packing"),
+    }
+}
+
+impl Kind for Item {
+    fn check(p: &ProcessSpec) -> Result<(), Error> {
+        match rule_of(p) {
+            Filling::Packing { offset } => super::packing_offset(offset),
+            Filling::Twinning => Ok(()),
+        }
+    }
+    fn bins<X: WithRule>(spec: &RunSpec, runner: X) -> X::Out {
+        runner.run(rule_of(&spec.process))
+    }
+    fn levels(spec: &RunSpec, batched: bool) -> Result<(), Error> {
+        super::multi_ball_steps(spec, batched)
+    }
+    fn level_steps<V: LevelSteps>(spec: &RunSpec, v: V) -> V::Out {
+        v.filling(rule_of(&spec.process))
+    }
+    fn auto_levels_min_n(_spec: &RunSpec) -> u64 {
+        AUTO_SEQUENTIAL_MIN_N_PACKING
+    }
+}

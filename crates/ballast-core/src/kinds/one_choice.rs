@@ -1,0 +1,45 @@
+//! One-Choice (`one_choice`): one uniform sample, the ball goes there. On the level engine
+//! sequential stretches are one batched step each.
+
+use crate::crossover::{AUTO_BATCH_MIN_BALLS_ONE_CHOICE, AUTO_SEQUENTIAL_MIN_N_ONE_CHOICE};
+use crate::error::Error;
+use crate::kind::{BatchLaw, Kind, LevelSteps};
+use crate::process::OneChoice;
+use crate::spec::{ProcessSpec, RunSpec};
+use crate::with_rule::WithRule;
+
+/// The kind [`ProcessSpec::OneChoice`] (and d-Choice with `d = 1`, which runs as it).
+pub(super) struct Item;
+
+impl Kind for Item {
+    fn check(_p: &ProcessSpec) -> Result<(), Error> {
+        Ok(())
+    }
+    fn bins<X: WithRule>(_spec: &RunSpec, runner: X) -> X::Out {
+        runner.run(OneChoice)
+    }
+    fn levels(_spec: &RunSpec, _batched: bool) -> Result<(), Error> {
+        Ok(())
+    }
+    fn level_steps<V: LevelSteps>(_spec: &RunSpec, v: V) -> V::Out {
+        v.one_choice()
+    }
+    fn batch_law(_p: &ProcessSpec) -> Option<BatchLaw> {
+        Some(BatchLaw::OneChoice)
+    }
+    fn auto_levels_min_n(spec: &RunSpec) -> u64 {
+        one_choice_min_n(spec)
+    }
+}
+
+/// One-Choice's crossover: from [`AUTO_SEQUENTIAL_MIN_N_ONE_CHOICE`] bins when the
+/// stretches between observation points hold at least [`AUTO_BATCH_MIN_BALLS_ONE_CHOICE`]
+/// balls (each is one batched step on levels), else never.
+pub(super) fn one_choice_min_n(spec: &RunSpec) -> u64 {
+    let stretch = spec.observe_every.unwrap_or(spec.m);
+    if stretch >= AUTO_BATCH_MIN_BALLS_ONE_CHOICE {
+        AUTO_SEQUENTIAL_MIN_N_ONE_CHOICE
+    } else {
+        u64::MAX
+    }
+}
