@@ -12,9 +12,8 @@ use crate::start::Start;
 use crate::{Engine, Error, ProcessSpec, RunSpec, Setting, TieBreak, Weights};
 
 /// The smallest `n` from which `auto` runs a sequential `process` on the level engine (when
-/// the level engine can run it exactly): the crossover its kind names
-/// ([`crate::kind::Kind::auto_levels_min_n`]), measured against the bin engine
-/// (`crossover.rs`).
+/// the level engine can run it exactly): the crossover its kind names (`kinds/`), measured
+/// against the bin engine (the `AUTO_SEQUENTIAL_MIN_N*` constants of this module).
 pub fn auto_sequential_min_n(spec: &RunSpec) -> u64 {
     crate::kinds::auto_levels_min_n(spec)
 }
