@@ -1,5 +1,6 @@
 //! The error type of `ballast-core`.
 
+use std::borrow::Cow;
 use std::fmt::Display;
 
 /// Errors from validating a [`crate::RunSpec`] or running it.
@@ -14,7 +15,7 @@ pub enum Error {
         /// The offending value, formatted.
         value: String,
         /// What would have been accepted.
-        allowed: &'static str,
+        allowed: Cow<'static, str>,
     },
     /// The engine cannot simulate this combination exactly.
     #[error("unsupported combination: {0}")]
@@ -44,8 +45,12 @@ pub fn config_words(fix: &[(&str, &str)]) -> String {
 
 impl Error {
     /// Shorthand for [`Error::Invalid`].
-    pub fn invalid(field: &'static str, value: impl Display, allowed: &'static str) -> Self {
-        Self::Invalid { field, value: value.to_string(), allowed }
+    pub fn invalid(
+        field: &'static str,
+        value: impl Display,
+        allowed: impl Into<Cow<'static, str>>,
+    ) -> Self {
+        Self::Invalid { field, value: value.to_string(), allowed: allowed.into() }
     }
 
     /// Shorthand for [`Error::UnsupportedUse`] suggesting the bin engine.

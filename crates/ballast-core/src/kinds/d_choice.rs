@@ -2,9 +2,12 @@
 //! a least loaded one (ties by the run's tie rule). `d = 1` is One-Choice, `d = 2` has a
 //! rule of its own (Two-Choice's kernels).
 
+use super::{D, REPLACEMENT};
 use crate::crossover::{AUTO_SEQUENTIAL_MIN_N_MANY_CHOICE, AUTO_SEQUENTIAL_MIN_N_TWO_CHOICE};
+use crate::def::{ProcessDef, ALL_TIES, BATCHED_AND_DELAY};
 use crate::error::Error;
 use crate::kind::{BatchLaw, Kind, LevelSteps};
+use crate::params::Args;
 use crate::process::distinct::Distinct;
 use crate::process::{DChoice, OneChoice, TwoChoice};
 use crate::spec::{ProcessSpec, RunSpec, TieBreak};
@@ -21,7 +24,7 @@ fn d_of(p: &ProcessSpec) -> u32 {
 
 impl Kind for Item {
     fn check(p: &ProcessSpec) -> Result<(), Error> {
-        super::samples(d_of(p))
+        super::declared(&D_CHOICE, "d", f64::from(d_of(p)))
     }
     fn bins<X: WithRule>(spec: &RunSpec, runner: X) -> X::Out {
         let tie = spec.tie_break;
@@ -56,4 +59,45 @@ impl Kind for Item {
             _ => AUTO_SEQUENTIAL_MIN_N_MANY_CHOICE,
         }
     }
+}
+
+/// The registry entry of `two_choice` (listed in [`crate::registry::PROCESSES`]).
+pub(crate) const TWO_CHOICE: ProcessDef = ProcessDef {
+    name: "two_choice",
+    doc: "d_choice with d = 2",
+    params: &[REPLACEMENT],
+    ties: ALL_TIES,
+    settings: BATCHED_AND_DELAY,
+    unit_weights_only: false,
+    example: "",
+    build: |a| Ok(d_choice(2, a)),
+};
+
+/// The registry entry of `three_choice` (listed in [`crate::registry::PROCESSES`]).
+pub(crate) const THREE_CHOICE: ProcessDef = ProcessDef {
+    name: "three_choice",
+    doc: "d_choice with d = 3",
+    params: &[REPLACEMENT],
+    ties: ALL_TIES,
+    settings: BATCHED_AND_DELAY,
+    unit_weights_only: false,
+    example: "",
+    build: |a| Ok(d_choice(3, a)),
+};
+
+/// The registry entry of `d_choice` (listed in [`crate::registry::PROCESSES`]).
+pub(crate) const D_CHOICE: ProcessDef = ProcessDef {
+    name: "d_choice",
+    doc: "d samples; the ball goes to a least loaded one",
+    params: &[D, REPLACEMENT],
+    ties: ALL_TIES,
+    settings: BATCHED_AND_DELAY,
+    unit_weights_only: false,
+    example: "",
+    build: |a| Ok(d_choice(a.int("d"), a)),
+};
+
+/// d-Choice with or without replacement (the `replacement` option).
+fn d_choice(d: u32, a: &Args) -> ProcessSpec {
+    ProcessSpec::DChoice { d }.with_replacement(a.flag(REPLACEMENT.name))
 }

@@ -4,8 +4,11 @@
 //! any rule is asked for. On the level engine the distinct sampled bins are distinct
 //! positions of the sorted view, moved between levels.
 
+use super::D;
+use crate::def::{ProcessDef, NO_TIES, SEQUENTIAL_ONLY};
 use crate::error::Error;
 use crate::kind::Kind;
+use crate::params::{ParamDef, ParamDefault, ParamType};
 use crate::spec::{ProcessSpec, RunSpec};
 use crate::with_rule::WithRule;
 
@@ -15,7 +18,9 @@ pub(super) struct Item;
 impl Kind for Item {
     fn check(p: &ProcessSpec) -> Result<(), Error> {
         match *p {
-            ProcessSpec::Equalize { d } | ProcessSpec::EqualizeMoves { d, .. } => super::samples(d),
+            ProcessSpec::Equalize { d } | ProcessSpec::EqualizeMoves { d, .. } => {
+                super::declared(&EQUALIZE, "d", f64::from(d))
+            }
             _ => unreachable!("listed for Equalize and EqualizeMoves"),
         }
     }
@@ -26,3 +31,32 @@ impl Kind for Item {
         Ok(())
     }
 }
+
+/// The registry entry of `equalize` (listed in [`crate::registry::PROCESSES`]).
+pub(crate) const EQUALIZE: ProcessDef = ProcessDef {
+    name: "equalize",
+    doc: "Czumaj-Stemann reallocation: d samples; the new ball and the balls of the \
+          sampled bins are spread over them evenly (with moves = r: the new ball to a \
+          least loaded sampled bin, then at most r balls from a most to a least loaded one \
+          while their loads differ by 2 or more)",
+    params: &[D, MOVES],
+    ties: NO_TIES,
+    settings: SEQUENTIAL_ONLY,
+    unit_weights_only: true,
+    example: "",
+    build: |a| {
+        Ok(match a.opt_int("moves") {
+            None => ProcessSpec::Equalize { d: a.int("d") },
+            Some(moves) => ProcessSpec::EqualizeMoves { d: a.int("d"), moves },
+        })
+    },
+};
+
+/// `moves` of `equalize`.
+const MOVES: ParamDef = ParamDef {
+    name: "moves",
+    ty: ParamType::Int { lo: 0, hi: u32::MAX },
+    default: ParamDefault::Unset,
+    doc: "old balls moved per step at most (0: Greedy[d] with random ties; unset: no limit, \
+          the even spread)",
+};

@@ -3,7 +3,9 @@
 //! ([`Filling`]); on the level engine step by step (`level/filling.rs`), sequentially only:
 //! inside a batch the number of steps is random, which the batch step does not model.
 
+use super::OFFSET;
 use crate::crossover::AUTO_SEQUENTIAL_MIN_N_PACKING;
+use crate::def::{ProcessDef, BATCHED, NO_TIES};
 use crate::error::Error;
 use crate::kind::{Kind, LevelSteps};
 use crate::process::Filling;
@@ -25,7 +27,7 @@ fn rule_of(p: &ProcessSpec) -> Filling {
 impl Kind for Item {
     fn check(p: &ProcessSpec) -> Result<(), Error> {
         match rule_of(p) {
-            Filling::Packing { offset } => super::packing_offset(offset),
+            Filling::Packing { offset } => super::declared(&PACKING, "offset", f64::from(offset)),
             Filling::Twinning => Ok(()),
         }
     }
@@ -42,3 +44,27 @@ impl Kind for Item {
         AUTO_SEQUENTIAL_MIN_N_PACKING
     }
 }
+
+/// The registry entry of `twinning` (listed in [`crate::registry::PROCESSES`]).
+pub(crate) const TWINNING: ProcessDef = ProcessDef {
+    name: "twinning",
+    doc: "one sample; underloaded: 2 balls there, else 1",
+    params: &[],
+    ties: NO_TIES,
+    settings: BATCHED,
+    unit_weights_only: true,
+    example: "",
+    build: |_| Ok(ProcessSpec::Twinning),
+};
+
+/// The registry entry of `packing` (listed in [`crate::registry::PROCESSES`]).
+pub(crate) const PACKING: ProcessDef = ProcessDef {
+    name: "packing",
+    doc: "one sample; underloaded: raise it to ceil(W/n) + offset, else 1 ball",
+    params: &[OFFSET],
+    ties: NO_TIES,
+    settings: BATCHED,
+    unit_weights_only: true,
+    example: "",
+    build: |a| Ok(ProcessSpec::Packing { offset: a.int("offset") }),
+};

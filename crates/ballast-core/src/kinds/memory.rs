@@ -4,9 +4,12 @@
 //! sequentially only; a larger cache remembers particular bins, which the histogram does not
 //! know.
 
+use super::FRESH_D;
 use crate::crossover::AUTO_SEQUENTIAL_MIN_N_FILLING;
+use crate::def::{ProcessDef, BATCHED, NO_TIES};
 use crate::error::Error;
 use crate::kind::{sequential_only, Kind, LevelSteps};
+use crate::params::{ParamDef, ParamDefault, ParamType};
 use crate::process::{CachePolicy, Memory, MemoryOne};
 use crate::spec::{ProcessSpec, RunSpec};
 use crate::with_rule::WithRule;
@@ -30,13 +33,13 @@ fn one_bin(p: &ProcessSpec) -> bool {
 
 impl Kind for Item {
     fn check(p: &ProcessSpec) -> Result<(), Error> {
-        let (d, policy) = parts(p);
-        super::samples(d)?;
-        match policy {
-            CachePolicy::LeastLoaded { k } => {
-                super::int_in("k", k, 1, 1024, "an integer in 1..=1024")
+        match *p {
+            ProcessSpec::Memory { d, k } => {
+                super::declared(&MEMORY, "d", f64::from(d))?;
+                super::declared(&MEMORY, "k", f64::from(k))
             }
-            CachePolicy::LastReceiver => Ok(()),
+            ProcessSpec::Caching { d } => super::declared(&CACHING, "d", f64::from(d)),
+            _ => unreachable!("listed for Memory and Caching"),
         }
     }
     fn bins<X: WithRule>(spec: &RunSpec, runner: X) -> X::Out {
@@ -76,3 +79,36 @@ impl Kind for Item {
         }
     }
 }
+
+/// The registry entry of `memory` (listed in [`crate::registry::PROCESSES`]).
+pub(crate) const MEMORY: ProcessDef = ProcessDef {
+    name: "memory",
+    doc: "d fresh samples plus k cached bins; ball to a least loaded; the cache keeps the k \
+          least loaded",
+    params: &[
+        FRESH_D,
+        ParamDef {
+            name: "k",
+            ty: ParamType::Int { lo: 1, hi: 1024 },
+            default: ParamDefault::Num(1.0),
+            doc: "cached bins",
+        },
+    ],
+    ties: NO_TIES,
+    settings: BATCHED,
+    unit_weights_only: true,
+    example: "",
+    build: |a| Ok(ProcessSpec::Memory { d: a.int("d"), k: a.int("k") }),
+};
+
+/// The registry entry of `caching` (listed in [`crate::registry::PROCESSES`]).
+pub(crate) const CACHING: ProcessDef = ProcessDef {
+    name: "caching",
+    doc: "d fresh samples plus the bin that received the previous ball",
+    params: &[FRESH_D],
+    ties: NO_TIES,
+    settings: BATCHED,
+    unit_weights_only: true,
+    example: "",
+    build: |a| Ok(ProcessSpec::Caching { d: a.int("d") }),
+};

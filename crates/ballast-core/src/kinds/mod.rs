@@ -4,77 +4,81 @@
 //! this file generates the one `match` over the variants behind every engine and check; no
 //! other module matches over all processes.
 //!
-//! Adding a catalogue kind: its variant of [`ProcessSpec`], a file here, its `mod` line and
-//! its line in the list, and its registry entry. (A kind declared outside the catalogue is
+//! Adding a catalogue kind: its variant of [`ProcessSpec`] (and its name in
+//! [`ProcessSpec::kind`]), a file here (its registry entry, its checks, its rule and its
+//! routes), its line `file: Variant;` in the list, and its line in the registry's
+//! `PROCESSES`. (A kind declared outside the catalogue is
 //! one [`crate::item::ProcessItem`] instead, reached through [`ProcessSpec::Custom`].)
 
+use crate::def::ProcessDef;
 use crate::error::Error;
 use crate::kind::{BatchLaw, Kind, LevelBatch, LevelSteps};
+use crate::params::{ParamDef, ParamDefault, ParamType, ParamValue};
 use crate::spec::{ProcessSpec, RunSpec, TieBreak};
 use crate::with_rule::WithRule;
 
-mod adaptive;
-mod always_go_left;
-mod custom;
-mod d_choice;
-mod equalize;
-mod filling;
-mod formula_threshold;
-mod k_threshold;
-mod memory;
-mod noisy;
-mod one_choice;
-mod one_plus_beta;
-mod quantile;
-mod rank_vector;
-mod rule;
-mod thinning;
-mod tight_packing;
-mod unfair_d_choice;
-mod without_replacement;
+// The parameters that several kinds declare.
 
-/// `Ok` when `v` lies in [0, 1], else an error naming parameter `name`.
-fn unit_interval(name: &'static str, v: f64) -> Result<(), Error> {
-    if (0.0..=1.0).contains(&v) {
-        Ok(())
-    } else {
-        Err(Error::invalid(name, v, "a number in [0, 1]"))
+/// `d` of the d-sample kinds.
+const D: ParamDef = ParamDef {
+    name: "d",
+    ty: ParamType::Int { lo: 1, hi: 1024 },
+    default: ParamDefault::Required,
+    doc: "number of samples",
+};
+/// `replacement` of the d-sample kinds.
+const REPLACEMENT: ParamDef = ParamDef {
+    name: crate::process::distinct::OPTION,
+    ty: ParamType::Bool,
+    default: ParamDefault::Bool(true),
+    doc: "sample with replacement (false: d distinct bins, d <= n)",
+};
+/// `replacement` of the two-sample processes (one_plus_beta, g_bounded, g_myopic,
+/// sigma_noisy_load, k_threshold).
+const REPLACEMENT_PAIR: ParamDef = ParamDef {
+    name: crate::process::distinct::OPTION,
+    ty: ParamType::Bool,
+    default: ParamDefault::Bool(true),
+    doc: "sample with replacement (false: the two samples are distinct bins, n >= 2)",
+};
+/// `d` of Memory and Caching: fresh samples per ball.
+const FRESH_D: ParamDef = ParamDef {
+    name: "d",
+    ty: ParamType::Int { lo: 1, hi: 1024 },
+    default: ParamDefault::Num(1.0),
+    doc: "fresh samples per ball",
+};
+/// `delta` of the Quantile kinds.
+const DELTA: ParamDef = ParamDef {
+    name: "delta",
+    ty: ParamType::Unit,
+    default: ParamDefault::Required,
+    doc: "fraction of bins (by rank, heaviest first) counted as heavy",
+};
+/// `g` of g-Bounded and g-Myopic.
+const G: ParamDef = ParamDef {
+    name: "g",
+    ty: ParamType::NonNeg,
+    default: ParamDefault::Required,
+    doc: "load difference up to which the comparison is unreliable",
+};
+/// `offset` of Packing and Tight-Packing.
+const OFFSET: ParamDef = ParamDef {
+    name: "offset",
+    ty: ParamType::Int { lo: 0, hi: 1_000_000 },
+    default: ParamDefault::Num(1.0),
+    doc: "fill level above the rounded-up average (0 = fill to the average)",
+};
+
+/// `Ok` when `value` lies in the range that the kind's declaration `def` gives its parameter
+/// `name`, else the error naming the parameter and that range: a range is declared once, in
+/// the kind's registry entry, and checked from there for specs built by hand too.
+fn declared(def: &ProcessDef, name: &str, value: f64) -> Result<(), Error> {
+    let p = def.params.iter().find(|p| p.name == name).expect("a declared parameter");
+    match def.list().check(p, &ParamValue::Num(value)) {
+        Ok(()) => Ok(()),
+        Err(_) => Err(Error::invalid(p.name, value, p.ty.describe())),
     }
-}
-
-/// `Ok` when `v` is finite and at least 0, else an error naming parameter `name`.
-fn non_negative(name: &'static str, v: f64) -> Result<(), Error> {
-    if v.is_finite() && v >= 0.0 {
-        Ok(())
-    } else {
-        Err(Error::invalid(name, v, "a finite number >= 0"))
-    }
-}
-
-/// `Ok` when `value` lies in `lo..=hi`, else an error naming parameter `name` with the range
-/// `allowed`.
-fn int_in(
-    name: &'static str,
-    value: u32,
-    lo: u32,
-    hi: u32,
-    allowed: &'static str,
-) -> Result<(), Error> {
-    if (lo..=hi).contains(&value) {
-        Ok(())
-    } else {
-        Err(Error::invalid(name, value, allowed))
-    }
-}
-
-/// The number of samples of the d-sample kinds: 1..=1024.
-fn samples(d: u32) -> Result<(), Error> {
-    int_in("d", d, 1, 1024, "an integer in 1..=1024")
-}
-
-/// The fill offset of Packing and Tight-Packing: 0..=1000000.
-fn packing_offset(offset: u32) -> Result<(), Error> {
-    int_in("offset", offset, 0, 1_000_000, "an integer in 0..=1000000")
 }
 
 /// The level engine's refusal of multi-ball steps in batches: exact sequentially; inside a
@@ -113,101 +117,160 @@ fn no_batch_law(spec: &RunSpec, batched: bool) -> Result<(), Error> {
 }
 
 macro_rules! kinds {
-    ($( $variant:ident => $m:ident, )*) => {
+    ($( $m:ident: $($variant:ident),+; )*) => {
+        $( pub(crate) mod $m; )*
+
         /// [`Kind::check`] of the process's kind.
         pub(crate) fn check(p: &ProcessSpec) -> Result<(), Error> {
-            match p { $( ProcessSpec::$variant { .. } => <$m::Item as Kind>::check(p), )* }
+            match p { $( $( ProcessSpec::$variant { .. } )|+ => <$m::Item as Kind>::check(p), )* }
         }
 
         /// [`Kind::check_run`] of the run's kind.
         pub(crate) fn check_run(spec: &RunSpec) -> Result<(), Error> {
             match spec.process {
-                $( ProcessSpec::$variant { .. } => <$m::Item as Kind>::check_run(spec), )*
+                $( $( ProcessSpec::$variant { .. } )|+ => <$m::Item as Kind>::check_run(spec), )*
             }
         }
 
         /// Hands the bin engine's rule of `spec` to `runner` ([`Kind::bins`]).
         pub(crate) fn bins<X: WithRule>(spec: &RunSpec, runner: X) -> X::Out {
             match spec.process {
-                $( ProcessSpec::$variant { .. } => <$m::Item as Kind>::bins(spec, runner), )*
+                $( $( ProcessSpec::$variant { .. } )|+ => <$m::Item as Kind>::bins(spec, runner), )*
             }
         }
 
         /// Hands the rule of `p` drawing distinct bins to `runner` ([`Kind::distinct`]).
         pub(crate) fn distinct<X: WithRule>(p: &ProcessSpec, tie: TieBreak, runner: X) -> X::Out {
             match p {
-                $( ProcessSpec::$variant { .. } => <$m::Item as Kind>::distinct(p, tie, runner), )*
+                $( $( ProcessSpec::$variant { .. } )|+ => <$m::Item as Kind>::distinct(p, tie, runner), )*
             }
         }
 
         /// [`Kind::levels`] of the run's kind.
         pub(crate) fn levels(spec: &RunSpec, batched: bool) -> Result<(), Error> {
             match spec.process {
-                $( ProcessSpec::$variant { .. } => <$m::Item as Kind>::levels(spec, batched), )*
+                $( $( ProcessSpec::$variant { .. } )|+ => <$m::Item as Kind>::levels(spec, batched), )*
             }
         }
 
         /// The sequential level route of the run's kind ([`Kind::level_steps`]).
         pub(crate) fn level_steps<V: LevelSteps>(spec: &RunSpec, v: V) -> V::Out {
             match spec.process {
-                $( ProcessSpec::$variant { .. } => <$m::Item as Kind>::level_steps(spec, v), )*
+                $( $( ProcessSpec::$variant { .. } )|+ => <$m::Item as Kind>::level_steps(spec, v), )*
             }
         }
 
         /// The batch law of `p` on the level engine, if it has one ([`Kind::batch_law`]).
         pub(crate) fn batch_law(p: &ProcessSpec) -> Option<BatchLaw> {
-            match p { $( ProcessSpec::$variant { .. } => <$m::Item as Kind>::batch_law(p), )* }
+            match p { $( $( ProcessSpec::$variant { .. } )|+ => <$m::Item as Kind>::batch_law(p), )* }
         }
 
         /// The batched level route of the run's kind ([`Kind::level_batch`]).
         pub(crate) fn level_batch<V: LevelBatch>(spec: &RunSpec, v: V) -> V::Out {
             match spec.process {
-                $( ProcessSpec::$variant { .. } => <$m::Item as Kind>::level_batch(spec, v), )*
+                $( $( ProcessSpec::$variant { .. } )|+ => <$m::Item as Kind>::level_batch(spec, v), )*
             }
         }
 
         /// [`Kind::auto_levels_min_n`] of the run's kind.
         pub(crate) fn auto_levels_min_n(spec: &RunSpec) -> u64 {
             match spec.process {
-                $( ProcessSpec::$variant { .. } => <$m::Item as Kind>::auto_levels_min_n(spec), )*
+                $( $( ProcessSpec::$variant { .. } )|+ => <$m::Item as Kind>::auto_levels_min_n(spec), )*
             }
         }
     };
 }
 
 kinds! {
-    OneChoice => one_choice,
-    DChoice => d_choice,
-    UnfairDChoice => unfair_d_choice,
-    RankVector => rank_vector,
-    KThreshold => k_threshold,
-    FormulaThreshold => formula_threshold,
-    OnePlusBeta => one_plus_beta,
-    Quantile => quantile,
-    MixedQuantile => quantile,
-    Threshold => thinning,
-    MeanThinning => thinning,
-    RelativeThreshold => thinning,
-    GBounded => noisy,
-    GMyopic => noisy,
-    SigmaNoisyLoad => noisy,
-    Twinning => filling,
-    Packing => filling,
-    TightPacking => tight_packing,
-    Memory => memory,
-    Caching => memory,
-    AlwaysGoLeft => always_go_left,
-    Adaptive => adaptive,
-    Equalize => equalize,
-    EqualizeMoves => equalize,
-    Rule => rule,
-    Custom => custom,
-    WithoutReplacement => without_replacement,
+    one_choice: OneChoice;
+    d_choice: DChoice;
+    unfair_d_choice: UnfairDChoice;
+    rank_vector: RankVector;
+    k_threshold: KThreshold;
+    formula_threshold: FormulaThreshold;
+    one_plus_beta: OnePlusBeta;
+    quantile: Quantile, MixedQuantile;
+    thinning: Threshold, MeanThinning, RelativeThreshold;
+    noisy: GBounded, GMyopic, SigmaNoisyLoad;
+    filling: Twinning, Packing;
+    tight_packing: TightPacking;
+    memory: Memory, Caching;
+    always_go_left: AlwaysGoLeft;
+    adaptive: Adaptive;
+    equalize: Equalize, EqualizeMoves;
+    rule: Rule;
+    custom: Custom;
+    without_replacement: WithoutReplacement;
 }
 
 impl ProcessSpec {
     /// Checks parameter ranges (and the checks across parameters) of the process's kind.
     pub fn validate(&self) -> Result<(), Error> {
         check(self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{Error, ProcessSpec, Tau};
+
+    /// A spec built by hand outside a declared range is refused with the range its
+    /// registry entry declares, for every kind whose checks read the declaration; the same
+    /// specs one step inside the range pass.
+    #[test]
+    fn hand_built_specs_are_checked_against_the_declared_ranges() {
+        let refused = [
+            (ProcessSpec::DChoice { d: 0 }, "d", "an integer in 1..=1024"),
+            (ProcessSpec::UnfairDChoice { d: 1025 }, "d", "an integer in 1..=1024"),
+            (ProcessSpec::AlwaysGoLeft { d: 0 }, "d", "an integer in 1..=1024"),
+            (ProcessSpec::OnePlusBeta { beta: 1.5 }, "beta", "a number in [0, 1]"),
+            (ProcessSpec::Quantile { delta: -0.1 }, "delta", "a number in [0, 1]"),
+            (ProcessSpec::MixedQuantile { delta: 0.5, eta: 2.0 }, "eta", "a number in [0, 1]"),
+            (ProcessSpec::Threshold { f: f64::INFINITY }, "f", "a finite number"),
+            (ProcessSpec::RelativeThreshold { f: f64::NAN }, "f", "a finite number"),
+            (ProcessSpec::GBounded { g: -1.0 }, "g", "a finite number >= 0"),
+            (ProcessSpec::GMyopic { g: f64::NAN }, "g", "a finite number >= 0"),
+            (
+                ProcessSpec::SigmaNoisyLoad { sigma: -0.5, truncate: false },
+                "sigma",
+                "a finite number >= 0",
+            ),
+            (ProcessSpec::Packing { offset: 1_000_001 }, "offset", "an integer in 0..=1000000"),
+            (
+                ProcessSpec::TightPacking { offset: 1, balls: Some(0) },
+                "balls",
+                "an integer in 1..=1000000",
+            ),
+            (ProcessSpec::Memory { d: 1, k: 1025 }, "k", "an integer in 1..=1024"),
+            (ProcessSpec::Caching { d: 0 }, "d", "an integer in 1..=1024"),
+            (ProcessSpec::Equalize { d: 2000 }, "d", "an integer in 1..=1024"),
+            (ProcessSpec::EqualizeMoves { d: 0, moves: 1 }, "d", "an integer in 1..=1024"),
+            (
+                ProcessSpec::Adaptive { tau: Tau::NEVER, cap: Some(0) },
+                "cap",
+                "an integer in 1..=1000000",
+            ),
+        ];
+        for (spec, field, allowed) in refused {
+            match spec.validate() {
+                Err(Error::Invalid { field: f, allowed: a, .. }) => {
+                    assert_eq!((f, a.as_ref()), (field, allowed), "{spec:?}");
+                }
+                other => panic!("{spec:?}: {other:?}"),
+            }
+        }
+        let accepted = [
+            ProcessSpec::DChoice { d: 1024 },
+            ProcessSpec::OnePlusBeta { beta: 1.0 },
+            ProcessSpec::MixedQuantile { delta: 0.0, eta: 1.0 },
+            ProcessSpec::GBounded { g: 0.0 },
+            ProcessSpec::Packing { offset: 0 },
+            ProcessSpec::TightPacking { offset: 1_000_000, balls: Some(1_000_000) },
+            ProcessSpec::Memory { d: 1024, k: 1 },
+            ProcessSpec::Adaptive { tau: Tau::NEVER, cap: Some(1_000_000) },
+        ];
+        for spec in accepted {
+            assert_eq!(spec.validate(), Ok(()), "{spec:?}");
+        }
     }
 }

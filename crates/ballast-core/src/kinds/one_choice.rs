@@ -2,6 +2,7 @@
 //! sequential stretches are one batched step each.
 
 use crate::crossover::{AUTO_BATCH_MIN_BALLS_ONE_CHOICE, AUTO_SEQUENTIAL_MIN_N_ONE_CHOICE};
+use crate::def::{ProcessDef, BATCHED, NO_TIES};
 use crate::error::Error;
 use crate::kind::{BatchLaw, Kind, LevelSteps};
 use crate::process::OneChoice;
@@ -43,3 +44,15 @@ pub(super) fn one_choice_min_n(spec: &RunSpec) -> u64 {
         u64::MAX
     }
 }
+
+/// The registry entry of `one_choice` (listed in [`crate::registry::PROCESSES`]).
+pub(crate) const ONE_CHOICE: ProcessDef = ProcessDef {
+    name: "one_choice",
+    doc: "one sample; the ball goes there",
+    params: &[],
+    ties: NO_TIES,
+    settings: BATCHED,
+    unit_weights_only: false,
+    example: "",
+    build: |_| Ok(ProcessSpec::OneChoice),
+};

@@ -1,8 +1,11 @@
 //! (1+β) (`one_plus_beta`): with probability β a Two-Choice step, else a One-Choice step.
 
+use super::{REPLACEMENT, REPLACEMENT_PAIR};
 use crate::crossover::AUTO_SEQUENTIAL_MIN_N_ONE_PLUS_BETA;
+use crate::def::{ProcessDef, ALL_TIES, BATCHED};
 use crate::error::Error;
 use crate::kind::{BatchLaw, Kind, LevelSteps};
+use crate::params::{ParamDef, ParamDefault, ParamType};
 use crate::process::distinct::OnePlusBetaDistinct;
 use crate::process::OnePlusBeta;
 use crate::spec::{ProcessSpec, RunSpec, TieBreak};
@@ -19,7 +22,7 @@ fn beta_of(p: &ProcessSpec) -> f64 {
 
 impl Kind for Item {
     fn check(p: &ProcessSpec) -> Result<(), Error> {
-        super::unit_interval("beta", beta_of(p))
+        super::declared(&ONE_PLUS_BETA, "beta", beta_of(p))
     }
     fn bins<X: WithRule>(spec: &RunSpec, runner: X) -> X::Out {
         runner.run(OnePlusBeta { beta: beta_of(&spec.process), tie: spec.tie_break })
@@ -40,3 +43,26 @@ impl Kind for Item {
         AUTO_SEQUENTIAL_MIN_N_ONE_PLUS_BETA
     }
 }
+
+/// The registry entry of `one_plus_beta` (listed in [`crate::registry::PROCESSES`]).
+pub(crate) const ONE_PLUS_BETA: ProcessDef = ProcessDef {
+    name: "one_plus_beta",
+    doc: "with probability beta a Two-Choice step, else One-Choice",
+    params: &[
+        ParamDef {
+            name: "beta",
+            ty: ParamType::Unit,
+            default: ParamDefault::Required,
+            doc: "probability of a second sample",
+        },
+        REPLACEMENT_PAIR,
+    ],
+    ties: ALL_TIES,
+    settings: BATCHED,
+    unit_weights_only: false,
+    example: "",
+    build: |a| {
+        let beta = a.num("beta");
+        Ok(ProcessSpec::OnePlusBeta { beta }.with_replacement(a.flag(REPLACEMENT.name)))
+    },
+};

@@ -2,8 +2,10 @@
 //! the bin at a rank drawn from a probability vector. The bin engine keeps live ranks; the
 //! level engine reads ranks as positions of the sorted view (sequential only).
 
+use crate::def::{ProcessDef, BATCHED_UNIFORM_ONLY, NO_TIES};
 use crate::error::Error;
 use crate::kind::{Kind, LevelSteps};
+use crate::params::{ParamDef, ParamDefault, ParamType};
 use crate::rank_vector::{BinRankVector, SortedRankVector};
 use crate::spec::{ProcessSpec, RunSpec};
 use crate::with_rule::WithRule;
@@ -51,3 +53,27 @@ impl Kind for Item {
         v.run(SortedRankVector { cum: cum_of(&spec.process) })
     }
 }
+
+/// The registry entry of `rank_vector` (listed in [`crate::registry::PROCESSES`]).
+pub(crate) const RANK_VECTOR: ProcessDef = ProcessDef {
+    name: "rank_vector",
+    doc: "the ball goes to the bin at a rank drawn from p (rank 1 = most loaded, ties in \
+          random order)",
+    params: &[ParamDef {
+        name: "p",
+        ty: ParamType::List,
+        default: ParamDefault::Required,
+        doc: "weights >= 0 of ranks 1..=n, one per bin, divided by their sum (in a config \
+              also one formula in x = i/n, i and n)",
+    }],
+    ties: NO_TIES,
+    settings: BATCHED_UNIFORM_ONLY,
+    unit_weights_only: false,
+    example: "",
+    build: |a| {
+        let p = a.list("p").expect("required list");
+        crate::rank_vector::normalise(p)
+            .map(|cum| ProcessSpec::RankVector { cum })
+            .map_err(|why| a.refuse("p", format!("`p`: {why}")))
+    },
+};

@@ -4,8 +4,10 @@
 //! sample's load, and a batch law.
 
 use crate::crossover::{AUTO_SEQUENTIAL_MIN_N_THINNING, AUTO_SEQUENTIAL_MIN_N_THRESHOLD};
+use crate::def::{ProcessDef, BATCHED, NO_TIES};
 use crate::error::Error;
 use crate::kind::{BatchLaw, Kind, LevelSteps};
+use crate::params::{ParamDef, ParamDefault, ParamType};
 use crate::process::{Accept, Thinning};
 use crate::spec::{ProcessSpec, RunSpec};
 use crate::with_rule::WithRule;
@@ -27,11 +29,8 @@ fn accept_of(p: &ProcessSpec) -> Accept {
 impl Kind for Item {
     fn check(p: &ProcessSpec) -> Result<(), Error> {
         match *p {
-            ProcessSpec::Threshold { f } | ProcessSpec::RelativeThreshold { f }
-                if !f.is_finite() =>
-            {
-                Err(Error::invalid("f", f, "a finite number"))
-            }
+            ProcessSpec::Threshold { f } => super::declared(&THRESHOLD, "f", f),
+            ProcessSpec::RelativeThreshold { f } => super::declared(&RELATIVE_THRESHOLD, "f", f),
             _ => Ok(()),
         }
     }
@@ -59,3 +58,54 @@ impl Kind for Item {
         }
     }
 }
+
+/// The registry entry of `threshold` (listed in [`crate::registry::PROCESSES`]).
+pub(crate) const THRESHOLD: ProcessDef = ProcessDef {
+    name: "threshold",
+    doc: "sample i1; accept it if its load <= f, else the ball goes to a fresh sample",
+    params: &[ParamDef {
+        name: "f",
+        ty: ParamType::Real,
+        default: ParamDefault::Required,
+        doc: "absolute load threshold",
+    }],
+    ties: NO_TIES,
+    settings: BATCHED,
+    unit_weights_only: false,
+    example: "",
+    build: |a| Ok(ProcessSpec::Threshold { f: a.num("f") }),
+};
+
+/// The registry entry of `mean_thinning` (listed in [`crate::registry::PROCESSES`]).
+pub(crate) const MEAN_THINNING: ProcessDef = ProcessDef {
+    name: "mean_thinning",
+    doc: "sample i1; accept it if underloaded (x < W/n), else the ball goes to a fresh sample",
+    params: &[ParamDef {
+        name: "strict",
+        ty: ParamType::Bool,
+        default: ParamDefault::Bool(true),
+        doc: "accept only x < W/n (false: x <= W/n)",
+    }],
+    ties: NO_TIES,
+    settings: BATCHED,
+    unit_weights_only: false,
+    example: "",
+    build: |a| Ok(ProcessSpec::MeanThinning { strict: a.flag("strict") }),
+};
+
+/// The registry entry of `relative_threshold` (listed in [`crate::registry::PROCESSES`]).
+pub(crate) const RELATIVE_THRESHOLD: ProcessDef = ProcessDef {
+    name: "relative_threshold",
+    doc: "sample i1; accept it if x < W/n + f, else the ball goes to a fresh sample",
+    params: &[ParamDef {
+        name: "f",
+        ty: ParamType::Real,
+        default: ParamDefault::Required,
+        doc: "offset from the average load W/n",
+    }],
+    ties: NO_TIES,
+    settings: BATCHED,
+    unit_weights_only: false,
+    example: "",
+    build: |a| Ok(ProcessSpec::RelativeThreshold { f: a.num("f") }),
+};

@@ -1,6 +1,8 @@
 //! Unfair d-Choice (`unfair_d_choice`): d uniform samples, the ball goes to a most loaded
 //! one. Exact on the level engine's generic sequential loop; no batch law yet.
 
+use super::{D, REPLACEMENT};
+use crate::def::{ProcessDef, BATCHED};
 use crate::error::Error;
 use crate::kind::{sequential_only, Kind, LevelSteps};
 use crate::process::distinct::Distinct;
@@ -19,7 +21,7 @@ fn d_of(p: &ProcessSpec) -> u32 {
 
 impl Kind for Item {
     fn check(p: &ProcessSpec) -> Result<(), Error> {
-        super::samples(d_of(p))
+        super::declared(&UNFAIR_D_CHOICE, "d", f64::from(d_of(p)))
     }
     fn bins<X: WithRule>(spec: &RunSpec, runner: X) -> X::Out {
         runner.run(UnfairDChoice { d: d_of(&spec.process) })
@@ -38,3 +40,18 @@ impl Kind for Item {
         v.run(UnfairDChoice { d: d_of(&spec.process) })
     }
 }
+
+/// The registry entry of `unfair_d_choice` (listed in [`crate::registry::PROCESSES`]).
+pub(crate) const UNFAIR_D_CHOICE: ProcessDef = ProcessDef {
+    name: "unfair_d_choice",
+    doc: "d samples; the ball goes to a most loaded one (heavy-tailed load profiles)",
+    params: &[D, REPLACEMENT],
+    ties: &[TieBreak::First],
+    settings: BATCHED,
+    unit_weights_only: false,
+    example: "",
+    build: |a| {
+        let d = a.int("d");
+        Ok(ProcessSpec::UnfairDChoice { d }.with_replacement(a.flag(REPLACEMENT.name)))
+    },
+};
