@@ -26,9 +26,9 @@
 //! Both are exact, so the loads after the batch have exactly the ball-by-ball law; they are
 //! not the same draws, and a run's values differ from the ball-by-ball engine's.
 //!
-//! **Cost per batch:** one sort of the n loads (O(n log n)), about 3 ns per ball for the
-//! positions (the blocked generator of [`crate::level`]), and one weight draw per receiving
-//! bin instead of one per ball. It pays from about [`SORTED_FROM`]`·n` balls per batch,
+//! **Cost per batch:** one radix sort of the n loads (O(n), by the bytes of the load that
+//! differ), about 3 ns per ball for the positions (the blocked generator of
+//! [`crate::level`]), and one weight draw per receiving bin instead of one per ball. It pays from about [`SORTED_FROM`]`·n` balls per batch,
 //! where `auto` and `bins` use it; below that the sort costs more than it saves.
 //! `tests/weighted_batch.rs` compares the two methods in distribution.
 
@@ -182,16 +182,7 @@ impl Batch {
     ) {
         let n = state.n();
         let Self { tie, mean, order, counts } = self;
-        // Key: the load, order-preserving as an integer, then the tie order within a load.
-        order.clear();
-        order.extend((0..n).map(|i| {
-            let within = match tie {
-                TieBreak::Position => u32::MAX - i as u32,
-                _ => i as u32,
-            };
-            u128::from(load_key(state.load(i))) << 32 | u128::from(within)
-        }));
-        order.sort_unstable();
+        fill_order(order, state, *tie);
         counts.fill(0);
         if multi > 0 {
             min_positions(d, n as u64, multi, rng, |p| counts[p as usize] += 1);
@@ -219,6 +210,28 @@ impl Batch {
             state.add(bin, *mean * w);
         }
     }
+}
+
+/// Puts the bins in position order, lightest first, into `order` as sort keys: the load,
+/// order-preserving as an integer, in the high bits, then the tie order within a load
+/// (index order; `position` ties: reversed). Every key is distinct, so the order is the
+/// one total order of the keys, whatever the sort: a stable radix sort by the load alone
+/// (`radsort`, LSB, only the bytes that differ), fed in tie order, gives it in O(n).
+fn fill_order(order: &mut Vec<u128>, state: &WeightedLoads, tie: TieBreak) {
+    let n = state.n();
+    let key = |i: usize| {
+        let within = match tie {
+            TieBreak::Position => u32::MAX - i as u32,
+            _ => i as u32,
+        };
+        u128::from(load_key(state.load(i))) << 32 | u128::from(within)
+    };
+    order.clear();
+    match tie {
+        TieBreak::Position => order.extend((0..n).rev().map(key)),
+        _ => order.extend((0..n).map(key)),
+    }
+    radsort::sort_by_key(order, |&k| (k >> 32) as u64);
 }
 
 /// Re-throws the balls of every group of equal loads uniformly over the group (random and
@@ -294,6 +307,58 @@ mod tests {
         // seed a false alarm would have probability about 1e-8 per bin (the seed is fixed).
         for &s in &seen[..3] {
             assert!((3700..=4300).contains(&s), "{seen:?}");
+        }
+    }
+
+    /// The order by radix sort is the order of the straightforward sort of the keys, for
+    /// every tie rule, on loads with many ties (integers 0..8 and a few exact repeats of
+    /// fractions) and on all-equal loads; fed in index order for `position` ties (a
+    /// deliberately wrong variant) the tie order differs and the test sees it.
+    #[test]
+    fn the_radix_order_is_the_order_of_the_keys() {
+        use rand::Rng;
+        let mut rng = crate::sim_rng(5);
+        let straightforward = |state: &WeightedLoads, tie: TieBreak| {
+            let mut keys: Vec<u128> = (0..state.n())
+                .map(|i| {
+                    let within = match tie {
+                        TieBreak::Position => u32::MAX - i as u32,
+                        _ => i as u32,
+                    };
+                    u128::from(load_key(state.load(i))) << 32 | u128::from(within)
+                })
+                .collect();
+            keys.sort_unstable();
+            keys
+        };
+        for trial in 0..40 {
+            let n = 1 + trial * 37;
+            let mut state = WeightedLoads::new(n, 1.0);
+            for i in 0..n {
+                let x = match trial % 3 {
+                    0 => f64::from(rng.random_range(0..8u32)),
+                    1 => [0.25, 1.5, 1e-3][rng.random_range(0..3)],
+                    _ => 0.0,
+                };
+                state.add(i, x);
+            }
+            for tie in
+                [TieBreak::Random, TieBreak::First, TieBreak::LowestIndex, TieBreak::Position]
+            {
+                let mut order = Vec::new();
+                fill_order(&mut order, &state, tie);
+                assert_eq!(order, straightforward(&state, tie), "n = {n}, {tie:?}");
+            }
+            if n > 1 && trial % 3 != 1 {
+                // The wrong variant: position ties fed in index order.
+                let mut wrong: Vec<u128> = (0..n)
+                    .map(|i| {
+                        u128::from(load_key(state.load(i))) << 32 | u128::from(u32::MAX - i as u32)
+                    })
+                    .collect();
+                radsort::sort_by_key(&mut wrong, |&k| (k >> 32) as u64);
+                assert_ne!(wrong, straightforward(&state, TieBreak::Position), "n = {n}");
+            }
         }
     }
 }
