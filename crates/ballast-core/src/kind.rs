@@ -97,6 +97,24 @@ pub(crate) trait Kind {
             None => unreachable!("`{}`: refused by level_support", spec.process.kind()),
         }
     }
+    /// Whether the kind places unit balls only (it counts balls to fill a bin, or its cache
+    /// rule needs the receiver's load after placing): its registry entry's
+    /// `unit_weights_only`.
+    fn unit_weights_only(_p: &ProcessSpec) -> bool {
+        false
+    }
+    /// Whether a step can place several balls (the run's stop rule then applies).
+    fn multi_ball(_p: &ProcessSpec) -> bool {
+        false
+    }
+    /// Whether the kind compares loads of several samples, so that a tie rule applies.
+    fn compares(_p: &ProcessSpec) -> bool {
+        false
+    }
+    /// Whether the kind takes the option `replacement = false` ([`Kind::distinct`]).
+    const TAKES_REPLACEMENT: bool = false;
+    /// Whether the kind moves old balls between bins, on a reallocation loop of its own.
+    const REALLOCATES: bool = false;
     /// The smallest `n` from which `auto` runs the sequential setting on the level engine
     /// (measured crossovers, `choice.rs`); by default the generic loop's.
     fn auto_levels_min_n(_spec: &RunSpec) -> u64 {

@@ -19,6 +19,13 @@ fn spec_of(p: &ProcessSpec) -> &CustomSpec {
 }
 
 impl Kind for Item {
+    fn unit_weights_only(p: &ProcessSpec) -> bool {
+        spec_of(p).unit_weights_only()
+    }
+    fn multi_ball(p: &ProcessSpec) -> bool {
+        spec_of(p).item().multi_ball()
+    }
+
     fn check(p: &ProcessSpec) -> Result<(), Error> {
         let c = spec_of(p);
         c.item().check(c.args()).map_err(Error::Refused)

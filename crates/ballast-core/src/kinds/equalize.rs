@@ -16,6 +16,11 @@ use crate::with_rule::WithRule;
 pub(super) struct Item;
 
 impl Kind for Item {
+    const REALLOCATES: bool = true;
+    fn unit_weights_only(_p: &ProcessSpec) -> bool {
+        EQUALIZE.unit_weights_only
+    }
+
     fn check(p: &ProcessSpec) -> Result<(), Error> {
         match *p {
             ProcessSpec::Equalize { d } | ProcessSpec::EqualizeMoves { d, .. } => {

@@ -25,6 +25,16 @@ fn rule_of(p: &ProcessSpec) -> Filling {
 }
 
 impl Kind for Item {
+    fn unit_weights_only(p: &ProcessSpec) -> bool {
+        match rule_of(p) {
+            Filling::Twinning => TWINNING.unit_weights_only,
+            Filling::Packing { .. } => PACKING.unit_weights_only,
+        }
+    }
+    fn multi_ball(_p: &ProcessSpec) -> bool {
+        true
+    }
+
     fn check(p: &ProcessSpec) -> Result<(), Error> {
         match rule_of(p) {
             Filling::Packing { offset } => super::declared(&PACKING, "offset", f64::from(offset)),

@@ -21,6 +21,8 @@ fn f_of(p: &ProcessSpec) -> &[f64] {
 }
 
 impl Kind for Item {
+    const TAKES_REPLACEMENT: bool = true;
+
     fn check(p: &ProcessSpec) -> Result<(), Error> {
         check_thresholds(f_of(p))
             .map_err(|_| Error::invalid("f", "…", "1 to 64 finite increasing thresholds"))

@@ -32,6 +32,13 @@ fn one_bin(p: &ProcessSpec) -> bool {
 }
 
 impl Kind for Item {
+    fn unit_weights_only(p: &ProcessSpec) -> bool {
+        match p {
+            ProcessSpec::Memory { .. } => MEMORY.unit_weights_only,
+            _ => CACHING.unit_weights_only,
+        }
+    }
+
     fn check(p: &ProcessSpec) -> Result<(), Error> {
         match *p {
             ProcessSpec::Memory { d, k } => {

@@ -172,6 +172,33 @@ macro_rules! kinds {
             }
         }
 
+        /// [`Kind::unit_weights_only`] of the process's kind.
+        fn unit_weights_only(p: &ProcessSpec) -> bool {
+            match p {
+                $( $( ProcessSpec::$variant { .. } )|+ => <$m::Item as Kind>::unit_weights_only(p), )*
+            }
+        }
+
+        /// [`Kind::multi_ball`] of the process's kind.
+        fn multi_ball(p: &ProcessSpec) -> bool {
+            match p { $( $( ProcessSpec::$variant { .. } )|+ => <$m::Item as Kind>::multi_ball(p), )* }
+        }
+
+        /// [`Kind::compares`] of the process's kind.
+        fn compares(p: &ProcessSpec) -> bool {
+            match p { $( $( ProcessSpec::$variant { .. } )|+ => <$m::Item as Kind>::compares(p), )* }
+        }
+
+        /// [`Kind::TAKES_REPLACEMENT`] of the process's kind.
+        fn takes_replacement(p: &ProcessSpec) -> bool {
+            match p { $( $( ProcessSpec::$variant { .. } )|+ => <$m::Item as Kind>::TAKES_REPLACEMENT, )* }
+        }
+
+        /// [`Kind::REALLOCATES`] of the process's kind.
+        fn reallocates(p: &ProcessSpec) -> bool {
+            match p { $( $( ProcessSpec::$variant { .. } )|+ => <$m::Item as Kind>::REALLOCATES, )* }
+        }
+
         /// [`Kind::auto_levels_min_n`] of the run's kind.
         pub(crate) fn auto_levels_min_n(spec: &RunSpec) -> u64 {
             match spec.process {
@@ -203,10 +230,45 @@ kinds! {
     without_replacement: WithoutReplacement;
 }
 
+// The questions every engine asks of a process, answered by its kind.
 impl ProcessSpec {
     /// Checks parameter ranges (and the checks across parameters) of the process's kind.
     pub fn validate(&self) -> Result<(), Error> {
         check(self)
+    }
+
+    /// Whether the process is defined for unit balls only (it counts balls to fill a bin, or
+    /// its cache rule needs the receiver's load after placing).
+    pub fn unit_weights_only(&self) -> bool {
+        unit_weights_only(self)
+    }
+
+    /// Whether the process moves old balls between bins (`equalize`, with or without
+    /// `moves`): it runs on a reallocation loop of its own ([`crate::czumaj`],
+    /// [`crate::realloc`]), which takes no observer of single balls, no start state and no
+    /// capacities.
+    pub fn reallocates(&self) -> bool {
+        reallocates(self)
+    }
+
+    /// Whether a step of the process can place more than one ball (Twinning, Packing,
+    /// Tight-Packing, a multi-ball process item): the processes for which the
+    /// [`crate::Stop`] rule matters.
+    pub fn multi_ball(&self) -> bool {
+        multi_ball(self)
+    }
+
+    /// Whether the process compares loads of several samples, so that a [`TieBreak`] applies.
+    pub fn compares(&self) -> bool {
+        compares(self)
+    }
+
+    /// Whether the kind takes the option `replacement = false`
+    /// ([`ProcessSpec::WithoutReplacement`]): the d-sample processes and the two-sample ones
+    /// (`d_choice`, `unfair_d_choice`, `k_threshold`, `one_plus_beta`, `g_bounded`,
+    /// `g_myopic`, `sigma_noisy_load`).
+    pub fn takes_replacement(&self) -> bool {
+        takes_replacement(self)
     }
 }
 

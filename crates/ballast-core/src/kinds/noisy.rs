@@ -33,6 +33,8 @@ fn rule_of(p: &ProcessSpec) -> Noisy {
 }
 
 impl Kind for Item {
+    const TAKES_REPLACEMENT: bool = true;
+
     fn check(p: &ProcessSpec) -> Result<(), Error> {
         match rule_of(p) {
             Noisy::GBounded { g } => super::declared(&G_BOUNDED, "g", g),

@@ -21,6 +21,11 @@ fn beta_of(p: &ProcessSpec) -> f64 {
 }
 
 impl Kind for Item {
+    const TAKES_REPLACEMENT: bool = true;
+    fn compares(_p: &ProcessSpec) -> bool {
+        true
+    }
+
     fn check(p: &ProcessSpec) -> Result<(), Error> {
         super::declared(&ONE_PLUS_BETA, "beta", beta_of(p))
     }

@@ -25,6 +25,13 @@ fn count_of(p: &ProcessSpec) -> TightCount {
 }
 
 impl Kind for Item {
+    fn unit_weights_only(_p: &ProcessSpec) -> bool {
+        TIGHT_PACKING.unit_weights_only
+    }
+    fn multi_ball(_p: &ProcessSpec) -> bool {
+        true
+    }
+
     fn check(p: &ProcessSpec) -> Result<(), Error> {
         match count_of(p) {
             TightCount::AsPacking { offset } => {

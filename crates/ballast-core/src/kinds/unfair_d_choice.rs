@@ -20,6 +20,11 @@ fn d_of(p: &ProcessSpec) -> u32 {
 }
 
 impl Kind for Item {
+    const TAKES_REPLACEMENT: bool = true;
+    fn compares(p: &ProcessSpec) -> bool {
+        d_of(p) > 1
+    }
+
     fn check(p: &ProcessSpec) -> Result<(), Error> {
         super::declared(&UNFAIR_D_CHOICE, "d", f64::from(d_of(p)))
     }

@@ -21,6 +21,10 @@ fn inner(p: &ProcessSpec) -> &ProcessSpec {
 }
 
 impl Kind for Item {
+    fn compares(p: &ProcessSpec) -> bool {
+        super::compares(inner(p))
+    }
+
     fn check(p: &ProcessSpec) -> Result<(), Error> {
         let p = inner(p);
         if p.takes_replacement() {

@@ -225,69 +225,6 @@ impl ProcessSpec {
         }
     }
 
-    /// Whether the process is defined for unit balls only (it counts balls to fill a bin, or
-    /// its cache rule needs the receiver's load after placing).
-    pub fn unit_weights_only(&self) -> bool {
-        if let Self::Custom(c) = self {
-            return c.unit_weights_only();
-        }
-        matches!(
-            self,
-            Self::Packing { .. }
-                | Self::TightPacking { .. }
-                | Self::Memory { .. }
-                | Self::Twinning
-                | Self::Caching { .. }
-                | Self::Equalize { .. }
-                | Self::EqualizeMoves { .. }
-        )
-    }
-
-    /// Whether the process moves old balls between bins (`equalize`, with or without
-    /// `moves`): it runs on a reallocation loop of its own ([`crate::czumaj`],
-    /// [`crate::realloc`]), which takes no observer of single balls, no start state and no
-    /// capacities.
-    pub fn reallocates(&self) -> bool {
-        matches!(self, Self::Equalize { .. } | Self::EqualizeMoves { .. })
-    }
-
-    /// Whether a step of the process can place more than one ball (Twinning, Packing,
-    /// Tight-Packing): the processes for which the [`Stop`] rule matters.
-    pub fn multi_ball(&self) -> bool {
-        match self {
-            Self::Custom(c) => c.item().multi_ball(),
-            _ => matches!(self, Self::Twinning | Self::Packing { .. } | Self::TightPacking { .. }),
-        }
-    }
-
-    /// Whether the process compares loads of several samples, so that a [`TieBreak`] applies.
-    pub fn compares(&self) -> bool {
-        match self {
-            Self::WithoutReplacement(p) => p.compares(),
-            _ => {
-                matches!(self, Self::DChoice { d } | Self::UnfairDChoice { d } if *d > 1)
-                    || matches!(self, Self::OnePlusBeta { .. })
-            }
-        }
-    }
-
-    /// Whether the kind takes the option `replacement = false`
-    /// ([`ProcessSpec::WithoutReplacement`]): the d-sample processes and the two-sample ones
-    /// (`d_choice`, `unfair_d_choice`, `k_threshold`, `one_plus_beta`, `g_bounded`,
-    /// `g_myopic`, `sigma_noisy_load`).
-    pub fn takes_replacement(&self) -> bool {
-        matches!(
-            self,
-            Self::DChoice { .. }
-                | Self::UnfairDChoice { .. }
-                | Self::KThreshold { .. }
-                | Self::OnePlusBeta { .. }
-                | Self::GBounded { .. }
-                | Self::GMyopic { .. }
-                | Self::SigmaNoisyLoad { .. }
-        )
-    }
-
     /// The process drawing its samples without replacement: `self` wrapped in
     /// [`ProcessSpec::WithoutReplacement`] (checked at validation: only kinds that
     /// [take the option](ProcessSpec::takes_replacement)).
