@@ -1,14 +1,14 @@
-//! The process kinds of the catalogue, one file each: every file implements
+//! The process kinds of the catalogue, one file each: every file holds its kind's registry
+//! entry (a [`ProcessDef`] const, listed in `registry::PROCESSES`) and implements
 //! [`crate::kind::Kind`] for its variant of [`ProcessSpec`] (its checks, its bin-engine rule,
-//! its level route or the reason it has none, its `auto` crossover). The list at the end of
-//! this file generates the one `match` over the variants behind every engine and check; no
-//! other module matches over all processes.
+//! its level route or the reason it has none, its `auto` crossover, the engines' questions).
+//! The list at the end of this file declares the modules and generates the one `match` over
+//! the variants behind every engine and check; no other module matches over all processes.
 //!
 //! Adding a catalogue kind: its variant of [`ProcessSpec`] (and its name in
-//! [`ProcessSpec::kind`]), a file here (its registry entry, its checks, its rule and its
-//! routes), its line `file: Variant;` in the list, and its line in the registry's
-//! `PROCESSES`. (A kind declared outside the catalogue is
-//! one [`crate::item::ProcessItem`] instead, reached through [`ProcessSpec::Custom`].)
+//! [`ProcessSpec::kind`]), a file here, its line `file: Variant;` in the list, and its line
+//! in `registry::PROCESSES`. (A kind declared outside the catalogue is one
+//! [`crate::item::ProcessItem`] instead, reached through [`ProcessSpec::Custom`].)
 
 use crate::def::ProcessDef;
 use crate::error::Error;

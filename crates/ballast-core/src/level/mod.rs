@@ -125,9 +125,9 @@ pub use crate::crossover::{
 pub use crate::histogram::LevelLoads;
 pub use adaptive::{simulate_adaptive_levels_flawed, AdaptiveFlaw};
 
-use crate::kind::{BatchLaw, LevelBatch, LevelSteps};
 use rand::RngCore;
 
+use crate::kind::{BatchLaw, LevelBatch, LevelSteps};
 use crate::loads::LoadState;
 use crate::observe::{GapTracker, Schedule};
 use crate::outcome::RunOutcome;
