@@ -277,10 +277,10 @@ impl RunSpec {
         check_capacities(self)?;
         let on_levels = resolve_engine(self).is_ok_and(|e| e == Engine::Levels);
         check_start(&self.start, self, on_levels)?;
-        // The kind's checks against the run (formulas probed over its values, a list of
-        // one entry per bin, …), then its parameters.
-        crate::kinds::check_run(self)?;
+        // The kind's parameters, then its checks against the run (formulas probed over its
+        // values, a list of one entry per bin, …), which may assume valid parameters.
         self.process.validate()?;
+        crate::kinds::check_run(self)?;
         Ok(())
     }
 }

@@ -67,7 +67,8 @@ pub(crate) trait LevelBatch: WithRule + Sized {
 pub(crate) trait Kind {
     /// The parameters' ranges and the checks across parameters.
     fn check(p: &ProcessSpec) -> Result<(), Error>;
-    /// Checks against the run (its `n`, `m`, weights); none by default.
+    /// Checks against the run (its `n`, `m`, weights), called after [`Kind::check`] passed;
+    /// none by default.
     fn check_run(_spec: &RunSpec) -> Result<(), Error> {
         Ok(())
     }

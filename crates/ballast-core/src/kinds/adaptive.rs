@@ -45,9 +45,8 @@ impl Kind for Item {
             _ => Ok(()),
         }
     }
-    /// The threshold formula probed over the run's values, after the parameters' checks.
+    /// The threshold formula probed over the run's values.
     fn check_run(spec: &RunSpec) -> Result<(), Error> {
-        Self::check(&spec.process)?;
         match parts(&spec.process) {
             (Tau { formula: Some(f), .. }, Some(cap)) => {
                 check_tau_probes(f, spec.n, spec.m, spec.weights.mean(), cap)

@@ -38,7 +38,6 @@ impl Kind for Item {
             _ => CACHING.unit_weights_only,
         }
     }
-
     fn check(p: &ProcessSpec) -> Result<(), Error> {
         match *p {
             ProcessSpec::Memory { d, k } => {
