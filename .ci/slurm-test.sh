@@ -8,9 +8,9 @@
 # the merged outputs against a single `ballast run --quick`:
 #   - CSV and SVG byte-identical;
 #   - JSON identical after removing the execution fields (Metadata::EXECUTION_FIELDS:
-#     command, threads, wall_time_s, cpu_time_s, cached_points, shards, git_revision; a test
-#     of ballast-runner, tests/slurm_script.rs, keeps this list complete), which say how the
-#     item ran, not what it computed;
+#     command, threads, wall_time_s, cpu_time_s, cached_points, shared_points, shards,
+#     git_revision; a test of ballast-runner, tests/slurm_script.rs, keeps this list
+#     complete), which say how the item ran, not what it computed;
 #   - the Markdown report byte-identical above its `## Run` section (which quotes the command,
 #     the wall time and the thread count).
 # Exits non-zero on any failure or mismatch; the daemons it started are stopped on exit.
@@ -264,7 +264,8 @@ cluster_dir="$tmp/cluster/$paper_dir"
 ls -l "$cluster_dir"
 # Metadata::EXECUTION_FIELDS: how the item ran, not what it computed.
 exec_fields='del(.metadata.command, .metadata.threads, .metadata.wall_time_s,
-    .metadata.cpu_time_s, .metadata.cached_points, .metadata.shards, .metadata.git_revision)'
+    .metadata.cpu_time_s, .metadata.cached_points, .metadata.shared_points, .metadata.shards,
+    .metadata.git_revision)'
 strip_json() { jq -S "$exec_fields" "$1"; }
 failures=0
 compared=0

@@ -8,7 +8,8 @@
 //!   with code 2 before anything runs or is written.
 //!   `--shard i/k` runs one shard of each item's (point, run) units and writes
 //!   `<out>/<paper>/<item>.shard-i-of-k.bin` for `ballast merge`. Finished runs are checkpointed
-//!   in `target/ballast-cache/` (`--no-cache` recomputes them); Ctrl-C stops after the runs in
+//!   in `target/ballast-cache/` (`--no-cache` recomputes those of earlier invocations; a
+//!   point two selected items share is simulated once); Ctrl-C stops after the runs in
 //!   progress (exit 130) and the same command resumes.
 //! - `cargo xtask reproduce <selector>... --check [--budget SECS]`: writes nothing under
 //!   `results/`; re-renders each item (from its checkpoints, by simulating it again when that
@@ -94,8 +95,9 @@ enum Command {
         /// scale does not fit the machine); items without one run at full scale.
         #[arg(long, conflicts_with = "quick")]
         reduced: bool,
-        /// Ignore the checkpoints in `target/ballast-cache/` and simulate everything again
-        /// (the new outcomes replace them).
+        /// Ignore the checkpoints in `target/ballast-cache/` from earlier invocations and
+        /// simulate everything again (the new outcomes replace them). A checkpoint written by
+        /// this invocation is read: a point two selected items share is simulated once.
         #[arg(long)]
         no_cache: bool,
         /// Simulate nothing: re-render the outputs from the checkpoints, and fail (writing
@@ -392,7 +394,10 @@ struct Cost {
     wall_s: f64,
     threads: f64,
     cpu_s: Option<f64>,
+    /// Points read from checkpoints of earlier invocations.
     cached_points: u64,
+    /// Points read from checkpoints another item of the same invocation wrote.
+    shared_points: u64,
 }
 
 fn read_cost(json: &Path) -> Result<Cost> {
@@ -408,6 +413,7 @@ fn read_cost(json: &Path) -> Result<Cost> {
         threads: m["threads"].as_f64().unwrap_or(f64::NAN),
         cpu_s: m["cpu_time_s"].as_f64(),
         cached_points: m["cached_points"].as_u64().unwrap_or(0),
+        shared_points: m["shared_points"].as_u64().unwrap_or(0),
     })
 }
 
@@ -538,13 +544,16 @@ fn causes(entries: &[IndexEntry]) -> String {
 fn cost_table(entries: &[IndexEntry]) -> String {
     let mut s = String::from(
         "\n## What each result cost\n\nFrom each item's JSON metadata: the wall time of the \
-         invocation that produced it (with the recorded time of points read from checkpoints), \
-         its threads, and its CPU time where recorded (results produced before the metadata \
-         had it show –). CPU time near wall time × threads means the cores were the run's \
-         own; well below it, the machine was shared and the wall time overstates the cost. \
-         \"Fresh\" means no point came from a checkpoint. This table is the one source of \
-         costs: the READMEs quote none of their own; where the CPU time is missing, rerun the \
-         item with `--no-cache` for a fresh measurement.\n\n\
+         invocation that produced it (with the recorded time of the points read from \
+         checkpoints of earlier invocations), its threads, and its CPU time where recorded \
+         (results produced before the metadata had it show –). CPU time near wall time × \
+         threads means the cores were the run's own; well below it, the machine was shared and \
+         the wall time overstates the cost. \"Fresh\" means no point came from a checkpoint of \
+         an earlier invocation; \"shared\" points were read from the checkpoints an item run \
+         before it in the same invocation had just written (their time is in that item's row \
+         only). This table is the one source of costs: the READMEs quote none of their own; \
+         where the CPU time is missing, rerun the item with `--no-cache` for a fresh \
+         measurement.\n\n\
          | item | scale | balls | wall (s) | threads | CPU (s) | fresh |\n|---|---|---|---|---|---|---|\n",
     );
     let (mut wall, mut core, mut cpu, mut fresh) = (0.0, 0.0, 0.0, 0usize);
@@ -562,7 +571,9 @@ fn cost_table(entries: &[IndexEntry]) -> String {
             c.wall_s,
             c.threads,
             c.cpu_s.map_or_else(|| "–".to_string(), |t| format!("{t:.1}")),
-            if c.cached_points == 0 {
+            if c.cached_points == 0 && c.shared_points > 0 {
+                format!("yes ({} points shared)", c.shared_points)
+            } else if c.cached_points == 0 {
                 "yes".to_string()
             } else {
                 format!("no ({} points from checkpoints)", c.cached_points)
@@ -772,5 +783,33 @@ mod tests {
         let e = select(&ids(), &["fig9".to_string()]).unwrap_err();
         assert!(e.downcast_ref::<UsageError>().is_some());
         assert!(e.to_string().contains("tower23/table6_5"), "{e}");
+    }
+
+    /// An item whose points all came from this invocation (some shared with an earlier item)
+    /// is fresh; one with a point from an earlier invocation is not.
+    #[test]
+    fn shared_points_keep_an_item_fresh() {
+        let entry = |id: &str, cached_points, shared_points| IndexEntry {
+            id: id.to_string(),
+            title: String::new(),
+            overall: String::new(),
+            series: Vec::new(),
+            quick: false,
+            reduced: false,
+            cost: Cost {
+                scale: "full".to_string(),
+                balls: 1e6,
+                wall_s: 1.0,
+                threads: 2.0,
+                cpu_s: Some(2.0),
+                cached_points,
+                shared_points,
+            },
+        };
+        let table = cost_table(&[entry("p/a", 0, 0), entry("p/b", 0, 54), entry("p/c", 3, 54)]);
+        assert!(table.contains("| `p/a` | full | 1.00e6 | 1.0 | 2 | 2.0 | yes |"), "{table}");
+        assert!(table.contains("| 2.0 | yes (54 points shared) |"), "{table}");
+        assert!(table.contains("| 2.0 | no (3 points from checkpoints) |"), "{table}");
+        assert!(table.contains("2 of them fresh"), "{table}");
     }
 }

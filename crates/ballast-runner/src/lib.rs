@@ -222,7 +222,7 @@ pub use error::Error;
 pub use experiment::Experiment;
 pub use final_loads::{MAX_SORTED_BINS, TOP_K};
 pub use logging::{install_logging, install_stderr_logging, LogFormat, LogOptions};
-pub use options::{RunOptions, Shard};
+pub use options::{FreshCheckpoints, RunOptions, Shard};
 pub use output::Verdict;
 pub use plan::{Plan, PlanPoint, PlanSeries, MAX_UNITS};
 pub use problem::ConfigProblem;

@@ -1,7 +1,9 @@
 //! How an experiment runs: scale, checkpoints, shards, threads, progress, where the
 //! references are. Read by every stage; depends on nothing else of the runner.
 
-use std::path::PathBuf;
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use serde::{Deserialize, Serialize};
 
@@ -18,8 +20,17 @@ pub struct RunOptions {
     /// item resumes where it stopped and a rerun after a change to the outputs only
     /// re-renders. See [`crate::units`].
     pub cache_dir: Option<PathBuf>,
-    /// Ignore existing checkpoints (simulate everything again) but still write new ones.
+    /// Ignore the checkpoints written before this invocation, that is those not in
+    /// [`RunOptions::fresh_checkpoints`]: their runs are simulated again and replace them. A
+    /// checkpoint written with these options or a clone of them, by an earlier item or
+    /// earlier in the same item, is read, so a point two items share is simulated once.
     pub refresh_cache: bool,
+    /// The checkpoints written with these options and their clones (one set, shared by the
+    /// clones). They are read even under [`RunOptions::refresh_cache`], and a point read
+    /// whole from one is counted as shared ([`crate::Metadata::shared_points`]), not as
+    /// cached. An invocation running several items uses one options value (or clones of it)
+    /// for all of them.
+    pub fresh_checkpoints: FreshCheckpoints,
     /// Simulate nothing: every run must already be in the checkpoints (or the merged shards),
     /// else the item fails with [`crate::Error::NotCached`] before anything is written. For
     /// re-rendering reports and figures after a change to the outputs without risking hours
@@ -47,6 +58,7 @@ impl RunOptions {
             reduced: false,
             cache_dir: None,
             refresh_cache: false,
+            fresh_checkpoints: FreshCheckpoints::default(),
             cached_only: false,
             shard: None,
             threads: 0,
@@ -54,6 +66,37 @@ impl RunOptions {
             reference_dir: reference_dir.into(),
             command: None,
         }
+    }
+}
+
+/// The checkpoint files written in this invocation: a handle on one set, shared by its
+/// clones (so by every clone of a [`RunOptions`]).
+///
+/// A checkpoint is recorded by its path (checkpoint directory, point key and, for a shard's
+/// checkpoint, the shard), once it is written whole; a checkpoint whose write failed is not
+/// recorded, so an older file of the same name is never taken for a fresh one.
+#[derive(Clone, Debug, Default)]
+pub struct FreshCheckpoints(Arc<Mutex<HashSet<PathBuf>>>);
+
+impl FreshCheckpoints {
+    /// Records that the checkpoint at `path` was written.
+    pub fn insert(&self, path: &Path) {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner).insert(path.to_path_buf());
+    }
+
+    /// Whether the checkpoint at `path` was recorded.
+    pub fn contains(&self, path: &Path) -> bool {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner).contains(path)
+    }
+
+    /// How many checkpoints were written.
+    pub fn len(&self) -> usize {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner).len()
+    }
+
+    /// Whether none was written.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
     }
 }
 

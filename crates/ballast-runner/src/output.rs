@@ -487,6 +487,15 @@ impl ItemResult {
                 m.cached_points, m.points
             );
         }
+        if m.shared_points > 0 {
+            let _ = writeln!(
+                s,
+                "{} of {} points were read from checkpoints written earlier in the same \
+                 invocation (points shared with an item run before this one): simulated once, \
+                 their time is in the wall time of the item that simulated them.",
+                m.shared_points, m.points
+            );
+        }
     }
 
     /// (series, statistic) pairs in row order: each series' own statistic, then its `also`.

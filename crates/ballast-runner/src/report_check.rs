@@ -142,6 +142,7 @@ fn metadata(t: &ReportTexts, series: usize) -> Metadata {
         sampling: None,
         stopping: Vec::new(),
         cached_points: 0,
+        shared_points: 0,
         shards: None,
         threads: 1,
         runs: 10,

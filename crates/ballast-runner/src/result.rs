@@ -120,9 +120,16 @@ pub struct Metadata {
     /// Tight-Packing): (series name, `truncate` or `finish`). Absent when no series has them.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub stopping: Vec<(String, String)>,
-    /// Points whose every run came from the checkpoints (their recorded simulation time is
-    /// included in `wall_time_s`).
+    /// Points whose every run came from checkpoints written before this invocation (their
+    /// recorded simulation time is included in `wall_time_s`).
     pub cached_points: usize,
+    /// Points whose every run came from checkpoints written in this invocation, by an item
+    /// run before this one (or by this item itself): simulated once, by the item that wrote
+    /// them ([`crate::RunOptions::fresh_checkpoints`]). Their simulation time is counted
+    /// once, in the `wall_time_s` of the item that simulated them. Absent when there are none
+    /// (as in the metadata written before the field existed).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub shared_points: usize,
     /// The number of shards merged into this result (absent: one machine).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub shards: Option<u32>,
@@ -133,7 +140,8 @@ pub struct Metadata {
     /// Points (series × grid).
     pub points: usize,
     /// Wall time of the simulations and aggregation, seconds: this invocation's time plus
-    /// the recorded simulation time of the points taken from the cache.
+    /// the recorded simulation time of the points taken from the cache (`cached_points`, not
+    /// `shared_points`).
     pub wall_time_s: f64,
     /// CPU time (user + system, all threads) of this invocation, seconds: beside
     /// `wall_time_s × threads` it shows how much of the wall time the machine gave to the run.
@@ -161,6 +169,7 @@ impl Metadata {
         "wall_time_s",
         "cpu_time_s",
         "cached_points",
+        "shared_points",
         "shards",
         "git_revision",
     ];
@@ -186,6 +195,7 @@ impl Metadata {
             sampling: run.sampling,
             stopping: run.stopping,
             cached_points: if run.shards.is_some() { 0 } else { run.cached_points },
+            shared_points: if run.shards.is_some() { 0 } else { run.shared_points },
             shards: run.shards,
             threads: run.threads,
             runs: run.runs,
@@ -203,6 +213,11 @@ impl Metadata {
     }
 }
 
+/// For `skip_serializing_if`: a count of zero is left out.
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
 /// What one execution of an item reports for its [`Metadata`] (see the fields there).
 pub(crate) struct Execution {
     pub title: String,
@@ -213,13 +228,16 @@ pub(crate) struct Execution {
     pub scale_changes: String,
     pub sampling: Option<Sampling>,
     pub stopping: Vec<(String, String)>,
-    /// Points read whole from checkpoints (recorded as 0 for a merge of shards).
+    /// Points read whole from checkpoints written before this invocation (recorded as 0 for
+    /// a merge of shards).
     pub cached_points: usize,
+    /// Points read whole from checkpoints written in this invocation (0 for a merge).
+    pub shared_points: usize,
     pub shards: Option<u32>,
     pub threads: usize,
     pub runs: u64,
     pub points: usize,
-    /// This invocation's time plus the recorded time of the points read back, seconds.
+    /// This invocation's time plus the recorded time of the cached points, seconds.
     pub wall_time_s: f64,
     /// This invocation's CPU time, seconds (see [`Metadata::cpu_time_s`]).
     pub cpu_time_s: Option<f64>,

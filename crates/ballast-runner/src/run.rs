@@ -411,6 +411,7 @@ fn run_with(
         threads,
         shards: merged.map(|m| m.shards),
         cached_points: done.stored_points,
+        shared_points: done.shared_points,
         cached_sim_s: done.stored_wall_s,
         balls,
         clock: &start,
@@ -466,8 +467,11 @@ struct Ran<'a> {
     threads: usize,
     /// Shards merged (`None`: one machine).
     shards: Option<u32>,
-    /// Points, and their recorded simulation time, taken from checkpoints or shard files.
+    /// Points, and their recorded simulation time, taken from checkpoints written before
+    /// this invocation or from shard files.
     cached_points: usize,
+    /// Points taken from checkpoints written in this invocation.
+    shared_points: usize,
     cached_sim_s: f64,
     balls: u128,
     clock: &'a crate::result::Clock,
@@ -505,6 +509,7 @@ fn item_metadata(
             sampling: plan.sampling,
             stopping: stopping_rules(plan),
             cached_points: ran.cached_points,
+            shared_points: ran.shared_points,
             shards: ran.shards,
             threads: ran.threads,
             runs: plan.runs,

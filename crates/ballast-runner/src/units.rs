@@ -7,7 +7,9 @@
 //! - **Checkpoints** ([`RunOptions::cache_dir`]): per point, the file `<key>.bin` holds the
 //!   runs finished so far, written to an exclusive temporary and renamed ([`crate::files`]).
 //!   An interrupted or failed item resumes from them; an item that finished re-renders
-//!   without simulating.
+//!   without simulating. Every checkpoint written is recorded in
+//!   [`RunOptions::fresh_checkpoints`]: under [`RunOptions::refresh_cache`] only those are
+//!   read, so the points two items of one invocation share are simulated once.
 //! - **Shards** ([`RunOptions::shard`], `--shard i/k`): unit `u` (units numbered point-major,
 //!   then run) belongs to shard `u mod k + 1`. A shard runs its units only and writes them to
 //!   a shard file ([`ShardFile`]); the aggregation waits for [`merge_shards`](crate::merge_shards).
@@ -36,7 +38,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use crate::config::{ConfigFile, Scale};
-use crate::options::{RunOptions, Shard};
+use crate::options::{FreshCheckpoints, RunOptions, Shard};
 use crate::Error;
 
 /// Version of the stored unit format (checkpoints and shard files). Format 3: every file is
@@ -332,9 +334,14 @@ pub(crate) enum Executed<T> {
 pub(crate) struct Units<T> {
     /// Per point (in the order given), the outcomes of runs `0..runs`.
     pub outs: Vec<Vec<T>>,
-    /// Points whose every run came from checkpoints or shard files.
+    /// Points whose every run came from checkpoints written before this invocation or from
+    /// shard files.
     pub stored_points: usize,
-    /// Recorded simulation time of the stored runs.
+    /// Points whose every run came from checkpoints written in this invocation (by an
+    /// earlier item, or earlier in this one): see [`RunOptions::fresh_checkpoints`].
+    pub shared_points: usize,
+    /// Recorded simulation time of the runs stored before this invocation (the time of the
+    /// runs of fresh checkpoints is already in this invocation's wall time).
     pub stored_wall_s: f64,
 }
 
@@ -395,15 +402,17 @@ fn load_checkpoint(dir: &Path, key: &str, shard: Option<Shard>) -> Option<Stored
     Some(c.point)
 }
 
-fn store_checkpoint(dir: &Path, shard: Option<Shard>, point: &Stored) {
+/// Writes the checkpoint of `point` and, once it is written, records it in `fresh`.
+fn store_checkpoint(dir: &Path, shard: Option<Shard>, point: &Stored, fresh: &FreshCheckpoints) {
     // Checkpoints are an optimisation: a failure to write one is reported, not fatal.
     let c = Checkpoint { format: UNIT_FORMAT, point: point.clone() };
-    let written = postcard::to_allocvec(&c).map_err(|e| e.to_string()).and_then(|b| {
-        crate::files::write_atomically(&checkpoint_path(dir, &point.key, shard), &seal(&b))
-            .map_err(|e| e.to_string())
-    });
+    let path = checkpoint_path(dir, &point.key, shard);
+    let written = postcard::to_allocvec(&c)
+        .map_err(|e| e.to_string())
+        .and_then(|b| crate::files::write_atomically(&path, &seal(&b)).map_err(|e| e.to_string()));
     match written {
         Ok(()) => {
+            fresh.insert(&path);
             tracing::debug!(key = short(&point.key), runs = point.runs.len(), "checkpoint written")
         }
         Err(e) => tracing::warn!("checkpoint not written: {e}"),
@@ -549,18 +558,28 @@ fn lock_checkpoints(
 }
 
 /// What is stored already, per point: from the shard files in merge mode, else from the
-/// checkpoints (unless they are to be refreshed); an empty [`Stored`] where there is none.
-fn load_stored(job: &UnitJob<'_>, points: &[PointUnits]) -> Vec<Stored> {
+/// checkpoints; an empty [`Stored`] where there is none. Beside each, whether it comes from
+/// a checkpoint written in this invocation ([`RunOptions::fresh_checkpoints`]). Under
+/// [`RunOptions::refresh_cache`] only those are read.
+fn load_stored(job: &UnitJob<'_>, points: &[PointUnits]) -> Vec<(Stored, bool)> {
     let opts = job.opts;
-    let read_cache = opts.cache_dir.as_deref().filter(|_| !opts.refresh_cache);
     points
         .iter()
         .map(|p| {
-            let stored = match job.merged {
-                Some(m) => m.points.get(&p.key).cloned(),
-                None => read_cache.and_then(|d| load_checkpoint(d, &p.key, opts.shard)),
+            let (stored, fresh) = match (job.merged, opts.cache_dir.as_deref()) {
+                (Some(m), _) => (m.points.get(&p.key).cloned(), false),
+                (None, Some(d)) => {
+                    let fresh =
+                        opts.fresh_checkpoints.contains(&checkpoint_path(d, &p.key, opts.shard));
+                    let read = fresh || !opts.refresh_cache;
+                    (read.then(|| load_checkpoint(d, &p.key, opts.shard)).flatten(), fresh)
+                }
+                (None, None) => (None, false),
             };
-            stored.unwrap_or_else(|| Stored { key: p.key.clone(), ..Stored::default() })
+            match stored {
+                Some(s) => (s, fresh),
+                None => (Stored { key: p.key.clone(), ..Stored::default() }, false),
+            }
         })
         .collect()
 }
@@ -771,7 +790,7 @@ fn record_chunk(
     for &i in &touched {
         have[i].runs.sort_by_key(|(r, _)| *r);
         if let Some(d) = &opts.cache_dir {
-            store_checkpoint(d, opts.shard, &have[i]);
+            store_checkpoint(d, opts.shard, &have[i], &opts.fresh_checkpoints);
         }
     }
     first_err
@@ -906,15 +925,19 @@ where
 {
     let start = Instant::now();
     let _lock = lock_checkpoints(job, points)?;
-    let mut have = load_stored(job, points);
+    let (mut have, fresh): (Vec<Stored>, Vec<bool>) = load_stored(job, points).into_iter().unzip();
     let todo = plan_todo::<T>(&mut have, job.runs, job.opts.shard);
     check_merge_complete(job, points, &todo)?;
-    let stored_points = todo.iter().filter(|t| t.is_empty()).count();
-    check_cached_only(job, points, &todo, stored_points)?;
-    let stored_wall_s: f64 = have.iter().map(|h| h.wall_s).sum();
+    let complete = |shared: bool| {
+        todo.iter().zip(&fresh).filter(|(t, &f)| t.is_empty() && f == shared).count()
+    };
+    let (stored_points, shared_points) = (complete(false), complete(true));
+    check_cached_only(job, points, &todo, stored_points + shared_points)?;
+    let stored_wall_s: f64 =
+        have.iter().zip(&fresh).filter(|(_, &f)| !f).map(|(h, _)| h.wall_s).sum();
     let total = pending_balls(points, &todo);
     let progress = Progress::new(total, job.label, job.opts.progress);
-    log_resume(job, points, &have, stored_points, total);
+    log_resume(job, points, &have, stored_points + shared_points, total);
     let showing = Showing { progress: &progress, shown: AtomicBool::new(false), start };
     simulate_pending(job, points, &todo, &mut have, &f, &showing)?;
     progress.bar.finish_and_clear();
@@ -923,7 +946,7 @@ where
         return Ok(Executed::Shard(Box::new(shard_file(s, job, points, have))));
     }
     let outs = decode_outcomes(job, points, have)?;
-    Ok(Executed::Complete(Units { outs, stored_points, stored_wall_s }))
+    Ok(Executed::Complete(Units { outs, stored_points, shared_points, stored_wall_s }))
 }
 
 #[cfg(test)]
@@ -959,11 +982,11 @@ mod tests {
             wall_s: 0.0,
             runs: vec![(0, vec![1]), (0, vec![1]), (1, vec![2])],
         };
-        store_checkpoint(&dir, None, &point);
+        store_checkpoint(&dir, None, &point, &FreshCheckpoints::default());
         assert!(load_checkpoint(&dir, "k1", None).is_none());
         let point =
             Stored { key: "k2".into(), wall_s: 0.0, runs: vec![(0, vec![1]), (1, vec![2])] };
-        store_checkpoint(&dir, None, &point);
+        store_checkpoint(&dir, None, &point, &FreshCheckpoints::default());
         assert_eq!(load_checkpoint(&dir, "k2", None).unwrap().runs.len(), 2);
         std::fs::remove_dir_all(&dir).unwrap();
     }

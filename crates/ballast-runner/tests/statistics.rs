@@ -222,9 +222,17 @@ fn point_cache_resumes_with_identical_results() {
     let exp = parse(DIST);
     let first = run_experiment(&exp, &o).unwrap();
     assert_eq!(first.meta.cached_points, 0);
-    let second = run_experiment(&exp, &o).unwrap();
-    assert_eq!(second.meta.cached_points, 2);
+    // A later invocation (new options: no checkpoint written by them yet) reads them as
+    // cached.
+    let mut later = opts();
+    later.cache_dir = Some(dir.clone());
+    let second = run_experiment(&exp, &later).unwrap();
+    assert_eq!((second.meta.cached_points, second.meta.shared_points), (2, 0));
     assert_eq!(first.to_csv(), second.to_csv());
+    // The options that wrote them read them as shared: written in the same invocation.
+    let third = run_experiment(&exp, &o).unwrap();
+    assert_eq!((third.meta.cached_points, third.meta.shared_points), (0, 2));
+    assert_eq!(first.to_csv(), third.to_csv());
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -834,8 +834,11 @@ pub(crate) struct Driver<'a> {
     pub opts: RunOptions,
     /// The units of all shards (merge mode).
     pub merged: Option<&'a crate::units::Merged>,
-    /// Points whose every run came from checkpoints, and their recorded time.
+    /// Points whose every run came from checkpoints written before this invocation (or
+    /// shard files), and their recorded time.
     pub stored_points: usize,
+    /// Points whose every run came from checkpoints written in this invocation.
+    pub shared_points: usize,
     pub stored_wall_s: f64,
     /// This machine's units, when it runs a shard.
     pub shard: Option<Box<crate::units::ShardFile>>,
@@ -894,6 +897,7 @@ impl<'a> Driver<'a> {
             opts: opts.clone(),
             merged,
             stored_points: 0,
+            shared_points: 0,
             stored_wall_s: 0.0,
             shard: None,
         })
@@ -982,6 +986,7 @@ impl<'a> Driver<'a> {
         match crate::units::run_units(&job, &points, f)? {
             crate::units::Executed::Complete(done) => {
                 self.stored_points += done.stored_points;
+                self.shared_points += done.shared_points;
                 self.stored_wall_s += done.stored_wall_s;
                 Ok(Some(done.outs))
             }
@@ -1123,6 +1128,7 @@ impl<'a> Driver<'a> {
                 sampling: None,
                 stopping: Vec::new(),
                 cached_points: self.stored_points,
+                shared_points: self.shared_points,
                 shards: self.merged.map(|m| m.shards),
                 threads: self.pool.current_num_threads(),
                 runs: self.plan.runs,
