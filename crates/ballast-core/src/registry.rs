@@ -315,28 +315,7 @@ pub fn check_run(spec: &RunSpec) -> Result<Vec<String>, ParamError> {
         // An explicit `levels` for a run the level engine cannot make exact.
         return refuse("engine", e.to_string());
     }
-    if spec.weights != Weights::Unit {
-        let mean = spec.weights.mean();
-        let total = mean * spec.m as f64;
-        if total.is_nan() || total > MAX_WEIGHT_TOTAL {
-            let field = if matches!(spec.weights, Weights::Exp { .. }) {
-                "weights.mean"
-            } else {
-                "weights"
-            };
-            return refuse(
-                field,
-                format!(
-                    "weights mean {mean:e} × m = {} balls is a total weight of {total:e}: above \
-                     {MAX_WEIGHT_TOTAL:e}, the statistics of the loads (their squares, over \
-                     runs) overflow a double; use a mean of at most {:e} (gaps scale with the \
-                     mean, so mean = 1 loses nothing)",
-                    spec.m,
-                    MAX_WEIGHT_TOTAL / spec.m as f64
-                ),
-            );
-        }
-    }
+    check_weight_total(spec)?;
     check_run_size(spec)?;
     let mut warnings = sampling_warnings;
     let frozen = matches!(
@@ -359,6 +338,33 @@ pub fn check_run(spec: &RunSpec) -> Result<Vec<String>, ParamError> {
         ));
     }
     Ok(warnings)
+}
+
+/// A weighted run's total weight `mean × m` stays below [`MAX_WEIGHT_TOTAL`] ([`check_run`]).
+fn check_weight_total(spec: &RunSpec) -> Result<(), ParamError> {
+    if spec.weights != Weights::Unit {
+        let mean = spec.weights.mean();
+        let total = mean * spec.m as f64;
+        if total.is_nan() || total > MAX_WEIGHT_TOTAL {
+            let field = if matches!(spec.weights, Weights::Exp { .. }) {
+                "weights.mean"
+            } else {
+                "weights"
+            };
+            return Err(ParamError::at(
+                field,
+                format!(
+                    "weights mean {mean:e} × m = {} balls is a total weight of {total:e}: above \
+                     {MAX_WEIGHT_TOTAL:e}, the statistics of the loads (their squares, over \
+                     runs) overflow a double; use a mean of at most {:e} (gaps scale with the \
+                     mean, so mean = 1 loses nothing)",
+                    spec.m,
+                    MAX_WEIGHT_TOTAL / spec.m as f64
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The bounds of one run's size ([`check_run`]): its memory (`MAX_RUN_BYTES`) and the

@@ -53,6 +53,7 @@ fn kernel_rules() -> Vec<(&'static str, ProcessSpec)> {
         ("g_bounded 1e12", ProcessSpec::GBounded { g: 1e12 }),
         ("g_myopic 0", ProcessSpec::GMyopic { g: 0.0 }),
         ("g_myopic 2.5", ProcessSpec::GMyopic { g: 2.5 }),
+        ("g_myopic 1e12", ProcessSpec::GMyopic { g: 1e12 }),
         ("sigma 1.5", ProcessSpec::SigmaNoisyLoad { sigma: 1.5, truncate: false }),
         ("sigma 4 truncated", ProcessSpec::SigmaNoisyLoad { sigma: 4.0, truncate: true }),
         ("threshold 1", ProcessSpec::Threshold { f: 1.0 }),

@@ -181,45 +181,7 @@ impl RoundProcess for Rbb {
     fn round<R: Rng + ?Sized>(&mut self, rng: &mut R) -> RoundMetrics {
         let state = match &mut self.loads {
             Loads::Dense(s) => {
-                // The same draws, in the same order, as the list path below.
-                let moved = if self.d == 1 {
-                    let r = s.release_all();
-                    s.throw(&mut self.ctx, rng, r);
-                    r
-                } else {
-                    match self.view {
-                        RethrowView::AfterReleases => {
-                            let r = s.release_all();
-                            for _ in 0..r {
-                                let i = greedy(s.loads(), self.d, rng, &mut self.ctx);
-                                s.add(i);
-                            }
-                            r
-                        }
-                        RethrowView::RoundStart => {
-                            // The empty count is that of the round start (the last recount).
-                            let nonempty = s.n() as u64 - s.empty();
-                            self.targets.clear();
-                            for _ in 0..nonempty {
-                                let i = greedy(s.loads(), self.d, rng, &mut self.ctx);
-                                self.targets.push(i as u32);
-                            }
-                            let r = s.release_all();
-                            for &i in &self.targets {
-                                s.add(i as usize);
-                            }
-                            r
-                        }
-                    }
-                };
-                s.recount();
-                return RoundMetrics {
-                    max_load: s.max(),
-                    total_load: s.total(),
-                    empty_bins: s.empty(),
-                    moved,
-                    peak_total: 0,
-                };
+                return dense_round(s, self.d, self.view, &mut self.targets, &mut self.ctx, rng)
             }
             Loads::List(s) => s,
         };
@@ -277,5 +239,56 @@ impl RoundProcess for Rbb {
             moved,
             peak_total: 0,
         }
+    }
+}
+
+/// One round of RBB on the dense load vector ([`Loads::Dense`]): the same draws, in the same
+/// order, as the list path of `Rbb::round`.
+#[inline(always)]
+fn dense_round<R: Rng + ?Sized>(
+    s: &mut DenseLoads,
+    d: u32,
+    view: RethrowView,
+    targets: &mut Vec<u32>,
+    ctx: &mut Ctx<'static>,
+    rng: &mut R,
+) -> RoundMetrics {
+    let moved = if d == 1 {
+        let r = s.release_all();
+        s.throw(ctx, rng, r);
+        r
+    } else {
+        match view {
+            RethrowView::AfterReleases => {
+                let r = s.release_all();
+                for _ in 0..r {
+                    let i = greedy(s.loads(), d, rng, ctx);
+                    s.add(i);
+                }
+                r
+            }
+            RethrowView::RoundStart => {
+                // The empty count is that of the round start (the last recount).
+                let nonempty = s.n() as u64 - s.empty();
+                targets.clear();
+                for _ in 0..nonempty {
+                    let i = greedy(s.loads(), d, rng, ctx);
+                    targets.push(i as u32);
+                }
+                let r = s.release_all();
+                for &i in targets.iter() {
+                    s.add(i as usize);
+                }
+                r
+            }
+        }
+    };
+    s.recount();
+    RoundMetrics {
+        max_load: s.max(),
+        total_load: s.total(),
+        empty_bins: s.empty(),
+        moved,
+        peak_total: 0,
     }
 }

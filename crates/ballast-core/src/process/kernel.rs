@@ -199,7 +199,9 @@ pub(crate) fn one_plus_beta<R: RngCore + ?Sized>(
 }
 
 /// The noisy comparisons ([`Noisy`]) on integer loads: the same decisions as
-/// `Noisy::place` (whose `f64` loads are these integers exactly).
+/// `Noisy::place` (whose `f64` loads are these integers exactly). g-Bounded and g-Myopic
+/// compare the integer difference `k = |x1 − x2|` with `⌊g⌋` ([`tolerance`]): for an integer
+/// `k` and `g >= 0`, `k <= g` exactly when `k <= ⌊g⌋`. No conversion to `f64` per ball.
 pub(crate) fn noisy<R: RngCore + ?Sized>(
     u: &mut UnitLoads,
     rule: Noisy,
@@ -208,15 +210,21 @@ pub(crate) fn noisy<R: RngCore + ?Sized>(
     ctx: &mut Ctx,
 ) {
     match rule {
-        Noisy::GBounded { g } => two_sample_loop(u, balls, rng, ctx, |x1, x2, _, _| {
-            let far = f64::from(x1.abs_diff(x2)) > g;
-            (far & (x1 < x2)) | (!far & (x1 > x2))
-        }),
-        Noisy::GMyopic { g } => two_sample_loop(u, balls, rng, ctx, |x1, x2, src, bits| {
-            let near = f64::from(x1.abs_diff(x2)) <= g;
-            let coin = bits.coin_if(near, src);
-            (near & coin) | (!near & (x1 < x2))
-        }),
+        Noisy::GBounded { g } => {
+            let g = tolerance(g);
+            two_sample_loop(u, balls, rng, ctx, |x1, x2, _, _| {
+                let far = x1.abs_diff(x2) > g;
+                (far & (x1 < x2)) | (!far & (x1 > x2))
+            })
+        }
+        Noisy::GMyopic { g } => {
+            let g = tolerance(g);
+            two_sample_loop(u, balls, rng, ctx, |x1, x2, src, bits| {
+                let near = x1.abs_diff(x2) <= g;
+                let coin = bits.coin_if(near, src);
+                (near & coin) | (!near & (x1 < x2))
+            })
+        }
         Noisy::SigmaNoisyLoad { sigma, truncate } => {
             two_sample_loop(u, balls, rng, ctx, |x1, x2, src, _| {
                 let z1: f64 = StandardNormal.sample(src);
@@ -230,6 +238,15 @@ pub(crate) fn noisy<R: RngCore + ?Sized>(
             })
         }
     }
+}
+
+/// The largest integer difference of two `u32` loads that is within `g` (`k <= g` exactly
+/// when `k <= tolerance(g)`): `⌊g⌋`, saturated at `u32::MAX`, for the validated `g >= 0`
+/// (the declared range of `g_bounded` and `g_myopic`).
+#[inline]
+fn tolerance(g: f64) -> u32 {
+    debug_assert!(g >= 0.0, "g is validated >= 0");
+    u32::try_from(at_most_limit(g).max(0)).unwrap_or(u32::MAX)
 }
 
 /// Two samples per ball; `first(x1, x2, rng, coins)` says whether the first gets the ball.
