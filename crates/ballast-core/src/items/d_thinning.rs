@@ -110,12 +110,19 @@ fn thresholds(args: &Args) -> Result<Thresholds, String> {
     }
 }
 
-/// Refuses a threshold formula that is NaN at a probe: `j` in 1..=min(d − 1, 8) and d − 1,
-/// `t` at the first and last ball of `m`, `avg` at 0 and t/n. Infinite values are allowed
-/// (+∞ accepts every sample, −∞ none).
-fn check_probes(f: &Formula, d: u32, n: u64, m: u64) -> Result<(), String> {
-    let mut js: Vec<u32> = (1..d.min(9)).collect();
-    js.push(d - 1);
+/// Refuses a threshold formula in [`VARS`] that is NaN at a probe: `j` in 1..=min(last, 8)
+/// and `last`, `t` at the first and last ball of `m`, `avg` at 0 and t/n. Infinite values
+/// are allowed. `meaning` says what the value is (for the message). Used by `d_thinning`
+/// (`last` = d − 1) and by `k_threshold`'s formula form (`last` = k).
+pub(crate) fn check_probes(
+    f: &Formula,
+    last: u32,
+    n: u64,
+    m: u64,
+    meaning: &str,
+) -> Result<(), String> {
+    let mut js: Vec<u32> = (1..=last.min(8)).collect();
+    js.push(last);
     let mut stack = Vec::new();
     for j in js {
         for t in [0, m.saturating_sub(1)] {
@@ -124,7 +131,7 @@ fn check_probes(f: &Formula, d: u32, n: u64, m: u64) -> Result<(), String> {
                 if f.eval(&values, &mut stack).is_nan() {
                     return Err(format!(
                         "`threshold` \"{}\" is NaN at j = {j}, avg = {avg}, t = {t}, n = {n}: \
-                         expected a number (the load below which the j-th sample is kept)",
+                         expected a number ({meaning})",
                         f.source()
                     ));
                 }
@@ -154,7 +161,10 @@ impl ProcessItem for DThinning {
 
     fn check_run(&self, args: &Args, n: u64, m: u64) -> Result<(), String> {
         match thresholds(args)? {
-            Thresholds::Formula(f) => check_probes(&f, args.int("d"), n, m),
+            Thresholds::Formula(f) => {
+                let meaning = "the load below which the j-th sample is kept";
+                check_probes(&f, args.int("d") - 1, n, m, meaning)
+            }
             Thresholds::Offsets(_) => Ok(()),
         }
     }
