@@ -169,6 +169,19 @@ def test_list_parameters_are_python_lists(cli):
     assert got["runs"] == 2 and len(got.runs) == 2
 
 
+def test_k_threshold_with_a_threshold_formula(cli):
+    """`k_threshold`'s history form (`k` questions, a `threshold` formula in j, avg, t, n) from
+    Python gives the command line's numbers; without `k` it is refused naming `k`."""
+    params = ["--param", "k=3", "--param", "threshold=avg + if(t < n, j - 2, j)"]
+    code, out, err = cli("simulate", "--json", "--process", "k_threshold", "--n", "50", "--m", "500", "--runs", "2", *params)
+    assert code == 0, err
+    got = ballast.simulate("k_threshold", 50, 500, runs=2, k=3, threshold="avg + if(t < n, j - 2, j)")
+    assert untimed(got.raw) == untimed(json.loads(out))
+    with pytest.raises(ValueError) as e:
+        ballast.simulate("k_threshold", 50, 500, threshold="avg + j")
+    assert "needs `k`" in str(e.value)
+
+
 @pytest.mark.parametrize(
     "value,needle",
     [([], "non-empty list"), ([0.5, "a"], "list of numbers"), ([[0.5], [0.5]], "list of numbers"), (np.zeros((2, 2)), "2-d array")],
