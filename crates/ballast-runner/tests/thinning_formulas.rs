@@ -1,6 +1,7 @@
 //! The catalogue options of configs: `formula_threshold`'s per-ball formula (passed to the
 //! core as text, compiled there), `k_threshold`'s thresholds as formulas in the point's
-//! variables, and `replacement = false` on the two-sample processes; each builds the core's
+//! variables or as one formula in the run's history (`threshold` with `k`), and
+//! `replacement = false` on the two-sample processes; each builds the core's
 //! spec, and bad formulas are refused at their line and column.
 
 use std::path::Path;
@@ -34,6 +35,10 @@ process = { kind = "k_threshold", f = ["-sqrt(ln(n))", 0, "sqrt(ln(n))"], replac
 [[series]]
 name = "beta"
 process = { kind = "one_plus_beta", beta = 0.5, replacement = false }
+
+[[series]]
+name = "k history"
+process = { kind = "k_threshold", k = 2, threshold = "avg + if(t < n, 0, j)" }
 "#;
 
 fn build(kind: &str, given: &[(&str, ParamValue)]) -> ProcessSpec {
@@ -44,7 +49,7 @@ fn build(kind: &str, given: &[(&str, ParamValue)]) -> ProcessSpec {
 fn configs_build_the_cores_specs() {
     let e = Experiment::parse("t/item", Path::new("item.toml"), SRC).expect("valid");
     let plan = e.plan(false).unwrap();
-    assert_eq!(plan.points.len(), 8);
+    assert_eq!(plan.points.len(), 10);
     for p in &plan.points {
         let n = p.n as f64;
         let want = match p.series {
@@ -63,7 +68,14 @@ fn configs_build_the_cores_specs() {
                     ],
                 )
             }
-            _ => ProcessSpec::OnePlusBeta { beta: 0.5 }.without_replacement(),
+            3 => ProcessSpec::OnePlusBeta { beta: 0.5 }.without_replacement(),
+            _ => build(
+                "k_threshold",
+                &[
+                    ("k", ParamValue::Num(2.0)),
+                    ("threshold", ParamValue::Text("avg + if(t < n, 0, j)".into())),
+                ],
+            ),
         };
         if p.series == 1 {
             // A plain number is the constant formula: the same draws as `threshold`.
@@ -97,6 +109,11 @@ fn bad_formulas_and_options_are_located() {
     // replacement on a process that does not take it.
     let e = errors(&SRC.replace("f = 3 }", "f = 3, replacement = false }"));
     assert!(e[0].contains("item.toml:17:") && e[0].contains("unknown parameter"), "{e:#?}");
+    // k_threshold's history formula: an unknown variable at its line, a missing `k` named.
+    let e = errors(&SRC.replace("if(t < n, 0, j)", "if(t < n, 0, q)"));
+    assert!(e[0].contains("item.toml:29:") && e[0].contains("unknown variable `q`"), "{e:#?}");
+    let e = errors(&SRC.replace("k = 2, threshold", "threshold"));
+    assert!(e[0].contains("item.toml:29:") && e[0].contains("needs `k`"), "{e:#?}");
     // Batched runs take the formula (t and avg frozen at the batch start).
     let batched = SRC.replace("m = \"10 * n\"", "m = \"10 * n\"\nb = \"n\"");
     Experiment::parse("t/item", Path::new("item.toml"), &batched).expect("batched is valid");
