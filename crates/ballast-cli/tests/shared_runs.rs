@@ -4,42 +4,8 @@
 //! byte-identical to simulating everything itself. Points it does not share are simulated.
 
 mod common;
+use ballast_testkit::fixtures::{RBB_SHARED_FIRST as FIRST, RBB_SHARED_SECOND as SECOND};
 use common::{ok, run_in, scratch};
-
-/// The first item: max load at k = 1, 2, 3.
-const FIRST: &str = r#"
-kind = "dynamic"
-title = "RBB max load"
-seed = 11
-seed_by = "values"
-runs = 3
-x = { variable = "k" }
-grid = { n = [30], k = [1, 2, 3] }
-point = { m = "k*n", burn_in = 0, rounds = 300 }
-
-[[series]]
-name = "RBB"
-process = { kind = "rbb", d = 1 }
-statistic = "avg_max_load"
-"#;
-
-/// The second item: empty bins at k = 2, 3 (shared) and 4 (its own), in another order.
-const SECOND: &str = r#"
-kind = "dynamic"
-title = "RBB empty bins"
-seed = 11
-seed_item = "demo/first"
-seed_by = "values"
-runs = 3
-x = { variable = "k" }
-grid = { n = [30], k = [4, 3, 2] }
-point = { m = "k*n", burn_in = 0, rounds = 300 }
-
-[[series]]
-name = "RBB"
-process = { kind = "rbb", d = 1 }
-statistic = "avg_fraction_empty_bins"
-"#;
 
 fn cached_points(json: &std::path::Path) -> u64 {
     let v: serde_json::Value =

@@ -8,41 +8,9 @@
 use std::path::{Path, PathBuf};
 
 use ballast_runner::{run_experiment, Experiment, ItemResult, RunOptions};
-
-/// A dynamic item: max load at k = 1, 2, 3.
-const DYNAMIC_FIRST: &str = r#"
-kind = "dynamic"
-title = "RBB max load"
-seed = 11
-seed_by = "values"
-runs = 3
-x = { variable = "k" }
-grid = { n = [30], k = [1, 2, 3] }
-point = { m = "k*n", burn_in = 0, rounds = 300 }
-
-[[series]]
-name = "RBB"
-process = { kind = "rbb", d = 1 }
-statistic = "avg_max_load"
-"#;
-
-/// The runs of the first item, another statistic: k = 2 and 3 are shared, k = 4 is its own.
-const DYNAMIC_SECOND: &str = r#"
-kind = "dynamic"
-title = "RBB empty bins"
-seed = 11
-seed_item = "demo/first"
-seed_by = "values"
-runs = 3
-x = { variable = "k" }
-grid = { n = [30], k = [4, 3, 2] }
-point = { m = "k*n", burn_in = 0, rounds = 300 }
-
-[[series]]
-name = "RBB"
-process = { kind = "rbb", d = 1 }
-statistic = "avg_fraction_empty_bins"
-"#;
+use ballast_testkit::fixtures::{
+    RBB_SHARED_FIRST as DYNAMIC_FIRST, RBB_SHARED_SECOND as DYNAMIC_SECOND,
+};
 
 /// A ball-allocation item: the gap at n = 100 and 200.
 const BALLS_FIRST: &str = r#"

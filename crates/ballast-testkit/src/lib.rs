@@ -1,12 +1,13 @@
 //! # ballast-testkit
 //!
 //! Helpers of the seeded statistical tests in the ballast crates: chi-square statistics and
-//! critical values at one named significance level; and the module-layer check of every
-//! crate's `tests/module_layers.rs` ([`layers`]). A dev-dependency only; one copy for
-//! every crate's tests.
+//! critical values at one named significance level; the module-layer check of every crate's
+//! `tests/module_layers.rs` ([`layers`]); and config fixtures that the tests of several crates
+//! share ([`fixtures`]). A dev-dependency only; one copy for every crate's tests.
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+pub mod fixtures;
 pub mod layers;
 
 use statrs::distribution::{ChiSquared, ContinuousCDF};
