@@ -50,7 +50,7 @@ impl PairLaw {
     /// The law of `rule`.
     pub(crate) fn new(rule: Noisy) -> Self {
         // Saturating: a g beyond every level difference is "never far".
-        let levels = |g: f64| g.floor() as usize;
+        let levels = |g: f64| usize::try_from(Noisy::whole_tolerance(g)).unwrap_or(usize::MAX);
         match rule {
             Noisy::GBounded { g } => PairLaw::GBounded { g: levels(g) },
             Noisy::GMyopic { g } => PairLaw::GMyopic { g: levels(g) },

@@ -200,8 +200,8 @@ pub(crate) fn one_plus_beta<R: RngCore + ?Sized>(
 
 /// The noisy comparisons ([`Noisy`]) on integer loads: the same decisions as
 /// `Noisy::place` (whose `f64` loads are these integers exactly). g-Bounded and g-Myopic
-/// compare the integer difference `k = |x1 − x2|` with `⌊g⌋` ([`tolerance`]): for an integer
-/// `k` and `g >= 0`, `k <= g` exactly when `k <= ⌊g⌋`. No conversion to `f64` per ball.
+/// compare the integer difference `k = |x1 − x2|` with `⌊g⌋` ([`Noisy::whole_tolerance`]): no
+/// conversion to `f64` per ball.
 pub(crate) fn noisy<R: RngCore + ?Sized>(
     u: &mut UnitLoads,
     rule: Noisy,
@@ -240,13 +240,10 @@ pub(crate) fn noisy<R: RngCore + ?Sized>(
     }
 }
 
-/// The largest integer difference of two `u32` loads that is within `g` (`k <= g` exactly
-/// when `k <= tolerance(g)`): `⌊g⌋`, saturated at `u32::MAX`, for the validated `g >= 0`
-/// (the declared range of `g_bounded` and `g_myopic`).
+/// [`Noisy::whole_tolerance`] for `u32` loads (saturated at `u32::MAX`).
 #[inline]
 fn tolerance(g: f64) -> u32 {
-    debug_assert!(g >= 0.0, "g is validated >= 0");
-    u32::try_from(at_most_limit(g).max(0)).unwrap_or(u32::MAX)
+    u32::try_from(Noisy::whole_tolerance(g)).unwrap_or(u32::MAX)
 }
 
 /// Two samples per ball; `first(x1, x2, rng, coins)` says whether the first gets the ball.

@@ -800,6 +800,17 @@ pub enum Noisy {
     },
 }
 
+impl Noisy {
+    /// A tolerance `g >= 0` (validated) as the largest whole load difference within it:
+    /// `⌊g⌋`, saturated. Loads of unit balls are integers, so a difference `k` is within `g`
+    /// (`k <= g`) exactly when `k <= ⌊g⌋`: the bin engine's kernels and the level engine's
+    /// pair laws decide on it without converting loads to `f64`.
+    pub(crate) fn whole_tolerance(g: f64) -> u64 {
+        debug_assert!(g >= 0.0, "g is validated >= 0");
+        g.floor() as u64
+    }
+}
+
 impl Rule for Noisy {
     // Inlined into the engine loop, and the decisions are selects rather than branches: the
     // comparisons of two nearly equal random loads are unpredictable. Same random draws in
