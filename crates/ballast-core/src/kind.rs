@@ -116,6 +116,10 @@ pub(crate) trait Kind {
     const TAKES_REPLACEMENT: bool = false;
     /// Whether the kind moves old balls between bins, on a reallocation loop of its own.
     const REALLOCATES: bool = false;
+    /// Whether the kind's choices go to a bin it keeps as the least loaded (a remembered or
+    /// a currently lightest bin), so that in batches, where the loads are frozen at the batch
+    /// start, every ball of a batch goes to the same bin: legal, but degenerate (a warning).
+    const SAME_BIN_IN_BATCHES: bool = false;
     /// The smallest `n` from which `auto` runs the sequential setting on the level engine
     /// (measured crossovers, `choice.rs`); by default the generic loop's.
     fn auto_levels_min_n(_spec: &RunSpec) -> u64 {

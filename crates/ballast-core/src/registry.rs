@@ -318,11 +318,8 @@ pub fn check_run(spec: &RunSpec) -> Result<Vec<String>, ParamError> {
     check_weight_total(spec)?;
     check_run_size(spec)?;
     let mut warnings = sampling_warnings;
-    let frozen = matches!(
-        spec.process,
-        ProcessSpec::Memory { .. } | ProcessSpec::Caching { .. } | ProcessSpec::TightPacking { .. }
-    );
-    if frozen && matches!(spec.setting, Setting::Batched { b } if b > 1) {
+    if spec.process.same_bin_in_batches() && matches!(spec.setting, Setting::Batched { b } if b > 1)
+    {
         warnings.push(format!(
             "batched {}: its least-loaded choices read the loads frozen at the batch start, so \
              they send a whole batch to the same bin (legal, but degenerate)",
@@ -611,6 +608,27 @@ fn sampling_table_bytes(spec: &RunSpec) -> u128 {
 mod tests {
     use super::*;
     use crate::Tau;
+
+    #[test]
+    fn batches_that_go_to_one_bin_are_warned_about_and_others_are_not() {
+        let warned = |p: ProcessSpec, b: Option<u64>| {
+            let spec = RunSpec::new(p, 100, 1000);
+            let spec = if let Some(b) = b { spec.batched(b) } else { spec };
+            check_run(&spec).expect("legal").iter().any(|w| w.contains("degenerate"))
+        };
+        for p in [
+            ProcessSpec::Memory { d: 1, k: 1 },
+            ProcessSpec::Caching { d: 2 },
+            ProcessSpec::TightPacking { offset: 1, balls: None },
+        ] {
+            assert!(warned(p.clone(), Some(100)), "{p:?} in batches of 100");
+            assert!(!warned(p.clone(), Some(1)), "{p:?} in batches of 1");
+            assert!(!warned(p.clone(), None), "{p:?} sequentially");
+        }
+        for p in [ProcessSpec::DChoice { d: 2 }, ProcessSpec::Packing { offset: 1 }] {
+            assert!(!warned(p.clone(), Some(100)), "{p:?} in batches of 100");
+        }
+    }
 
     #[test]
     fn every_entry_builds_its_example_and_names_are_unique() {

@@ -32,6 +32,8 @@ fn one_bin(p: &ProcessSpec) -> bool {
 }
 
 impl Kind for Item {
+    // The cached bin, kept as the least loaded, takes every ball of a frozen batch.
+    const SAME_BIN_IN_BATCHES: bool = true;
     fn unit_weights_only(p: &ProcessSpec) -> bool {
         match p {
             ProcessSpec::Memory { .. } => MEMORY.unit_weights_only,

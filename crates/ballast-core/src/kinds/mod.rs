@@ -199,6 +199,11 @@ macro_rules! kinds {
             match p { $( $( ProcessSpec::$variant { .. } )|+ => <$m::Item as Kind>::REALLOCATES, )* }
         }
 
+        /// [`Kind::SAME_BIN_IN_BATCHES`] of the process's kind.
+        fn same_bin_in_batches(p: &ProcessSpec) -> bool {
+            match p { $( $( ProcessSpec::$variant { .. } )|+ => <$m::Item as Kind>::SAME_BIN_IN_BATCHES, )* }
+        }
+
         /// [`Kind::auto_levels_min_n`] of the run's kind.
         pub(crate) fn auto_levels_min_n(spec: &RunSpec) -> u64 {
             match spec.process {
@@ -249,6 +254,12 @@ impl ProcessSpec {
     /// capacities.
     pub fn reallocates(&self) -> bool {
         reallocates(self)
+    }
+
+    /// Whether the process sends every ball of a batch to the same bin (Memory, Caching,
+    /// Tight-Packing: their least-loaded choices read the loads frozen at the batch start).
+    pub(crate) fn same_bin_in_batches(&self) -> bool {
+        same_bin_in_batches(self)
     }
 
     /// Whether a step of the process can place more than one ball (Twinning, Packing,

@@ -25,6 +25,8 @@ fn count_of(p: &ProcessSpec) -> TightCount {
 }
 
 impl Kind for Item {
+    // Each ball goes to a least loaded bin of the frozen loads: the same bin for a batch.
+    const SAME_BIN_IN_BATCHES: bool = true;
     fn unit_weights_only(_p: &ProcessSpec) -> bool {
         TIGHT_PACKING.unit_weights_only
     }
