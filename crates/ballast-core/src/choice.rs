@@ -197,10 +197,6 @@ pub fn resolve_engine(spec: &RunSpec) -> Result<Engine, Error> {
                         b >= AUTO_BATCH_MIN_BALLS
                     }
                 }
-                // The bin engine pays O(n) per ball for a rank vector.
-                Setting::Sequential if matches!(spec.process, ProcessSpec::RankVector { .. }) => {
-                    true
-                }
                 Setting::Sequential => spec.n >= auto_sequential_min_n(spec),
                 Setting::Delay { .. } => unreachable!("refused by level_support"),
             };

@@ -52,6 +52,10 @@ impl Kind for Item {
     fn level_steps<V: LevelSteps>(spec: &RunSpec, v: V) -> V::Out {
         v.run(SortedRankVector { cum: cum_of(&spec.process) })
     }
+    /// Always the level engine under `auto`: the bin engine pays O(n) per ball for a rank.
+    fn auto_levels_min_n(_spec: &RunSpec) -> u64 {
+        0
+    }
 }
 
 /// The registry entry of `rank_vector` (listed in [`crate::registry::PROCESSES`]).
