@@ -35,7 +35,7 @@ pub fn level_support(spec: &RunSpec) -> Result<(), Error> {
 /// The checks of [`level_support`] that do not depend on the process: sampling, weights,
 /// batch span and tie rule, m, the start state, the delay setting.
 fn run_support(spec: &RunSpec) -> Result<(), Error> {
-    if spec.record_probes && !matches!(spec.process, ProcessSpec::Adaptive { .. }) {
+    if spec.record_probes && !spec.process.records_probes() {
         return Err(Error::use_bins(
             "the level engine does not record probes per step (record_probes)".to_string(),
         ));

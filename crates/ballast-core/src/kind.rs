@@ -120,6 +120,13 @@ pub(crate) trait Kind {
     /// a currently lightest bin), so that in batches, where the loads are frozen at the batch
     /// start, every ball of a batch goes to the same bin: legal, but degenerate (a warning).
     const SAME_BIN_IN_BATCHES: bool = false;
+    /// Whether the kind's number of probes per step varies by design, so that every run
+    /// records its histogram (adaptive probing), on either engine.
+    const RECORDS_PROBES: bool = false;
+    /// Whether the level engine runs the kind's sequential setting without work per ball
+    /// at scale (a chunk step, or a law over whole stretches), so that the limit on balls
+    /// placed one at a time (`registry::MAX_RUN_BALL_BY_BALL`) does not apply there.
+    const LEVEL_CHUNKS: bool = false;
     /// The smallest `n` from which `auto` runs the sequential setting on the level engine
     /// (measured crossovers, `choice.rs`); by default the generic loop's.
     fn auto_levels_min_n(_spec: &RunSpec) -> u64 {

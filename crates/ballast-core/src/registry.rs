@@ -146,31 +146,18 @@ pub const MAX_ITEM_BALL_BY_BALL: u128 = 1_000_000_000_000_000;
 /// The balls a run of `spec` places one at a time, each with work of its own: `m` on the
 /// bin engine (every ball drawn and placed, weighted batches sorted ball by ball) and in the
 /// level engine's sequential rules without a chunk step; `0` for the level engine's batches
-/// (one step per batch) and chunked sequential laws (One-Choice, d-Choice, (1+β), Quantile,
-/// two-thinning, the noisy pairs, adaptive probing).
+/// (one step per batch) and the kinds with chunked sequential laws (`Kind::LEVEL_CHUNKS`:
+/// One-Choice, d-Choice, (1+β), Quantile, two-thinning, the noisy pairs, adaptive probing).
 #[doc(hidden)]
 pub fn ball_by_ball_balls(spec: &RunSpec) -> u64 {
-    if crate::resolve_engine(spec).is_ok_and(|e| e == Engine::Levels) {
-        let chunked = matches!(
-            spec.process,
-            ProcessSpec::OneChoice
-                | ProcessSpec::DChoice { .. }
-                | ProcessSpec::OnePlusBeta { .. }
-                | ProcessSpec::Quantile { .. }
-                | ProcessSpec::MixedQuantile { .. }
-                | ProcessSpec::Threshold { .. }
-                | ProcessSpec::MeanThinning { .. }
-                | ProcessSpec::RelativeThreshold { .. }
-                | ProcessSpec::GBounded { .. }
-                | ProcessSpec::GMyopic { .. }
-                | ProcessSpec::SigmaNoisyLoad { .. }
-                | ProcessSpec::Adaptive { .. }
-        );
-        if chunked || matches!(spec.setting, Setting::Batched { .. }) {
-            return 0;
-        }
+    let levels = crate::resolve_engine(spec).is_ok_and(|e| e == Engine::Levels);
+    let whole_steps = crate::kinds::level_chunks(&spec.process)
+        || matches!(spec.setting, Setting::Batched { .. });
+    if levels && whole_steps {
+        0
+    } else {
+        spec.m
     }
-    spec.m
 }
 
 /// Why a run of `spec` places its balls one at a time ([`ball_by_ball_balls`]), for messages.
@@ -608,6 +595,34 @@ fn sampling_table_bytes(spec: &RunSpec) -> u128 {
 mod tests {
     use super::*;
     use crate::Tau;
+
+    #[test]
+    fn chunked_level_kinds_place_no_ball_one_at_a_time() {
+        let (n, m) = (1 << 20, 1 << 24);
+        let levels = |p: ProcessSpec| RunSpec::new(p, n, m).engine(Engine::Levels);
+        let adaptive = ProcessSpec::Adaptive { tau: Tau::PROBE_COUNT, cap: None };
+        for p in [
+            ProcessSpec::OneChoice,
+            ProcessSpec::DChoice { d: 2 },
+            ProcessSpec::OnePlusBeta { beta: 0.5 },
+            ProcessSpec::Quantile { delta: 0.5 },
+            ProcessSpec::MixedQuantile { delta: 0.5, eta: 0.5 },
+            ProcessSpec::Threshold { f: 1.0 },
+            ProcessSpec::MeanThinning { strict: true },
+            ProcessSpec::RelativeThreshold { f: 1.0 },
+            ProcessSpec::GBounded { g: 2.0 },
+            ProcessSpec::GMyopic { g: 2.0 },
+            ProcessSpec::SigmaNoisyLoad { sigma: 1.0, truncate: true },
+            adaptive,
+        ] {
+            assert_eq!(ball_by_ball_balls(&levels(p.clone())), 0, "{p:?} on levels");
+            assert_eq!(ball_by_ball_balls(&levels(p.clone()).engine(Engine::Bins)), m, "{p:?}");
+        }
+        // Kinds whose level loop steps ball by ball.
+        for p in [ProcessSpec::Packing { offset: 1 }, ProcessSpec::Memory { d: 1, k: 1 }] {
+            assert_eq!(ball_by_ball_balls(&levels(p.clone())), m, "{p:?} on levels");
+        }
+    }
 
     #[test]
     fn batches_that_go_to_one_bin_are_warned_about_and_others_are_not() {

@@ -657,7 +657,7 @@ fn potential_trajectory(args: &SimulateArgs) -> bool {
 /// Whether the runs report the distribution of probes per step: `--probes`, or adaptive
 /// probing (whose probe count varies by design and is counted anyway, on either engine).
 fn reports_probes(args: &SimulateArgs, spec: &RunSpec) -> bool {
-    args.probes || matches!(spec.process, ballast_core::ProcessSpec::Adaptive { .. })
+    args.probes || spec.process.records_probes()
 }
 
 /// A registry parameter value as TOML.

@@ -25,6 +25,8 @@ fn parts(p: &ProcessSpec) -> (&Tau, Option<u32>) {
 }
 
 impl Kind for Item {
+    const LEVEL_CHUNKS: bool = true;
+    const RECORDS_PROBES: bool = true;
     fn check(p: &ProcessSpec) -> Result<(), Error> {
         let (tau, cap) = parts(p);
         tau.validate()?;

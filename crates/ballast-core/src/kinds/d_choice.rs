@@ -23,6 +23,7 @@ fn d_of(p: &ProcessSpec) -> u32 {
 }
 
 impl Kind for Item {
+    const LEVEL_CHUNKS: bool = true;
     const TAKES_REPLACEMENT: bool = true;
     fn compares(p: &ProcessSpec) -> bool {
         d_of(p) > 1

@@ -199,6 +199,16 @@ macro_rules! kinds {
             match p { $( $( ProcessSpec::$variant { .. } )|+ => <$m::Item as Kind>::REALLOCATES, )* }
         }
 
+        /// [`Kind::LEVEL_CHUNKS`] of the process's kind.
+        pub(crate) fn level_chunks(p: &ProcessSpec) -> bool {
+            match p { $( $( ProcessSpec::$variant { .. } )|+ => <$m::Item as Kind>::LEVEL_CHUNKS, )* }
+        }
+
+        /// [`Kind::RECORDS_PROBES`] of the process's kind.
+        fn records_probes(p: &ProcessSpec) -> bool {
+            match p { $( $( ProcessSpec::$variant { .. } )|+ => <$m::Item as Kind>::RECORDS_PROBES, )* }
+        }
+
         /// [`Kind::SAME_BIN_IN_BATCHES`] of the process's kind.
         fn same_bin_in_batches(p: &ProcessSpec) -> bool {
             match p { $( $( ProcessSpec::$variant { .. } )|+ => <$m::Item as Kind>::SAME_BIN_IN_BATCHES, )* }
@@ -254,6 +264,13 @@ impl ProcessSpec {
     /// capacities.
     pub fn reallocates(&self) -> bool {
         reallocates(self)
+    }
+
+    /// Whether the process's probe count per step varies by design (adaptive probing), so
+    /// that every run records its histogram ([`crate::RunOutcome::samples_per_step`]), on
+    /// either engine.
+    pub fn records_probes(&self) -> bool {
+        records_probes(self)
     }
 
     /// Whether the process sends every ball of a batch to the same bin (Memory, Caching,

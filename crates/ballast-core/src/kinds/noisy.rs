@@ -33,6 +33,7 @@ fn rule_of(p: &ProcessSpec) -> Noisy {
 }
 
 impl Kind for Item {
+    const LEVEL_CHUNKS: bool = true;
     const TAKES_REPLACEMENT: bool = true;
 
     fn check(p: &ProcessSpec) -> Result<(), Error> {

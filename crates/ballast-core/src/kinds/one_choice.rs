@@ -13,6 +13,7 @@ use crate::with_rule::WithRule;
 pub(super) struct Item;
 
 impl Kind for Item {
+    const LEVEL_CHUNKS: bool = true;
     fn check(_p: &ProcessSpec) -> Result<(), Error> {
         Ok(())
     }

@@ -21,6 +21,7 @@ fn beta_of(p: &ProcessSpec) -> f64 {
 }
 
 impl Kind for Item {
+    const LEVEL_CHUNKS: bool = true;
     const TAKES_REPLACEMENT: bool = true;
     fn compares(_p: &ProcessSpec) -> bool {
         true

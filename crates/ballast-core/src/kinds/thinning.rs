@@ -27,6 +27,7 @@ fn accept_of(p: &ProcessSpec) -> Accept {
 }
 
 impl Kind for Item {
+    const LEVEL_CHUNKS: bool = true;
     fn check(p: &ProcessSpec) -> Result<(), Error> {
         match *p {
             ProcessSpec::Threshold { f } => super::declared(&THRESHOLD, "f", f),
