@@ -1,0 +1,163 @@
+//! The decision cache of a rule formula (see the module docs of [`crate::rule_formula`]): a
+//! direct-mapped table from the samples' integer loads to the decision as a function of the
+//! 53-bit integer `k` behind `u` (`u = k·2⁻⁵³`).
+//!
+//! An entry holds the key (the `D` loads, packed) and one word: `K` in bits 0..54, the
+//! position where `k < K` in bits 56..60 and the one elsewhere in bits 60..64. A constant
+//! decision has both positions equal. Positions 15 mark an entry that is not a decision:
+//! empty (the whole word set) or *plain* (the formula is evaluated each time: its value
+//! depends on `u` in some other way, or is not a position).
+//!
+//! `u < c` ⇔ `k < K` with `K = ⌈c·2⁵³⌉` clamped to 0..=2⁵³ (0 for a NaN `c`): `k` is
+//! below 2⁵³, so `u = k·2⁻⁵³` is exact, and so is `c·2⁵³` (a scaling by a power of two; an
+//! overflow to +∞ clamps to 2⁵³, where every `k` is below); an integer `k` is below the real
+//! `c·2⁵³` exactly when it is below its ceiling.
+
+use crate::formula::Residual;
+
+/// Deliberately wrong caches, for the power of the tests (`tests/rule_cache.rs`).
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CacheFlaw {
+    /// A decision that depends on `u` is stored as the decision at the `u` of the ball that
+    /// filled the entry, as if it were constant.
+    StepAsConstant,
+    /// `K = ⌊c·2⁵³⌋` instead of the ceiling: wrong at the `k` just below a `c·2⁵³` that is
+    /// not an integer.
+    FloorThreshold,
+}
+
+/// The word of an empty entry.
+const EMPTY: u64 = u64::MAX;
+/// The word of an entry whose decision is the formula's evaluation.
+const PLAIN: u64 = 0xFF << 56;
+const K_MASK: u64 = (1 << 54) - 1;
+
+#[derive(Clone, Copy)]
+struct Entry {
+    key: u64,
+    word: u64,
+}
+
+/// The layout for `d` samples (1..=3): the bits of one load in a key (loads of that many
+/// bits or more are not cached) and in the table index (1024, 1024 and 512 entries of 16
+/// bytes).
+const fn layout(d: usize) -> (u32, u32) {
+    match d {
+        1 => (32, 10),
+        2 => (32, 5),
+        _ => (21, 3),
+    }
+}
+
+/// The cache of one rule (`d <= 3` samples).
+pub(super) struct DecisionCache {
+    entries: Box<[Entry]>,
+    /// The number of bins the entries were computed for.
+    pub(super) n: usize,
+    /// Entries filled since the last reset.
+    fills: u64,
+    flaw: Option<CacheFlaw>,
+}
+
+impl DecisionCache {
+    /// A cache for `d` samples (1..=3), empty.
+    pub(super) fn new(d: u32, flaw: Option<CacheFlaw>) -> Self {
+        let bits = layout(d as usize).1;
+        let entries = vec![Entry { key: EMPTY, word: EMPTY }; 1 << (bits * d)];
+        Self { entries: entries.into(), n: 0, fills: 0, flaw }
+    }
+
+    /// Empties the cache for a run on `n` bins.
+    pub(super) fn reset(&mut self, n: usize) {
+        self.entries.fill(Entry { key: EMPTY, word: EMPTY });
+        (self.n, self.fills) = (n, 0);
+    }
+
+    /// The key and the table index of the loads `xs`, if they fit in a key.
+    #[inline(always)]
+    pub(super) fn slot<const D: usize>(xs: &[u64; D]) -> Option<(u64, usize)> {
+        let (width, bits) = layout(D);
+        let (mut key, mut idx) = (0u64, 0usize);
+        let mask = (1usize << bits) - 1;
+        for (j, &x) in xs.iter().enumerate() {
+            if x >> width != 0 {
+                return None;
+            }
+            key |= x << (width as usize * j);
+            idx |= (x as usize & mask) << (bits as usize * j);
+        }
+        Some((key, idx))
+    }
+
+    /// The cached position for `key` at `k`, if the entry holds a decision for it.
+    #[inline(always)]
+    pub(super) fn hit<const D: usize>(&self, key: u64, idx: usize, k: u64) -> Option<usize> {
+        let e = self.entries[idx];
+        let i = pick(e.word, k);
+        (e.key == key && i < D).then_some(i)
+    }
+
+    /// Whether the entry at `idx` was filled for `key` and says: evaluate the formula.
+    pub(super) fn is_plain(&self, key: u64, idx: usize) -> bool {
+        let e = self.entries[idx];
+        e.key == key && e.word != EMPTY
+    }
+
+    /// Whether the fills so far exceed the budget at ball `t`: about one ball in 16 plus
+    /// a start (the loads spread too widely for the table; the formula is then evaluated).
+    pub(super) fn over_budget(&self, t: u64) -> bool {
+        self.fills > 1024 + t / 16
+    }
+
+    /// Stores the decision of `residual` (positions out of 1..=d are plain) for `key` and
+    /// returns its word; `k` is the current ball's (for the flaw that needs it).
+    pub(super) fn fill(&mut self, key: u64, idx: usize, r: Residual, d: u32, k: u64) -> u64 {
+        self.fills += 1;
+        let word = match r {
+            Residual::Const(v) => position(v, d).map_or(PLAIN, |i| i * (1 << 56 | 1 << 60)),
+            Residual::Step { c, lo, hi } => match (position(lo, d), position(hi, d)) {
+                (Some(a), Some(b)) => {
+                    let big = threshold(c, self.flaw == Some(CacheFlaw::FloorThreshold));
+                    let w = big | a << 56 | b << 60;
+                    if self.flaw == Some(CacheFlaw::StepAsConstant) {
+                        pick(w, k) as u64 * (1 << 56 | 1 << 60)
+                    } else {
+                        w
+                    }
+                }
+                _ => PLAIN,
+            },
+            Residual::Unknown => PLAIN,
+        };
+        self.entries[idx] = Entry { key, word };
+        word
+    }
+}
+
+/// The position a word gives at `k` (15: none).
+#[inline(always)]
+pub(super) fn pick(word: u64, k: u64) -> usize {
+    let shift = if k < word & K_MASK { 56 } else { 60 };
+    ((word >> shift) & 15) as usize
+}
+
+/// `K` with `u < c` ⇔ `k < K` (the module docs); `floor`: the flawed variant.
+fn threshold(c: f64, floor: bool) -> u64 {
+    let top = (1u64 << 53) as f64;
+    let s = c * top;
+    if c.is_nan() || s <= 0.0 {
+        0
+    } else if s >= top {
+        1 << 53
+    } else if floor {
+        s.floor() as u64
+    } else {
+        s.ceil() as u64
+    }
+}
+
+/// The 0-based position of a value, as [`super::position`], as a word field.
+fn position(v: f64, d: u32) -> Option<u64> {
+    super::position(v, d).map(|i| i as u64)
+}
