@@ -180,7 +180,7 @@ impl<'a> RuleFormula<'a> {
         let distinct = (!replacement).then(|| SparseDraw::new(d));
         let compiled = f.compiled();
         let local = !reads_avg && !f.uses("t") && d <= 3;
-        let cache = (cached && local).then(|| Box::new(DecisionCache::new(d, flaw)));
+        let cache = (cached && local).then(|| Box::new(DecisionCache::new(flaw)));
         Self { f, compiled, d, reads_avg, reads_u, values, distinct, local, cache }
     }
 
@@ -269,7 +269,7 @@ impl<'a> RuleFormula<'a> {
         let slot = DecisionCache::slot(&xs);
         if let (Some(c), Some((key, idx))) = (cache.as_deref(), slot) {
             if c.n == n {
-                if let Some(i) = c.hit::<DD>(key, idx, unit_bits(w)) {
+                if let Some(i) = c.hit(key, idx, cache::probe(w)) {
                     return i;
                 }
             }
@@ -308,9 +308,8 @@ impl<'a> RuleFormula<'a> {
                     return self.evaluate();
                 }
                 let r = self.f.residual(&self.values, U);
-                let i = cache::pick(c.fill(key, idx, r, self.d, unit_bits(w)), unit_bits(w));
-                if i < xs.len() {
-                    return i;
+                if let Some(word) = c.fill(key, idx, r, self.d, cache::probe(w)) {
+                    return cache::pick(word, cache::probe(w));
                 }
             }
         }

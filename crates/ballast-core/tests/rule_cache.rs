@@ -98,7 +98,7 @@ fn decision(rng: &mut SimRng, d: u32, depth: u32) -> String {
 fn load_tuples(rng: &mut SimRng, d: u32) -> Vec<Vec<u64>> {
     let mut out: Vec<Vec<u64>> =
         (0..4u64.pow(d)).map(|c| (0..d).map(|i| c / 4u64.pow(i) % 4).collect()).collect();
-    for big in [1u64 << 20, (1 << 21) - 1, 1 << 21, (1 << 31) + 5, u64::from(u32::MAX), 1 << 40] {
+    for big in [(1u64 << 20) - 1, 1 << 20, (1 << 31) - 1, 1 << 31, u64::from(u32::MAX), 1 << 40] {
         out.push(vec![big; d as usize]);
         out.push((0..d).map(|i| big - u64::from(i % 2)).collect());
     }

@@ -2,11 +2,13 @@
 //! direct-mapped table from the samples' integer loads to the decision as a function of the
 //! 53-bit integer `k` behind `u` (`u = k·2⁻⁵³`).
 //!
-//! An entry holds the key (the `D` loads, packed) and one word: `K` in bits 0..54, the
-//! position where `k < K` in bits 56..60 and the one elsewhere in bits 60..64. A constant
-//! decision has both positions equal. Positions 15 mark an entry that is not a decision:
-//! empty (the whole word set) or *plain* (the formula is evaluated each time: its value
-//! depends on `u` in some other way, or is not a position).
+//! An entry holds the key (the `D` loads, packed) and one word: `K · 2⁸` plus the position
+//! where `k < K` in bits 0..4 and the one elsewhere in bits 4..8 (equal for a constant
+//! decision). With `kk = k · 2⁸ + 255`, `k < K` ⇔ `kk < word` (below `K` the left side is at
+//! most `K · 2⁸ − 1`; from `K` on it is at least `K · 2⁸ + 255`, the word's largest value).
+//! An entry whose decision is the formula's evaluation (its value depends on `u` in some
+//! other way, or is not a position) has bit 63 set in its key, which no key of loads has,
+//! so a look-up never takes it for a decision.
 //!
 //! `u < c` ⇔ `k < K` with `K = ⌈c·2⁵³⌉` clamped to 0..=2⁵³ (0 for a NaN `c`): `k` is
 //! below 2⁵³, so `u = k·2⁻⁵³` is exact, and so is `c·2⁵³` (a scaling by a power of two; an
@@ -27,32 +29,32 @@ pub enum CacheFlaw {
     FloorThreshold,
 }
 
-/// The word of an empty entry.
+/// The key of an empty entry (a plain entry of no load tuple: keys have at most 62 bits).
 const EMPTY: u64 = u64::MAX;
-/// The word of an entry whose decision is the formula's evaluation.
-const PLAIN: u64 = 0xFF << 56;
-const K_MASK: u64 = (1 << 54) - 1;
+/// The key bit of a plain entry.
+const PLAIN: u64 = 1 << 63;
+/// Entries of a table (the index has at most 10 bits).
+const SIZE: usize = 1024;
 
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 struct Entry {
     key: u64,
     word: u64,
 }
 
 /// The layout for `d` samples (1..=3): the bits of one load in a key (loads of that many
-/// bits or more are not cached) and in the table index (1024, 1024 and 512 entries of 16
-/// bytes).
+/// bits or more are not cached) and in the table index (of [`SIZE`] entries of 16 bytes).
 const fn layout(d: usize) -> (u32, u32) {
     match d {
         1 => (32, 10),
-        2 => (32, 5),
-        _ => (21, 3),
+        2 => (31, 5),
+        _ => (20, 3),
     }
 }
 
 /// The cache of one rule (`d <= 3` samples).
 pub(super) struct DecisionCache {
-    entries: Box<[Entry]>,
+    entries: Box<[Entry; SIZE]>,
     /// The number of bins the entries were computed for.
     pub(super) n: usize,
     /// Entries filled since the last reset.
@@ -62,15 +64,17 @@ pub(super) struct DecisionCache {
 
 impl DecisionCache {
     /// A cache for `d` samples (1..=3), empty.
-    pub(super) fn new(d: u32, flaw: Option<CacheFlaw>) -> Self {
-        let bits = layout(d as usize).1;
-        let entries = vec![Entry { key: EMPTY, word: EMPTY }; 1 << (bits * d)];
-        Self { entries: entries.into(), n: 0, fills: 0, flaw }
+    pub(super) fn new(flaw: Option<CacheFlaw>) -> Self {
+        let entries = vec![Entry { key: EMPTY, word: 0 }; SIZE].into_boxed_slice();
+        let entries = entries.try_into().expect("SIZE entries");
+        Self { entries, n: 0, fills: 0, flaw }
     }
 
-    /// Empties the cache for a run on `n` bins.
+    /// Empties the cache for a run on `n` bins (nothing to clear if nothing was filled).
     pub(super) fn reset(&mut self, n: usize) {
-        self.entries.fill(Entry { key: EMPTY, word: EMPTY });
+        if self.fills > 0 {
+            self.entries.fill(Entry { key: EMPTY, word: 0 });
+        }
         (self.n, self.fills) = (n, 0);
     }
 
@@ -90,18 +94,17 @@ impl DecisionCache {
         Some((key, idx))
     }
 
-    /// The cached position for `key` at `k`, if the entry holds a decision for it.
+    /// The cached position for `key` at `kk` ([`probe`]), if the entry holds a decision for
+    /// it.
     #[inline(always)]
-    pub(super) fn hit<const D: usize>(&self, key: u64, idx: usize, k: u64) -> Option<usize> {
-        let e = self.entries[idx];
-        let i = pick(e.word, k);
-        (e.key == key && i < D).then_some(i)
+    pub(super) fn hit(&self, key: u64, idx: usize, kk: u64) -> Option<usize> {
+        let e = self.entries[idx % SIZE];
+        (e.key == key).then(|| pick(e.word, kk))
     }
 
     /// Whether the entry at `idx` was filled for `key` and says: evaluate the formula.
     pub(super) fn is_plain(&self, key: u64, idx: usize) -> bool {
-        let e = self.entries[idx];
-        e.key == key && e.word != EMPTY
+        self.entries[idx % SIZE].key == key | PLAIN
     }
 
     /// Whether the fills so far exceed the budget at ball `t`: about one ball in 16 plus
@@ -111,34 +114,51 @@ impl DecisionCache {
     }
 
     /// Stores the decision of `residual` (positions out of 1..=d are plain) for `key` and
-    /// returns its word; `k` is the current ball's (for the flaw that needs it).
-    pub(super) fn fill(&mut self, key: u64, idx: usize, r: Residual, d: u32, k: u64) -> u64 {
+    /// returns its word (`None`: plain); `kk` is the current ball's (for the flaw that needs
+    /// it).
+    pub(super) fn fill(
+        &mut self,
+        key: u64,
+        idx: usize,
+        r: Residual,
+        d: u32,
+        kk: u64,
+    ) -> Option<u64> {
         self.fills += 1;
         let word = match r {
-            Residual::Const(v) => position(v, d).map_or(PLAIN, |i| i * (1 << 56 | 1 << 60)),
+            Residual::Const(v) => position(v, d).map(|i| i * 0x11),
             Residual::Step { c, lo, hi } => match (position(lo, d), position(hi, d)) {
                 (Some(a), Some(b)) => {
                     let big = threshold(c, self.flaw == Some(CacheFlaw::FloorThreshold));
-                    let w = big | a << 56 | b << 60;
+                    let w = big << 8 | a | b << 4;
                     if self.flaw == Some(CacheFlaw::StepAsConstant) {
-                        pick(w, k) as u64 * (1 << 56 | 1 << 60)
+                        Some(pick(w, kk) as u64 * 0x11)
                     } else {
-                        w
+                        Some(w)
                     }
                 }
-                _ => PLAIN,
+                _ => None,
             },
-            Residual::Unknown => PLAIN,
+            Residual::Unknown => None,
         };
-        self.entries[idx] = Entry { key, word };
+        self.entries[idx % SIZE] = match word {
+            Some(word) => Entry { key, word },
+            None => Entry { key: key | PLAIN, word: 0 },
+        };
         word
     }
 }
 
-/// The position a word gives at `k` (15: none).
+/// `kk = k · 2⁸ + 255` for the word of `u` (`k` = its top 53 bits), compared with entry words.
 #[inline(always)]
-pub(super) fn pick(word: u64, k: u64) -> usize {
-    let shift = if k < word & K_MASK { 56 } else { 60 };
+pub(super) fn probe(w: u64) -> u64 {
+    (w >> 3) | 0xFF
+}
+
+/// The position a word gives at `kk` ([`probe`]).
+#[inline(always)]
+pub(super) fn pick(word: u64, kk: u64) -> usize {
+    let shift = if kk < word { 0 } else { 4 };
     ((word >> shift) & 15) as usize
 }
 
