@@ -350,6 +350,7 @@ impl RuleRun<'_> {
                 // it, as below), cut at m unless the stopping rule finishes them.
                 let stretch = points.next() - done;
                 let cap = if finish { u64::MAX } else { m - done };
+                ctx.balls = done;
                 if let Some(run) = rule.run_kernel_steps(state, stretch, cap, rng, ctx) {
                     done += run.balls;
                     steps += run.steps;

@@ -25,7 +25,9 @@ use std::fmt;
 use evalexpr::{DefaultNumericTypes, Node, Operator, Value};
 
 mod compiled;
+mod partial;
 pub use compiled::{CompileFlaw, Compiled};
+pub use partial::Residual;
 
 /// The longest formula accepted, bytes (the parser recurses over the text).
 pub const MAX_LEN: usize = 4096;
@@ -180,7 +182,7 @@ impl Formula {
                 }
                 Op::Not => {
                     let a = stack.pop().expect("operand");
-                    stack.push(f64::from(u8::from(a == 0.0)));
+                    stack.push(not_value(a));
                 }
                 Op::JumpIfZero(to) => {
                     if stack.pop().expect("operand") == 0.0 {
@@ -196,9 +198,9 @@ impl Formula {
                 Op::Min(k) | Op::Max(k) => {
                     let args = stack.len() - k as usize;
                     let v = if matches!(op, Op::Min(_)) {
-                        stack[args..].iter().fold(f64::INFINITY, |m, &x| m.min(x))
+                        fold_min(&stack[args..])
                     } else {
-                        stack[args..].iter().fold(f64::NEG_INFINITY, |m, &x| m.max(x))
+                        fold_max(&stack[args..])
                     };
                     stack.truncate(args);
                     stack.push(v);
@@ -206,19 +208,43 @@ impl Formula {
                 bin => {
                     let b = stack.pop().expect("operand");
                     let a = stack.pop().expect("operand");
-                    stack.push(match bin {
-                        Op::Add => a + b,
-                        Op::Sub => a - b,
-                        Op::Mul => a * b,
-                        Op::Div => a / b,
-                        Op::Rem => a % b,
-                        Op::Pow => a.powf(b),
-                        _ => unreachable!("unary and n-ary ops handled above"),
-                    });
+                    stack.push(apply_binary(bin, a, b));
                 }
             }
         }
         stack.pop().expect("a compiled formula leaves one value")
+    }
+}
+
+/// `!a`: 1 where `a` is 0, else 0 (NaN is true).
+#[inline(always)]
+fn not_value(a: f64) -> f64 {
+    f64::from(u8::from(a == 0.0))
+}
+
+/// `min` of the arguments, folded from +∞ in order with [`f64::min`].
+#[inline(always)]
+fn fold_min(args: &[f64]) -> f64 {
+    args.iter().fold(f64::INFINITY, |m, &x| m.min(x))
+}
+
+/// `max` of the arguments, folded from −∞ in order with [`f64::max`].
+#[inline(always)]
+fn fold_max(args: &[f64]) -> f64 {
+    args.iter().fold(f64::NEG_INFINITY, |m, &x| m.max(x))
+}
+
+/// An arithmetic operation (`+ − × ÷ %`, `^` as `powf`) on its two operands.
+#[inline(always)]
+fn apply_binary(op: Op, a: f64, b: f64) -> f64 {
+    match op {
+        Op::Add => a + b,
+        Op::Sub => a - b,
+        Op::Mul => a * b,
+        Op::Div => a / b,
+        Op::Rem => a % b,
+        Op::Pow => a.powf(b),
+        _ => unreachable!("unary and n-ary ops handled above"),
     }
 }
 

@@ -29,7 +29,8 @@ pub struct Ctx<'a> {
     /// Bin samples drawn so far.
     pub samples: u64,
     /// Balls the process placed before this step, set by the engines before every call of
-    /// [`Rule::place`]: in the batched setting the balls before the batch (the decisions
+    /// [`Rule::place`] (and by the bin engine before a kernel's, [`Rule::run_kernel_steps`]):
+    /// in the batched setting the balls before the batch (the decisions
     /// of a batch see the state of its start). Balls of a start state are not counted.
     pub balls: u64,
     /// `None`: uniform samples (the draws of every process before biased sampling).
