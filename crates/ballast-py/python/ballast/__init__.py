@@ -363,7 +363,8 @@ def _rule_kind(rule: Any, d: Any) -> str:
     numbers. The function is called once per ball with the GIL taken by the run's worker
     thread: about 15 µs per ball (measured at n = 1000, m = 2·10⁵, on 1 or 2 threads: the
     GIL is taken and given back at every ball), against a few nanoseconds for a built-in
-    rule and about 25 for a ``rule`` formula (``simulate("rule", choose="…")``).
+    rule and 1.3-1.6 times that for a ``rule`` formula of the loads and ``u``
+    (``simulate("rule", choose="…")``; about 5 times with ``avg`` or ``t``).
     """
     if isinstance(d, bool) or not isinstance(d, (int, np.integer)):
         raise ValueError(f"`d` = {d!r}: expected an integer number of samples in 1..=8")
