@@ -546,7 +546,8 @@ fn cost_table(entries: &[IndexEntry]) -> String {
         "\n## What each result cost\n\nFrom each item's JSON metadata: the wall time of the \
          invocation that produced it (with the recorded time of the points read from \
          checkpoints of earlier invocations), its threads, and its CPU time where recorded \
-         (results produced before the metadata had it show –). CPU time near wall time × \
+         (with the recorded CPU time of the runs read from checkpoints or shard files; \
+         results produced before the metadata had it show –). CPU time near wall time × \
          threads means the cores were the run's own; well below it, the machine was shared and \
          the wall time overstates the cost. \"Fresh\" means no point came from a checkpoint of \
          an earlier invocation; \"shared\" points were read from the checkpoints an item run \

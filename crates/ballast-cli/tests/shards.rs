@@ -102,6 +102,10 @@ fn one_two_threads_and_three_shards(name: &str, config: &str) {
     )
     .unwrap();
     assert_eq!(meta["metadata"]["shards"], 3);
+    // A merge reports the CPU time its shards recorded for their runs (format 10 on; left
+    // out before). These items take milliseconds, so only its presence is checked here; its
+    // value is checked in ballast-runner's `units` tests.
+    assert!(meta["metadata"]["cpu_time_s"].as_f64().is_some(), "{meta}");
 
     // Merging with a shard missing, or a shard given twice, is bad input (exit 2).
     let o = run_in(&dir, &["merge", &cfg, "--out", "bad", &shard_files[0], &shard_files[1]]);

@@ -476,14 +476,14 @@ impl ItemResult {
             let _ = writeln!(
                 s,
                 "Merged from {k} shards (`--shard i/{k}`); the wall time is the sum of the shards' \
-                 simulation times and the merge."
+                 simulation times and the merge, the CPU time that of their runs and the merge."
             );
         }
         if m.cached_points > 0 {
             let _ = writeln!(
                 s,
                 "{} of {} points were read from the checkpoints; the wall time includes their \
-                 recorded simulation time, the CPU time does not.",
+                 recorded simulation time, and the CPU time their runs' recorded CPU time.",
                 m.cached_points, m.points
             );
         }

@@ -143,9 +143,11 @@ pub struct Metadata {
     /// the recorded simulation time of the points taken from the cache (`cached_points`, not
     /// `shared_points`).
     pub wall_time_s: f64,
-    /// CPU time (user + system, all threads) of this invocation, seconds: beside
-    /// `wall_time_s × threads` it shows how much of the wall time the machine gave to the run.
-    /// It excludes the points read from checkpoints; absent for a merge of shards.
+    /// CPU time (user + system, all threads) of this invocation, plus the recorded CPU time of
+    /// the runs read from checkpoints of earlier invocations or from shard files (each run's
+    /// thread CPU time), seconds: beside `wall_time_s × threads` it shows how much of the
+    /// wall time the machine gave to the run. Absent only where the platform has no CPU
+    /// clock.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cpu_time_s: Option<f64>,
     /// Balls simulated in total.
@@ -201,10 +203,7 @@ impl Metadata {
             runs: run.runs,
             points: run.points,
             wall_time_s: (run.wall_time_s * 1000.0).round() / 1000.0,
-            cpu_time_s: run
-                .cpu_time_s
-                .filter(|_| run.shards.is_none())
-                .map(|c| (c * 1000.0).round() / 1000.0),
+            cpu_time_s: run.cpu_time_s.map(|c| (c * 1000.0).round() / 1000.0),
             balls_simulated: run.balls_simulated,
             rounding: ROUNDING,
             references: run.references,
@@ -239,7 +238,8 @@ pub(crate) struct Execution {
     pub points: usize,
     /// This invocation's time plus the recorded time of the cached points, seconds.
     pub wall_time_s: f64,
-    /// This invocation's CPU time, seconds (see [`Metadata::cpu_time_s`]).
+    /// This invocation's CPU time plus that recorded for the stored runs, seconds (see
+    /// [`Metadata::cpu_time_s`]).
     pub cpu_time_s: Option<f64>,
     /// The revision when the item started ([`Clock::git_revision`]).
     pub git_revision: String,

@@ -413,6 +413,7 @@ fn run_with(
         cached_points: done.stored_points,
         shared_points: done.shared_points,
         cached_sim_s: done.stored_wall_s,
+        cached_cpu_s: done.stored_cpu_s,
         balls,
         clock: &start,
     };
@@ -473,6 +474,8 @@ struct Ran<'a> {
     /// Points taken from checkpoints written in this invocation.
     shared_points: usize,
     cached_sim_s: f64,
+    /// The recorded CPU time of the same points.
+    cached_cpu_s: f64,
     balls: u128,
     clock: &'a crate::result::Clock,
 }
@@ -515,7 +518,7 @@ fn item_metadata(
             runs: plan.runs,
             points: plan.points.len(),
             wall_time_s: wall + ran.cached_sim_s,
-            cpu_time_s: ran.clock.cpu_s(),
+            cpu_time_s: ran.clock.cpu_s().map(|c| c + ran.cached_cpu_s),
             git_revision: ran.clock.git_revision(),
             balls_simulated: ran.balls,
             references: refs.iter().map(|r| (r.label.clone(), r.file.clone())).collect(),

@@ -18,6 +18,11 @@
 //!   is taken from them. The aggregation is the same code as for a local run, so the data
 //!   outputs are the same bytes.
 //!
+//! Beside its runs' outcomes, a checkpoint and a shard file keep the wall time and the CPU
+//! time (each run's thread CPU time) spent on them, so an item resumed from checkpoints or
+//! merged from shards reports in its metadata the cost of all its runs, not only of the last
+//! invocation's.
+//!
 //! Outcomes are stored with `postcard` (a compact serde format that keeps every `f64` bit,
 //! NaN included, which JSON does not).
 //!
@@ -51,8 +56,10 @@ use crate::Error;
 /// the rounds at which its discrepancy reached a new low (for `recovery_rounds`). Format 9:
 /// an allocation run is stored as the engine's `RunOutcome` whole (no field-by-field copy),
 /// beside the runner's own measurements. (Its list of final-load metrics is versioned by the
-/// point key, [`crate::finals`], so a new metric needs no new format.)
-pub(crate) const UNIT_FORMAT: u32 = 9;
+/// point key, [`crate::finals`], so a new metric needs no new format.) Format 10: a point
+/// and a shard file also record the CPU time of their runs, so an item resumed from
+/// checkpoints or merged from shards reports the CPU time of all its runs.
+pub(crate) const UNIT_FORMAT: u32 = 10;
 
 /// The first bytes of a checkpoint or shard file.
 const UNIT_HEADER: &[u8] = b"ballast-units\n";
@@ -131,6 +138,8 @@ pub(crate) struct Stored {
     key: String,
     /// Simulation wall time spent on these runs (each run's share of its chunk).
     wall_s: f64,
+    /// CPU time spent on these runs: the sum of each run's thread CPU time.
+    cpu_s: f64,
     runs: Vec<(u64, Vec<u8>)>,
 }
 
@@ -165,6 +174,9 @@ pub struct ShardFile {
     pub threads: usize,
     /// Wall time of the shard's simulations, seconds (including checkpointed time).
     pub wall_time_s: f64,
+    /// CPU time of the shard's runs, seconds (each run's thread CPU time, including the
+    /// checkpointed runs').
+    pub cpu_time_s: f64,
     /// The command that ran it.
     pub command: String,
     points: Vec<Stored>,
@@ -280,6 +292,7 @@ pub(crate) fn load_shards(
                 .entry(p.key.clone())
                 .or_insert_with(|| Stored { key: p.key.clone(), ..Stored::default() });
             e.wall_s += p.wall_s;
+            e.cpu_s += p.cpu_s;
             e.runs.extend(p.runs);
         }
     }
@@ -343,6 +356,9 @@ pub(crate) struct Units<T> {
     /// Recorded simulation time of the runs stored before this invocation (the time of the
     /// runs of fresh checkpoints is already in this invocation's wall time).
     pub stored_wall_s: f64,
+    /// Recorded CPU time of the same runs (that of fresh checkpoints is already in this
+    /// process's CPU time).
+    pub stored_cpu_s: f64,
 }
 
 /// Decodes one stored outcome, requiring every byte to be used.
@@ -728,15 +744,27 @@ impl Showing<'_> {
     }
 }
 
-/// Simulates `units` on the pool: per unit its encoded outcome, its error, or `None` when an
-/// interrupt stopped it before it started.
+/// One simulated unit: its encoded outcome and the CPU time of the thread that ran it
+/// (0 where the platform has no thread clock), its error, or `None` when an interrupt
+/// stopped it before it started.
+type Done = Option<Result<(Vec<u8>, f64), Error>>;
+
+/// Seconds of CPU time the calling thread spends in `work`.
+fn thread_cpu<R>(work: impl FnOnce() -> R) -> (R, f64) {
+    let start = cpu_time::ThreadTime::try_now().ok();
+    let r = work();
+    let spent = start.and_then(|s| s.try_elapsed().ok()).map_or(0.0, |d| d.as_secs_f64());
+    (r, spent)
+}
+
+/// Simulates `units` on the pool (see [`Done`]).
 fn simulate_chunk<T, F>(
     job: &UnitJob<'_>,
     points: &[PointUnits],
     units: &[(usize, u64)],
     f: &F,
     showing: &Showing<'_>,
-) -> Vec<Option<Result<Vec<u8>, Error>>>
+) -> Vec<Done>
 where
     T: Serialize + Send,
     F: Fn(usize, u64) -> Result<T, Error> + Sync,
@@ -748,35 +776,38 @@ where
                 if interrupt_requested() {
                     return None;
                 }
-                let out = f(points[i].point, r).and_then(|t| {
+                let (out, cpu) = thread_cpu(|| f(points[i].point, r));
+                let out = out.and_then(|t| {
                     postcard::to_allocvec(&t).map_err(|e| Error::Output {
                         path: PathBuf::from(job.label),
                         message: format!("encoding a run's outcome: {e}"),
                     })
                 });
                 showing.advance(job.label, points[i].balls);
-                Some(out)
+                Some(out.map(|bytes| (bytes, cpu)))
             })
             .collect()
     })
 }
 
-/// Adds a chunk's finished runs to `have` (each with `share` seconds of wall time),
-/// checkpoints the points they belong to, and returns the first error among them.
+/// Adds a chunk's finished runs to `have` (each with `share` seconds of wall time and its
+/// own CPU time), checkpoints the points they belong to, and returns the first error among
+/// them.
 fn record_chunk(
     opts: &RunOptions,
     have: &mut [Stored],
     units: &[(usize, u64)],
-    done: Vec<Option<Result<Vec<u8>, Error>>>,
+    done: Vec<Done>,
     share: f64,
 ) -> Option<Error> {
     let mut first_err = None;
     let mut touched: Vec<usize> = Vec::new();
     for (&(i, r), d) in units.iter().zip(done) {
         match d {
-            Some(Ok(bytes)) => {
+            Some(Ok((bytes, cpu))) => {
                 have[i].runs.push((r, bytes));
                 have[i].wall_s += share;
+                have[i].cpu_s += cpu;
                 if touched.last() != Some(&i) {
                     touched.push(i);
                 }
@@ -861,6 +892,7 @@ fn check_interrupted(
 fn shard_file(s: Shard, job: &UnitJob<'_>, points: &[PointUnits], have: Vec<Stored>) -> ShardFile {
     let units: u64 = have.iter().map(|h| h.runs.len() as u64).sum();
     let wall_time_s = have.iter().map(|h| h.wall_s).sum::<f64>();
+    let cpu_time_s = have.iter().map(|h| h.cpu_s).sum::<f64>();
     ShardFile {
         magic: SHARD_MAGIC.to_string(),
         format: UNIT_FORMAT,
@@ -873,6 +905,7 @@ fn shard_file(s: Shard, job: &UnitJob<'_>, points: &[PointUnits], have: Vec<Stor
         total_units: points.len() as u64 * job.runs,
         threads: job.pool.current_num_threads().max(1),
         wall_time_s: (wall_time_s * 1000.0).round() / 1000.0,
+        cpu_time_s: (cpu_time_s * 1000.0).round() / 1000.0,
         command: String::new(),
         points: have.into_iter().filter(|h| !h.runs.is_empty()).collect(),
     }
@@ -933,8 +966,9 @@ where
     };
     let (stored_points, shared_points) = (complete(false), complete(true));
     check_cached_only(job, points, &todo, stored_points + shared_points)?;
-    let stored_wall_s: f64 =
-        have.iter().zip(&fresh).filter(|(_, &f)| !f).map(|(h, _)| h.wall_s).sum();
+    let earlier = || have.iter().zip(&fresh).filter(|(_, &f)| !f).map(|(h, _)| h);
+    let stored_wall_s: f64 = earlier().map(|h| h.wall_s).sum();
+    let stored_cpu_s: f64 = earlier().map(|h| h.cpu_s).sum();
     let total = pending_balls(points, &todo);
     let progress = Progress::new(total, job.label, job.opts.progress);
     log_resume(job, points, &have, stored_points + shared_points, total);
@@ -946,7 +980,13 @@ where
         return Ok(Executed::Shard(Box::new(shard_file(s, job, points, have))));
     }
     let outs = decode_outcomes(job, points, have)?;
-    Ok(Executed::Complete(Units { outs, stored_points, shared_points, stored_wall_s }))
+    Ok(Executed::Complete(Units {
+        outs,
+        stored_points,
+        shared_points,
+        stored_wall_s,
+        stored_cpu_s,
+    }))
 }
 
 #[cfg(test)]
@@ -980,14 +1020,20 @@ mod tests {
         let point = Stored {
             key: "k1".into(),
             wall_s: 0.0,
+            cpu_s: 0.0,
             runs: vec![(0, vec![1]), (0, vec![1]), (1, vec![2])],
         };
         store_checkpoint(&dir, None, &point, &FreshCheckpoints::default());
         assert!(load_checkpoint(&dir, "k1", None).is_none());
-        let point =
-            Stored { key: "k2".into(), wall_s: 0.0, runs: vec![(0, vec![1]), (1, vec![2])] };
+        let point = Stored {
+            key: "k2".into(),
+            wall_s: 0.0,
+            cpu_s: 1.5,
+            runs: vec![(0, vec![1]), (1, vec![2])],
+        };
         store_checkpoint(&dir, None, &point, &FreshCheckpoints::default());
-        assert_eq!(load_checkpoint(&dir, "k2", None).unwrap().runs.len(), 2);
+        let read = load_checkpoint(&dir, "k2", None).unwrap();
+        assert_eq!((read.runs.len(), read.cpu_s), (2, 1.5), "runs and CPU time read back");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
@@ -1001,5 +1047,62 @@ mod tests {
         assert!(decode::<(f64, u64)>(&bytes).is_err());
         // More fields than stored: refused.
         assert!(decode::<(f64, u64, Vec<f64>, u64)>(&bytes).is_err());
+    }
+
+    /// Busy work until this thread has spent `s` seconds of CPU time.
+    fn burn(s: f64) -> u64 {
+        let start = cpu_time::ThreadTime::now();
+        let mut x = 1u64;
+        while start.elapsed().as_secs_f64() < s {
+            for _ in 0..1000 {
+                x = std::hint::black_box(x).rotate_left(7) ^ 0x9e37_79b9;
+            }
+        }
+        x
+    }
+
+    /// Every unit burns 10 ms of its thread's CPU time, so the recorded CPU of `units` units
+    /// is at least `units` × 10 ms; a runner that records none (the format before 10) gives 0.
+    #[test]
+    fn checkpoints_and_shard_files_carry_the_cpu_time_of_their_runs() {
+        let dir = std::env::temp_dir().join(format!("ballast-units-cpu-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut opts = RunOptions::new("reference");
+        opts.progress = false;
+        opts.cache_dir = Some(dir.clone());
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+        let points: Vec<PointUnits> =
+            (0..2).map(|i| PointUnits { point: i, key: format!("cpu-{i}"), balls: 1 }).collect();
+        let f = |p: usize, r: u64| Ok::<u64, Error>(burn(0.01) ^ (10 * p as u64 + r));
+        let complete = |o: &RunOptions| {
+            let job = UnitJob { opts: o, pool: &pool, label: "t/cpu", runs: 3, merged: None };
+            match run_units(&job, &points, f).unwrap() {
+                Executed::Complete(u) => u,
+                Executed::Shard(_) => panic!("no shard was asked for"),
+            }
+        };
+        let first = complete(&opts);
+        assert_eq!((first.stored_points, first.stored_cpu_s), (0, 0.0), "nothing stored before");
+        // The same invocation (its own fresh checkpoints): shared, not counted again.
+        let shared = complete(&opts);
+        assert_eq!((shared.shared_points, shared.stored_cpu_s), (2, 0.0));
+        // A later invocation reads the checkpoints with the CPU time of their 6 runs.
+        let later = RunOptions { fresh_checkpoints: FreshCheckpoints::default(), ..opts.clone() };
+        let again = complete(&later);
+        assert_eq!(again.stored_points, 2);
+        assert!((0.06..3.0).contains(&again.stored_cpu_s), "recorded {}", again.stored_cpu_s);
+        assert_eq!(again.outs, first.outs);
+        // A shard file records the CPU time of its own runs (units 0, 2, 4 of shard 1/2).
+        let mut sharded = RunOptions::new("reference");
+        sharded.progress = false;
+        sharded.shard = Some(Shard { index: 1, count: 2 });
+        let job = UnitJob { opts: &sharded, pool: &pool, label: "t/cpu", runs: 3, merged: None };
+        let Executed::Shard(file) = run_units(&job, &points, f).unwrap() else {
+            panic!("a shard was asked for")
+        };
+        assert_eq!(file.units, 3);
+        assert!((0.03..1.5).contains(&file.cpu_time_s), "recorded {}", file.cpu_time_s);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

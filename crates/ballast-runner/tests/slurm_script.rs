@@ -1,7 +1,7 @@
 //! `.ci/slurm-test.sh` compares a sharded Slurm run with a single run after deleting the
 //! execution fields from both JSON files with `jq`. Its list is written in shell, so this
 //! test keeps it equal to `Metadata::EXECUTION_FIELDS`: a field added to the metadata and not
-//! to the script made the CI's Slurm comparison fail (`cpu_time_s`, which a merge leaves out).
+//! to the script made the CI's Slurm comparison fail (`cpu_time_s`, which a merge then left out).
 
 use ballast_runner::Metadata;
 

@@ -840,6 +840,8 @@ pub(crate) struct Driver<'a> {
     /// Points whose every run came from checkpoints written in this invocation.
     pub shared_points: usize,
     pub stored_wall_s: f64,
+    /// The recorded CPU time of the same points.
+    pub stored_cpu_s: f64,
     /// This machine's units, when it runs a shard.
     pub shard: Option<Box<crate::units::ShardFile>>,
 }
@@ -899,6 +901,7 @@ impl<'a> Driver<'a> {
             stored_points: 0,
             shared_points: 0,
             stored_wall_s: 0.0,
+            stored_cpu_s: 0.0,
             shard: None,
         })
     }
@@ -988,6 +991,7 @@ impl<'a> Driver<'a> {
                 self.stored_points += done.stored_points;
                 self.shared_points += done.shared_points;
                 self.stored_wall_s += done.stored_wall_s;
+                self.stored_cpu_s += done.stored_cpu_s;
                 Ok(Some(done.outs))
             }
             crate::units::Executed::Shard(f) => {
@@ -1134,7 +1138,7 @@ impl<'a> Driver<'a> {
                 runs: self.plan.runs,
                 points: self.plan.points.len(),
                 wall_time_s: wall + self.stored_wall_s,
-                cpu_time_s: self.start.cpu_s(),
+                cpu_time_s: self.start.cpu_s().map(|c| c + self.stored_cpu_s),
                 git_revision: self.start.git_revision(),
                 balls_simulated: self.balls,
                 references,
