@@ -4,9 +4,7 @@
 //! bin engine keeps 32-bit loads). Pure functions of the spec: nothing here runs an engine,
 //! so every engine and front end can ask.
 
-use crate::crossover::{
-    AUTO_BATCH_MIN_BALLS, AUTO_BATCH_MIN_BALLS_ONE_CHOICE, AUTO_POSITION_MAX_BINS_PER_BALL,
-};
+use crate::crossover::AUTO_POSITION_MAX_BINS_PER_BALL;
 use crate::spec::{distinct_d, is_distinct_pair};
 use crate::start::Start;
 use crate::{Engine, Error, ProcessSpec, RunSpec, Setting, TieBreak, Weights};
@@ -159,8 +157,8 @@ pub fn supported_engines(spec: &RunSpec) -> Vec<Engine> {
 }
 
 /// The engine that runs `spec`: [`Engine::Bins`] or [`Engine::Levels`]. `auto` picks the
-/// level engine when it is exact and either batched with at least [`AUTO_BATCH_MIN_BALLS`]
-/// balls per batch ([`AUTO_BATCH_MIN_BALLS_ONE_CHOICE`] for One-Choice; with `position`
+/// level engine when it is exact and either batched with at least [`AUTO_BATCH_MIN_BALLS`](crate::crossover::AUTO_BATCH_MIN_BALLS)
+/// balls per batch ([`AUTO_BATCH_MIN_BALLS_ONE_CHOICE`](crate::crossover::AUTO_BATCH_MIN_BALLS_ONE_CHOICE) for One-Choice; with `position`
 /// ties also `b >= n /` [`AUTO_POSITION_MAX_BINS_PER_BALL`]), sequential with
 /// `n >=` [`auto_sequential_min_n`] (per process, from measurements), or `m` beyond the bin engine's 32-bit loads; an
 /// explicit `levels` that cannot be exact is an [`Error::Unsupported`]. Measurements behind
@@ -182,20 +180,11 @@ pub fn resolve_engine(spec: &RunSpec) -> Result<Engine, Error> {
             let big_m = matches!(spec.weights, Weights::Unit) && spec.m > u64::from(u32::MAX);
             let prefer = match spec.setting {
                 Setting::Batched { b } => {
-                    let one_choice = matches!(
-                        spec.process,
-                        ProcessSpec::OneChoice | ProcessSpec::DChoice { d: 1 }
-                    );
                     let positional =
                         spec.process.compares() && spec.tie_break == TieBreak::Position;
-                    if one_choice {
-                        b >= AUTO_BATCH_MIN_BALLS_ONE_CHOICE
-                    } else if positional {
-                        b >= AUTO_BATCH_MIN_BALLS
-                            && b.saturating_mul(AUTO_POSITION_MAX_BINS_PER_BALL) >= spec.n
-                    } else {
-                        b >= AUTO_BATCH_MIN_BALLS
-                    }
+                    b >= crate::kinds::auto_batch_min_balls(spec)
+                        && (!positional
+                            || b.saturating_mul(AUTO_POSITION_MAX_BINS_PER_BALL) >= spec.n)
                 }
                 Setting::Sequential => spec.n >= auto_sequential_min_n(spec),
                 Setting::Delay { .. } => unreachable!("refused by level_support"),
@@ -358,7 +347,7 @@ fn check_capacities(spec: &RunSpec) -> Result<(), Error> {
              one of them",
         );
     }
-    if matches!(spec.process, ProcessSpec::Packing { .. } | ProcessSpec::TightPacking { .. }) {
+    if crate::kinds::fills_to_average(&spec.process) {
         return refuse(
             "do not apply to `packing` and `tight_packing` (they fill a bin with whole balls up \
              to the rounded-up average, a count of balls)",

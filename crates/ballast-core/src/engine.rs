@@ -18,7 +18,7 @@ use crate::outcome::RunOutcome;
 use crate::process::{Ctx, Ranks, Rule};
 use crate::rng::sim_rng;
 use crate::with_rule::WithRule;
-use crate::{Error, ProcessSpec, RunSpec, Setting, Stop, Weights};
+use crate::{Error, RunSpec, Setting, Stop, Weights};
 
 /// Runs `spec` with randomness from `rng`.
 ///
@@ -89,31 +89,16 @@ fn simulate_with<R: RngCore + ?Sized, O: Observer>(
     if let Setting::Delay { tau, mode } = spec.setting {
         return crate::delay::simulate_delay(spec, tau, mode, rng, observer);
     }
-    if spec.process.reallocates() && O::PER_BALL {
-        return Err(Error::Unsupported(
-            "equalize moves balls between the sampled bins, which an observer of single balls \
-             (a potential tracker) does not follow"
-                .into(),
-        ));
-    }
-    if let ProcessSpec::EqualizeMoves { d, moves } = spec.process {
-        use crate::realloc::{simulate_equalize_moves, simulate_equalize_moves_levels};
-        return match crate::level::resolve_engine(spec)? {
-            crate::Engine::Levels => simulate_equalize_moves_levels(spec, d, moves, rng),
-            _ => simulate_equalize_moves(spec, d, moves, rng),
-        };
-    }
-    if let ProcessSpec::Equalize { d } = spec.process {
-        use crate::czumaj::{
-            simulate_equalize, simulate_equalize_levels, simulate_equalize_levels_reference,
-            simulate_equalize_reference,
-        };
-        return match (crate::level::resolve_engine(spec)?, fast) {
-            (crate::Engine::Levels, true) => simulate_equalize_levels(spec, d, rng),
-            (crate::Engine::Levels, false) => simulate_equalize_levels_reference(spec, d, rng),
-            (_, true) => simulate_equalize(spec, d, rng),
-            (_, false) => simulate_equalize_reference(spec, d, rng),
-        };
+    if spec.process.reallocates() {
+        if O::PER_BALL {
+            return Err(Error::Unsupported(
+                "equalize moves balls between the sampled bins, which an observer of single \
+                 balls (a potential tracker) does not follow"
+                    .into(),
+            ));
+        }
+        let levels = crate::level::resolve_engine(spec)? == crate::Engine::Levels;
+        return crate::kinds::reallocation(spec, crate::realloc::Loops { spec, rng, levels, fast });
     }
     if crate::level::resolve_engine(spec)? == crate::Engine::Levels {
         let chunking =
@@ -132,8 +117,7 @@ fn simulate_with<R: RngCore + ?Sized, O: Observer>(
         };
         return Ok(dispatch(spec, state, rng, observer, fast));
     }
-    let uses_ranks =
-        matches!(spec.process, ProcessSpec::Quantile { .. } | ProcessSpec::MixedQuantile { .. });
+    let uses_ranks = crate::kinds::uses_ranks(&spec.process);
     let sequential = matches!(spec.setting, Setting::Sequential);
     match spec.weights {
         Weights::Unit => {
@@ -142,7 +126,7 @@ fn simulate_with<R: RngCore + ?Sized, O: Observer>(
             } else {
                 UnitLoads::from_loads(spec.start.unit_loads(n, rng), uses_ranks && sequential)
             };
-            if matches!(spec.process, ProcessSpec::TightPacking { .. }) {
+            if crate::kinds::keeps_min_set(&spec.process) {
                 state = state.with_min_set();
             }
             Ok(dispatch(spec, state, rng, observer, fast))

@@ -38,6 +38,16 @@ pub(crate) trait LevelSteps: WithRule + Sized {
     fn adaptive(self, tau: Tau, cap: Option<u32>) -> Self::Out;
 }
 
+/// The reallocation loops of the kinds that move old balls ([`Kind::REALLOCATES`]), which
+/// the engine layer implements on the engine the run resolves to.
+pub(crate) trait Reallocation {
+    type Out;
+    /// Czumaj–Stemann: the new ball and the balls of the `d` sampled bins spread evenly.
+    fn equalize(self, d: u32) -> Self::Out;
+    /// The new ball to a least loaded of `d` samples, then at most `moves` single moves.
+    fn equalize_moves(self, d: u32, moves: u32) -> Self::Out;
+}
+
 /// The batch law of one process on the level histogram (`level/batch.rs`): the class
 /// probabilities of a ball deciding on the frozen view.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -131,6 +141,26 @@ pub(crate) trait Kind {
     /// (measured crossovers, `choice.rs`); by default the generic loop's.
     fn auto_levels_min_n(_spec: &RunSpec) -> u64 {
         crate::crossover::AUTO_SEQUENTIAL_MIN_N
+    }
+    /// The fewest balls per batch from which `auto` runs the batched setting on the level
+    /// engine (measured crossovers, `choice.rs`); by default the generic one.
+    fn auto_batch_min_balls(_spec: &RunSpec) -> u64 {
+        crate::crossover::AUTO_BATCH_MIN_BALLS
+    }
+    /// Whether the bin engine keeps every bin's rank in load order (the Quantile rules
+    /// decide on ranks; sequentially the ranks are kept up to date ball by ball).
+    const USES_RANKS: bool = false;
+    /// Whether the bin engine keeps the set of least loaded bins (Tight-Packing sends its
+    /// balls there).
+    const KEEPS_MIN_SET: bool = false;
+    /// Whether the kind fills a bin with whole balls up to the rounded-up average, a count
+    /// of balls, which has no meaning for loads normalised by capacities.
+    fn fills_to_average(_p: &ProcessSpec) -> bool {
+        false
+    }
+    /// The run of a kind that moves old balls, on its reallocation loop ([`Reallocation`]).
+    fn reallocation<V: Reallocation>(spec: &RunSpec, _v: V) -> V::Out {
+        unreachable!("`{}` moves no old balls (checked by REALLOCATES)", spec.process.kind())
     }
 }
 

@@ -20,8 +20,44 @@ use rand::RngCore;
 
 use crate::czumaj::{run_reallocation, BinStore};
 use crate::histogram::LevelLoads;
+use crate::kind::Reallocation;
 use crate::rng::below;
 use crate::{Error, RunOutcome, RunSpec};
+
+/// The reallocation loops ([`Reallocation`]) on the engine the run resolved to; `fast`
+/// false asks for the straightforward loops the fast ones are tested against.
+pub(crate) struct Loops<'a, R: ?Sized> {
+    pub spec: &'a RunSpec,
+    pub rng: &'a mut R,
+    /// The level engine's store (else a load per bin).
+    pub levels: bool,
+    pub fast: bool,
+}
+
+impl<R: RngCore + ?Sized> Reallocation for Loops<'_, R> {
+    type Out = Result<RunOutcome, Error>;
+    fn equalize(self, d: u32) -> Self::Out {
+        use crate::czumaj::{
+            simulate_equalize, simulate_equalize_levels, simulate_equalize_levels_reference,
+            simulate_equalize_reference,
+        };
+        let Self { spec, rng, levels, fast } = self;
+        match (levels, fast) {
+            (true, true) => simulate_equalize_levels(spec, d, rng),
+            (true, false) => simulate_equalize_levels_reference(spec, d, rng),
+            (false, true) => simulate_equalize(spec, d, rng),
+            (false, false) => simulate_equalize_reference(spec, d, rng),
+        }
+    }
+    fn equalize_moves(self, d: u32, moves: u32) -> Self::Out {
+        let Self { spec, rng, levels, .. } = self;
+        if levels {
+            simulate_equalize_moves_levels(spec, d, moves, rng)
+        } else {
+            simulate_equalize_moves(spec, d, moves, rng)
+        }
+    }
+}
 
 /// Runs `equalize` with `moves` (at most `moves` old balls moved per step) on the bin engine:
 /// a `u64` load per bin.

@@ -3,7 +3,10 @@
 //! rule of its own (Two-Choice's kernels).
 
 use super::{D, REPLACEMENT};
-use crate::crossover::{AUTO_SEQUENTIAL_MIN_N_MANY_CHOICE, AUTO_SEQUENTIAL_MIN_N_TWO_CHOICE};
+use crate::crossover::{
+    AUTO_BATCH_MIN_BALLS, AUTO_BATCH_MIN_BALLS_ONE_CHOICE, AUTO_SEQUENTIAL_MIN_N_MANY_CHOICE,
+    AUTO_SEQUENTIAL_MIN_N_TWO_CHOICE,
+};
 use crate::def::{ProcessDef, ALL_TIES, BATCHED_AND_DELAY};
 use crate::error::Error;
 use crate::kind::{BatchLaw, Kind, LevelSteps};
@@ -63,6 +66,12 @@ impl Kind for Item {
             1 => super::one_choice::one_choice_min_n(spec),
             2 => AUTO_SEQUENTIAL_MIN_N_TWO_CHOICE,
             _ => AUTO_SEQUENTIAL_MIN_N_MANY_CHOICE,
+        }
+    }
+    fn auto_batch_min_balls(spec: &RunSpec) -> u64 {
+        match d_of(&spec.process) {
+            1 => AUTO_BATCH_MIN_BALLS_ONE_CHOICE,
+            _ => AUTO_BATCH_MIN_BALLS,
         }
     }
 }

@@ -7,7 +7,7 @@
 use super::D;
 use crate::def::{ProcessDef, NO_TIES, SEQUENTIAL_ONLY};
 use crate::error::Error;
-use crate::kind::Kind;
+use crate::kind::{Kind, Reallocation};
 use crate::params::{ParamDef, ParamDefault, ParamType};
 use crate::spec::{ProcessSpec, RunSpec};
 use crate::with_rule::WithRule;
@@ -30,7 +30,14 @@ impl Kind for Item {
         }
     }
     fn bins<X: WithRule>(_spec: &RunSpec, _runner: X) -> X::Out {
-        unreachable!("equalize runs in czumaj::simulate_equalize (checked in simulate)")
+        unreachable!("equalize runs on its reallocation loop (checked in simulate)")
+    }
+    fn reallocation<V: Reallocation>(spec: &RunSpec, v: V) -> V::Out {
+        match spec.process {
+            ProcessSpec::Equalize { d } => v.equalize(d),
+            ProcessSpec::EqualizeMoves { d, moves } => v.equalize_moves(d, moves),
+            _ => unreachable!("listed for Equalize and EqualizeMoves"),
+        }
     }
     fn levels(_spec: &RunSpec, _batched: bool) -> Result<(), Error> {
         Ok(())

@@ -25,6 +25,9 @@ fn rule_of(p: &ProcessSpec) -> Filling {
 }
 
 impl Kind for Item {
+    fn fills_to_average(p: &ProcessSpec) -> bool {
+        matches!(rule_of(p), Filling::Packing { .. })
+    }
     fn unit_weights_only(p: &ProcessSpec) -> bool {
         match rule_of(p) {
             Filling::Twinning => TWINNING.unit_weights_only,

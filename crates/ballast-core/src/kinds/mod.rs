@@ -12,7 +12,7 @@
 
 use crate::def::ProcessDef;
 use crate::error::Error;
-use crate::kind::{BatchLaw, Kind, LevelBatch, LevelSteps};
+use crate::kind::{BatchLaw, Kind, LevelBatch, LevelSteps, Reallocation};
 use crate::params::{ParamDef, ParamDefault, ParamType, ParamValue};
 use crate::spec::{ProcessSpec, RunSpec, TieBreak};
 use crate::with_rule::WithRule;
@@ -220,6 +220,35 @@ macro_rules! kinds {
                 $( $( ProcessSpec::$variant { .. } )|+ => <$m::Item as Kind>::auto_levels_min_n(spec), )*
             }
         }
+
+        /// [`Kind::auto_batch_min_balls`] of the run's kind.
+        pub(crate) fn auto_batch_min_balls(spec: &RunSpec) -> u64 {
+            match spec.process {
+                $( $( ProcessSpec::$variant { .. } )|+ => <$m::Item as Kind>::auto_batch_min_balls(spec), )*
+            }
+        }
+
+        /// [`Kind::USES_RANKS`] of the process's kind.
+        pub(crate) fn uses_ranks(p: &ProcessSpec) -> bool {
+            match p { $( $( ProcessSpec::$variant { .. } )|+ => <$m::Item as Kind>::USES_RANKS, )* }
+        }
+
+        /// [`Kind::KEEPS_MIN_SET`] of the process's kind.
+        pub(crate) fn keeps_min_set(p: &ProcessSpec) -> bool {
+            match p { $( $( ProcessSpec::$variant { .. } )|+ => <$m::Item as Kind>::KEEPS_MIN_SET, )* }
+        }
+
+        /// [`Kind::fills_to_average`] of the process's kind.
+        pub(crate) fn fills_to_average(p: &ProcessSpec) -> bool {
+            match p { $( $( ProcessSpec::$variant { .. } )|+ => <$m::Item as Kind>::fills_to_average(p), )* }
+        }
+
+        /// The reallocation loop of the run's kind ([`Kind::reallocation`]).
+        pub(crate) fn reallocation<V: Reallocation>(spec: &RunSpec, v: V) -> V::Out {
+            match spec.process {
+                $( $( ProcessSpec::$variant { .. } )|+ => <$m::Item as Kind>::reallocation(spec, v), )*
+            }
+        }
     };
 }
 
@@ -361,6 +390,42 @@ mod tests {
         ];
         for spec in accepted {
             assert_eq!(spec.validate(), Ok(()), "{spec:?}");
+        }
+    }
+
+    /// The engine-layer questions that were `matches!` lists outside the kinds: which kinds
+    /// keep ranks (Quantile), the least-loaded set (Tight-Packing), fill to the average
+    /// (Packing, Tight-Packing, not Twinning), and One-Choice's batch crossover (also d = 1).
+    #[test]
+    fn kinds_answer_the_engine_layers_questions() {
+        use crate::crossover::{AUTO_BATCH_MIN_BALLS, AUTO_BATCH_MIN_BALLS_ONE_CHOICE};
+        let all = [
+            ProcessSpec::OneChoice,
+            ProcessSpec::DChoice { d: 1 },
+            ProcessSpec::DChoice { d: 2 },
+            ProcessSpec::Quantile { delta: 0.5 },
+            ProcessSpec::MixedQuantile { delta: 0.5, eta: 0.5 },
+            ProcessSpec::Packing { offset: 1 },
+            ProcessSpec::Twinning,
+            ProcessSpec::TightPacking { offset: 1, balls: None },
+            ProcessSpec::MeanThinning { strict: true },
+            ProcessSpec::Equalize { d: 2 },
+        ];
+        let names = |f: fn(&ProcessSpec) -> bool| -> Vec<String> {
+            all.iter().filter(|p| f(p)).map(|p| format!("{p:?}")).collect()
+        };
+        assert_eq!(names(super::uses_ranks).len(), 2, "{:?}", names(super::uses_ranks));
+        assert!(names(super::uses_ranks).iter().all(|n| n.contains("Quantile")));
+        assert_eq!(names(super::keeps_min_set), ["TightPacking { offset: 1, balls: None }"]);
+        assert_eq!(
+            names(super::fills_to_average),
+            ["Packing { offset: 1 }", "TightPacking { offset: 1, balls: None }"]
+        );
+        for p in all {
+            let spec = crate::RunSpec::new(p.clone(), 100, 1000);
+            let one = matches!(p, ProcessSpec::OneChoice | ProcessSpec::DChoice { d: 1 });
+            let want = if one { AUTO_BATCH_MIN_BALLS_ONE_CHOICE } else { AUTO_BATCH_MIN_BALLS };
+            assert_eq!(super::auto_batch_min_balls(&spec), want, "{p:?}");
         }
     }
 }

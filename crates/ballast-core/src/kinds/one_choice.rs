@@ -32,6 +32,9 @@ impl Kind for Item {
     fn auto_levels_min_n(spec: &RunSpec) -> u64 {
         one_choice_min_n(spec)
     }
+    fn auto_batch_min_balls(_spec: &RunSpec) -> u64 {
+        AUTO_BATCH_MIN_BALLS_ONE_CHOICE
+    }
 }
 
 /// One-Choice's crossover: from [`AUTO_SEQUENTIAL_MIN_N_ONE_CHOICE`] bins when the

@@ -26,6 +26,7 @@ fn delta_eta(p: &ProcessSpec) -> (f64, f64) {
 
 impl Kind for Item {
     const LEVEL_CHUNKS: bool = true;
+    const USES_RANKS: bool = true;
     fn check(p: &ProcessSpec) -> Result<(), Error> {
         match *p {
             ProcessSpec::Quantile { delta } => super::declared(&QUANTILE, "delta", delta),

@@ -27,6 +27,10 @@ fn count_of(p: &ProcessSpec) -> TightCount {
 impl Kind for Item {
     // Each ball goes to a least loaded bin of the frozen loads: the same bin for a batch.
     const SAME_BIN_IN_BATCHES: bool = true;
+    const KEEPS_MIN_SET: bool = true;
+    fn fills_to_average(_p: &ProcessSpec) -> bool {
+        true
+    }
     fn unit_weights_only(_p: &ProcessSpec) -> bool {
         TIGHT_PACKING.unit_weights_only
     }

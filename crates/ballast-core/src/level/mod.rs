@@ -236,12 +236,10 @@ pub(crate) fn simulate_levels<R: RngCore + ?Sized, O: Observer>(
     chunking: Chunking,
 ) -> Result<RunOutcome, Error> {
     level_support(spec)?;
-    if let ProcessSpec::Equalize { d } = spec.process {
+    if spec.process.reallocates() {
         // A loop of its own, as on the bin engine (no observers, empty start).
-        return crate::czumaj::simulate_equalize_levels(spec, d, rng);
-    }
-    if let ProcessSpec::EqualizeMoves { d, moves } = spec.process {
-        return crate::realloc::simulate_equalize_moves_levels(spec, d, moves, rng);
+        let loops = crate::realloc::Loops { spec, rng, levels: true, fast: true };
+        return crate::kinds::reallocation(spec, loops);
     }
     let state = LevelLoads::of_start(&spec.start, spec.n, rng);
     observer.on_start(&state);
