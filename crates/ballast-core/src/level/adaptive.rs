@@ -168,12 +168,20 @@ impl Words {
     #[inline(always)]
     fn next_u64(&mut self) -> u64 {
         if self.pos == QUEUE_WORDS {
-            self.rng.fill(&mut self.buf);
-            self.pos = 0;
+            self.refill();
         }
         let w = self.buf[self.pos];
         self.pos += 1;
         w
+    }
+
+    /// The next [`QUEUE_WORDS`] words, once per that many: out of line, so that a probe,
+    /// which draws through [`Words::next_u64`], stays small enough to be inlined.
+    #[cold]
+    #[inline(never)]
+    fn refill(&mut self) {
+        self.rng.fill(&mut self.buf);
+        self.pos = 0;
     }
 }
 
@@ -337,6 +345,10 @@ fn adaptive_balls<const FLAW: u8>(
         }
     };
     let mut bound = FirstBound::new(st.total, &load_bound);
+    let short = balls < INDEXED_MIN_BALLS && !indexed;
+    // Probe counts below LOCAL_COUNTS tallied here and added to `per_step` at the end (the
+    // same histogram as recording each ball, without a length check per ball).
+    let mut counts = [0u64; LOCAL_COUNTS];
     for _ in 0..balls {
         let w = seen(st.total);
         let lo = st.lo;
@@ -350,7 +362,7 @@ fn adaptive_balls<const FLAW: u8>(
         };
         let first = bound.at(st.total, &load_bound).saturating_sub(lo as i64);
         let k;
-        if (balls < INDEXED_MIN_BALLS && !indexed) || st.cum.len() > INDEXED_MAX_LEVELS {
+        if short || st.cum.len() > INDEXED_MAX_LEVELS {
             // Short stretches and wide histograms: the state's own lookup and step.
             let (best, probes) = probe(|| st.level_of(position(child, n)), cap, first, stop);
             st.bump(best);
@@ -394,9 +406,27 @@ fn adaptive_balls<const FLAW: u8>(
             );
         }
         samples += u64::from(k);
-        record_samples(per_step, u64::from(k));
+        match counts.get_mut(k as usize) {
+            Some(c) => *c += 1,
+            None => record_samples(per_step, u64::from(k)),
+        }
     }
+    add_counts(per_step, &counts);
     samples
+}
+
+/// Probe counts tallied in a local array by [`adaptive_balls`].
+const LOCAL_COUNTS: usize = 16;
+
+/// Adds the tallies `counts[k]` to the probe histogram, lengthening it as
+/// [`record_samples`] would have for each ball.
+fn add_counts(per_step: &mut Vec<u64>, counts: &[u64; LOCAL_COUNTS]) {
+    for (k, &c) in counts.iter().enumerate().filter(|(_, &c)| c > 0) {
+        if k >= per_step.len() {
+            per_step.resize(k + 1, 0);
+        }
+        per_step[k] += c;
+    }
 }
 
 #[cfg(test)]
