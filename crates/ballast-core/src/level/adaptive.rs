@@ -324,7 +324,6 @@ fn adaptive_balls<const FLAW: u8>(
     while (n - 1) >> shift >= TABLE as u64 {
         shift += 1;
     }
-    let mask = (1u64 << shift) - 1;
     let used = ((n - 1) >> shift) as usize + 1;
     let mut table = [0u8; TABLE];
     let mut stale = true;
@@ -385,22 +384,7 @@ fn adaptive_balls<const FLAW: u8>(
             };
             let (best, probes) = probe(|| level(position(child, n)), cap, first, stop);
             k = probes;
-            // One bin of level `best` moves up: position cum[best] − 1 joins level best + 1.
-            st.total += 1;
-            let c = st.cum[best] - 1;
-            st.cum[best] = c;
-            if best + 1 == st.cum.len() {
-                st.cum.push(n);
-            }
-            if c & mask == 0 {
-                table[(c >> shift) as usize & (TABLE - 1)] += 1;
-                if c == 0 {
-                    // The lowest level emptied: about once per n balls.
-                    st.cum.remove(0);
-                    st.lo += 1;
-                    table[..used].iter_mut().for_each(|t| *t -= 1);
-                }
-            }
+            bump_indexed(st, &mut table[..used], best, shift);
             debug_assert!(
                 (0..used).all(|i| usize::from(table[i]) == st.level_of((i as u64) << shift))
             );
@@ -413,6 +397,27 @@ fn adaptive_balls<const FLAW: u8>(
     }
     add_counts(per_step, &counts);
     samples
+}
+
+/// One bin of level `best` moves up (position `cum[best] − 1` joins level `best + 1`), and
+/// `table`, the level of every bucket's first position, follows.
+#[inline(always)]
+fn bump_indexed(st: &mut LevelLoads, table: &mut [u8], best: usize, shift: u32) {
+    st.total += 1;
+    let c = st.cum[best] - 1;
+    st.cum[best] = c;
+    if best + 1 == st.cum.len() {
+        st.cum.push(st.bins());
+    }
+    if c & ((1u64 << shift) - 1) == 0 {
+        table[(c >> shift) as usize] += 1;
+        if c == 0 {
+            // The lowest level emptied: about once per n balls.
+            st.cum.remove(0);
+            st.lo += 1;
+            table.iter_mut().for_each(|t| *t -= 1);
+        }
+    }
 }
 
 /// Probe counts tallied in a local array by [`adaptive_balls`].
