@@ -414,8 +414,10 @@ mod tests {
         let names = |f: fn(&ProcessSpec) -> bool| -> Vec<String> {
             all.iter().filter(|p| f(p)).map(|p| format!("{p:?}")).collect()
         };
-        assert_eq!(names(super::uses_ranks).len(), 2, "{:?}", names(super::uses_ranks));
-        assert!(names(super::uses_ranks).iter().all(|n| n.contains("Quantile")));
+        assert_eq!(
+            names(super::uses_ranks),
+            ["Quantile { delta: 0.5 }", "MixedQuantile { delta: 0.5, eta: 0.5 }"]
+        );
         assert_eq!(names(super::keeps_min_set), ["TightPacking { offset: 1, balls: None }"]);
         assert_eq!(
             names(super::fills_to_average),
