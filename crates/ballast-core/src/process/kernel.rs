@@ -53,6 +53,21 @@
 //! A kernel for d-Choice with any d (selects for the lighter sample and the tie count, a
 //! coin on each sample) took 380 instead of 328 instructions a ball at d = 5 and was about
 //! 10 % slower than the straightforward loop, so d ≥ 4 keeps the straightforward loop.
+//! Two-Thinning without its branch (2026-12-06): the test on the first sample's load decides
+//! whether a second half is taken, and mispredicts 0.44 times a ball for Mean-Thinning at
+//! n = 10⁴ (`valgrind --tool=cachegrind --branch-sim=yes`). A loop that reads the halves
+//! from a block of words drawn ahead (only words the balls left certainly take), looks at the
+//! next two halves and moves on by one or two, selecting the bin with
+//! `select_unpredictable`, kept the stream bit for bit (`tests/kernels.rs` passed, and failed
+//! with the rejection path or the pending half removed by hand) and mispredicted 0.06 times a
+//! ball, but took 85 instead of 53 instructions and ran 0.89× the branching loop's time at
+//! n = 10⁴ and 1.04× at 10⁵ (`farm-bench`, 5 pairs, m = 10⁸): where the next ball's halves
+//! are depends on this ball's load, so every load's latency is on the critical path. Always
+//! drawing both samples of a ball as one pair (the second counted only when it gets the ball)
+//! has no such dependency: 70 instructions, 0.64–0.71× the time at n = 10⁴ and 0.66× at 10⁵
+//! (paired runs). It changes the values
+//! of the threshold family on the bin engine and of the processes tested ball for ball
+//! against it (`formula_threshold`, `d_thinning` with d = 2); not done here.
 
 use rand::RngCore;
 use rand_distr::{Distribution, StandardNormal};
