@@ -471,7 +471,9 @@ fn write_index(out: &Path) -> Result<PathBuf> {
          (regenerate with that command; `cargo xtask index` rewrites this file; `ballast run` \
          writes to `out/` unless told otherwise). Each item has a tidy CSV, JSON metadata \
          (command, config hash, seed, git revision), an SVG figure and a Markdown report \
-         comparing every value with the published one.\n\nVerdicts, per compared series against \
+         comparing every value with the published one. The speed of the engines, process by \
+         process, is measured in the benchmark tables of `bench/` \
+         ([bench/README.md](bench/README.md)).\n\nVerdicts, per compared series against \
          the first reference (the published numbers): **agrees**; **differs from the published \
          figure, agrees with the authors' program** (with the evidence below); **borderline** (k \
          of N points beyond 3σ, none beyond |z| = 5); **unexplained** (what is known is below). \
