@@ -25,11 +25,12 @@ pub struct RunOptions {
     /// checkpoint written with these options or a clone of them, by an earlier item or
     /// earlier in the same item, is read, so a point two items share is simulated once.
     pub refresh_cache: bool,
-    /// The checkpoints written with these options and their clones (one set, shared by the
-    /// clones). They are read even under [`RunOptions::refresh_cache`], and a point read
-    /// whole from one is counted as shared ([`crate::Metadata::shared_points`]), not as
-    /// cached. An invocation running several items uses one options value (or clones of it)
-    /// for all of them.
+    /// The checkpoints written with these options and their clones, and those of earlier
+    /// invocations an item read with them (one set, shared by the clones). They are read even
+    /// under [`RunOptions::refresh_cache`], and a point read whole from one is counted as
+    /// shared ([`crate::Metadata::shared_points`]), not as cached: its time is in the item
+    /// that simulated it or first read it. An invocation running several items uses one
+    /// options value (or clones of it) for all of them.
     pub fresh_checkpoints: FreshCheckpoints,
     /// Simulate nothing: every run must already be in the checkpoints (or the merged shards),
     /// else the item fails with [`crate::Error::NotCached`] before anything is written. For

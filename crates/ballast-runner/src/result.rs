@@ -124,10 +124,11 @@ pub struct Metadata {
     /// recorded simulation time is included in `wall_time_s`).
     pub cached_points: usize,
     /// Points whose every run came from checkpoints written in this invocation, by an item
-    /// run before this one (or by this item itself): simulated once, by the item that wrote
-    /// them ([`crate::RunOptions::fresh_checkpoints`]). Their simulation time is counted
-    /// once, in the `wall_time_s` of the item that simulated them. Absent when there are none
-    /// (as in the metadata written before the field existed).
+    /// run before this one (or by this item itself), or read by an item run before this one
+    /// from an earlier invocation ([`crate::RunOptions::fresh_checkpoints`]). Their
+    /// simulation time (and CPU time) is counted once, in the item that simulated them or
+    /// first read them. Absent when there are none (as in the metadata written before the
+    /// field existed).
     #[serde(skip_serializing_if = "is_zero")]
     pub shared_points: usize,
     /// The number of shards merged into this result (absent: one machine).

@@ -21,7 +21,9 @@
 //! Beside its runs' outcomes, a checkpoint and a shard file keep the wall time and the CPU
 //! time (each run's thread CPU time) spent on them, so an item resumed from checkpoints or
 //! merged from shards reports in its metadata the cost of all its runs, not only of the last
-//! invocation's.
+//! invocation's. A checkpoint of an earlier invocation counts in the first item of this one
+//! that reads it: it joins [`RunOptions::fresh_checkpoints`], so a later item sharing its
+//! point counts it as shared and does not add its time again.
 //!
 //! Outcomes are stored with `postcard` (a compact serde format that keeps every `f64` bit,
 //! NaN included, which JSON does not).
@@ -600,6 +602,26 @@ fn load_stored(job: &UnitJob<'_>, points: &[PointUnits]) -> Vec<(Stored, bool)> 
         .collect()
 }
 
+/// Adds the checkpoints of earlier invocations this item reads to
+/// [`RunOptions::fresh_checkpoints`]: their recorded time is counted in this item, so a later
+/// item of the same invocation that shares their points counts them as shared, not again.
+fn note_read_checkpoints(
+    job: &UnitJob<'_>,
+    points: &[PointUnits],
+    have: &[Stored],
+    fresh: &[bool],
+) {
+    let opts = job.opts;
+    let (Some(d), None) = (opts.cache_dir.as_deref(), job.merged) else {
+        return;
+    };
+    for ((p, h), &f) in points.iter().zip(have).zip(fresh) {
+        if !f && !h.runs.is_empty() {
+            opts.fresh_checkpoints.insert(&checkpoint_path(d, &p.key, opts.shard));
+        }
+    }
+}
+
 /// Keeps in `have` only the stored runs this item and shard use, and returns per point the
 /// runs still to simulate.
 fn plan_todo<T: DeserializeOwned>(
@@ -960,6 +982,7 @@ where
     let _lock = lock_checkpoints(job, points)?;
     let (mut have, fresh): (Vec<Stored>, Vec<bool>) = load_stored(job, points).into_iter().unzip();
     let todo = plan_todo::<T>(&mut have, job.runs, job.opts.shard);
+    note_read_checkpoints(job, points, &have, &fresh);
     check_merge_complete(job, points, &todo)?;
     let complete = |shared: bool| {
         todo.iter().zip(&fresh).filter(|(t, &f)| t.is_empty() && f == shared).count()

@@ -152,3 +152,24 @@ fn checkpoints_from_before_the_invocation_are_not_read_when_refreshed() {
     assert_eq!((again.meta.cached_points, again.meta.shared_points), (3, 0));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A resumed invocation (not refreshed) of two items over checkpoints of an earlier one: the
+/// first item reads the shared points as cached, with their recorded time; the second counts
+/// them as shared, so that time is not counted twice.
+#[test]
+fn checkpoints_of_an_earlier_invocation_are_counted_once_per_invocation() {
+    let dir = temp("fresh-resumed");
+    let cache = dir.join("cache");
+    let (first, second) =
+        (parse("demo/first", DYNAMIC_FIRST), parse("demo/second", DYNAMIC_SECOND));
+    let earlier = run(&first, &options(&cache, false));
+    assert_eq!((earlier.meta.cached_points, earlier.meta.shared_points), (0, 0));
+
+    let opts = options(&cache, false);
+    let a = run(&first, &opts);
+    let b = run(&second, &opts);
+    assert_eq!((a.meta.cached_points, a.meta.shared_points), (3, 0), "first item");
+    assert_eq!((b.meta.cached_points, b.meta.shared_points), (0, 2), "second item");
+    assert!(rows(&a) == rows(&earlier), "the first item's rows changed");
+    let _ = std::fs::remove_dir_all(&dir);
+}
