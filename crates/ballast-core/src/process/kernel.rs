@@ -65,9 +65,9 @@
 //! are depends on this ball's load, so every load's latency is on the critical path. Always
 //! drawing both samples of a ball as one pair (the second counted only when it gets the ball)
 //! has no such dependency: 70 instructions, 0.64–0.71× the time at n = 10⁴ and 0.66× at 10⁵
-//! (paired runs). It changes the values
-//! of the threshold family on the bin engine and of the processes tested ball for ball
-//! against it (`formula_threshold`, `d_thinning` with d = 2); not done here.
+//! (paired runs). It changes the values of the threshold family on the bin engine and of the
+//! processes tested ball for ball against it (`formula_threshold`, `d_thinning` with d = 2);
+//! not done here.
 
 use rand::RngCore;
 use rand_distr::{Distribution, StandardNormal};
