@@ -553,10 +553,10 @@ fn cost_table(entries: &[IndexEntry]) -> String {
          threads means the cores were the run's own; well below it, the machine was shared and \
          the wall time overstates the cost. \"Fresh\" means no point came from a checkpoint of \
          an earlier invocation; \"shared\" points were read from the checkpoints an item run \
-         before it in the same invocation had just written (their time is in that item's row \
-         only). This table is the one source of costs: the READMEs quote none of their own; \
-         where the CPU time is missing, rerun the item with `--no-cache` for a fresh \
-         measurement.\n\n\
+         before it in the same invocation had just written or read (their time is in that \
+         item's row only). This table is the one source of costs (the repository README quotes \
+         only what its first two commands cost); where the CPU time is missing, rerun the item \
+         with `--no-cache` for a fresh measurement.\n\n\
          | item | scale | balls | wall (s) | threads | CPU (s) | fresh |\n|---|---|---|---|---|---|---|\n",
     );
     let (mut wall, mut core, mut cpu, mut fresh) = (0.0, 0.0, 0.0, 0usize);
