@@ -578,7 +578,9 @@ fn lock_checkpoints(
 /// What is stored already, per point: from the shard files in merge mode, else from the
 /// checkpoints; an empty [`Stored`] where there is none. Beside each, whether it comes from
 /// a checkpoint written in this invocation ([`RunOptions::fresh_checkpoints`]). Under
-/// [`RunOptions::refresh_cache`] only those are read.
+/// [`RunOptions::refresh_cache`] only those are read. A checkpoint of an earlier invocation
+/// read here joins that set: its recorded time is counted in this item, so a later item of
+/// the same invocation that shares its point counts it as shared, not again.
 fn load_stored(job: &UnitJob<'_>, points: &[PointUnits]) -> Vec<(Stored, bool)> {
     let opts = job.opts;
     points
@@ -587,10 +589,14 @@ fn load_stored(job: &UnitJob<'_>, points: &[PointUnits]) -> Vec<(Stored, bool)> 
             let (stored, fresh) = match (job.merged, opts.cache_dir.as_deref()) {
                 (Some(m), _) => (m.points.get(&p.key).cloned(), false),
                 (None, Some(d)) => {
-                    let fresh =
-                        opts.fresh_checkpoints.contains(&checkpoint_path(d, &p.key, opts.shard));
+                    let path = checkpoint_path(d, &p.key, opts.shard);
+                    let fresh = opts.fresh_checkpoints.contains(&path);
                     let read = fresh || !opts.refresh_cache;
-                    (read.then(|| load_checkpoint(d, &p.key, opts.shard)).flatten(), fresh)
+                    let stored = read.then(|| load_checkpoint(d, &p.key, opts.shard)).flatten();
+                    if stored.is_some() && !fresh {
+                        opts.fresh_checkpoints.insert(&path);
+                    }
+                    (stored, fresh)
                 }
                 (None, None) => (None, false),
             };
@@ -600,26 +606,6 @@ fn load_stored(job: &UnitJob<'_>, points: &[PointUnits]) -> Vec<(Stored, bool)> 
             }
         })
         .collect()
-}
-
-/// Adds the checkpoints of earlier invocations this item reads to
-/// [`RunOptions::fresh_checkpoints`]: their recorded time is counted in this item, so a later
-/// item of the same invocation that shares their points counts them as shared, not again.
-fn note_read_checkpoints(
-    job: &UnitJob<'_>,
-    points: &[PointUnits],
-    have: &[Stored],
-    fresh: &[bool],
-) {
-    let opts = job.opts;
-    let (Some(d), None) = (opts.cache_dir.as_deref(), job.merged) else {
-        return;
-    };
-    for ((p, h), &f) in points.iter().zip(have).zip(fresh) {
-        if !f && !h.runs.is_empty() {
-            opts.fresh_checkpoints.insert(&checkpoint_path(d, &p.key, opts.shard));
-        }
-    }
 }
 
 /// Keeps in `have` only the stored runs this item and shard use, and returns per point the
@@ -982,7 +968,6 @@ where
     let _lock = lock_checkpoints(job, points)?;
     let (mut have, fresh): (Vec<Stored>, Vec<bool>) = load_stored(job, points).into_iter().unzip();
     let todo = plan_todo::<T>(&mut have, job.runs, job.opts.shard);
-    note_read_checkpoints(job, points, &have, &fresh);
     check_merge_complete(job, points, &todo)?;
     let complete = |shared: bool| {
         todo.iter().zip(&fresh).filter(|(t, &f)| t.is_empty() && f == shared).count()
