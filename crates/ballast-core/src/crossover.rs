@@ -117,14 +117,26 @@ pub const AUTO_SEQUENTIAL_MIN_N_G_MYOPIC: u64 = 1 << 15;
 pub const AUTO_SEQUENTIAL_MIN_N_SIGMA_NOISY: u64 = 1 << 13;
 
 /// Sequential adaptive probing (`adaptive`) other than Greedy\[d\] goes to the level engine
-/// under `auto` from this many bins (Greedy\[d\] runs as d-Choice there and takes d-Choice's
-/// crossover). Measured (`floor --only threshold_first,probe_count --m-per-n 100`, m = 100n,
+/// under `auto` from this many bins (Greedy\[d\]: [`AUTO_SEQUENTIAL_MIN_N_GREEDY`]). Measured (`floor --only threshold_first,probe_count --m-per-n 100`, m = 100n,
 /// one run of 3 repetitions, 2026-12-03): threshold-first (d = 2, c = 2, relative) bins 10.1 /
 /// 9.9 / 10.1 / 10.9 / 17.7 ns per ball at n = 2¹⁰ / 2¹³ / 2¹⁵ / 2¹⁷ / 2²⁰, levels 9.6 / 10.2 /
 /// 9.3 / 9.0 / 10.5; probe-count (relative) bins 12.5 / 12.4 / 16.1 / 14.2 / 22.6, levels 12.3
 /// / 12.1 / 13.2 / 11.1 / 16.3. A tie up to 2¹³, a win from 2¹⁵; at n = 10⁷ 87 / 17 and
 /// 112 / 19 (`docs/level-engine.md#engine-selection`).
 pub const AUTO_SEQUENTIAL_MIN_N_ADAPTIVE: u64 = 1 << 15;
+
+/// Sequential Greedy\[d\] (`adaptive` with the greedy preset, or any τ that never accepts
+/// before the cap) goes to the level engine under `auto` from this many bins: always. There
+/// it runs as d-Choice's level loop; on the bin engine it runs the generic probe loop (a
+/// reservoir draw on every tie, the probe counter), not the Two-Choice kernel, whose law it
+/// shares but whose random numbers it does not. Measured (`floor --only "adaptive greedy"
+/// --n 16,100,1000,10000,100000 --engine both --reps 3`, 2026-12-06, floor loop 3.5–5.2 ns),
+/// bins / levels in ns per ball: Greedy\[2\] 39.1 / 13.9 at n = 16, 38.1 / 12.6 at 100,
+/// 38.0 / 8.9 at 10³, 42.5 / 8.4 at 10⁴, 28.3 / 4.8 at 10⁵; Greedy\[3\] 54.2 / 18.9,
+/// 57.3 / 16.5, 56.4 / 15.8, 59.8 / 11.6, 57.7 / 4.2. Until 2026-12-06 Greedy\[2\] took
+/// Two-Choice's crossover (2¹⁷) and Greedy\[d ≥ 3\] d-Choice's (2¹⁰), measured for the
+/// d-Choice kernels, which the bin engine does not run for adaptive probing.
+pub const AUTO_SEQUENTIAL_MIN_N_GREEDY: u64 = 0;
 
 /// Batched runs with at least this many balls per batch go to the level engine under `auto`.
 pub const AUTO_BATCH_MIN_BALLS: u64 = 1 << 11;

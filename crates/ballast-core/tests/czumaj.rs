@@ -4,7 +4,7 @@
 
 mod common;
 
-use ballast_core::{derive_seed, simulate_seeded, ProcessSpec, RunSpec, Tau};
+use ballast_core::{derive_seed, simulate_seeded, Engine, ProcessSpec, RunSpec, Tau};
 use common::{chi2_critical, chi2_two_sample, histogram};
 
 fn max_load_hist(spec: &RunSpec, runs: u64, seed: u64) -> Vec<u64> {
@@ -19,13 +19,17 @@ fn max_load_hist(spec: &RunSpec, runs: u64, seed: u64) -> Vec<u64> {
 
 #[test]
 fn greedy_preset_equals_d_choice_in_distribution() {
-    for d in [2u32, 3] {
+    // On both engines: `auto` runs Greedy[d] on levels at every n, so the bin engine's probe
+    // loop is named here to stay tested.
+    for (d, engine) in [2u32, 3].into_iter().flat_map(|d| [(d, Engine::Bins), (d, Engine::Levels)])
+    {
         let adaptive =
-            RunSpec::new(ProcessSpec::Adaptive { tau: Tau::NEVER, cap: Some(d) }, 20, 200);
+            RunSpec::new(ProcessSpec::Adaptive { tau: Tau::NEVER, cap: Some(d) }, 20, 200)
+                .engine(engine);
         let greedy = RunSpec::new(ProcessSpec::DChoice { d }, 20, 200);
         let (stat, df) =
             chi2_two_sample(&max_load_hist(&adaptive, 3000, 1), &max_load_hist(&greedy, 3000, 2));
-        assert!(stat < chi2_critical(df), "d = {d}: chi2 = {stat:.1}, df = {df}");
+        assert!(stat < chi2_critical(df), "d = {d} on {engine:?}: chi2 = {stat:.1}, df = {df}");
         let out = simulate_seeded(&adaptive, 3).expect("valid");
         // tau = -inf never stops early: exactly d probes per ball.
         assert_eq!(out.samples, u64::from(d) * 200);

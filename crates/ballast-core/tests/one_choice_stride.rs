@@ -32,13 +32,14 @@ use std::collections::BTreeMap;
 
 use ballast_core::level::{
     auto_sequential_min_n, simulate_levels_chunked, Chunking, LevelEngine,
-    AUTO_BATCH_MIN_BALLS_ONE_CHOICE, AUTO_SEQUENTIAL_MIN_N, AUTO_SEQUENTIAL_MIN_N_FILLING,
-    AUTO_SEQUENTIAL_MIN_N_G_BOUNDED, AUTO_SEQUENTIAL_MIN_N_G_MYOPIC,
-    AUTO_SEQUENTIAL_MIN_N_MANY_CHOICE, AUTO_SEQUENTIAL_MIN_N_ONE_CHOICE,
-    AUTO_SEQUENTIAL_MIN_N_ONE_PLUS_BETA, AUTO_SEQUENTIAL_MIN_N_PACKING,
-    AUTO_SEQUENTIAL_MIN_N_SIGMA_NOISY, AUTO_SEQUENTIAL_MIN_N_TWO_CHOICE, LEVEL_MAX_BATCH_PER_BIN,
+    AUTO_BATCH_MIN_BALLS_ONE_CHOICE, AUTO_SEQUENTIAL_MIN_N, AUTO_SEQUENTIAL_MIN_N_ADAPTIVE,
+    AUTO_SEQUENTIAL_MIN_N_FILLING, AUTO_SEQUENTIAL_MIN_N_GREEDY, AUTO_SEQUENTIAL_MIN_N_G_BOUNDED,
+    AUTO_SEQUENTIAL_MIN_N_G_MYOPIC, AUTO_SEQUENTIAL_MIN_N_MANY_CHOICE,
+    AUTO_SEQUENTIAL_MIN_N_ONE_CHOICE, AUTO_SEQUENTIAL_MIN_N_ONE_PLUS_BETA,
+    AUTO_SEQUENTIAL_MIN_N_PACKING, AUTO_SEQUENTIAL_MIN_N_SIGMA_NOISY,
+    AUTO_SEQUENTIAL_MIN_N_TWO_CHOICE, LEVEL_MAX_BATCH_PER_BIN,
 };
-use ballast_core::{derive_seed, resolve_engine, sim_rng, Engine, ProcessSpec, RunSpec};
+use ballast_core::{derive_seed, resolve_engine, sim_rng, Engine, ProcessSpec, RunSpec, Tau};
 use common::{chi2_critical, chi2_gof, exact_sorted_law, fit_law, FinalState};
 
 /// Exact law of the sorted loads after `m` One-Choice balls on `n` bins.
@@ -225,6 +226,17 @@ fn auto_routes_sequential_runs_per_process() {
         assert_eq!(engine(p.clone(), min, big), Engine::Levels, "{p:?} at {min}");
         assert_eq!(engine(p.clone(), min - 1, big), Engine::Bins, "{p:?} at {}", min - 1);
     }
+    // Adaptive probing: Greedy[d] always (the bin engine runs it through the probe loop, not
+    // the d-Choice kernels), the other thresholds by n.
+    assert_eq!(AUTO_SEQUENTIAL_MIN_N_GREEDY, 0);
+    for d in [2, 3, 5] {
+        let greedy = ProcessSpec::Adaptive { tau: Tau::NEVER, cap: Some(d) };
+        assert_eq!(engine(greedy, 2, big), Engine::Levels, "Greedy[{d}] at n = 2");
+    }
+    let probe_count = ProcessSpec::Adaptive { tau: Tau::PROBE_COUNT, cap: None };
+    let min = AUTO_SEQUENTIAL_MIN_N_ADAPTIVE;
+    assert_eq!(engine(probe_count.clone(), min, big), Engine::Levels);
+    assert_eq!(engine(probe_count, min - 1, big), Engine::Bins);
     // (1+β) and Quantile: always.
     assert_eq!(AUTO_SEQUENTIAL_MIN_N_ONE_PLUS_BETA, 0);
     assert_eq!(engine(ProcessSpec::OnePlusBeta { beta: 0.5 }, 2, big), Engine::Levels);

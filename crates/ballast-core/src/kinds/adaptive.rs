@@ -3,10 +3,7 @@
 //! uniform bins and W/n only, so the level engine runs it sequentially (`level/adaptive.rs`,
 //! with the bin engine's probe histogram); no batch law for a probe count that varies.
 
-use crate::crossover::{
-    AUTO_SEQUENTIAL_MIN_N_ADAPTIVE, AUTO_SEQUENTIAL_MIN_N_MANY_CHOICE,
-    AUTO_SEQUENTIAL_MIN_N_TWO_CHOICE,
-};
+use crate::crossover::{AUTO_SEQUENTIAL_MIN_N_ADAPTIVE, AUTO_SEQUENTIAL_MIN_N_GREEDY};
 use crate::czumaj::Adaptive;
 use crate::def::{ProcessDef, BATCHED, NO_TIES};
 use crate::error::Error;
@@ -72,12 +69,12 @@ impl Kind for Item {
         let (tau, cap) = parts(&spec.process);
         v.adaptive(tau.clone(), cap)
     }
-    /// Greedy\[d\] runs as d-Choice on levels and takes d-Choice's crossover.
+    /// Greedy\[d\] runs as d-Choice's level loop there, faster at every n than the bin
+    /// engine's probe loop.
     fn auto_levels_min_n(spec: &RunSpec) -> u64 {
         let (tau, cap) = parts(&spec.process);
         match greedy_d(tau, cap) {
-            Some(2) => AUTO_SEQUENTIAL_MIN_N_TWO_CHOICE,
-            Some(_) => AUTO_SEQUENTIAL_MIN_N_MANY_CHOICE,
+            Some(_) => AUTO_SEQUENTIAL_MIN_N_GREEDY,
             None => AUTO_SEQUENTIAL_MIN_N_ADAPTIVE,
         }
     }
