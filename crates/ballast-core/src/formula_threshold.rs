@@ -130,8 +130,12 @@ impl Rule for FormulaThreshold<'_> {
         rng: &mut R,
         ctx: &mut Ctx,
     ) -> Placement {
-        let i1 = ctx.sample(rng);
+        // Both samples at once, as two-thinning draws them (`Thinning::place`); the second is
+        // counted only when it gets the ball.
+        let (i1, i2) = ctx.sample_two(rng);
         let f = self.threshold(s, ctx.balls);
-        Placement::one(if s.at_most(i1, f) { i1 } else { ctx.sample(rng) })
+        let ok = s.at_most(i1, f);
+        ctx.samples -= u64::from(ok);
+        Placement::one(if ok { i1 } else { i2 })
     }
 }

@@ -69,6 +69,12 @@ pub trait Decision {
     /// A random bin drawn by the run's sampling law (uniform by default), counted as one
     /// sample in the run's outcome.
     fn sample(&mut self) -> usize;
+    /// A sample drawn ahead of need: the bin [`Decision::sample`] would give, not counted.
+    /// A rule that draws two samples together (as two-thinning does, two bins from one
+    /// random word) counts each with [`Decision::count_sample`] when it looks at it.
+    fn sample_ahead(&mut self) -> usize;
+    /// Counts one sample drawn with [`Decision::sample_ahead`] in the run's outcome.
+    fn count_sample(&mut self);
     /// A uniform bin in `lo..hi` (`lo < hi <= n`), whatever the run's sampling law, counted
     /// as one sample: for rules that sample inside a group of bins (Always-Go-Left), whose
     /// declaration then refuses biased sampling.

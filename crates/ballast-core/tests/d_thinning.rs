@@ -18,7 +18,7 @@ mod common;
 use std::collections::BTreeMap;
 
 use ballast_core::registry::{find, ParamValue};
-use ballast_core::{sim_rng, simulate_observed, Engine, ProcessSpec, RunSpec};
+use ballast_core::{sim_rng, simulate_observed, simulate_seeded, Engine, ProcessSpec, RunSpec};
 
 const N: usize = 3;
 const M: usize = 8;
@@ -140,6 +140,14 @@ fn two_thinning_at_the_average_is_mean_thinning_ball_for_ball() {
     }
     // Not vacuous: a different threshold places differently.
     assert_ne!(trace(&offsets(&[1.0]), 1000, 20_000, 0), trace(&mean, 1000, 20_000, 0));
+    // Both count a pair's second sample only when it gets the ball.
+    let samples = |p: &ProcessSpec| {
+        let spec = RunSpec::new(p.clone(), 1000, 20_000).engine(Engine::Bins);
+        simulate_seeded(&spec, 3).unwrap().samples
+    };
+    let got = samples(&offsets(&[0.0]));
+    assert!(got > 20_000 && got < 40_000, "{got}");
+    assert_eq!(got, samples(&mean));
 }
 
 #[test]

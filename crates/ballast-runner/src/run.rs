@@ -97,7 +97,8 @@ fn engine_label(spec: &ballast_core::RunSpec, tracked: bool) -> &'static str {
 
 /// The engine's part of a checkpoint key: [`engine_label`], plus the version of the random
 /// stream for the engines whose values have changed since checkpoints were introduced
-/// (`ballast_core::level::values_version`, `ballast_core::weighted::VALUES_VERSION`), so
+/// (`ballast_core::level::values_version`, `ballast_core::weighted::VALUES_VERSION`, and on
+/// bins `ballast_core::process::THINNING_PAIRS_VERSION` for the thinning family), so
 /// checkpoints of older values are never reused.
 fn engine_key(spec: &ballast_core::RunSpec, tracked: bool) -> String {
     let label = engine_label(spec, tracked);
@@ -106,10 +107,14 @@ fn engine_key(spec: &ballast_core::RunSpec, tracked: bool) -> String {
         "bins sorted-weights" => Some(ballast_core::weighted::VALUES_VERSION),
         _ => None,
     };
-    match version {
+    let mut key = match version {
         Some(v) => format!("{label} values v{v}"),
         None => label.to_string(),
+    };
+    if label != "levels" && ballast_core::process::thinning_in_pairs(spec) {
+        key.push_str(&format!(" thinning v{}", ballast_core::process::THINNING_PAIRS_VERSION));
     }
+    key
 }
 
 /// The checkpoint key of a point: SHA-256 of the fields of its run spec that the runner sets,
@@ -1146,5 +1151,17 @@ mod tests {
         thin.setting = ballast_core::Setting::Batched { b: 1000 };
         assert_eq!(engine_key(&thin, false), "levels values v4");
         assert_eq!(engine_key(&two(from).weights(exp), false), "bins sorted-weights values v2");
+        // Version 11 changed the thinning family on bins, and formula_threshold and
+        // d_thinning on levels, where they run through the generic rule.
+        thin.engine = ballast_core::Engine::Bins;
+        assert_eq!(engine_key(&thin, false), "bins thinning v11");
+        thin.setting = ballast_core::Setting::Sequential;
+        assert_eq!(engine_key(&thin, false), "bins thinning v11");
+        let f = ballast_core::registry::find("formula_threshold")
+            .unwrap()
+            .build(&[("f", ballast_core::registry::ParamValue::Text("avg".into()))])
+            .unwrap();
+        let formula = RunSpec::new(f, 1000, 10_000).engine(ballast_core::Engine::Levels);
+        assert_eq!(engine_key(&formula, false), "levels values v11");
     }
 }

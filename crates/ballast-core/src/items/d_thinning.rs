@@ -187,20 +187,35 @@ enum Keep {
     Formula(Compiled),
 }
 
+impl ThinningRule {
+    /// Whether the `j`-th sample, bin `i`, is kept.
+    fn keeps(&self, at: &mut dyn Decision, j: u32, i: usize, avg: f64) -> bool {
+        let x = at.load(i);
+        match &self.keep {
+            Keep::Offsets(f) => x - avg < f[j as usize - 1],
+            Keep::Formula(f) => x < f.eval(&[f64::from(j), avg, at.balls() as f64, at.n() as f64]),
+        }
+    }
+}
+
 impl CustomRule for ThinningRule {
+    /// Samples are drawn in pairs, 1–2, 3–4, … (two-thinning's two bins from one random word,
+    /// so that `d = 2` draws what Mean-Thinning draws); a sample is counted when the rule
+    /// looks at it. With `d` odd the forced last sample is drawn alone.
     fn place(&mut self, at: &mut dyn Decision) -> usize {
         let avg = at.average();
-        let (t, n) = (at.balls() as f64, at.n() as f64);
-        for j in 1..self.d {
-            let i = at.sample();
-            let x = at.load(i);
-            let keep = match &self.keep {
-                Keep::Offsets(f) => x - avg < f[j as usize - 1],
-                Keep::Formula(f) => x < f.eval(&[f64::from(j), avg, t, n]),
-            };
-            if keep {
-                return i;
+        let mut j = 1;
+        while j < self.d {
+            let (a, b) = (at.sample_ahead(), at.sample_ahead());
+            at.count_sample();
+            if self.keeps(at, j, a, avg) {
+                return a;
             }
+            at.count_sample();
+            if j + 1 == self.d || self.keeps(at, j + 1, b, avg) {
+                return b;
+            }
+            j += 2;
         }
         at.sample()
     }

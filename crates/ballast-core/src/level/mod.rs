@@ -153,12 +153,26 @@ use crate::{Error, Observer, ProcessSpec, RunSpec, Setting, TieBreak};
 /// 9: sequential Tight-Packing in the block loop of `level/filling.rs`, one
 /// word per ball; (1, 1)-Memory and Caching with d = 1 newly on the level engine.
 /// 10: sequential Packing and Twinning step by step (`level/filling.rs`, one word per step).
-pub const VALUES_VERSION: u32 = 10;
+/// 11: `formula_threshold` and `d_thinning` draw their thinning samples in pairs
+/// ([`crate::process::THINNING_PAIRS_VERSION`]; on bins the whole thinning family).
+pub const VALUES_VERSION: u32 = 11;
 
 /// The version of the values `spec` gives on the level engine: the number of the last bump
-/// that changed its runs (8, 7, 6, 5, or 4 for every run that none changed), so that stored
+/// that changed its runs (11, 10, …, 5, or 4 for every run that none changed), so that stored
 /// checkpoints of the runs a bump left alone stay valid.
 pub fn values_version(spec: &RunSpec) -> u32 {
+    // `formula_threshold` and `d_thinning` run through the generic rule, which draws the
+    // thinning samples in pairs since version 11; the three kinds with their own sequential
+    // loop and batch law on levels did not change.
+    let own_loop = matches!(
+        spec.process,
+        ProcessSpec::Threshold { .. }
+            | ProcessSpec::MeanThinning { .. }
+            | ProcessSpec::RelativeThreshold { .. }
+    );
+    if crate::process::thinning_in_pairs(spec) && !own_loop {
+        return crate::process::THINNING_PAIRS_VERSION;
+    }
     if spec.setting != Setting::Sequential {
         return 4;
     }

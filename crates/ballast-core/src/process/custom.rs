@@ -89,6 +89,14 @@ impl<S: LoadState, R: RngCore + ?Sized> Decision for At<'_, '_, S, R> {
     fn sample(&mut self) -> usize {
         self.ctx.sample(&mut self.rng)
     }
+    fn sample_ahead(&mut self) -> usize {
+        let i = self.ctx.sample(&mut self.rng);
+        self.ctx.samples -= 1;
+        i
+    }
+    fn count_sample(&mut self) {
+        self.ctx.samples += 1;
+    }
     fn sample_in(&mut self, lo: usize, hi: usize) -> usize {
         assert!(lo < hi && hi <= self.s.n(), "a custom rule sampled in {lo}..{hi}");
         lo + self.ctx.sample_below(&mut self.rng, (hi - lo) as u64)

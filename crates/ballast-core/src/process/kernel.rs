@@ -62,12 +62,12 @@
 //! with the rejection path or the pending half removed by hand) and mispredicted 0.06 times a
 //! ball, but took 85 instead of 53 instructions and ran 0.89× the branching loop's time at
 //! n = 10⁴ and 1.04× at 10⁵ (`farm-bench`, 5 pairs, m = 10⁸): where the next ball's halves
-//! are depends on this ball's load, so every load's latency is on the critical path. Always
-//! drawing both samples of a ball as one pair (the second counted only when it gets the ball)
-//! has no such dependency: 70 instructions, 0.64–0.71× the time at n = 10⁴ and 0.66× at 10⁵
-//! (paired runs). It changes the values of the threshold family on the bin engine and of the
-//! processes tested ball for ball against it (`formula_threshold`, `d_thinning` with d = 2);
-//! not done here.
+//! are depends on this ball's load, so every load's latency is on the critical path. So
+//! since value version 11 a ball draws both samples as one pair (`Ctx::draw_two`; the
+//! second is counted only when it gets the ball), which has no such dependency: 70
+//! instructions, about 0 mispredicts, 0.64–0.71× the time at n = 10⁴ and 0.66× at 10⁵
+//! (paired runs). `formula_threshold` and `d_thinning` draw their pairs the same way, so
+//! they stay equal to the threshold family ball for ball.
 
 use rand::RngCore;
 use rand_distr::{Distribution, StandardNormal};
@@ -388,8 +388,8 @@ pub(crate) fn thinning<R: RngCore + ?Sized>(
     }
 }
 
-/// One or two samples per ball; `keep(x, average, W)` says whether the first sample (with
-/// load `x`) keeps the ball.
+/// Two samples per ball, drawn together; `keep(x, average, W)` says whether the first (with
+/// load `x`) keeps the ball, else the second gets it (counted as a sample only then).
 #[inline(always)]
 fn thinning_loop<R: RngCore + ?Sized>(
     u: &mut UnitLoads,
@@ -408,15 +408,12 @@ fn thinning_loop<R: RngCore + ?Sized>(
     let mut seconds = 0u64;
     let mut left = balls;
     while left > 0 {
-        let a = c.draw_fast(rng);
-        let la = loads[a];
-        let (i, l) = if keep(la, &avg, w) {
-            (a, la)
-        } else {
-            seconds += 1;
-            let b = c.draw_fast(rng);
-            (b, loads[b])
-        };
+        let (a, b) = c.draw_two(rng);
+        let (la, lb) = (loads[a], loads[b]);
+        let kept = keep(la, &avg, w);
+        seconds += u64::from(!kept);
+        let i = std::hint::select_unpredictable(kept, a, b);
+        let l = std::hint::select_unpredictable(kept, la, lb);
         loads[i] = l + 1;
         mx = mx.max(l + 1);
         w += 1;

@@ -733,7 +733,29 @@ pub enum Accept {
     BelowAveragePlus(f64),
 }
 
-/// Two-thinning: sample `i1`, keep it if accepted, else place the ball at a fresh sample.
+/// Value version 11: two-thinning draws its two samples together ([`Ctx::sample_two`], one
+/// random word when no half is pending) and counts the second only when it gets the ball,
+/// so that the bin kernel decides without a branch.
+pub const THINNING_PAIRS_VERSION: u32 = 11;
+
+/// Whether `spec`'s values changed in value version 11 ([`THINNING_PAIRS_VERSION`]): the
+/// two-thinning family (Threshold, Mean-Thinning, Relative-Threshold, `formula_threshold`)
+/// and `d_thinning`, which draws its samples in pairs. Checkpoint keys name the version for
+/// these runs only, so that other checkpoints stay valid.
+pub fn thinning_in_pairs(spec: &crate::RunSpec) -> bool {
+    use crate::ProcessSpec as P;
+    match &spec.process {
+        P::Threshold { .. }
+        | P::MeanThinning { .. }
+        | P::RelativeThreshold { .. }
+        | P::FormulaThreshold { .. } => true,
+        P::Custom(c) => c.item().name() == crate::items::d_thinning::DEF.name,
+        _ => false,
+    }
+}
+
+/// Two-thinning: sample `i1`, keep it if accepted, else place the ball at the second sample
+/// `i2` (both drawn together, the second counted only when used: [`THINNING_PAIRS_VERSION`]).
 #[derive(Clone, Copy, Debug)]
 pub struct Thinning {
     /// Acceptance test for the first sample.
@@ -749,13 +771,16 @@ impl Rule for Thinning {
         rng: &mut R,
         ctx: &mut Ctx,
     ) -> Placement {
-        let i1 = ctx.sample(rng);
+        // Both samples are drawn (one 64-bit word when no half is pending); the second is
+        // counted only when it receives the ball.
+        let (i1, i2) = ctx.sample_two(rng);
         let ok = match self.accept {
             Accept::AtMost(f) => s.at_most(i1, f),
             Accept::BelowAverage { strict } => s.below_average(i1, strict),
             Accept::BelowAveragePlus(f) => s.normalized(i1) < f,
         };
-        Placement::one(if ok { i1 } else { ctx.sample(rng) })
+        ctx.samples -= u64::from(ok);
+        Placement::one(if ok { i1 } else { i2 })
     }
     #[inline(always)]
     fn run_kernel<S: LoadState, R: RngCore + ?Sized>(
