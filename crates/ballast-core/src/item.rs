@@ -166,6 +166,13 @@ pub trait ProcessItem: Sync + fmt::Debug {
     fn auto_levels_min_n(&self) -> Option<u64> {
         None
     }
+    /// The value version of the last change to the rule's random draws (0, the default:
+    /// none since process items exist), which the checkpoint keys of its runs name so that
+    /// stored runs of older draws are not reused. `d_thinning`: 11, its samples in pairs
+    /// ([`crate::process::THINNING_PAIRS_VERSION`]).
+    fn values_version(&self) -> u32 {
+        0
+    }
 }
 
 /// A process item with its checked parameters: the payload of

@@ -172,6 +172,10 @@ impl ProcessItem for DThinning {
     fn levels(&self) -> Result<(), String> {
         Ok(()) // loads of samples, W/n, t and n
     }
+
+    fn values_version(&self) -> u32 {
+        crate::process::THINNING_PAIRS_VERSION // samples in pairs ([`ThinningRule::place`])
+    }
 }
 
 /// The rule of one run.

@@ -749,7 +749,7 @@ pub fn thinning_in_pairs(spec: &crate::RunSpec) -> bool {
         | P::MeanThinning { .. }
         | P::RelativeThreshold { .. }
         | P::FormulaThreshold { .. } => true,
-        P::Custom(c) => c.item().name() == crate::items::d_thinning::DEF.name,
+        P::Custom(c) => c.item().values_version() == THINNING_PAIRS_VERSION,
         _ => false,
     }
 }
