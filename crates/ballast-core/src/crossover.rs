@@ -117,7 +117,8 @@ pub const AUTO_SEQUENTIAL_MIN_N_G_MYOPIC: u64 = 1 << 15;
 pub const AUTO_SEQUENTIAL_MIN_N_SIGMA_NOISY: u64 = 1 << 13;
 
 /// Sequential adaptive probing (`adaptive`) other than Greedy\[d\] goes to the level engine
-/// under `auto` from this many bins (Greedy\[d\]: [`AUTO_SEQUENTIAL_MIN_N_GREEDY`]). Measured (`floor --only threshold_first,probe_count --m-per-n 100`, m = 100n,
+/// under `auto` from this many bins (Greedy\[d\]: [`AUTO_SEQUENTIAL_MIN_N_GREEDY`]).
+/// Measured (`floor --only threshold_first,probe_count --m-per-n 100`, m = 100n,
 /// one run of 3 repetitions, 2026-12-03): threshold-first (d = 2, c = 2, relative) bins 10.1 /
 /// 9.9 / 10.1 / 10.9 / 17.7 ns per ball at n = 2¹⁰ / 2¹³ / 2¹⁵ / 2¹⁷ / 2²⁰, levels 9.6 / 10.2 /
 /// 9.3 / 9.0 / 10.5; probe-count (relative) bins 12.5 / 12.4 / 16.1 / 14.2 / 22.6, levels 12.3
