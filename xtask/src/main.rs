@@ -815,4 +815,30 @@ mod tests {
         assert!(table.contains("| 2.0 | no (3 points from checkpoints) |"), "{table}");
         assert!(table.contains("2 of them fresh"), "{table}");
     }
+
+    /// A committed result names the commit that produced it: `git_revision` is a full commit
+    /// hash, not `+dirty` (uncommitted code outside `results/`) or `unknown`.
+    #[test]
+    fn every_committed_result_names_a_clean_revision() {
+        let mut seen = 0;
+        for paper in std::fs::read_dir(repo_root().join("results")).unwrap() {
+            let paper = paper.unwrap().path();
+            if !paper.is_dir() {
+                continue;
+            }
+            for f in std::fs::read_dir(&paper).unwrap() {
+                let f = f.unwrap().path();
+                if f.extension().is_none_or(|e| e != "json") {
+                    continue;
+                }
+                let v: serde_json::Value =
+                    serde_json::from_str(&std::fs::read_to_string(&f).unwrap()).unwrap();
+                let rev = v["metadata"]["git_revision"].as_str().unwrap_or("");
+                let hex = rev.len() == 40 && rev.bytes().all(|b| b.is_ascii_hexdigit());
+                assert!(hex, "{}: git_revision {rev:?}", f.display());
+                seen += 1;
+            }
+        }
+        assert!(seen >= 38, "{seen} committed results");
+    }
 }

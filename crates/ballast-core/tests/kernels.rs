@@ -64,6 +64,8 @@ fn kernel_rules() -> Vec<(&'static str, ProcessSpec)> {
         ("relative_threshold 1", ProcessSpec::RelativeThreshold { f: 1.0 }),
         ("relative_threshold 0.3", ProcessSpec::RelativeThreshold { f: 0.3 }),
         ("relative_threshold -0.5", ProcessSpec::RelativeThreshold { f: -0.5 }),
+        ("relative_threshold 0.5", ProcessSpec::RelativeThreshold { f: 0.5 }),
+        ("relative_threshold 1e30", ProcessSpec::RelativeThreshold { f: 1e30 }),
         ("memory 1 1", ProcessSpec::Memory { d: 1, k: 1 }),
         ("caching 1", ProcessSpec::Caching { d: 1 }),
     ]

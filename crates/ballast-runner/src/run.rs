@@ -98,8 +98,9 @@ fn engine_label(spec: &ballast_core::RunSpec, tracked: bool) -> &'static str {
 /// The engine's part of a checkpoint key: [`engine_label`], plus the version of the random
 /// stream for the engines whose values have changed since checkpoints were introduced
 /// (`ballast_core::level::values_version`, `ballast_core::weighted::VALUES_VERSION`, and on
-/// bins `ballast_core::process::THINNING_PAIRS_VERSION` for the thinning family), so
-/// checkpoints of older values are never reused.
+/// bins `ballast_core::process::THINNING_PAIRS_VERSION` for the thinning family, and a
+/// process item's own `ProcessItem::values_version` on both), so checkpoints of older values
+/// are never reused.
 fn engine_key(spec: &ballast_core::RunSpec, tracked: bool) -> String {
     let label = engine_label(spec, tracked);
     let version = match label {
@@ -111,8 +112,17 @@ fn engine_key(spec: &ballast_core::RunSpec, tracked: bool) -> String {
         Some(v) => format!("{label} values v{v}"),
         None => label.to_string(),
     };
-    if label != "levels" && ballast_core::process::thinning_in_pairs(spec) {
+    let pairs = ballast_core::process::thinning_in_pairs(spec);
+    if label != "levels" && pairs {
         key.push_str(&format!(" thinning v{}", ballast_core::process::THINNING_PAIRS_VERSION));
+    }
+    // A process item whose draws changed names its version on every engine (`d_thinning`'s
+    // 11 is the thinning version above, so its keys stay as they were).
+    if let ballast_core::ProcessSpec::Custom(c) = &spec.process {
+        let v = c.item().values_version();
+        if v > 0 && !pairs {
+            key.push_str(&format!(" item v{v}"));
+        }
     }
     key
 }
@@ -1163,5 +1173,57 @@ mod tests {
             .unwrap();
         let formula = RunSpec::new(f, 1000, 10_000).engine(ballast_core::Engine::Levels);
         assert_eq!(engine_key(&formula, false), "levels values v11");
+        // d_thinning's keys did not change with the rule for items below.
+        let d = ballast_core::registry::find("d_thinning")
+            .unwrap()
+            .build(&[("threshold", ballast_core::registry::ParamValue::Text("avg".into()))])
+            .unwrap();
+        let mut dt = RunSpec::new(d, 1000, 10_000).engine(ballast_core::Engine::Bins);
+        assert_eq!(engine_key(&dt, false), "bins thinning v11");
+        dt.engine = ballast_core::Engine::Levels;
+        assert_eq!(engine_key(&dt, false), "levels values v11");
+    }
+
+    /// A process item whose draws changed (its `values_version` above 0) names the version in
+    /// its keys on both engines, so that checkpoints of its older draws are not reused.
+    #[test]
+    fn an_item_with_a_values_version_names_it_in_its_keys() {
+        use ballast_core::item::{CustomRule, CustomSpec, Decision, ProcessItem};
+        use ballast_core::registry::{find, Args};
+        #[derive(Debug)]
+        struct Redrawn(u32);
+        struct First;
+        impl CustomRule for First {
+            fn place(&mut self, at: &mut dyn Decision) -> usize {
+                at.sample()
+            }
+        }
+        impl ProcessItem for Redrawn {
+            fn name(&self) -> &'static str {
+                "redrawn"
+            }
+            fn rule(&self, _args: &Args) -> Box<dyn CustomRule> {
+                Box::new(First)
+            }
+            fn levels(&self) -> Result<(), String> {
+                Ok(())
+            }
+            fn values_version(&self) -> u32 {
+                self.0
+            }
+        }
+        static V0: Redrawn = Redrawn(0);
+        static V12: Redrawn = Redrawn(12);
+        let spec = |item: &'static Redrawn, engine| {
+            // Any item's checked (empty) parameters will do: the key reads the item.
+            let args = find("one_choice").unwrap().list().args(&[]).unwrap();
+            let p = ProcessSpec::Custom(CustomSpec::new(item, args));
+            RunSpec::new(p, 1000, 10_000).engine(engine)
+        };
+        let (bins, levels) = (ballast_core::Engine::Bins, ballast_core::Engine::Levels);
+        assert_eq!(engine_key(&spec(&V0, bins), false), "bins");
+        assert_eq!(engine_key(&spec(&V12, bins), false), "bins item v12");
+        assert_eq!(engine_key(&spec(&V0, levels), false), "levels values v4");
+        assert_eq!(engine_key(&spec(&V12, levels), false), "levels values v4 item v12");
     }
 }

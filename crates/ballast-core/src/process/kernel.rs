@@ -343,12 +343,53 @@ fn at_most_limit(f: f64) -> i64 {
     }
 }
 
+/// The bound on `|n·x − W|` under which Relative-Threshold's kernel tests it as an integer.
+const DIFF_BOUND: i64 = 1 << 62;
+
+/// Relative-Threshold's test in integers: the `limit` with `gap_unit(x, W, n) < f` exactly
+/// when `n·x − W < limit`, for every `d = n·x − W` in `[−2^62, 2^62]` (the result lies in
+/// `[−2^62, 2^62 + 1]`). The straightforward test rounds `d` to `f64` and divides by `n`;
+/// both roundings never decrease, so the `d` that pass are those below the first that fails.
+/// That one is within one step of `⌈f·n⌉` while `|f·n| < 2^52` (the quotient's rounding
+/// error times n is at most ½ there); elsewhere it is found by bisection.
+pub(crate) fn below_limit(f: f64, n: u64) -> i64 {
+    let nf = n as f64;
+    // The straightforward test of `loads::gap_unit`, for a difference that fits in i64.
+    let passes = |d: i64| (d as f64) / nf < f;
+    let fails = |d: i64| d > DIFF_BOUND || !passes(d);
+    let guess = (f * nf).ceil();
+    if guess.abs() < (1u64 << 52) as f64 {
+        let start = guess as i64 - 2;
+        if !fails(start) {
+            if let Some(d) = (start + 1..=start + 4).find(|&d| fails(d)) {
+                return d;
+            }
+        }
+    }
+    // The first failing d in [−2^62, 2^62 + 1]: `fails` is false below it, true from it on.
+    if fails(-DIFF_BOUND) {
+        return -DIFF_BOUND;
+    }
+    // The range is 2^63 + 1 wide: its ends and middles in i128.
+    let (mut lo, mut hi) = (-i128::from(DIFF_BOUND), i128::from(DIFF_BOUND) + 1);
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if fails(mid as i64) {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    hi as i64
+}
+
 /// Two-Thinning ([`crate::process::Thinning`]): the first sample keeps the ball when its load
 /// passes the test, otherwise a second sample (drawn only then) gets it. The tests in
 /// integers where the straightforward rule compares `f64`s or 128-bit products: `x <= f` as
 /// `x <= ⌊f⌋`, `n·x < W` as `x < ⌈W/n⌉`, `n·x <= W` as `x <= ⌊W/n⌋`, with the average kept
-/// as quotient and remainder; Relative-Threshold computes the same `f64` as
-/// [`crate::loads::gap_unit`], in 64-bit integers while the products fit.
+/// as quotient and remainder; Relative-Threshold's `(n·x − W)/n < f`, which
+/// [`crate::loads::gap_unit`] computes in `f64`, as `n·x − W < limit` with the limit from
+/// [`below_limit`], while the products fit.
 pub(crate) fn thinning<R: RngCore + ?Sized>(
     u: &mut UnitLoads,
     accept: Accept,
@@ -371,13 +412,13 @@ pub(crate) fn thinning<R: RngCore + ?Sized>(
             let n = u.loads().len() as u64;
             let (_, max, total) = u.kernel_parts();
             let top = u128::from(*max) + u128::from(balls);
-            let small = u128::from(n) * top <= i64::MAX as u128
-                && u128::from(*total) + u128::from(balls) <= i64::MAX as u128;
-            let nf = n as f64;
+            let small = u128::from(n) * top <= DIFF_BOUND as u128
+                && u128::from(*total) + u128::from(balls) <= DIFF_BOUND as u128;
             if small {
-                // (n·x − W) in i64 converts to the same f64 as in i128: the same integer.
+                // n·x − W lies in [−2^62, 2^62] here, where the rule's test is `d < limit`.
+                let limit = below_limit(f, n);
                 thinning_loop(u, balls, rng, ctx, |x, _, w| {
-                    ((n * u64::from(x)) as i64 - w as i64) as f64 / nf < f
+                    ((n * u64::from(x)) as i64 - w as i64) < limit
                 });
             } else {
                 thinning_loop(u, balls, rng, ctx, |x, _, w| {
@@ -608,4 +649,62 @@ pub(crate) fn tight_packing<R: RngCore + ?Sized>(
     *total += placed;
     *remaining = rem;
     Some(KernelRun { balls: placed, steps })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{below_limit, DIFF_BOUND};
+    use crate::loads::gap_unit;
+
+    /// `gap_unit`'s test (Relative-Threshold's `place`) for loads with `n·x − W = d`.
+    fn straightforward(d: i64, n: u64, f: f64) -> bool {
+        let (x, total) = if d <= 0 {
+            (0, d.unsigned_abs())
+        } else {
+            let x = (d as u64).div_ceil(n);
+            (x, x * n - d as u64)
+        };
+        gap_unit(x, total, n) < f
+    }
+
+    /// Every `d` around the limit, and far from it, passes exactly when it is below the
+    /// limit: the thresholds where `f·n` is an integer (`f = 0.5`, n even: the boundary is
+    /// hit), is not (`1/3`), is tiny, huge (the bisection path) or NaN. With the limit one
+    /// higher or lower, the two `d` beside it would disagree.
+    #[test]
+    fn the_integer_limit_is_the_straightforward_test() {
+        let fs = [
+            0.0,
+            -0.0,
+            0.5,
+            -0.5,
+            1.0,
+            1.0 / 3.0,
+            -2.0 / 3.0,
+            1.5,
+            1e-300,
+            -1e-300,
+            1e-17,
+            4503599627370495.5,
+            1e15,
+            -1e15,
+            1e30,
+            -1e30,
+            f64::MAX,
+            f64::MIN,
+            f64::NAN,
+        ];
+        for n in [1u64, 2, 3, 7, 10, 1000, 4096, 99_991, 10_000_000, 1 << 40] {
+            for f in fs {
+                let limit = below_limit(f, n);
+                assert!((-DIFF_BOUND..=DIFF_BOUND + 1).contains(&limit), "{f} {n}");
+                let near = (limit.saturating_sub(3)..=limit.saturating_add(3))
+                    .filter(|d| (-DIFF_BOUND..=DIFF_BOUND).contains(d));
+                let far = [-DIFF_BOUND, -(1 << 53) - 1, -1, 0, 1, 1 << 53, DIFF_BOUND];
+                for d in near.chain(far) {
+                    assert_eq!(d < limit, straightforward(d, n, f), "f {f}, n {n}, d {d}");
+                }
+            }
+        }
+    }
 }
