@@ -384,12 +384,12 @@ pub(crate) fn below_limit(f: f64, n: u64) -> i64 {
 }
 
 /// Two-Thinning ([`crate::process::Thinning`]): the first sample keeps the ball when its load
-/// passes the test, otherwise a second sample (drawn only then) gets it. The tests in
-/// integers where the straightforward rule compares `f64`s or 128-bit products: `x <= f` as
-/// `x <= ⌊f⌋`, `n·x < W` as `x < ⌈W/n⌉`, `n·x <= W` as `x <= ⌊W/n⌋`, with the average kept
-/// as quotient and remainder; Relative-Threshold's `(n·x − W)/n < f`, which
-/// [`crate::loads::gap_unit`] computes in `f64`, as `n·x − W < limit` with the limit from
-/// [`below_limit`], while the products fit.
+/// passes the test, otherwise the second sample of its pair gets it (the two are drawn
+/// together since value version 11). The tests in integers where the straightforward rule
+/// compares `f64`s or 128-bit products: `x <= f` as `x <= ⌊f⌋`, `n·x < W` as `x < ⌈W/n⌉`,
+/// `n·x <= W` as `x <= ⌊W/n⌋`, with the average kept as quotient and remainder;
+/// Relative-Threshold's `(n·x − W)/n < f`, which [`crate::loads::gap_unit`] computes in
+/// `f64`, as `n·x − W < limit` with the limit from [`below_limit`], while the products fit.
 pub(crate) fn thinning<R: RngCore + ?Sized>(
     u: &mut UnitLoads,
     accept: Accept,
