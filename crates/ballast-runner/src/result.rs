@@ -1,7 +1,9 @@
 //! The aggregated result of one item (rows, comparisons with the references, metadata) and
 //! the one comparison rule behind every z-score. Written by [`crate::output`].
 
-use std::path::Path;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 use serde::Serialize;
 
@@ -296,16 +298,39 @@ pub fn percent_z(ours: f64, runs: usize, reference: f64, ref_runs: u64) -> Optio
     (se > 0.0).then(|| (ours - reference) / se)
 }
 
-pub(crate) fn git_revision(dir: &Path) -> String {
-    let run = |args: &[&str]| {
-        std::process::Command::new("git")
-            .args(args)
-            .current_dir(dir)
-            .output()
-            .ok()
-            .filter(|o| o.status.success())
-            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+/// The output of `git <args>` run in `dir` (a fixed program with fixed arguments: nothing from
+/// a config runs), `None` when git is missing or fails.
+fn git(dir: &Path, args: &[&str]) -> Option<String> {
+    std::process::Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+}
+
+/// The revision of each repository this process has run an item from, read at the first
+/// such item ([`revision_once`]).
+static REVISIONS: Mutex<BTreeMap<PathBuf, String>> = Mutex::new(BTreeMap::new());
+
+/// [`git_revision`] of the repository holding `dir`, read once per process and repository.
+/// The code of a process does not change while it runs, so neither does the revision it
+/// records: a commit made while a long invocation (`cargo xtask reproduce …`) is running
+/// describes none of its later items. Outside a repository: `unknown`, as `git_revision`.
+pub(crate) fn revision_once(dir: &Path) -> String {
+    let Some(top) = git(dir, &["rev-parse", "--show-toplevel"]) else {
+        return "unknown".to_string();
     };
+    let mut seen = REVISIONS.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let top = PathBuf::from(top);
+    seen.entry(top.clone()).or_insert_with(|| git_revision(&top)).clone()
+}
+
+/// `git rev-parse HEAD` of the repository holding `dir`, with `+dirty` when a tracked file
+/// outside `results/` differs from it; `unknown` outside a repository.
+pub(crate) fn git_revision(dir: &Path) -> String {
+    let run = |args: &[&str]| git(dir, args);
     match run(&["rev-parse", "HEAD"]) {
         Some(rev) if !rev.is_empty() => {
             // Committed outputs under `results/` do not change what produced a run, and
@@ -376,16 +401,17 @@ pub(crate) struct Clock {
 }
 
 impl Clock {
-    /// Starts both clocks (the CPU clock is absent where the platform has none) and reads the
-    /// revision of the repository that holds `file` now, not when the outputs are written:
-    /// commits made while a long item runs do not describe what ran.
+    /// Starts both clocks (the CPU clock is absent where the platform has none) and takes the
+    /// revision of the repository that holds `file` as this process first read it
+    /// ([`revision_once`]), not when the outputs are written: commits made while a long
+    /// invocation runs do not describe what ran.
     pub(crate) fn start(file: &ConfigFile) -> Self {
         let dir =
             file.path().parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
         Self {
             wall: std::time::Instant::now(),
             cpu: cpu_time::ProcessTime::try_now().ok(),
-            revision: git_revision(dir),
+            revision: revision_once(dir),
         }
     }
 
@@ -401,7 +427,7 @@ impl Clock {
         Some(now.duration_since(start).as_secs_f64())
     }
 
-    /// `git rev-parse HEAD` at the start (with `+dirty`; see [`git_revision`]).
+    /// The revision the item ran at (with `+dirty`; see [`revision_once`]).
     pub(crate) fn git_revision(&self) -> String {
         self.revision.clone()
     }

@@ -1076,10 +1076,10 @@ fn ref_runs(t: &ReferenceTable, name: &str, n: u64, b: Option<u64>) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::{engine_key, engine_label};
-    use crate::result::git_revision;
+    use crate::result::{git_revision, revision_once};
 
     #[test]
-    fn git_revision_ignores_outputs_under_results() {
+    fn git_revision_ignores_outputs_under_results_and_is_read_once_per_repository() {
         let dir = std::env::temp_dir().join(format!("ballast-git-rev-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(dir.join("results")).expect("temp dir");
@@ -1103,8 +1103,23 @@ mod tests {
         assert_eq!(clean.len(), 40, "{clean}");
         std::fs::write(dir.join("results/a.csv"), "2\n").expect("write");
         assert_eq!(git_revision(&configs), clean);
+        // The first read of this repository in this process: clean.
+        assert_eq!(revision_once(&configs), clean);
         std::fs::write(dir.join("configs/a.toml"), "x = 2\n").expect("write");
         assert_eq!(git_revision(&configs), format!("{clean}+dirty"));
+        git(&["commit", "-q", "-a", "-m", "d"]);
+        let later = git_revision(&configs);
+        assert!(later.len() == 40 && later != clean, "{later}");
+        // A commit made since does not change what this process records, from any directory
+        // of the repository; outside a repository the revision is unknown.
+        assert_eq!(revision_once(&configs), clean);
+        assert_eq!(revision_once(&dir.join("results")), clean);
+        let outside = std::env::temp_dir().join(format!("ballast-no-git-{}", std::process::id()));
+        std::fs::create_dir_all(&outside).expect("temp dir");
+        if git_revision(&outside) == "unknown" {
+            assert_eq!(revision_once(&outside), "unknown");
+        }
+        let _ = std::fs::remove_dir_all(&outside);
         let _ = std::fs::remove_dir_all(&dir);
     }
     use ballast_core::{ProcessSpec, RunSpec, TieBreak, Weights};
