@@ -47,13 +47,17 @@ pub const AUTO_SEQUENTIAL_MIN_N_THINNING: u64 = 1 << 17;
 /// engine wins unless m/n is in the hundreds; below, the bin engine is at its floor.
 pub const AUTO_SEQUENTIAL_MIN_N_THRESHOLD: u64 = 1 << 20;
 
-/// Sequential Two-Choice (`d = 2`) goes to the level engine under `auto` from this many bins.
-/// Measured (`floor --n 8192,32768,131072,262144 --only choice`, one run, 2026-12-03): bins
-/// 3.43 / 3.74 / 4.00 / 4.04 ns per ball, levels 4.02 / 2.92 / 2.00 / 1.43. The level engine
-/// already wins from 2¹⁵; the crossover sits at 2¹⁷, where the chunk step starts
-/// ([`crate::level::chunked::CHUNK_MIN_N`]), so that the committed `filling22` items (Two-Choice at
-/// n = 5·10⁴ and 10⁵ on `auto`) keep their values (CHANGELOG).
-pub const AUTO_SEQUENTIAL_MIN_N_TWO_CHOICE: u64 = 1 << 17;
+/// Sequential Two-Choice (`d = 2`) goes to the level engine under `auto` from this many bins
+/// (the ball loop of `level/sequential.rs` below [`crate::level::chunked::CHUNK_MIN_N`], its
+/// chunks from there). Measured (`floor --n 4096,8192,10000,16384,32768,50000,65536,100000,
+/// 131072 --only two_choice --engine both --m-per-n 1000 --reps 3`, 2026-12-06, idle cores,
+/// floor loop 2.8–3.1 ns), bins / levels in ns per ball: 4.37 / 6.78 at 2¹², 4.49 / 5.19 at
+/// 2¹³, 4.52 / 4.40 at 10⁴, 4.94 / 4.51 at 2¹⁴, 5.65 / 3.93 at 2¹⁵, 4.79 / 3.51 at 5·10⁴,
+/// 4.85 / 3.53 at 2¹⁶, 5.06 / 3.49 at 10⁵, 5.12 / 2.75 at 2¹⁷. A tie at 10⁴, a win from 2¹⁴.
+/// Until 2026-12-06 the crossover sat at 2¹⁷ only so that the committed `filling22` items
+/// (Two-Choice at n = 5·10⁴ and 10⁵) kept their values; they and the other items with
+/// sequential Two-Choice between 2¹⁴ and 2¹⁷ bins were regenerated (CHANGELOG).
+pub const AUTO_SEQUENTIAL_MIN_N_TWO_CHOICE: u64 = 1 << 14;
 
 /// Sequential d-Choice with `d >= 3` goes to the level engine under `auto` from this many
 /// bins. Measured as above, Three-Choice: bins 11.1 / 10.9 / 11.8 / 13.0 ns per ball at
